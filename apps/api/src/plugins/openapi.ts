@@ -1,0 +1,29 @@
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { FastifyInstance } from 'fastify';
+
+/**
+ * The OpenAPI 3.1 document is generated from the route schemas (which come from the zod
+ * schemas in libs/core); it is served at /api-doc/openapi.json and rendered at /swagger-ui/.
+ * Register before the routes so every route is collected.
+ */
+export async function installOpenApi(app: FastifyInstance, version: string): Promise<void> {
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'Sluice action gateway',
+        version,
+        description: 'Multi-tenant action gateway: dispatch actions through quotas, rules and providers.',
+      },
+      tags: [
+        { name: 'dispatch', description: 'Submit actions' },
+        { name: 'rules', description: 'Rules, enabled flags, reload and the playground' },
+        { name: 'quotas', description: 'Per-tenant quota policies and their usage' },
+        { name: 'operations', description: 'Health, readiness and metrics' },
+      ],
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/swagger-ui' });
+  app.get('/api-doc/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+}

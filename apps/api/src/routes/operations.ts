@@ -1,0 +1,46 @@
+import { ErrorBody } from '@sluice/core';
+import { OUTCOME_COUNTERS, type Metrics } from '@sluice/telemetry';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { responseSchema } from '../json-schema.js';
+import type { Readiness } from '../readiness.js';
+
+const Counters = z.object(Object.fromEntries(OUTCOME_COUNTERS.map((n) => [n, z.number().int()])));
+const Health = z.object({ status: z.literal('ok'), metrics: Counters });
+
+/** Liveness, readiness and metrics; shared by the API and the worker's own small server. */
+export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Metrics; readiness: Readiness }): Promise<void> {
+  const { metrics, readiness } = opts;
+  const tags = ['operations'];
+
+  app.get('/health', { schema: { tags, summary: 'Liveness: the process is up (never checks Redis)', response: { 200: responseSchema(Health) } } }, async () => ({
+    status: 'ok' as const,
+    metrics: metrics.snapshot(),
+  }));
+
+  app.get(
+    '/ready',
+    {
+      schema: {
+        tags,
+        summary: 'Readiness: not draining and the state backend answers',
+        response: { 200: responseSchema(z.object({ status: z.literal('ready') })), 503: responseSchema(ErrorBody) },
+      },
+    },
+    async (_request, reply) => {
+      const reason = await readiness.check();
+      if (reason) return reply.status(503).send({ error: `not ready: ${reason}`, code: 'NOT_READY' });
+      return { status: 'ready' as const };
+    },
+  );
+
+  app.get('/metrics', { schema: { tags, summary: 'Prometheus text; the JSON counters with Accept: application/json' } }, async (request, reply) => {
+    const accept = request.headers.accept ?? '';
+    if (accept.includes('application/json')) return metrics.snapshot();
+    return reply.type(metrics.contentType).send(await metrics.prometheusText());
+  });
+
+  app.get('/metrics/prometheus', { schema: { tags, summary: 'Prometheus text exposition' } }, async (_request, reply) =>
+    reply.type(metrics.contentType).send(await metrics.prometheusText()),
+  );
+}

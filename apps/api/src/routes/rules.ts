@@ -1,0 +1,113 @@
+import {
+  ErrorBody,
+  PlaygroundInput,
+  PlaygroundResult,
+  RuleDetail,
+  RuleEnabledInput,
+  RuleEnabledResult,
+  RuleList,
+  RuleReloadResult,
+  type Clock,
+} from '@sluice/core';
+import { evaluatePlayground, type RuleRepository } from '@sluice/gateway';
+import type { CompiledRule } from '@sluice/rules';
+import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
+import { requestSchema, responseSchema } from '../json-schema.js';
+
+const tags = ['rules'];
+const error = responseSchema(ErrorBody);
+const NameParams = requestSchema(z.object({ name: z.string().min(1).max(256) }));
+/** Rule bodies are validated by the rule compiler (which names the offending field); here only "an object". */
+const RuleBody = { type: 'object', description: 'a rule definition, as one entry of a YAML rules file (or with `expression` for a CEL rule)' };
+
+function sourceLabel(rule: CompiledRule): string {
+  return rule.source.kind === 'api' ? 'api' : `${rule.source.kind}:${rule.source.file}`;
+}
+
+export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepository; clock: Clock }): Promise<void> {
+  const { rules, clock } = opts;
+  const summary = (rule: CompiledRule) => ({
+    name: rule.name,
+    priority: rule.priority,
+    enabled: rules.isEnabled(rule),
+    description: rule.description,
+    source: sourceLabel(rule),
+    action: rule.actionLabel,
+  });
+  const detail = (rule: CompiledRule) => ({ ...summary(rule), definition: rule.definition });
+
+  app.get('/v1/rules', { schema: { tags, summary: 'List rules in evaluation order', response: { 200: responseSchema(RuleList) } } }, async () => ({
+    rules: rules.current.list().map(summary),
+  }));
+
+  app.get<{ Params: { name: string } }>(
+    '/v1/rules/:name',
+    { schema: { tags, summary: 'One rule with its definition', params: NameParams, response: { 200: responseSchema(RuleDetail), 404: error } } },
+    async (request, reply) => {
+      const rule = rules.current.get(request.params.name);
+      if (!rule) return reply.status(404).send({ error: `rule not found: ${request.params.name}`, code: 'NOT_FOUND' });
+      return detail(rule);
+    },
+  );
+
+  app.post(
+    '/v1/rules',
+    { schema: { tags, summary: 'Create an API rule (shared by all replicas)', body: RuleBody, response: { 201: responseSchema(RuleDetail), 400: error, 409: error } } },
+    async (request, reply) => reply.status(201).send(detail(await rules.create(request.body))),
+  );
+
+  app.put<{ Params: { name: string } }>(
+    '/v1/rules/:name',
+    { schema: { tags, summary: 'Create or replace an API rule', params: NameParams, body: RuleBody, response: { 200: responseSchema(RuleDetail), 201: responseSchema(RuleDetail), 400: error, 409: error } } },
+    async (request, reply) => {
+      const { rule, created } = await rules.put(request.params.name, request.body);
+      return reply.status(created ? 201 : 200).send(detail(rule));
+    },
+  );
+
+  app.delete<{ Params: { name: string } }>(
+    '/v1/rules/:name',
+    { schema: { tags, summary: 'Delete an API rule', params: NameParams, response: { 404: error, 409: error } } },
+    async (request, reply) => {
+      await rules.remove(request.params.name);
+      return reply.status(204).send();
+    },
+  );
+
+  app.put<{ Params: { name: string }; Body: { enabled: boolean } }>(
+    '/v1/rules/:name/enabled',
+    {
+      schema: {
+        tags,
+        summary: 'Enable or disable a rule on every replica',
+        params: NameParams,
+        body: requestSchema(RuleEnabledInput),
+        response: { 200: responseSchema(RuleEnabledResult), 404: error },
+      },
+    },
+    async (request) => {
+      await rules.setEnabled(request.params.name, request.body.enabled);
+      return { name: request.params.name, enabled: request.body.enabled };
+    },
+  );
+
+  app.post(
+    '/v1/rules/reload',
+    { schema: { tags, summary: 'Re-read the rules directory on every replica', response: { 200: responseSchema(RuleReloadResult) } } },
+    async () => rules.reload(),
+  );
+
+  app.post<{ Body: PlaygroundInput }>(
+    '/v1/rules/evaluate',
+    {
+      schema: {
+        tags,
+        summary: 'Rule playground: evaluate without side effects, with a trace',
+        body: requestSchema(PlaygroundInput),
+        response: { 200: responseSchema(PlaygroundResult), 400: error },
+      },
+    },
+    async (request) => evaluatePlayground(rules, request.body, clock, process.env),
+  );
+}

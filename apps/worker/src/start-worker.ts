@@ -1,0 +1,22 @@
+import type { Runtime } from '@sluice/gateway';
+import { JOB_KINDS, type JobKindDefinition } from './job-topology.js';
+import { instrumentJob } from './run-job.js';
+
+/**
+ * Registers a consumer for each job kind and starts consuming. In memory mode this runs inside
+ * `sluice serve` on the in-process scheduler; in Redis mode inside `sluice worker` (or a
+ * `serve` without --no-worker) on BullMQ.
+ */
+export async function startWorker(
+  runtime: Runtime,
+  kinds: Readonly<Record<string, JobKindDefinition>> = JOB_KINDS,
+): Promise<string[]> {
+  const names = Object.keys(kinds);
+  for (const kind of names) {
+    const def = kinds[kind] as JobKindDefinition;
+    const handler = instrumentJob(kind, (job) => def.handler(runtime, job), runtime);
+    runtime.scheduler.consume(kind, handler, { concurrency: def.concurrency });
+  }
+  await runtime.scheduler.start();
+  return names;
+}

@@ -1,0 +1,59 @@
+import { parse as parseYaml } from 'yaml';
+import { ConfigError } from './config-error.js';
+
+/** Environment variables that are not config overrides. */
+const RESERVED = new Set(['CONFIG', 'AUTH_KEY']);
+
+/**
+ * `SLUICE_STATE__BACKEND=redis` sets `state.backend`. Sections are separated by `__`; each value
+ * is read as a YAML scalar or flow collection (`8080` → number, `[a, b]` → list). A variable whose
+ * first segment is not a config section is an error when it has `__` (a typo must not be silent);
+ * other SLUICE_ variables (SLUICE_CONFIG, SLUICE_AUTH_KEY, test settings) are left alone.
+ */
+export function applyEnvOverrides(
+  target: Record<string, unknown>,
+  env: NodeJS.ProcessEnv,
+  sections: readonly string[],
+): string[] {
+  const applied: string[] = [];
+  for (const [name, raw] of Object.entries(env)) {
+    if (!name.startsWith('SLUICE_') || raw === undefined) continue;
+    const rest = name.slice('SLUICE_'.length);
+    if (RESERVED.has(rest)) continue;
+    const path = rest.split('__').map((s) => s.toLowerCase());
+    const head = path[0] ?? '';
+    if (!sections.includes(head)) {
+      if (path.length > 1) throw new ConfigError(`invalid configuration (environment): ${name} names unknown key "${path.join('.')}"`);
+      continue;
+    }
+    setPath(target, path, parseValue(name, raw));
+    applied.push(name);
+  }
+  return applied;
+}
+
+function parseValue(name: string, raw: string): unknown {
+  try {
+    return parseYaml(raw) ?? '';
+  } catch (err) {
+    throw new ConfigError(`invalid configuration (environment): ${name} is not a valid value: ${(err as Error).message}`);
+  }
+}
+
+export function setPath(target: Record<string, unknown>, path: readonly string[], value: unknown): void {
+  let node: Record<string, unknown> | unknown[] = target;
+  path.forEach((segment, i) => {
+    const last = i === path.length - 1;
+    const key: string | number = Array.isArray(node) ? Number(segment) : segment;
+    const container = node as Record<string | number, unknown>;
+    if (last) {
+      container[key] = value;
+      return;
+    }
+    const next = container[key];
+    if (next === null || typeof next !== 'object') {
+      container[key] = /^\d+$/.test(path[i + 1] ?? '') ? [] : {};
+    }
+    node = container[key] as Record<string, unknown>;
+  });
+}

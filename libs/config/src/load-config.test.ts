@@ -1,0 +1,94 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { ConfigError } from './config-error.js';
+import { loadConfig } from './load-config.js';
+
+function tempFile(text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'sluice-cfg-')), 'sluice.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+describe('loadConfig', () => {
+  it('gives the documented defaults with no file', () => {
+    const { config } = loadConfig({ env: {} });
+    expect(config.server.port).toBe(8080);
+    expect(config.server.host).toBe('0.0.0.0');
+    expect(config.state.backend).toBe('memory');
+    expect(config.providers).toEqual([]);
+    expect(config.executor.max_retries).toBe(3);
+  });
+
+  it('accepts an empty file as a valid config', () => {
+    const { config } = loadConfig({ file: tempFile(''), env: {} });
+    expect(config.state.backend).toBe('memory');
+  });
+
+  it('reads YAML and fills defaults beneath given keys', () => {
+    const file = tempFile('state:\n  backend: redis\n  url: redis://r:6379\nproviders:\n  - name: hook\n    type: webhook\n    url: http://x/y\n');
+    const { config } = loadConfig({ file, env: {} });
+    expect(config.state).toMatchObject({ backend: 'redis', url: 'redis://r:6379', prefix: 'sluice' });
+    expect(config.providers[0]).toMatchObject({ name: 'hook', headers: {}, max_response_bytes: 1_048_576 });
+  });
+
+  it('stops on an unknown key and names it', () => {
+    const file = tempFile('server:\n  prot: 9000\n');
+    expect(() => loadConfig({ file, env: {} })).toThrow(/server\.prot: unknown key/);
+  });
+
+  it('stops on an unknown section and on a bad value, naming both', () => {
+    const file = tempFile('servr: {}\nstate:\n  backend: mongo\n');
+    try {
+      loadConfig({ file, env: {} });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as Error).message).toMatch(/servr: unknown key/);
+      expect((err as Error).message).toMatch(/state\.backend/);
+    }
+  });
+
+  it('refuses a webhook without url and duplicate provider names', () => {
+    const file = tempFile('providers:\n  - {name: a, type: webhook}\n  - {name: a, type: noop}\n');
+    expect(() => loadConfig({ file, env: {} })).toThrow(/providers\.0\.url[\s\S]*providers\.1\.name: duplicate/);
+  });
+
+  it('applies env overrides over the file, typed as YAML scalars', () => {
+    const file = tempFile('server:\n  port: 9000\n');
+    const { config, envApplied } = loadConfig({
+      file,
+      env: { SLUICE_SERVER__PORT: '9100', SLUICE_STATE__BACKEND: 'redis', SLUICE_EXECUTOR__MAX_RETRIES: '0', SLUICE_AUTH_KEY: 'x' },
+    });
+    expect(config.server.port).toBe(9100);
+    expect(config.state.backend).toBe('redis');
+    expect(config.executor.max_retries).toBe(0);
+    expect(envApplied.sort()).toEqual(['SLUICE_EXECUTOR__MAX_RETRIES', 'SLUICE_SERVER__PORT', 'SLUICE_STATE__BACKEND']);
+  });
+
+  it('sets list entries from env by index', () => {
+    const { config } = loadConfig({ env: { SLUICE_PROVIDERS: '[{name: hook, type: webhook, url: "http://a/b"}]', SLUICE_PROVIDERS__0__TIMEOUT_MS: '500' } });
+    expect(config.providers[0]).toMatchObject({ name: 'hook', timeout_ms: 500 });
+  });
+
+  it('refuses an env override for an unknown key', () => {
+    expect(() => loadConfig({ env: { SLUICE_STATE__BAKEND: 'redis' } })).toThrow(/state\.bakend: unknown key/);
+    expect(() => loadConfig({ env: { SLUICE_STAT__BACKEND: 'redis' } })).toThrow(/SLUICE_STAT__BACKEND/);
+  });
+
+  it('lets flags win over env and file', () => {
+    const { config } = loadConfig({ env: { SLUICE_SERVER__PORT: '9100' }, overrides: { 'server.port': 7000, 'server.host': undefined } });
+    expect(config.server.port).toBe(7000);
+  });
+
+  it('reads the file named by SLUICE_CONFIG', () => {
+    const file = tempFile('server:\n  port: 9300\n');
+    expect(loadConfig({ env: { SLUICE_CONFIG: file } }).config.server.port).toBe(9300);
+  });
+
+  it('reports a missing file and non-mapping YAML clearly', () => {
+    expect(() => loadConfig({ file: '/nonexistent/sluice.yaml', env: {} })).toThrow(/cannot read configuration file \/nonexistent\/sluice.yaml: ENOENT/);
+    expect(() => loadConfig({ file: tempFile('- a\n- b\n'), env: {} })).toThrow(/top level must be a mapping/);
+  });
+});

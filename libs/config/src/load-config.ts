@@ -1,0 +1,62 @@
+import { readFileSync } from 'node:fs';
+import { parse as parseYaml } from 'yaml';
+import { ConfigError, formatIssues } from './config-error.js';
+import { applyEnvOverrides, setPath } from './env-overrides.js';
+import { SluiceConfig } from './schema.js';
+
+export interface LoadConfigOptions {
+  /** YAML file; falls back to SLUICE_CONFIG; none = all defaults. */
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Highest precedence (CLI flags), as dotted paths: { 'server.port': 9000 }. */
+  overrides?: Record<string, unknown>;
+}
+
+export interface LoadedConfig {
+  config: SluiceConfig;
+  /** The file that was read, if any. */
+  file: string | undefined;
+  /** Env variables that changed the config. */
+  envApplied: string[];
+}
+
+const SECTIONS = Object.keys(SluiceConfig.shape);
+
+/** File < environment < flags, then one strict validation. Throws ConfigError naming each bad key. */
+export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
+  const env = opts.env ?? process.env;
+  const file = opts.file ?? (env.SLUICE_CONFIG || undefined);
+  const raw = file ? readYaml(file) : {};
+  const envApplied = applyEnvOverrides(raw, env, SECTIONS);
+  for (const [path, value] of Object.entries(opts.overrides ?? {})) {
+    if (value !== undefined) setPath(raw, path.split('.'), value);
+  }
+  const result = SluiceConfig.safeParse(raw);
+  if (!result.success) throw new ConfigError(formatIssues(file ?? 'defaults and environment', result.error.issues));
+  return { config: result.data, file, envApplied };
+}
+
+/** Parses YAML text into a config object; an empty document is an empty config. */
+export function parseConfigText(text: string, source: string): Record<string, unknown> {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError(`invalid configuration (${source}): not valid YAML: ${(err as Error).message}`);
+  }
+  if (doc === null || doc === undefined) return {};
+  if (typeof doc !== 'object' || Array.isArray(doc)) {
+    throw new ConfigError(`invalid configuration (${source}): the top level must be a mapping of sections`);
+  }
+  return doc as Record<string, unknown>;
+}
+
+function readYaml(file: string): Record<string, unknown> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`cannot read configuration file ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  return parseConfigText(text, file);
+}

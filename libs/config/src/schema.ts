@@ -1,0 +1,161 @@
+import { z } from 'zod';
+
+/**
+ * The sluice.yaml schema. Every object is strict: an unknown key stops start-up with its path.
+ * Defaults live here and nowhere else; docs/configuration.md mirrors this file (a test checks
+ * that every leaf key is documented).
+ */
+
+const port = z.number().int().min(0).max(65535);
+const positiveInt = z.number().int().positive();
+
+export const ServerConfig = z
+  .strictObject({
+    host: z.string().min(1).default('0.0.0.0'),
+    port: port.default(8080),
+    external_url: z.url().default('http://localhost:8080'),
+    shutdown_timeout_seconds: positiveInt.default(30),
+    max_body_bytes: positiveInt.default(1_048_576),
+    max_sse_connections_per_tenant: positiveInt.default(10),
+    /** Requests taking longer than this are answered 503 by Fastify (0 = no limit). */
+    request_timeout_seconds: z.number().int().min(0).default(60),
+  })
+  .prefault({});
+
+export const StateConfig = z
+  .strictObject({
+    backend: z.enum(['memory', 'redis']).default('memory'),
+    url: z.string().min(1).default('redis://127.0.0.1:6379'),
+    prefix: z
+      .string()
+      .min(1)
+      .regex(/^[A-Za-z0-9_.-]+$/, 'letters, digits, _ . - only')
+      .default('sluice'),
+    /** Memory backend: how often expired entries are swept. */
+    memory_sweep_interval_seconds: positiveInt.default(60),
+  })
+  .prefault({});
+
+export const ProviderConfig = z.strictObject({
+  name: z.string().min(1).max(256),
+  type: z.enum(['noop', 'log', 'webhook']),
+  url: z.url().optional(),
+  headers: z.record(z.string(), z.string()).default({}),
+  timeout_ms: positiveInt.optional(),
+  /** When set, webhook bodies are signed: header X-Sluice-Signature: sha256=<hex HMAC>. */
+  hmac_secret: z.string().min(1).optional(),
+  max_response_bytes: positiveInt.default(1_048_576),
+});
+export type ProviderConfig = z.infer<typeof ProviderConfig>;
+
+export const ExecutorConfig = z
+  .strictObject({
+    max_retries: z.number().int().min(0).max(20).default(3),
+    timeout_seconds: z.number().positive().default(30),
+    max_concurrent: positiveInt.default(64),
+    backoff_base_ms: positiveInt.default(100),
+    backoff_max_ms: positiveInt.default(10_000),
+  })
+  .prefault({});
+
+export const WorkerConfig = z
+  .strictObject({
+    /** Port of the worker's own /health, /ready and /metrics server (0 = ephemeral). */
+    port: port.default(9091),
+    host: z.string().min(1).default('0.0.0.0'),
+    concurrency: positiveInt.default(8),
+    /** How long a worker holds a job before BullMQ considers it stalled (its process died). */
+    lock_duration_ms: positiveInt.default(30_000),
+    stalled_interval_ms: positiveInt.default(30_000),
+  })
+  .prefault({});
+
+export const RulesConfig = z
+  .strictObject({
+    /** Directory of *.yaml / *.yml / *.cel rule files (non-recursive). None: API rules only. */
+    directory: z.string().min(1).nullable().default(null),
+    /** How often each replica checks the shared rule generation, as a backstop to pub/sub. */
+    sync_interval_seconds: positiveInt.default(5),
+  })
+  .prefault({});
+
+export const AuthConfig = z
+  .strictObject({
+    /** Off: every request acts as an anonymous admin with a wildcard grant. */
+    enabled: z.boolean().default(false),
+    /** Credentials YAML (settings, users, api_keys); required when enabled. */
+    file: z.string().min(1).nullable().default(null),
+    /** Re-read the credentials file when it changes (keys and users; the JWT secret is fixed at start-up). */
+    watch: z.boolean().default(true),
+  })
+  .prefault({})
+  .refine((a) => !a.enabled || a.file !== null, { message: 'auth.enabled needs auth.file (the credentials file)', path: ['file'] });
+
+export const QuotaWindow = z.enum(['hourly', 'daily', 'weekly', 'monthly']);
+
+export const QuotaPolicyConfig = z.strictObject({
+  id: z.string().min(1).max(256),
+  namespace: z.string().min(1).max(256),
+  tenant: z.string().min(1).max(256),
+  max_actions: z.number().int().positive(),
+  window: QuotaWindow,
+  overage_behavior: z.enum(['block', 'warn']).default('block'),
+  enabled: z.boolean().default(true),
+  description: z.string().max(1024).optional(),
+});
+export type QuotaPolicyConfig = z.infer<typeof QuotaPolicyConfig>;
+
+export const QuotasConfig = z
+  .strictObject({
+    policies: z.array(QuotaPolicyConfig).default([]),
+  })
+  .prefault({});
+
+const RateTier = z.strictObject({
+  requests_per_window: positiveInt,
+  window_seconds: positiveInt.default(60),
+});
+
+export const RateLimitConfig = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** Per authenticated caller (API key name, username, or "anonymous"). */
+    per_caller: RateTier.default({ requests_per_window: 1000, window_seconds: 60 }),
+    /** Per tenant named by the request (dispatched actions' tenants). */
+    per_tenant: RateTier.default({ requests_per_window: 10_000, window_seconds: 60 }),
+    /** Per-caller and per-tenant exceptions, by name. */
+    caller_overrides: z.record(z.string(), RateTier).default({}),
+    tenant_overrides: z.record(z.string(), RateTier).default({}),
+  })
+  .prefault({});
+
+export const LoggingConfig = z
+  .strictObject({
+    level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .prefault({});
+
+export const SluiceConfig = z.strictObject({
+  server: ServerConfig,
+  state: StateConfig,
+  providers: z
+    .array(ProviderConfig)
+    .default([])
+    .superRefine((list, ctx) => {
+      const seen = new Set<string>();
+      list.forEach((p, i) => {
+        if (seen.has(p.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate provider name "${p.name}"` });
+        seen.add(p.name);
+        if (p.type === 'webhook' && !p.url) ctx.addIssue({ code: 'custom', path: [i, 'url'], message: 'a webhook provider needs a url' });
+      });
+    }),
+  executor: ExecutorConfig,
+  rules: RulesConfig,
+  auth: AuthConfig,
+  quotas: QuotasConfig,
+  rate_limit: RateLimitConfig,
+  worker: WorkerConfig,
+  logging: LoggingConfig,
+});
+
+export type SluiceConfig = z.infer<typeof SluiceConfig>;

@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/** A scope or routing name: non-empty, bounded, and free of control characters. */
+const Name = z
+  .string()
+  .min(1)
+  .max(256)
+  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+
+export const Labels = z.record(z.string(), z.string()).describe('string labels read by rules, silences and groups');
+
+/** `metadata.labels` is an object of strings; callers may add keys of their own. */
+export const ActionMetadata = z
+  .object({ labels: Labels.optional() })
+  .catchall(z.unknown())
+  .describe('free key/value object; labels is an object of strings');
+
+const Timestamp = z.iso.datetime({ offset: true });
+
+/** The dispatch request body (spec "Action"). `id` and `created_at` are generated when absent. */
+export const ActionInput = z
+  .object({
+    id: z.string().min(1).max(256).optional().describe('action id; a UUID is generated when absent'),
+    namespace: Name.describe('logical namespace'),
+    tenant: Name.describe('tenant identifier; dotted names form a hierarchy'),
+    provider: Name.describe('target provider name'),
+    action_type: Name.describe('action discriminator'),
+    payload: z.record(z.string(), z.unknown()).describe('arbitrary JSON object'),
+    dedup_key: z.string().min(1).max(1024).optional(),
+    metadata: ActionMetadata.optional(),
+    status: z.string().max(256).optional().describe('current event state'),
+    fingerprint: z.string().max(1024).optional().describe('event correlation id'),
+    starts_at: Timestamp.optional(),
+    ends_at: Timestamp.optional(),
+    created_at: Timestamp.optional(),
+  })
+  .describe('Action');
+
+export type ActionInput = z.infer<typeof ActionInput>;
+
+/** An action as the pipeline sees it: id and created_at always present, metadata always an object. */
+export interface Action extends Omit<ActionInput, 'id' | 'created_at' | 'metadata'> {
+  id: string;
+  created_at: string;
+  metadata: z.infer<typeof ActionMetadata>;
+}
+
+export const BatchInput = z
+  .object({ actions: z.array(ActionInput).min(1).max(1000) })
+  .describe('a batch of at most 1000 actions');
+
+export type BatchInput = z.infer<typeof BatchInput>;
+
+export const DispatchQuery = z.object({
+  dry_run: z.boolean().default(false).describe('evaluate without executing or touching state'),
+});

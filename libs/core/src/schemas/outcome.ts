@@ -1,0 +1,87 @@
+import { z } from 'zod';
+
+/** What a provider returned. `status` is success, failure or partial; body is JSON, headers are strings. */
+export const ProviderResponse = z.object({
+  status: z.enum(['success', 'failure', 'partial']),
+  body: z.unknown(),
+  headers: z.record(z.string(), z.string()),
+});
+export type ProviderResponse = z.infer<typeof ProviderResponse>;
+
+export const FailureInfo = z.object({
+  code: z.string().describe('PROVIDER_NOT_FOUND, EXECUTION_FAILED, TIMEOUT, CONNECTION, RATE_LIMITED, CONFIGURATION'),
+  message: z.string(),
+  retryable: z.boolean(),
+  attempts: z.number().int(),
+});
+export type FailureInfo = z.infer<typeof FailureInfo>;
+
+const base = { action_id: z.string() };
+
+/** Dispatch outcomes, internally tagged by `outcome` (api-decisions.md "Dispatch"). */
+export const ExecutedOutcome = z.object({ outcome: z.literal('executed'), ...base, response: ProviderResponse });
+export const DeduplicatedOutcome = z.object({ outcome: z.literal('deduplicated'), ...base });
+export const SuppressedOutcome = z.object({
+  outcome: z.literal('suppressed'),
+  ...base,
+  rule: z.string().nullable(),
+  reason: z.string().optional(),
+  silence_id: z.string().optional(),
+  interval: z.string().optional(),
+});
+export const ReroutedOutcome = z.object({
+  outcome: z.literal('rerouted'),
+  ...base,
+  original_provider: z.string(),
+  new_provider: z.string(),
+  response: ProviderResponse,
+});
+export const QuotaInfo = z.object({
+  id: z.string(),
+  limit: z.number().int(),
+  used: z.number().int(),
+  window: z.string(),
+  resets_at: z.string(),
+});
+export const ThrottledOutcome = z.object({
+  outcome: z.literal('throttled'),
+  ...base,
+  rule: z.string().nullable().optional(),
+  message: z.string().optional(),
+  reason: z.string().optional(),
+  quota: QuotaInfo.optional(),
+  retry_after_seconds: z.number().int(),
+});
+export const FailedOutcome = z.object({ outcome: z.literal('failed'), ...base, error: FailureInfo });
+export const DryRunOutcome = z.object({
+  outcome: z.literal('dry_run'),
+  ...base,
+  verdict: z.string(),
+  matched_rule: z.string().nullable(),
+  would_be_provider: z.string(),
+});
+
+export const DispatchOutcome = z.discriminatedUnion('outcome', [
+  ExecutedOutcome,
+  DeduplicatedOutcome,
+  SuppressedOutcome,
+  ReroutedOutcome,
+  ThrottledOutcome,
+  FailedOutcome,
+  DryRunOutcome,
+]);
+export type DispatchOutcome = z.infer<typeof DispatchOutcome>;
+export type OutcomeName = DispatchOutcome['outcome'];
+
+export const BatchItemResult = z.union([
+  z.object({ status: z.literal('success'), outcome: DispatchOutcome }),
+  z.object({ status: z.literal('error'), error: z.object({ message: z.string() }) }),
+]);
+export const BatchResponse = z.object({ results: z.array(BatchItemResult) });
+export type BatchItemResult = z.infer<typeof BatchItemResult>;
+
+export const ErrorBody = z.object({
+  error: z.string(),
+  code: z.string(),
+  details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+});

@@ -1,0 +1,68 @@
+import type { ActionInput, BatchItemResult, Clock, DispatchOutcome } from '@sluice/core';
+import { normalizeAction } from './normalize-action.js';
+import type { DispatchContext } from './pipeline/context.js';
+import type { Pipeline } from './pipeline/pipeline.js';
+
+export interface DispatchOptions {
+  dryRun?: boolean;
+  traceparent?: string | undefined;
+}
+
+/** Where dispatch outcomes are counted (the process's Metrics). */
+export interface DispatchRecorder {
+  recordDispatch(outcome: string, seconds: number): void;
+}
+
+export interface GatewayDeps {
+  pipeline: Pipeline;
+  clock: Clock;
+  recorder: DispatchRecorder;
+  /** True when a provider of this name can be resolved (batch items naming others are per-item errors). */
+  providerExists(name: string): boolean;
+  /** Batch items run at most this many at a time; results keep input order. */
+  batchConcurrency?: number;
+}
+
+/** The dispatch entry point shared by the API, replays and background jobs. */
+export class Gateway {
+  constructor(private readonly deps: GatewayDeps) {}
+
+  async dispatch(input: ActionInput, opts: DispatchOptions = {}): Promise<DispatchOutcome> {
+    const started = process.hrtime.bigint();
+    const action = normalizeAction(input, this.deps.clock);
+    const ctx: DispatchContext = {
+      action,
+      dryRun: opts.dryRun === true,
+      provider: action.provider,
+      verdict: 'allow',
+      matchedRule: null,
+      traceparent: opts.traceparent,
+    };
+    const decided = await this.deps.pipeline.run(ctx);
+    const outcome: DispatchOutcome = decided ?? {
+      outcome: 'dry_run',
+      action_id: action.id,
+      verdict: ctx.verdict,
+      matched_rule: ctx.matchedRule,
+      would_be_provider: ctx.provider,
+    };
+    this.deps.recorder.recordDispatch(outcome.outcome, Number(process.hrtime.bigint() - started) / 1e9);
+    return outcome;
+  }
+
+  async dispatchBatch(inputs: readonly ActionInput[], opts: DispatchOptions = {}): Promise<BatchItemResult[]> {
+    const results: BatchItemResult[] = new Array(inputs.length);
+    let next = 0;
+    const worker = async () => {
+      for (let i = next++; i < inputs.length; i = next++) {
+        const input = inputs[i] as ActionInput;
+        results[i] = this.deps.providerExists(input.provider)
+          ? { status: 'success', outcome: await this.dispatch(input, opts) }
+          : { status: 'error', error: { message: `Provider not found: ${input.provider}` } };
+      }
+    };
+    const lanes = Math.min(this.deps.batchConcurrency ?? 8, inputs.length);
+    await Promise.all(Array.from({ length: lanes }, worker));
+    return results;
+  }
+}

@@ -1,0 +1,38 @@
+import type { DispatchOutcome } from '@sluice/core';
+import type { DispatchContext } from './context.js';
+import type { Stage } from './stage.js';
+import { STAGE_ORDER } from './stage-order.js';
+
+/**
+ * The stages of one configuration generation, in spec order, resolved once. Features that are
+ * off contribute no stage, so the request path never walks over empty steps.
+ */
+export class Pipeline {
+  private readonly live: readonly Stage[];
+  private readonly dry: readonly Stage[];
+
+  constructor(stages: readonly Stage[]) {
+    const rank = (s: Stage) => STAGE_ORDER.indexOf(s.name);
+    const names = new Set<string>();
+    for (const s of stages) {
+      if (names.has(s.name)) throw new Error(`pipeline stage "${s.name}" given twice`);
+      names.add(s.name);
+    }
+    this.live = [...stages].sort((a, b) => rank(a) - rank(b));
+    this.dry = this.live.filter((s) => s.inDryRun);
+  }
+
+  get stageNames(): string[] {
+    return this.live.map((s) => s.name);
+  }
+
+  /** Runs stages until one decides; undefined when none did (only possible in a dry run). */
+  async run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> {
+    const stages = ctx.dryRun ? this.dry : this.live;
+    for (const stage of stages) {
+      const outcome = await stage.run(ctx);
+      if (outcome) return outcome;
+    }
+    return undefined;
+  }
+}

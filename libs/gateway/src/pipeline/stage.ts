@@ -1,0 +1,14 @@
+import type { DispatchOutcome } from '@sluice/core';
+import type { DispatchContext } from './context.js';
+import type { StageName } from './stage-order.js';
+
+/**
+ * One step of the dispatch pipeline. `run` returns an outcome to stop the pipeline there
+ * (suppressed, throttled, executed...) or nothing to hand the action to the next stage.
+ */
+export interface Stage {
+  readonly name: StageName;
+  /** Whether the stage also runs for dry runs (it must then write no state). */
+  readonly inDryRun: boolean;
+  run(ctx: DispatchContext): Promise<DispatchOutcome | undefined>;
+}

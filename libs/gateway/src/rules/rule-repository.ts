@@ -1,0 +1,185 @@
+import { errors, newId } from '@sluice/core';
+import {
+  RuleDefinitionError,
+  RuleSet,
+  compileRuleDefinition,
+  loadRuleDirectory,
+  type CompileEnv,
+  type CompiledRule,
+  type RuleLoadError,
+} from '@sluice/rules';
+import type { StateStore, Unsubscribe } from '@sluice/state';
+import type { Logger } from '@sluice/telemetry';
+import { RULES_CHANNEL, RULES_GENERATION_KEY, apiRuleKey, enabledFlagKey } from './rule-keys.js';
+import { readAllGlobal } from './shared-rules.js';
+
+export interface RuleRepositoryDeps {
+  state: StateStore;
+  directory: string | null;
+  env: CompileEnv;
+  logger: Logger;
+  syncIntervalMs: number;
+}
+
+type Change = 'changed' | 'reload';
+
+/**
+ * The rules one replica evaluates: file rules (read from its own rules directory) plus API rules
+ * and enabled flags (shared through the StateStore). Any edit bumps a shared generation and is
+ * broadcast; every replica rebuilds its compiled RuleSet on the message, and polls the generation
+ * as a backstop. The RuleSet is swapped atomically, so a dispatch never sees half a reload.
+ */
+export class RuleRepository {
+  private fileRules: CompiledRule[] = [];
+  private fileErrors: RuleLoadError[] = [];
+  private apiRules: CompiledRule[] = [];
+  private flags = new Map<string, boolean>();
+  private ruleSet = new RuleSet([]);
+  private generation: string | null = null;
+  private unsubscribe: Unsubscribe | null = null;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly deps: RuleRepositoryDeps) {}
+
+  get current(): RuleSet {
+    return this.ruleSet;
+  }
+
+  get loadErrors(): readonly RuleLoadError[] {
+    return this.fileErrors;
+  }
+
+  /** The live enabled flag: a shared override, else the rule's own `enabled`. */
+  readonly isEnabled = (rule: CompiledRule): boolean => this.flags.get(rule.name) ?? rule.enabled;
+
+  async start(): Promise<void> {
+    await this.reloadFiles();
+    await this.refreshShared();
+    this.generation = await this.deps.state.get(RULES_GENERATION_KEY);
+    this.unsubscribe = await this.deps.state.subscribe(RULES_CHANNEL, (message) => void this.apply(message as Change));
+    this.timer = setInterval(() => void this.poll(), this.deps.syncIntervalMs);
+    this.timer.unref();
+  }
+
+  async close(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    await this.unsubscribe?.();
+  }
+
+  /** Creates an API rule; 409 when any rule (file or API) already has the name. */
+  async create(definition: unknown): Promise<CompiledRule> {
+    const rule = this.compile(definition);
+    if (this.ruleSet.get(rule.name)) throw errors.conflict(`rule already exists: ${rule.name}`);
+    const created = await this.deps.state.setIfAbsent(apiRuleKey(rule.name), JSON.stringify(rule.definition));
+    if (!created) throw errors.conflict(`rule already exists: ${rule.name}`);
+    await this.announce('changed');
+    return rule;
+  }
+
+  /** Creates or replaces an API rule. File rules cannot be replaced through the API. */
+  async put(name: string, definition: unknown): Promise<{ rule: CompiledRule; created: boolean }> {
+    const body = typeof definition === 'object' && definition !== null ? { name, ...definition } : definition;
+    const rule = this.compile(body);
+    if (rule.name !== name) throw errors.badRequest(`rule name in the body (${rule.name}) differs from the path (${name})`);
+    this.refuseFileRule(name, 'replaced');
+    const created = !this.apiRules.some((r) => r.name === name);
+    await this.deps.state.set(apiRuleKey(name), JSON.stringify(rule.definition));
+    await this.announce('changed');
+    return { rule, created };
+  }
+
+  async remove(name: string): Promise<void> {
+    this.refuseFileRule(name, 'deleted');
+    const deleted = await this.deps.state.delete(apiRuleKey(name));
+    if (!deleted) throw errors.notFound('rule', name);
+    await this.deps.state.delete(enabledFlagKey(name));
+    await this.announce('changed');
+  }
+
+  async setEnabled(name: string, enabled: boolean): Promise<void> {
+    if (!this.ruleSet.get(name)) throw errors.notFound('rule', name);
+    await this.deps.state.set(enabledFlagKey(name), enabled ? '1' : '0');
+    await this.announce('changed');
+  }
+
+  /** Re-reads the rules directory here and on every other replica. */
+  async reload(): Promise<{ loaded: number; errors: RuleLoadError[] }> {
+    await this.reloadFiles();
+    await this.refreshShared();
+    await this.announce('reload');
+    return { loaded: this.ruleSet.list().length, errors: [...this.fileErrors] };
+  }
+
+  private compile(definition: unknown): CompiledRule {
+    try {
+      return compileRuleDefinition(definition, { kind: 'api' }, this.deps.env);
+    } catch (err) {
+      if (err instanceof RuleDefinitionError) throw errors.validation(err.details);
+      throw err;
+    }
+  }
+
+  private refuseFileRule(name: string, verb: string): void {
+    const fileRule = this.fileRules.find((r) => r.name === name);
+    if (fileRule) throw errors.conflict(`rule ${name} is defined in a rule file and cannot be ${verb} through the API`);
+  }
+
+  private async announce(change: Change): Promise<void> {
+    const generation = `${newId()}:${change}`;
+    await this.deps.state.set(RULES_GENERATION_KEY, generation);
+    this.generation = generation;
+    if (change === 'changed') await this.refreshShared();
+    await this.deps.state.publish(RULES_CHANNEL, change);
+  }
+
+  private async apply(change: Change): Promise<void> {
+    try {
+      if (change === 'reload') await this.reloadFiles();
+      await this.refreshShared();
+      this.generation = await this.deps.state.get(RULES_GENERATION_KEY);
+    } catch (err) {
+      this.deps.logger.error({ err }, 'rules refresh failed; keeping the previous rules');
+    }
+  }
+
+  private async poll(): Promise<void> {
+    try {
+      const generation = await this.deps.state.get(RULES_GENERATION_KEY);
+      if (generation !== this.generation) await this.apply(generation?.endsWith(':reload') ? 'reload' : 'changed');
+    } catch (err) {
+      this.deps.logger.warn({ err }, 'rules generation check failed');
+    }
+  }
+
+  private async reloadFiles(): Promise<void> {
+    if (!this.deps.directory) return;
+    const { rules, errors: problems } = await loadRuleDirectory(this.deps.directory, this.deps.env);
+    this.fileRules = rules;
+    this.fileErrors = problems;
+    for (const p of problems) this.deps.logger.warn({ file: p.file, rule: p.rule, reason: p.message }, 'rule not loaded');
+    this.rebuild();
+  }
+
+  /** Reads API rules and enabled flags from state; a stored rule that no longer compiles is logged and skipped. */
+  private async refreshShared(): Promise<void> {
+    const [stored, flags] = await Promise.all([readAllGlobal(this.deps.state, 'rule'), readAllGlobal(this.deps.state, 'rule-enabled')]);
+    const apiRules: CompiledRule[] = [];
+    for (const [name, json] of stored) {
+      try {
+        apiRules.push(this.compile(JSON.parse(json) as unknown));
+      } catch (err) {
+        this.deps.logger.error({ rule: name, err }, 'stored API rule does not compile; skipped');
+      }
+    }
+    this.apiRules = apiRules;
+    this.flags = new Map([...flags].map(([name, v]) => [name, v === '1']));
+    this.rebuild();
+  }
+
+  private rebuild(): void {
+    const fileNames = new Set(this.fileRules.map((r) => r.name));
+    const shadowed = this.apiRules.filter((r) => fileNames.has(r.name));
+    for (const r of shadowed) this.deps.logger.warn({ rule: r.name }, 'API rule shadowed by a file rule of the same name');
+    this.ruleSet = new RuleSet([...this.fileRules, ...this.apiRules.filter((r) => !fileNames.has(r.name))]);
+  }
+}

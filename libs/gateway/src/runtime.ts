@@ -1,0 +1,103 @@
+import { systemClock, type Clock } from '@sluice/core';
+import type { SluiceConfig } from '@sluice/config';
+import { Executor, createProviders, type Provider, type ProviderRegistry } from '@sluice/providers';
+import { createScheduler, createStateStore, type Scheduler, type StateStore } from '@sluice/state';
+import type { Logger, Metrics } from '@sluice/telemetry';
+import { Gateway } from './gateway.js';
+import { Pipeline } from './pipeline/pipeline.js';
+import { configQuotaPolicies } from './quotas/quota-config.js';
+import { QuotaRepository } from './quotas/quota-repository.js';
+import { RuleRepository } from './rules/rule-repository.js';
+import { executeStage } from './stages/execute-stage.js';
+import { quotaStage } from './stages/quota-stage.js';
+import { rulesStage } from './stages/rules-stage.js';
+
+/** Everything one process shares: built once at start-up from the validated config. */
+export interface Runtime {
+  config: SluiceConfig;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  state: StateStore;
+  scheduler: Scheduler;
+  providers: ProviderRegistry;
+  rules: RuleRepository;
+  quotas: QuotaRepository;
+  gateway: Gateway;
+  /** Closes scheduler (waits for running jobs), providers and state, in that order. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  logger: Logger;
+  metrics: Metrics;
+  clock?: Clock;
+}
+
+export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions): Promise<Runtime> {
+  const clock = opts.clock ?? systemClock;
+  const { logger, metrics } = opts;
+  // Checked before anything connects: duplicate ids or scope pairs stop start-up, naming them.
+  const quotaPolicies = configQuotaPolicies(config.quotas.policies);
+  const state = await createStateStore({
+    backend: config.state.backend,
+    url: config.state.url,
+    prefix: config.state.prefix,
+    clock,
+    sweepIntervalMs: config.state.memory_sweep_interval_seconds * 1000,
+  });
+  const scheduler = createScheduler({
+    backend: config.state.backend,
+    url: config.state.url,
+    prefix: config.state.prefix,
+    lockDurationMs: config.worker.lock_duration_ms,
+    stalledIntervalMs: config.worker.stalled_interval_ms,
+  });
+  const log = logger.child({ component: 'provider' });
+  const providers = createProviders(config.providers, { log: (obj) => log.info(obj, 'log provider') });
+  const executor = new Executor({
+    maxRetries: config.executor.max_retries,
+    timeoutMs: config.executor.timeout_seconds * 1000,
+    maxConcurrent: config.executor.max_concurrent,
+    backoffBaseMs: config.executor.backoff_base_ms,
+    backoffMaxMs: config.executor.backoff_max_ms,
+    metrics,
+  });
+  const rules = new RuleRepository({
+    state,
+    directory: config.rules.directory,
+    // Neither the plugin runtime nor an embedding provider exists yet: rules needing them fail to load, saying so.
+    env: { wasmRuntime: false, embeddingProvider: false },
+    logger,
+    syncIntervalMs: config.rules.sync_interval_seconds * 1000,
+  });
+  await rules.start();
+  const quotas = new QuotaRepository({ state, clock, logger, policies: quotaPolicies });
+  await quotas.start();
+  const pipeline = new Pipeline([
+    quotaStage({ quotas, state, clock, logger, onExceeded: (policy, behavior) => metrics.quotaExceeded.inc({ policy: policy.id, behavior }) }),
+    rulesStage({ rules, state, clock, logger, onRuleError: (rule) => metrics.ruleErrors.inc({ rule: rule.name }) }),
+    executeStage<Provider>(providers, executor),
+  ]);
+  const gateway = new Gateway({ pipeline, clock, recorder: metrics, providerExists: (name) => providers.has(name) });
+
+  return {
+    config,
+    clock,
+    logger,
+    metrics,
+    state,
+    scheduler,
+    providers,
+    rules,
+    quotas,
+    gateway,
+    async close() {
+      await quotas.close();
+      await rules.close();
+      await scheduler.close();
+      await providers.close();
+      await state.close();
+    },
+  };
+}

@@ -1,0 +1,41 @@
+import type { Action, DispatchOutcome, ProviderResponse, FailureInfo } from '@sluice/core';
+import type { DispatchContext } from '../pipeline/context.js';
+import type { Stage } from '../pipeline/stage.js';
+
+/** The narrow view of the provider registry the gateway needs. */
+export interface ProviderLookup<P = unknown> {
+  get(name: string): P | undefined;
+}
+
+export type ExecutionResult = { ok: true; response: ProviderResponse; attempts: number } | { ok: false; error: FailureInfo };
+
+/** The narrow view of the executor (retries, timeouts, concurrency cap) the gateway needs. */
+export interface ActionExecutor<P = unknown> {
+  execute(provider: P, action: Action): Promise<ExecutionResult>;
+}
+
+export function providerNotFound(name: string): FailureInfo {
+  return { code: 'PROVIDER_NOT_FOUND', message: `Provider not found: ${name}`, retryable: false, attempts: 0 };
+}
+
+/**
+ * Last stage: run the action through its provider (the reroute target when a rule rerouted it).
+ * A provider failure is the `failed` outcome, not an HTTP error.
+ */
+export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionExecutor<P>): Stage {
+  return {
+    name: 'execute',
+    inDryRun: false,
+    async run(ctx: DispatchContext): Promise<DispatchOutcome> {
+      const action_id = ctx.action.id;
+      const provider = providers.get(ctx.provider);
+      if (!provider) return { outcome: 'failed', action_id, error: providerNotFound(ctx.provider) };
+      const result = await executor.execute(provider, ctx.action);
+      if (!result.ok) return { outcome: 'failed', action_id, error: result.error };
+      if (ctx.provider !== ctx.action.provider) {
+        return { outcome: 'rerouted', action_id, original_provider: ctx.action.provider, new_provider: ctx.provider, response: result.response };
+      }
+      return { outcome: 'executed', action_id, response: result.response };
+    },
+  };
+}

@@ -1,0 +1,97 @@
+import { createHmac } from 'node:crypto';
+import type { Action, ProviderResponse } from '@sluice/core';
+import { Agent, request } from 'undici';
+import { actionView } from './log-provider.js';
+import { ProviderError, type ExecuteContext, type Provider } from './provider.js';
+import { flattenHeaders, parseBody, readBounded } from './response-body.js';
+import { classifyRequestError, statusError } from './webhook-errors.js';
+
+export interface WebhookOptions {
+  url: string;
+  headers?: Record<string, string>;
+  /** The provider's own per-call limit; the executor's per-attempt timeout applies as well (first wins). */
+  timeoutMs?: number | undefined;
+  /** Signs each body: X-Sluice-Signature: sha256=<hex HMAC-SHA256 of the exact body bytes>. */
+  hmacSecret?: string | undefined;
+  maxResponseBytes: number;
+}
+
+/** How much of a non-2xx body is read to keep the socket reusable; bigger ones close the socket. */
+const ERROR_BODY_DRAIN_BYTES = 64 * 1024;
+
+export const SIGNATURE_HEADER = 'x-sluice-signature';
+
+/** `sha256=<hex>` over the exact bytes sent, so receivers verify before parsing. */
+export function signBody(secret: string, body: Buffer | string): string {
+  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** POSTs the action as JSON to a configured URL through its own keep-alive connection pool. */
+export class WebhookProvider implements Provider {
+  readonly type = 'webhook';
+  readonly #url: URL;
+  readonly #headers: Record<string, string>;
+  readonly #opts: WebhookOptions;
+  readonly #agent = new Agent({ keepAliveTimeout: 4_000 });
+
+  constructor(
+    readonly name: string,
+    opts: WebhookOptions,
+  ) {
+    this.#url = new URL(opts.url);
+    if (this.#url.protocol !== 'http:' && this.#url.protocol !== 'https:') {
+      throw new ProviderError('CONFIGURATION', `webhook "${name}": url must be http(s), got ${this.#url.protocol}`, { retryable: false });
+    }
+    this.#opts = opts;
+    // Lower-case names so a configured Content-Type cannot end up sent twice next to ours.
+    this.#headers = Object.fromEntries(Object.entries(opts.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+  }
+
+  async execute(action: Action, ctx: ExecuteContext): Promise<ProviderResponse> {
+    const body = this.#serialize(action);
+    const headers: Record<string, string> = { ...this.#headers, 'content-type': 'application/json' };
+    if (this.#opts.hmacSecret !== undefined) headers[SIGNATURE_HEADER] = signBody(this.#opts.hmacSecret, body);
+
+    const timeoutMs = this.#opts.timeoutMs;
+    const own = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+    const signal = own === undefined ? ctx.signal : AbortSignal.any([ctx.signal, own]);
+    const signals = { ctx: ctx.signal, own, timeoutMs };
+
+    let res: Awaited<ReturnType<typeof request>>;
+    try {
+      res = await request(this.#url, { dispatcher: this.#agent, method: 'POST', headers, body, signal });
+    } catch (err) {
+      throw classifyRequestError(err, this.name, signals);
+    }
+    try {
+      if (res.statusCode < 200 || res.statusCode >= 300) {
+        // Read (bounded) and discard, so the connection goes back to the pool.
+        await res.body.dump({ limit: ERROR_BODY_DRAIN_BYTES }).catch(() => undefined);
+        throw statusError(this.name, res.statusCode, res.headers);
+      }
+      const contentLength = res.headers['content-length'];
+      const raw = await readBounded(res.body, this.#opts.maxResponseBytes, typeof contentLength === 'string' ? contentLength : undefined, this.name);
+      const contentType = res.headers['content-type'];
+      return {
+        status: 'success',
+        body: parseBody(raw, typeof contentType === 'string' ? contentType : undefined),
+        headers: flattenHeaders(res.headers),
+      };
+    } catch (err) {
+      if (!res.body.destroyed) res.body.destroy();
+      throw classifyRequestError(err, this.name, signals);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.#agent.close();
+  }
+
+  #serialize(action: Action): Buffer {
+    try {
+      return Buffer.from(JSON.stringify({ ...actionView(action), created_at: action.created_at }), 'utf8');
+    } catch (err) {
+      throw new ProviderError('SERIALIZATION', `webhook "${this.name}": action is not JSON-serialisable`, { retryable: false, cause: err });
+    }
+  }
+}

@@ -1,0 +1,35 @@
+/** One problem in a rule definition: where (dotted path inside the rule, "" for the rule itself) and what. */
+export interface RuleDefinitionIssue {
+  path: string;
+  message: string;
+}
+
+/**
+ * A rule definition was rejected (API body or one rule-file entry). `details` lists every problem
+ * found, so a caller can report them all at once (the API maps them to a 400 VALIDATION_FAILED).
+ */
+export class RuleDefinitionError extends Error {
+  readonly ruleName: string | undefined;
+  readonly details: RuleDefinitionIssue[];
+
+  constructor(details: RuleDefinitionIssue[], ruleName?: string) {
+    const prefix = ruleName === undefined ? 'invalid rule' : `invalid rule "${ruleName}"`;
+    super(`${prefix}: ${formatIssues(details)}`);
+    this.name = 'RuleDefinitionError';
+    this.ruleName = ruleName;
+    this.details = details;
+  }
+}
+
+/** A condition could not be evaluated (CEL runtime error, unexpected result, ...); the rule counts as errored. */
+export class RuleEvaluationError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'RuleEvaluationError';
+  }
+}
+
+/** `path: message; path: message` — the one-line form used in load errors and error messages. */
+export function formatIssues(details: readonly RuleDefinitionIssue[]): string {
+  return details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');
+}

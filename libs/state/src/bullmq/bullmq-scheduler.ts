@@ -1,0 +1,158 @@
+import { randomUUID } from 'node:crypto';
+import { Queue, Worker, type Job as BullJob } from 'bullmq';
+import { Redis } from 'ioredis';
+import type { ConsumeOptions, EnqueueOptions, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
+import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, assertKind, resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
+import { bullPrefix, encodeJobId, type Envelope } from './bullmq-naming.js';
+
+export interface BullMqSchedulerOptions {
+  url: string;
+  /** The deployment's key prefix; BullMQ keys live under `{<prefix>}:bull`. */
+  prefix: string;
+  /** How long a worker's lock on a job lasts without renewal (default 30 s). */
+  lockDurationMs?: number;
+  /** How often workers look for jobs whose worker died (default 30 s). */
+  stalledIntervalMs?: number;
+  /** Base of the exponential retry backoff (default 1000 ms). */
+  backoffBaseMs?: number;
+  /** How long finished jobs (and so their ids, for dedupe) are kept (default 24 h). */
+  completedRetentionMs?: number;
+  /** Connection and worker errors; default writes to stderr. */
+  onError?: (err: Error) => void;
+}
+
+/** A job whose worker died is retried after this many stalls before BullMQ fails it; deploys kill workers. */
+const MAX_STALLED_COUNT = 3;
+const PENDING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
+
+/**
+ * Scheduler for Redis mode on BullMQ: one queue per job kind (queue name = kind). Producers
+ * (API replicas) only create queues, lazily, on one shared connection; Workers exist only in
+ * processes that called consume() and start().
+ */
+export class BullMqScheduler implements Scheduler {
+  readonly backend = 'bullmq' as const;
+  private readonly bullPrefix: string;
+  private readonly producer: Redis;
+  private readonly queues = new Map<string, Queue>();
+  private readonly consumers = new Map<string, { handler: JobHandler; concurrency: number }>();
+  private readonly workers: Worker[] = [];
+  private readonly retentionSec: number;
+  private readonly onError: (err: Error) => void;
+  private started = false;
+  private closing: Promise<void> | undefined;
+
+  constructor(private readonly opts: BullMqSchedulerOptions) {
+    this.bullPrefix = bullPrefix(opts.prefix);
+    this.retentionSec = Math.ceil((opts.completedRetentionMs ?? DEFAULT_RETENTION_MS) / 1000);
+    this.onError = opts.onError ?? ((err) => process.stderr.write(`sluice scheduler: ${err.message}\n`));
+    // Lazy so a process that never enqueues never connects; default retries so an enqueue
+    // fails (and the API answers 5xx) instead of hanging while Redis is away.
+    this.producer = new Redis(opts.url, { lazyConnect: true });
+    this.producer.on('error', this.onError);
+  }
+
+  async enqueue(kind: string, opts: EnqueueOptions): Promise<{ enqueued: boolean }> {
+    const { delayMs, attempts } = resolveEnqueue(kind, opts);
+    const queue = this.queue(kind);
+    const jobId = encodeJobId(opts.id);
+    const token = randomUUID();
+    const envelope: Envelope = { id: opts.id, token, data: opts.data };
+    // BullMQ's add is atomic but answers the same whether it created the job or found one with
+    // this id, so read the token back: only the creating call's token is stored.
+    await queue.add(kind, envelope, {
+      jobId,
+      delay: delayMs,
+      attempts,
+      backoff: { type: 'exponential', delay: this.opts.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS },
+      removeOnComplete: { age: this.retentionSec },
+      removeOnFail: { age: this.retentionSec },
+    });
+    const stored = await queue.getJob(jobId);
+    // Missing means someone removed it in between (a cancel); we cannot tell who created it, and
+    // false is the safe answer for callers that only act on a fresh enqueue.
+    return { enqueued: (stored?.data as Envelope | undefined)?.token === token };
+  }
+
+  async repeat(kind: string, opts: RepeatOptions): Promise<void> {
+    const rule = resolveRepeat(kind, opts);
+    const envelope: Envelope = { id: opts.id, data: opts.data };
+    // Upserting an unchanged schedule (every replica on boot) adds no extra run. Occurrence ids are
+    // unique per slot, so there is nothing to dedupe: keeping finished ones would only grow Redis
+    // by a hash per tick. Failures are for the handler wrapper's logs and metrics to report.
+    await this.queue(kind).upsertJobScheduler(
+      encodeJobId(opts.id),
+      'everyMs' in rule ? { every: rule.everyMs } : { pattern: rule.cron, tz: rule.timezone },
+      { name: kind, data: envelope, opts: { removeOnComplete: true, removeOnFail: true } },
+    );
+  }
+
+  async cancel(kind: string, id: string): Promise<boolean> {
+    assertKind(kind);
+    const queue = this.queue(kind);
+    const jobId = encodeJobId(id);
+    let removed = false;
+    const job = await queue.getJob(jobId);
+    // queue.remove() would also delete a finished job (and free its id); only pending ones count.
+    // If the job starts between getState and remove, remove() sees the lock and returns 0.
+    if (job && PENDING_STATES.has(await job.getState())) removed = (await queue.remove(jobId)) === 1;
+    const scheduleRemoved = await queue.removeJobScheduler(jobId);
+    return removed || scheduleRemoved;
+  }
+
+  consume(kind: string, handler: JobHandler, opts: ConsumeOptions = {}): void {
+    assertKind(kind);
+    if (this.started) throw new Error('consume() must be called before start()');
+    if (this.consumers.has(kind)) throw new Error(`kind ${kind} already has a consumer`);
+    this.consumers.set(kind, { handler, concurrency: resolveConcurrency(opts) });
+  }
+
+  async start(): Promise<void> {
+    if (this.closing) throw new Error('scheduler is closed');
+    if (this.started) return;
+    this.started = true;
+    for (const [kind, { handler, concurrency }] of this.consumers) {
+      const worker = new Worker(kind, (job: BullJob) => handler(toJob(kind, job)), {
+        // Workers own their connections (BullMQ adds a blocking one), which must retry forever.
+        connection: { url: this.opts.url, maxRetriesPerRequest: null },
+        prefix: this.bullPrefix,
+        concurrency,
+        lockDuration: this.opts.lockDurationMs ?? 30_000,
+        stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
+        maxStalledCount: MAX_STALLED_COUNT,
+      });
+      worker.on('error', this.onError);
+      this.workers.push(worker);
+    }
+    await Promise.all(this.workers.map((w) => w.waitUntilReady()));
+  }
+
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    await Promise.all(this.workers.map((w) => w.close())); // waits for active handlers
+    await Promise.all([...this.queues.values()].map((q) => q.close()));
+    if (this.producer.status === 'wait') this.producer.disconnect();
+    else if (this.producer.status !== 'end') await this.producer.quit().catch(() => this.producer.disconnect());
+  }
+
+  private queue(kind: string): Queue {
+    if (this.closing) throw new Error('scheduler is closed');
+    let queue = this.queues.get(kind);
+    if (!queue) {
+      queue = new Queue(kind, { connection: this.producer, prefix: this.bullPrefix });
+      queue.on('error', this.onError);
+      this.queues.set(kind, queue);
+    }
+    return queue;
+  }
+}
+
+function toJob(kind: string, job: BullJob): { id: string; kind: string; data: unknown; attempt: number } {
+  const envelope = job.data as Envelope;
+  // attemptsStarted also counts a rerun after a worker died mid-job, which attemptsMade does not.
+  return { id: envelope.id, kind, data: envelope.data, attempt: Math.max(job.attemptsStarted, job.attemptsMade + 1) };
+}

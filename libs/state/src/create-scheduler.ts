@@ -1,0 +1,25 @@
+import type { Scheduler } from './scheduler.js';
+import { BullMqScheduler } from './bullmq/bullmq-scheduler.js';
+import { InProcessScheduler } from './memory/in-process-scheduler.js';
+
+export interface CreateSchedulerOptions {
+  backend: 'memory' | 'redis';
+  /** Redis URL; required for the redis backend. */
+  url?: string;
+  /** Deployment key prefix (BullMQ keys go under `{<prefix>}:bull`); unused in memory mode. */
+  prefix: string;
+  lockDurationMs?: number;
+  stalledIntervalMs?: number;
+}
+
+/** The Scheduler for the configured state backend: in-process for memory, BullMQ for Redis. */
+export function createScheduler(opts: CreateSchedulerOptions): Scheduler {
+  if (opts.backend === 'memory') return new InProcessScheduler();
+  if (!opts.url) throw new Error('the redis scheduler backend needs a url');
+  return new BullMqScheduler({
+    url: opts.url,
+    prefix: opts.prefix,
+    ...(opts.lockDurationMs !== undefined && { lockDurationMs: opts.lockDurationMs }),
+    ...(opts.stalledIntervalMs !== undefined && { stalledIntervalMs: opts.stalledIntervalMs }),
+  });
+}

@@ -1,0 +1,222 @@
+import type { ConsumeOptions, EnqueueOptions, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
+import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, backoffDelay, nextCronTime, type RepeatRule } from '../scheduler-rules.js';
+import { resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
+import { runAt, type TimerHandle } from './timer.js';
+
+export interface InProcessSchedulerOptions {
+  /** How long finished (completed or failed) ids are remembered for dedupe; default 24 h. */
+  retentionMs?: number;
+  /** Base of the exponential retry backoff; default 1000 ms. */
+  backoffBaseMs?: number;
+}
+
+/** One run of a handler: a one-off job (kept in `jobs` for dedupe) or one occurrence of a schedule. */
+interface Task {
+  kind: string;
+  id: string;
+  data: unknown;
+  attempt: number;
+  attempts: number;
+  state: 'delayed' | 'ready' | 'running' | 'finished';
+  finishedAt: number;
+  timer?: TimerHandle;
+  schedule?: Schedule;
+}
+
+interface Schedule {
+  kind: string;
+  id: string;
+  data: unknown;
+  rule: RepeatRule;
+  timer?: TimerHandle;
+  /** An occurrence waiting for a free slot; like BullMQ, a slow consumer gets no backlog of them. */
+  waiting?: Task;
+}
+
+interface Consumer {
+  handler: JobHandler;
+  concurrency: number;
+  running: number;
+}
+
+/**
+ * Scheduler for memory mode: the same semantics as the BullMQ backend (deterministic ids,
+ * at-least-once retries with exponential backoff, schedules), inside one process.
+ */
+export class InProcessScheduler implements Scheduler {
+  readonly backend = 'memory' as const;
+  private readonly retentionMs: number;
+  private readonly backoffBaseMs: number;
+  /** Keyed `<kind>:<id>`; unambiguous because kinds contain no ':'. */
+  private readonly jobs = new Map<string, Task>();
+  private readonly schedules = new Map<string, Schedule>();
+  private readonly ready = new Map<string, Task[]>();
+  private readonly consumers = new Map<string, Consumer>();
+  private readonly running = new Set<Promise<void>>();
+  private readonly sweeper: NodeJS.Timeout;
+  private started = false;
+  private closed = false;
+
+  constructor(opts: InProcessSchedulerOptions = {}) {
+    this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
+    this.backoffBaseMs = opts.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS;
+    // Finished ids are only needed for dedupe; forget them once past retention so memory stays bounded.
+    this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.min(this.retentionMs, 60_000)));
+    this.sweeper.unref();
+  }
+
+  async enqueue(kind: string, opts: EnqueueOptions): Promise<{ enqueued: boolean }> {
+    this.assertOpen();
+    const { delayMs, attempts } = resolveEnqueue(kind, opts);
+    const existing = this.jobs.get(`${kind}:${opts.id}`);
+    if (existing && !this.expired(existing)) return { enqueued: false };
+    const task: Task = { kind, id: opts.id, data: opts.data, attempt: 1, attempts, state: 'delayed', finishedAt: 0 };
+    this.jobs.set(`${kind}:${opts.id}`, task);
+    // Even a 0 ms delay goes through a timer, so a handler never starts before enqueue returns.
+    task.timer = runAt(Date.now() + delayMs, () => this.makeReady(task));
+    return { enqueued: true };
+  }
+
+  async repeat(kind: string, opts: RepeatOptions): Promise<void> {
+    this.assertOpen();
+    const rule = resolveRepeat(kind, opts);
+    const current = this.schedules.get(`${kind}:${opts.id}`);
+    // Every replica re-declares its schedules on boot; like BullMQ, an unchanged one keeps its timing.
+    if (current && JSON.stringify([current.rule, current.data]) === JSON.stringify([rule, opts.data])) return;
+    this.removeSchedule(kind, opts.id);
+    const schedule: Schedule = { kind, id: opts.id, data: opts.data, rule };
+    this.schedules.set(`${kind}:${opts.id}`, schedule);
+    // Like BullMQ's `every`, a fixed period fires once right away; cron waits for its next slot.
+    this.arm(schedule, 'everyMs' in rule ? Date.now() : nextCronTime(rule, Date.now()));
+  }
+
+  async cancel(kind: string, id: string): Promise<boolean> {
+    let removed = false;
+    const task = this.jobs.get(`${kind}:${id}`);
+    if (task && (task.state === 'delayed' || task.state === 'ready')) {
+      this.unqueue(task);
+      this.jobs.delete(`${kind}:${id}`);
+      removed = true;
+    }
+    return this.removeSchedule(kind, id) || removed;
+  }
+
+  consume(kind: string, handler: JobHandler, opts: ConsumeOptions = {}): void {
+    if (this.started) throw new Error('consume() must be called before start()');
+    if (this.consumers.has(kind)) throw new Error(`kind ${kind} already has a consumer`);
+    this.consumers.set(kind, { handler, concurrency: resolveConcurrency(opts), running: 0 });
+  }
+
+  async start(): Promise<void> {
+    this.assertOpen();
+    this.started = true;
+    for (const kind of this.consumers.keys()) this.pump(kind);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    for (const task of this.jobs.values()) task.timer?.cancel();
+    for (const schedule of this.schedules.values()) schedule.timer?.cancel();
+    await Promise.allSettled([...this.running]);
+  }
+
+  private arm(schedule: Schedule, at: number): void {
+    schedule.timer = runAt(at, () => {
+      if (this.schedules.get(`${schedule.kind}:${schedule.id}`) !== schedule) return; // replaced or cancelled
+      if (!schedule.waiting) {
+        const task: Task = { kind: schedule.kind, id: schedule.id, data: schedule.data, attempt: 1, attempts: 1, state: 'delayed', finishedAt: 0, schedule };
+        schedule.waiting = task;
+        this.makeReady(task);
+      }
+      const { rule } = schedule;
+      // Never arm in the past (a stalled event loop would replay missed slots), nor from a time
+      // before the planned one (a timer firing a little early would hit the same cron slot again).
+      const from = Math.max(at, Date.now());
+      this.arm(schedule, 'everyMs' in rule ? Math.max(at + rule.everyMs, Date.now()) : nextCronTime(rule, from));
+    });
+  }
+
+  private makeReady(task: Task): void {
+    task.timer = undefined;
+    task.state = 'ready';
+    const queue = this.ready.get(task.kind) ?? [];
+    this.ready.set(task.kind, queue);
+    queue.push(task);
+    this.pump(task.kind);
+  }
+
+  private pump(kind: string): void {
+    const consumer = this.consumers.get(kind);
+    const queue = this.ready.get(kind);
+    if (!this.started || this.closed || !consumer || !queue) return;
+    while (consumer.running < consumer.concurrency) {
+      const task = queue.shift();
+      if (!task) break;
+      this.run(task, consumer);
+    }
+  }
+
+  private run(task: Task, consumer: Consumer): void {
+    task.state = 'running';
+    if (task.schedule?.waiting === task) task.schedule.waiting = undefined;
+    consumer.running += 1;
+    // .finally runs asynchronously, so `done` is assigned even when the handler throws synchronously.
+    const done: Promise<void> = this.execute(task, consumer).finally(() => {
+      consumer.running -= 1;
+      this.running.delete(done);
+      this.pump(task.kind);
+    });
+    this.running.add(done);
+  }
+
+  private async execute(task: Task, consumer: Consumer): Promise<void> {
+    try {
+      await consumer.handler({ id: task.id, kind: task.kind, data: task.data, attempt: task.attempt });
+      this.finish(task);
+    } catch {
+      if (task.attempt < task.attempts && !this.closed) {
+        const wait = backoffDelay(this.backoffBaseMs, task.attempt);
+        task.attempt += 1;
+        task.state = 'delayed';
+        task.timer = runAt(Date.now() + wait, () => this.makeReady(task));
+      } else {
+        this.finish(task); // out of attempts: failed, still remembered for dedupe like BullMQ's removeOnFail age
+      }
+    }
+  }
+
+  private finish(task: Task): void {
+    task.state = 'finished';
+    task.finishedAt = Date.now();
+  }
+
+  private removeSchedule(kind: string, id: string): boolean {
+    const schedule = this.schedules.get(`${kind}:${id}`);
+    if (!schedule) return false;
+    schedule.timer?.cancel();
+    if (schedule.waiting) this.unqueue(schedule.waiting);
+    this.schedules.delete(`${kind}:${id}`);
+    return true;
+  }
+
+  /** Takes a not-yet-started task off its timer or ready queue. */
+  private unqueue(task: Task): void {
+    task.timer?.cancel();
+    const queue = this.ready.get(task.kind);
+    const at = queue?.indexOf(task) ?? -1;
+    if (queue && at >= 0) queue.splice(at, 1);
+  }
+
+  private expired(task: Task): boolean {
+    return task.state === 'finished' && Date.now() - task.finishedAt >= this.retentionMs;
+  }
+
+  private sweep(): void {
+    for (const [key, task] of this.jobs) if (this.expired(task)) this.jobs.delete(key);
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error('scheduler is closed');
+  }
+}

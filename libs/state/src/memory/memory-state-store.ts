@@ -1,0 +1,206 @@
+import { systemClock, type Clock } from '@sluice/core';
+import { renderKey } from '../keys.js';
+import { warnHandlerError } from '../subscriber-errors.js';
+import type {
+  CasResult,
+  IndexEntry,
+  ScanOptions,
+  ScanPage,
+  SetOptions,
+  StateKey,
+  StateStore,
+  Unsubscribe,
+  Versioned,
+  WindowCount,
+  WindowOptions,
+} from '../state-store.js';
+import { checkScore, popLimit, scanCount, ttlOf, windowArgs } from '../store-args.js';
+import { Keyspace } from './memory-keyspace.js';
+import { LocalBus } from './memory-pubsub.js';
+
+export interface MemoryStateStoreOptions {
+  /** Time source for every expiry and window (default: the system clock). */
+  clock?: Clock;
+  /** How often expired keys nobody reads are freed (default 10 s); expiry itself is exact. */
+  sweepIntervalMs?: number;
+  /** Called when a subscribe handler throws; default: process.emitWarning. */
+  onHandlerError?: (channel: string, err: unknown) => void;
+}
+
+/** Keys are rendered as on Redis so the map's order (and scan cursors) follow the same shape. */
+const PREFIX = 'mem';
+
+/**
+ * The single-process StateStore. Each method mirrors the Redis command or Lua script of the
+ * same name branch for branch, on a clock instead of server time. No method awaits before its
+ * last write, so every operation is atomic within the process.
+ */
+export class MemoryStateStore implements StateStore {
+  readonly backend = 'memory' as const;
+  private readonly ks: Keyspace;
+  private readonly bus: LocalBus;
+
+  constructor(opts: MemoryStateStoreOptions = {}) {
+    this.ks = new Keyspace(opts.clock ?? systemClock, opts.sweepIntervalMs ?? 10_000);
+    this.bus = new LocalBus(opts.onHandlerError ?? warnHandlerError);
+  }
+
+  /** Drops expired keys now; returns how many (tests, and a hook for callers under memory pressure). */
+  sweep(): number {
+    return this.ks.sweep();
+  }
+
+  async get(key: StateKey): Promise<string | null> {
+    return this.ks.typed(r(key), 'string')?.value ?? null;
+  }
+
+  /** SET [PX]: overwrites any family and replaces (or clears) the TTL. */
+  async set(key: StateKey, value: string, opts?: SetOptions): Promise<void> {
+    this.ks.put(r(key), { type: 'string', key: { ...key }, value, expiresAt: this.expiry(ttlOf(opts)) });
+  }
+
+  async delete(key: StateKey): Promise<boolean> {
+    return this.ks.delete(r(key));
+  }
+
+  /** SET NX [PX]: any live key of any family blocks the write. */
+  async setIfAbsent(key: StateKey, value: string, opts?: SetOptions): Promise<boolean> {
+    const ttl = ttlOf(opts);
+    if (this.ks.live(r(key)) !== undefined) return false;
+    this.ks.put(r(key), { type: 'string', key: { ...key }, value, expiresAt: this.expiry(ttl) });
+    return true;
+  }
+
+  /** Mirrors lua/increment-window-1.ts. */
+  async incrementWindow(key: StateKey, opts: WindowOptions): Promise<WindowCount> {
+    const { by, windowMs, limit } = windowArgs(opts);
+    const now = this.ks.now();
+    const entry = this.ks.typed(r(key), 'string');
+    let count = entry === undefined ? 0 : integer(entry.value);
+    let ttl = entry?.expiresAt === undefined ? -1 : entry.expiresAt - now;
+    if (limit !== undefined && count + by > limit) {
+      if (ttl < 0) ttl = windowMs;
+      return { count, allowed: false, resetAtMs: now + ttl };
+    }
+    count += by;
+    // Created by this call (or a counter without expiry): anchor the window here.
+    if (ttl < 0) ttl = windowMs;
+    this.ks.put(r(key), { type: 'string', key: { ...key }, value: String(count), expiresAt: now + ttl });
+    return { count, allowed: true, resetAtMs: now + ttl };
+  }
+
+  /** Mirrors lua/read-window-1.ts. */
+  async readWindow(key: StateKey): Promise<{ count: number; resetAtMs: number | null }> {
+    const entry = this.ks.typed(r(key), 'string');
+    if (entry === undefined) return { count: 0, resetAtMs: null };
+    return { count: Number(entry.value), resetAtMs: entry.expiresAt ?? null };
+  }
+
+  async getVersioned(key: StateKey): Promise<Versioned | null> {
+    const entry = this.ks.typed(r(key), 'hash');
+    return entry === undefined ? null : { value: entry.value, version: entry.version };
+  }
+
+  /** Mirrors lua/compare-and-swap-1.ts. */
+  async compareAndSwap(key: StateKey, expectedVersion: number, value: string, opts?: SetOptions): Promise<CasResult> {
+    const ttl = ttlOf(opts);
+    const current = this.ks.typed(r(key), 'hash')?.version ?? 0;
+    if (current !== expectedVersion) return { ok: false, version: current };
+    const version = current + 1;
+    this.ks.put(r(key), { type: 'hash', key: { ...key }, value, version, expiresAt: this.expiry(ttl) });
+    return { ok: true, version };
+  }
+
+  /** ZADD: adds or moves the member. */
+  async indexAdd(index: StateKey, member: string, score: number): Promise<void> {
+    checkScore(score);
+    const entry = this.ks.typed(r(index), 'zset');
+    if (entry !== undefined) entry.members.set(member, score);
+    else this.ks.put(r(index), { type: 'zset', key: { ...index }, members: new Map([[member, score]]), expiresAt: undefined });
+  }
+
+  /** ZREM: an emptied index disappears, as in Redis. */
+  async indexRemove(index: StateKey, member: string): Promise<boolean> {
+    const entry = this.ks.typed(r(index), 'zset');
+    if (entry === undefined || !entry.members.delete(member)) return false;
+    if (entry.members.size === 0) this.ks.delete(r(index));
+    return true;
+  }
+
+  /** Mirrors lua/index-pop-due-1.ts: lowest score first, ties by member bytes (Redis order). */
+  async indexPopDue(index: StateKey, maxScore: number, limit: number): Promise<IndexEntry[]> {
+    checkScore(maxScore);
+    popLimit(limit);
+    const entry = this.ks.typed(r(index), 'zset');
+    if (entry === undefined || limit === 0) return [];
+    const due: IndexEntry[] = [];
+    for (const [member, score] of entry.members) if (score <= maxScore) due.push({ member, score });
+    due.sort((a, b) => a.score - b.score || Buffer.compare(Buffer.from(a.member), Buffer.from(b.member)));
+    const popped = due.slice(0, limit);
+    for (const { member } of popped) entry.members.delete(member);
+    if (entry.members.size === 0) this.ks.delete(r(index));
+    return popped;
+  }
+
+  /**
+   * Pages through a sorted snapshot of the kind's string keys; the cursor is the last key
+   * returned, so keys present for the whole scan are returned exactly once. Window counters are
+   * strings here as on Redis: keep one family per kind.
+   */
+  async scan(kind: string, opts?: ScanOptions): Promise<ScanPage> {
+    const count = scanCount(opts);
+    const after = opts?.cursor;
+    const matches = this.ks.sorted(
+      (e) =>
+        e.type === 'string' &&
+        e.key.kind === kind &&
+        (opts?.namespace === undefined || e.key.namespace === opts.namespace) &&
+        (opts?.tenant === undefined || e.key.tenant === opts.tenant),
+    );
+    const start = after === undefined ? 0 : matches.findIndex(([rendered]) => rendered > after);
+    const page = start < 0 ? [] : matches.slice(start, start + count);
+    const entries = page.flatMap(([, e]) => (e.type === 'string' ? [{ key: { ...e.key }, value: e.value }] : []));
+    const last = page.at(-1);
+    const more = start >= 0 && start + count < matches.length;
+    return { entries, cursor: more && last !== undefined ? last[0] : null };
+  }
+
+  async publish(channel: string, message: string): Promise<void> {
+    this.ks.now(); // throws when closed
+    this.bus.publish(channel, message);
+  }
+
+  async subscribe(channel: string, handler: (message: string) => void): Promise<Unsubscribe> {
+    this.ks.now(); // throws when closed
+    return this.bus.subscribe(channel, handler);
+  }
+
+  async ping(): Promise<boolean> {
+    try {
+      this.ks.now();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  async close(): Promise<void> {
+    this.bus.close();
+    this.ks.close();
+  }
+
+  private expiry(ttl: number | undefined): number | undefined {
+    return ttl === undefined ? undefined : this.ks.now() + ttl;
+  }
+}
+
+function r(key: StateKey): string {
+  return renderKey(PREFIX, key);
+}
+
+/** INCRBY's rule: the stored value must be an integer. */
+function integer(value: string): number {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(n)) throw new Error('ERR value is not an integer or out of range');
+  return n;
+}

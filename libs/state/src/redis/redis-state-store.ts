@@ -1,0 +1,146 @@
+import type { Redis } from 'ioredis';
+import { renderKey } from '../keys.js';
+import { warnHandlerError } from '../subscriber-errors.js';
+import type {
+  CasResult,
+  IndexEntry,
+  ScanOptions,
+  ScanPage,
+  SetOptions,
+  StateKey,
+  StateStore,
+  Unsubscribe,
+  Versioned,
+  WindowCount,
+  WindowOptions,
+} from '../state-store.js';
+import { createClient, pingWithin, waitUntilReady, type RedisConnectionOptions } from './connection.js';
+import { closeClient, RedisPubSub } from './pubsub.js';
+import { scanKind } from './scan.js';
+import { registerScripts } from './scripts.js';
+import * as index from './time-index.js';
+import * as values from './values.js';
+import * as versioned from './versioned.js';
+import * as windows from './window-counter.js';
+
+export interface RedisStateStoreOptions extends RedisConnectionOptions {
+  /** Key and channel prefix; see keys.ts. */
+  prefix: string;
+  /** Deadline of ping() (default 1000). */
+  pingTimeoutMs?: number;
+  /** Called when a subscribe handler throws; default: process.emitWarning. */
+  onHandlerError?: (channel: string, err: unknown) => void;
+}
+
+/**
+ * The Redis StateStore. Each atomic multi-step operation is one Lua script (lua/*.ts), the
+ * rest are single commands; the semantics are those of state-store.ts, shared with the memory
+ * backend through the contract suite. The store owns its connections: close() ends both.
+ */
+export class RedisStateStore implements StateStore {
+  readonly backend = 'redis' as const;
+  readonly client: Redis;
+  private readonly prefix: string;
+  private readonly pubsub: RedisPubSub;
+  private readonly pingTimeoutMs: number;
+  private lastError: unknown;
+
+  /** Connects in the background; use RedisStateStore.connect() to wait until Redis answers. */
+  constructor(opts: RedisStateStoreOptions) {
+    this.prefix = opts.prefix;
+    this.pingTimeoutMs = opts.pingTimeoutMs ?? 1000;
+    this.client = createClient(opts);
+    // Keep the latest error for diagnostics; a listener also stops ioredis printing each retry.
+    this.client.on('error', (err: unknown) => {
+      this.lastError = err;
+    });
+    registerScripts(this.client);
+    this.pubsub = new RedisPubSub(this.client, this.prefix, opts.onHandlerError ?? warnHandlerError);
+  }
+
+  /** Creates a store and waits until Redis is ready; throws an error naming the URL if not. */
+  static async connect(opts: RedisStateStoreOptions): Promise<RedisStateStore> {
+    const store = new RedisStateStore(opts);
+    try {
+      await waitUntilReady(store.client, opts.url, opts.connectTimeoutMs ?? 5000);
+    } catch (err) {
+      await store.close();
+      throw err;
+    }
+    return store;
+  }
+
+  /** The most recent connection error, if any (for readiness diagnostics). */
+  get lastConnectionError(): unknown {
+    return this.lastError;
+  }
+
+  get(key: StateKey): Promise<string | null> {
+    return values.getValue(this.client, this.k(key));
+  }
+
+  set(key: StateKey, value: string, opts?: SetOptions): Promise<void> {
+    return values.setValue(this.client, this.k(key), value, opts);
+  }
+
+  delete(key: StateKey): Promise<boolean> {
+    return values.deleteKey(this.client, this.k(key));
+  }
+
+  setIfAbsent(key: StateKey, value: string, opts?: SetOptions): Promise<boolean> {
+    return values.setValueIfAbsent(this.client, this.k(key), value, opts);
+  }
+
+  incrementWindow(key: StateKey, opts: WindowOptions): Promise<WindowCount> {
+    return windows.incrementWindow(this.client, this.k(key), opts);
+  }
+
+  readWindow(key: StateKey): Promise<{ count: number; resetAtMs: number | null }> {
+    return windows.readWindow(this.client, this.k(key));
+  }
+
+  getVersioned(key: StateKey): Promise<Versioned | null> {
+    return versioned.getVersioned(this.client, this.k(key));
+  }
+
+  compareAndSwap(key: StateKey, expectedVersion: number, value: string, opts?: SetOptions): Promise<CasResult> {
+    return versioned.compareAndSwap(this.client, this.k(key), expectedVersion, value, opts);
+  }
+
+  indexAdd(indexKey: StateKey, member: string, score: number): Promise<void> {
+    return index.indexAdd(this.client, this.k(indexKey), member, score);
+  }
+
+  indexRemove(indexKey: StateKey, member: string): Promise<boolean> {
+    return index.indexRemove(this.client, this.k(indexKey), member);
+  }
+
+  indexPopDue(indexKey: StateKey, maxScore: number, limit: number): Promise<IndexEntry[]> {
+    return index.indexPopDue(this.client, this.k(indexKey), maxScore, limit);
+  }
+
+  scan(kind: string, opts?: ScanOptions): Promise<ScanPage> {
+    return scanKind(this.client, this.prefix, kind, opts);
+  }
+
+  publish(channel: string, message: string): Promise<void> {
+    return this.pubsub.publish(channel, message);
+  }
+
+  subscribe(channel: string, handler: (message: string) => void): Promise<Unsubscribe> {
+    return this.pubsub.subscribe(channel, handler);
+  }
+
+  ping(): Promise<boolean> {
+    return pingWithin(this.client, this.pingTimeoutMs);
+  }
+
+  async close(): Promise<void> {
+    await this.pubsub.close();
+    await closeClient(this.client);
+  }
+
+  private k(key: StateKey): string {
+    return renderKey(this.prefix, key);
+  }
+}

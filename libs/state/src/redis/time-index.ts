@@ -1,0 +1,48 @@
+import type { Redis } from 'ioredis';
+import { checkScore, popLimit } from '../store-args.js';
+import type { IndexEntry } from '../state-store.js';
+import { indexPopDueScript } from './lua/index.js';
+import { runScript, type ScriptCall } from './scripts.js';
+
+/* Time-ordered indexes: a sorted set of member → score (usually epoch ms). */
+
+/** Redis spells infinities '+inf'/'-inf'; String(Infinity) would be rejected. */
+export function scoreArg(score: number): string {
+  checkScore(score);
+  if (score === Infinity) return '+inf';
+  if (score === -Infinity) return '-inf';
+  return String(score);
+}
+
+/** Inverse of scoreArg for scores Redis sends back as strings ('inf', '-inf', '1.5', ...). */
+export function parseScore(raw: string): number {
+  const lower = raw.toLowerCase();
+  if (lower === 'inf' || lower === '+inf') return Infinity;
+  if (lower === '-inf') return -Infinity;
+  return Number(raw);
+}
+
+export async function indexAdd(client: Redis, key: string, member: string, score: number): Promise<void> {
+  await client.zadd(key, scoreArg(score), member);
+}
+
+export async function indexRemove(client: Redis, key: string, member: string): Promise<boolean> {
+  return (await client.zrem(key, member)) > 0;
+}
+
+export function indexPopDueArgs(key: string, maxScore: number, limit: number): ScriptCall {
+  return { keys: [key], args: [scoreArg(maxScore), popLimit(limit)] };
+}
+
+export async function indexPopDue(client: Redis, key: string, maxScore: number, limit: number): Promise<IndexEntry[]> {
+  const call = indexPopDueArgs(key, maxScore, limit);
+  // Nothing can be popped: skip the round trip.
+  if (limit === 0) return [];
+  const reply = await runScript(client, indexPopDueScript, call);
+  if (!Array.isArray(reply) || reply.length % 2 !== 0) throw new Error(`unexpected indexPopDue reply: ${JSON.stringify(reply)}`);
+  const entries: IndexEntry[] = [];
+  for (let i = 0; i < reply.length; i += 2) {
+    entries.push({ member: String(reply[i]), score: parseScore(String(reply[i + 1])) });
+  }
+  return entries;
+}

@@ -1,0 +1,35 @@
+import type { Redis } from 'ioredis';
+import { ttlOf } from '../store-args.js';
+import type { SetOptions } from '../state-store.js';
+
+/*
+ * Plain values: single commands, atomic without a script. Both SET forms clear an earlier TTL
+ * when none is given, which is what "absent: no expiry" means.
+ */
+
+/** SET <key> <value> [PX ttl] [NX] */
+export function setArgs(key: string, value: string, opts: SetOptions | undefined, onlyIfAbsent: boolean): (string | number)[] {
+  const args: (string | number)[] = [key, value];
+  const ttl = ttlOf(opts);
+  if (ttl !== undefined) args.push('PX', ttl);
+  if (onlyIfAbsent) args.push('NX');
+  return args;
+}
+
+export function getValue(client: Redis, key: string): Promise<string | null> {
+  return client.get(key);
+}
+
+export async function setValue(client: Redis, key: string, value: string, opts?: SetOptions): Promise<void> {
+  await client.call('SET', ...setArgs(key, value, opts, false));
+}
+
+/** True when this call wrote the key (SET NX answers OK) rather than finding it present (nil). */
+export async function setValueIfAbsent(client: Redis, key: string, value: string, opts?: SetOptions): Promise<boolean> {
+  return (await client.call('SET', ...setArgs(key, value, opts, true))) === 'OK';
+}
+
+/** DEL works for every key family (string, hash, sorted set). */
+export async function deleteKey(client: Redis, key: string): Promise<boolean> {
+  return (await client.del(key)) > 0;
+}

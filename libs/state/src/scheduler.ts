@@ -1,0 +1,57 @@
+/**
+ * The Scheduler contract: delayed, repeatable and immediate background jobs with deterministic
+ * ids. In memory mode it runs in-process; in Redis mode it is BullMQ, so any API replica can
+ * enqueue and any worker can run the job. Delivery is at least once: handlers must be
+ * idempotent (re-read state and check it with a CAS before acting).
+ */
+
+export interface Job<T = unknown> {
+  id: string;
+  kind: string;
+  data: T;
+  /** 1 on the first run, 2 on the first retry, ... */
+  attempt: number;
+}
+
+export type JobHandler<T = unknown> = (job: Job<T>) => Promise<void>;
+
+export interface EnqueueOptions {
+  /** Deterministic id: enqueuing an id that is pending, running or recently done is a no-op. */
+  id: string;
+  data?: unknown;
+  /** Run no earlier than this many ms from now. */
+  delayMs?: number;
+  /** Total tries including the first (default 5); retries back off exponentially. */
+  attempts?: number;
+}
+
+export interface RepeatOptions {
+  /** Schedule id; repeating an existing id replaces its schedule. */
+  id: string;
+  data?: unknown;
+  /** Either a fixed period... */
+  everyMs?: number;
+  /** ...or a 5-field cron expression, evaluated in `timezone` (default UTC). */
+  cron?: string;
+  timezone?: string;
+}
+
+export interface ConsumeOptions {
+  /** Jobs of this kind run at most this many at a time per process (default 1). */
+  concurrency?: number;
+}
+
+export interface Scheduler {
+  readonly backend: 'memory' | 'bullmq';
+  /** True when a new job was created; false when the id already existed. */
+  enqueue(kind: string, opts: EnqueueOptions): Promise<{ enqueued: boolean }>;
+  repeat(kind: string, opts: RepeatOptions): Promise<void>;
+  /** Removes a job that has not started yet, or a repeat schedule. True when something was removed. */
+  cancel(kind: string, id: string): Promise<boolean>;
+  /** Registers the handler for a kind; only processes that consume (workers) call this. */
+  consume(kind: string, handler: JobHandler, opts?: ConsumeOptions): void;
+  /** Starts consuming the registered kinds. */
+  start(): Promise<void>;
+  /** Stops taking jobs, waits for running handlers, releases connections. */
+  close(): Promise<void>;
+}

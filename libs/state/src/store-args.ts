@@ -1,0 +1,49 @@
+import type { ScanOptions, SetOptions, WindowOptions } from './state-store.js';
+
+/*
+ * Argument checks shared by both backends, so a bad TTL or limit fails the same way on memory
+ * and on Redis (where it would otherwise surface as a protocol error, or not at all).
+ */
+
+/** Whole, positive milliseconds; fractions round up so a TTL never ends early. */
+export function positiveMs(ms: number, name: string): number {
+  if (!Number.isFinite(ms) || ms <= 0) throw new RangeError(`${name} must be a positive number of ms, got ${ms}`);
+  return Math.ceil(ms);
+}
+
+/** The TTL of a write, or undefined for "no expiry". */
+export function ttlOf(opts: SetOptions | undefined): number | undefined {
+  return opts?.ttlMs === undefined ? undefined : positiveMs(opts.ttlMs, 'ttlMs');
+}
+
+export interface WindowArgs {
+  by: number;
+  windowMs: number;
+  limit: number | undefined;
+}
+
+export function windowArgs(opts: WindowOptions): WindowArgs {
+  const by = opts.by ?? 1;
+  if (!Number.isSafeInteger(by)) throw new RangeError(`by must be an integer, got ${by}`);
+  if (opts.limit !== undefined && Number.isNaN(opts.limit)) throw new RangeError('limit must be a number');
+  return { by, windowMs: positiveMs(opts.windowMs, 'windowMs'), limit: opts.limit };
+}
+
+export function checkScore(score: number): number {
+  if (Number.isNaN(score)) throw new RangeError('index score must be a number, got NaN');
+  return score;
+}
+
+/** Non-negative whole count for indexPopDue. */
+export function popLimit(limit: number): number {
+  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
+  return limit;
+}
+
+export const DEFAULT_SCAN_COUNT = 100;
+
+export function scanCount(opts: ScanOptions | undefined): number {
+  const count = opts?.count ?? DEFAULT_SCAN_COUNT;
+  if (!Number.isSafeInteger(count) || count <= 0) throw new RangeError(`scan count must be a positive integer, got ${count}`);
+  return count;
+}

@@ -1,0 +1,30 @@
+import { describe } from 'vitest';
+import { contractContext, type ContractHarness, type ContractOptions } from './harness.js';
+import { pubsubContract } from './pubsub.contract.js';
+import { scanContract } from './scan.contract.js';
+import { timeIndexContract } from './time-index.contract.js';
+import { valuesContract } from './values.contract.js';
+import { versionedContract } from './versioned.contract.js';
+import { windowContract } from './window.contract.js';
+
+export type { ContractHarness, ContractOptions } from './harness.js';
+
+/**
+ * The StateStore contract: every backend runs exactly these tests. Semantics that differ by
+ * backend are not allowed here; Redis internals are asserted only in *.redis.test.ts.
+ */
+export function stateStoreContract(
+  name: string,
+  makeStore: () => Promise<ContractHarness>,
+  opts: ContractOptions = { unitMs: 1000, toleranceMs: 0 },
+): void {
+  describe(`StateStore contract: ${name}`, () => {
+    const ctx = contractContext(makeStore, opts);
+    valuesContract(ctx);
+    windowContract(ctx);
+    versionedContract(ctx);
+    timeIndexContract(ctx);
+    scanContract(ctx);
+    pubsubContract(ctx);
+  });
+}

@@ -1,0 +1,53 @@
+import { ManualClock } from '@sluice/core';
+import { describe, expect, it } from 'vitest';
+import { MemoryStateStore } from '../src/memory/memory-state-store.js';
+import { stateStoreContract } from './contract/state-store.contract.js';
+
+stateStoreContract(
+  'memory',
+  async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStateStore({ clock });
+    return {
+      store,
+      advance: async (ms) => clock.advance(ms),
+      now: () => clock.now(),
+      cleanup: () => store.close(),
+    };
+  },
+  { unitMs: 1000, toleranceMs: 0 },
+);
+
+// Memory-only behaviour: exact timing on the manual clock, and the sweep.
+describe('MemoryStateStore', () => {
+  it('expires a key exactly at its TTL and windows at resetAtMs', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStateStore({ clock });
+    const k = { kind: 'v', namespace: 'n', tenant: 't', id: 'x' };
+    await store.set(k, 'v', { ttlMs: 100 });
+    clock.advance(99);
+    expect(await store.get(k)).toBe('v');
+    clock.advance(1);
+    expect(await store.get(k)).toBeNull();
+    const w = await store.incrementWindow(k, { windowMs: 50 });
+    expect(w.resetAtMs).toBe(clock.now() + 50);
+    clock.set(w.resetAtMs);
+    expect(await store.readWindow(k)).toEqual({ count: 0, resetAtMs: null });
+    await store.close();
+  });
+
+  it('sweeps expired keys nobody reads', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStateStore({ clock, sweepIntervalMs: 60_000 });
+    for (let i = 0; i < 10; i++) await store.set({ kind: 'v', namespace: 'n', tenant: 't', id: `${i}` }, 'v', { ttlMs: 10 * (i + 1) });
+    clock.advance(50);
+    expect(store.sweep()).toBe(5);
+    await store.close();
+  });
+
+  it('fails loudly when used after close', async () => {
+    const store = new MemoryStateStore();
+    await store.close();
+    await expect(store.get({ kind: 'v', namespace: 'n', tenant: 't', id: 'x' })).rejects.toThrow(/closed/);
+  });
+});

@@ -1,0 +1,36 @@
+import { pino, type Logger, type LoggerOptions } from 'pino';
+
+export type { Logger } from 'pino';
+
+/** Header and field paths that may carry credentials; pino replaces them before a line is written. */
+const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers["x-api-key"]',
+  'req.headers.cookie',
+  'headers.authorization',
+  'headers["x-api-key"]',
+  '*.password',
+  '*.token',
+  '*.secret',
+  '*.hmac_secret',
+  '*.api_key',
+];
+
+export interface LoggerSettings {
+  level: string;
+  /** Process role, bound to every line (api, worker, serve). */
+  role: string;
+  /** Where lines go; stdout by default. Tests pass an in-memory stream. */
+  destination?: NodeJS.WritableStream;
+}
+
+/** One JSON logger per process. Secrets are redacted; payloads are never logged at info. */
+export function createLogger(settings: LoggerSettings): Logger {
+  const options: LoggerOptions = {
+    level: settings.level,
+    base: { service: 'sluice', role: settings.role, pid: process.pid },
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  return settings.destination ? pino(options, settings.destination) : pino(options);
+}

@@ -1,0 +1,71 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { freePort } from '../support/free-port.js';
+import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
+import { spawnSluice, type SluiceProcess } from '../support/sluice-process.js';
+
+export interface ClusterOptions {
+  apis: number;
+  workers: number;
+  /** Extra sluice.yaml content; state is always the cluster's own Redis. */
+  config?: Record<string, unknown>;
+}
+
+/**
+ * A real cluster on one machine: a private redis-server, N `sluice serve --no-worker` and M
+ * `sluice worker` child processes sharing it, and round-robin HTTP over the APIs. Any process
+ * can be SIGKILLed mid-test.
+ */
+export class Cluster {
+  private cursor = 0;
+
+  private constructor(
+    readonly redis: RunningRedis,
+    readonly configFile: string,
+    readonly apis: SluiceProcess[],
+    readonly workers: SluiceProcess[],
+  ) {}
+
+  static async start(opts: ClusterOptions): Promise<Cluster> {
+    const redis = await startRedisServer();
+    const config = {
+      ...opts.config,
+      state: { backend: 'redis', url: redis.url, prefix: 'sluice-cluster' },
+      worker: { lock_duration_ms: 2000, stalled_interval_ms: 1000, ...(opts.config?.worker as object | undefined) },
+      server: { shutdown_timeout_seconds: 10, ...(opts.config?.server as object | undefined) },
+    };
+    const configFile = join(mkdtempSync(join(tmpdir(), 'sluice-cluster-')), 'sluice.yaml');
+    writeFileSync(configFile, stringify(config));
+    const spawnOne = async (role: 'api' | 'worker') => {
+      const port = await freePort();
+      const args = role === 'api' ? ['serve', '--no-worker', '--config', configFile] : ['worker', '--config', configFile];
+      return spawnSluice([...args, '--port', String(port), '--host', '127.0.0.1'], { port });
+    };
+    try {
+      const apis = await Promise.all(Array.from({ length: opts.apis }, () => spawnOne('api')));
+      const workers = await Promise.all(Array.from({ length: opts.workers }, () => spawnOne('worker')));
+      return new Cluster(redis, configFile, apis, workers);
+    } catch (err) {
+      await redis.stop();
+      throw err;
+    }
+  }
+
+  /** The next API replica in round-robin order (including dead ones: callers see real failures). */
+  nextApi(): SluiceProcess {
+    const api = this.apis[this.cursor++ % this.apis.length];
+    if (!api) throw new Error('cluster has no API replicas');
+    return api;
+  }
+
+  async stop(): Promise<void> {
+    const all = [...this.apis, ...this.workers];
+    for (const p of all) p.kill('SIGTERM');
+    await Promise.all(
+      all.map((p) => Promise.race([p.exited, new Promise((r) => setTimeout(r, 8000)).then(() => p.kill('SIGKILL'))])),
+    );
+    await this.redis.stop();
+  }
+}

@@ -1,0 +1,92 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rulesDir } from '../support/rules-dir.js';
+import { sampleAction } from '../support/start-gateway.js';
+import { Cluster } from './harness.js';
+
+const RULES = `
+rules:
+  - name: once-per-order
+    priority: 1
+    condition: { field: action.action_type, eq: charge }
+    action: { type: deduplicate, ttl_seconds: 300 }
+  - name: five-per-minute
+    priority: 2
+    condition: { field: action.action_type, eq: sms }
+    action: { type: throttle, max_count: 5, window_seconds: 60 }
+  - name: toggled
+    priority: 3
+    condition: { field: action.action_type, eq: toggled }
+    action: { type: suppress }
+`;
+
+async function dispatch(url: string, over: Record<string, unknown>) {
+  const res = await fetch(`${url}/v1/dispatch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(sampleAction(over)),
+  });
+  return (await res.json()) as { outcome: string };
+}
+
+const count = (outcomes: { outcome: string }[], name: string) => outcomes.filter((o) => o.outcome === name).length;
+
+/** Polls until `check` passes on every replica, or fails after `ms`. */
+async function everyReplicaWithin(cluster: Cluster, ms: number, check: (url: string) => Promise<boolean>): Promise<number> {
+  const started = Date.now();
+  while (Date.now() - started < ms) {
+    const results = await Promise.all(cluster.apis.map((api) => check(api.url)));
+    if (results.every(Boolean)) return Date.now() - started;
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  throw new Error(`not every replica converged within ${ms} ms`);
+}
+
+describe('rules across 3 replicas sharing Redis', () => {
+  let cluster: Cluster;
+  beforeAll(async () => {
+    cluster = await Cluster.start({ apis: 3, workers: 1, config: { rules: { directory: rulesDir({ 'rules.yaml': RULES }) } } });
+  }, 60_000);
+  afterAll(() => cluster?.stop());
+
+  it('deduplicates 20 concurrent dispatches of one dedup_key to exactly 1 execution', async () => {
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, () => dispatch(cluster.nextApi().url, { action_type: 'charge', dedup_key: 'order-42' })),
+    );
+    expect(count(outcomes, 'executed')).toBe(1);
+    expect(count(outcomes, 'deduplicated')).toBe(19);
+  });
+
+  it('lets exactly max_count=5 of 30 concurrent throttled dispatches through', async () => {
+    const outcomes = await Promise.all(Array.from({ length: 30 }, () => dispatch(cluster.nextApi().url, { action_type: 'sms', tenant: 'burst' })));
+    expect(count(outcomes, 'executed')).toBe(5);
+    expect(count(outcomes, 'throttled')).toBe(25);
+  });
+
+  it('propagates an enabled flag to every replica within 1 s', async () => {
+    const [first] = cluster.apis;
+    if (!first) throw new Error('no replicas');
+    expect(await dispatch(first.url, { action_type: 'toggled' })).toMatchObject({ outcome: 'suppressed' });
+    const res = await fetch(`${first.url}/v1/rules/toggled/enabled`, {
+      method: 'PUT',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ enabled: false }),
+    });
+    expect(res.status).toBe(200);
+    await everyReplicaWithin(cluster, 1000, async (url) => (await dispatch(url, { action_type: 'toggled' })).outcome === 'executed');
+  });
+
+  it('propagates a new API rule to every replica within 1 s', async () => {
+    const last = cluster.apis.at(-1);
+    if (!last) throw new Error('no replicas');
+    const res = await fetch(`${last.url}/v1/rules`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'api-block', priority: 0, condition: { field: 'action.action_type', eq: 'fresh' }, action: { type: 'suppress' } }),
+    });
+    expect(res.status).toBe(201);
+    await everyReplicaWithin(cluster, 1000, async (url) => {
+      const list = (await (await fetch(`${url}/v1/rules`)).json()) as { rules: { name: string }[] };
+      return list.rules.some((r) => r.name === 'api-block') && (await dispatch(url, { action_type: 'fresh' })).outcome === 'suppressed';
+    });
+  });
+});

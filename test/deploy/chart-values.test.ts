@@ -1,0 +1,127 @@
+import { describe, expect, it } from 'vitest';
+import { container, deployment, loadRenderedConfig, type Json } from './support/chart.js';
+import { CHART, HELM_TEMPLATE_PRODUCTION } from './support/commands.js';
+import { helm, parseManifests, render, type K8sObject } from './support/helm.js';
+import { requiredFieldErrors, schemaErrors } from './support/k8s-checks.js';
+
+/** helm template with --set flags; returns the exit code, the error text and (on success) objects. */
+function template(...sets: string[]): { code: number | null; stderr: string; docs: K8sObject[] } {
+  const res = helm(['template', 'sluice', CHART, ...sets.flatMap((s) => ['--set', s])]);
+  return { code: res.code, stderr: res.stderr, docs: res.code === 0 ? parseManifests(res.stdout) : [] };
+}
+
+const annotations = (docs: K8sObject[], suffix: 'api' | 'worker') => deployment(docs, suffix)?.spec.template.metadata.annotations as Record<string, string>;
+
+describe('the chart refuses shapes that cannot work', () => {
+  it('more than one API replica on the memory backend fails with a clear message', () => {
+    const res = template('api.replicaCount=3', 'state.backend=memory');
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('state.backend=memory keeps all state inside one process');
+    expect(res.stderr).toContain('api.replicaCount=3');
+  });
+
+  it('autoscaling on the memory backend fails', () => {
+    const res = template('api.autoscaling.enabled=true');
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('state.backend=memory cannot autoscale');
+  });
+
+  it('the redis backend without any Redis fails', () => {
+    const res = template('state.backend=redis');
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain('state.backend=redis needs a Redis');
+  });
+
+  it.each([
+    ['config.state.backend=redis', 'config.state is set by the chart'],
+    ['config.server.port=9000', 'config.server.port/host are set by the chart'],
+    ['config.rules.directory=/x', 'config.rules.directory is set by the chart'],
+  ])('chart-owned config keys are refused: %s', (set, message) => {
+    const res = template(set);
+    expect(res.code).not.toBe(0);
+    expect(res.stderr).toContain(message);
+  });
+
+  it('values.schema.json (draft 2020-12) rejects unknown keys and bad values', () => {
+    expect(template('api.replicas=3').stderr).toMatch(/additional properties 'replicas' not allowed/);
+    expect(template('state.backend=postgres').stderr).toMatch(/\/state\/backend/);
+    expect(template('authKey=short').stderr).toMatch(/\/authKey/);
+  });
+});
+
+describe('config and rules changes roll the pods (checksum annotations)', () => {
+  const base = render(HELM_TEMPLATE_PRODUCTION);
+  const variant = (...sets: string[]) => render(`${HELM_TEMPLATE_PRODUCTION} ${sets.map((s) => `--set ${s}`).join(' ')}`);
+
+  it('the same values give the same checksums', () => {
+    expect(annotations(render(HELM_TEMPLATE_PRODUCTION), 'api')).toEqual(annotations(base, 'api'));
+  });
+
+  it('a config change changes checksum/config on api and worker pods', () => {
+    const changed = variant('config.logging.level=debug');
+    for (const c of ['api', 'worker'] as const) {
+      expect(annotations(changed, c)['checksum/config']).not.toBe(annotations(base, c)['checksum/config']);
+      expect(annotations(changed, c)['checksum/rules']).toBe(annotations(base, c)['checksum/rules']);
+    }
+  });
+
+  it('a rules change changes checksum/rules', () => {
+    const changed = variant('rules.files.extra\\.yaml=x');
+    expect(annotations(changed, 'api')['checksum/rules']).not.toBe(annotations(base, 'api')['checksum/rules']);
+    expect(annotations(changed, 'api')['checksum/config']).toBe(annotations(base, 'api')['checksum/config']);
+  });
+});
+
+describe('other supported shapes render valid manifests', () => {
+  const check = (docs: K8sObject[], external: string[] = []) => {
+    expect(schemaErrors(docs)).toEqual([]);
+    expect(requiredFieldErrors(docs, { shutdownTimeoutSeconds: loadRenderedConfig(docs).config.server.shutdown_timeout_seconds, external })).toEqual([]);
+  };
+  const env = (docs: K8sObject[]) => Object.fromEntries((container(deployment(docs, 'api')).env as Json[]).map((e) => [e.name, e.value ?? e.valueFrom]));
+
+  it('the bundled Redis subchart (redis.enabled=true)', () => {
+    const { docs, stderr } = template('state.backend=redis', 'redis.enabled=true');
+    expect(stderr).toBe('');
+    check(docs);
+    const sts = docs.find((d) => d.kind === 'StatefulSet') as Json;
+    expect(sts.metadata.name).toBe('sluice-redis');
+    expect(sts.spec.template.spec.containers[0].args).toContain('--appendonly');
+    expect(env(docs).SLUICE_STATE__URL).toBe('redis://sluice-redis:6379/0');
+  });
+
+  it('external Redis with an inline password, TLS, username and db; inline credentials and auth key', () => {
+    const key = 'a'.repeat(64);
+    const { docs, stderr } = template(
+      'state.backend=redis',
+      'externalRedis.host=redis.internal',
+      'externalRedis.port=6380',
+      'externalRedis.db=2',
+      'externalRedis.username=sluice',
+      'externalRedis.password=s3cret',
+      'externalRedis.tls.enabled=true',
+      `authKey=${key}`,
+      'credentials.file=api_keys: []',
+    );
+    expect(stderr).toBe('');
+    check(docs);
+    expect(env(docs).SLUICE_STATE__URL).toBe('rediss://sluice:$(REDIS_PASSWORD)@redis.internal:6380/2');
+    const secret = docs.find((d) => d.kind === 'Secret') as Json;
+    const decoded = Object.fromEntries(Object.entries(secret.data as Record<string, string>).map(([k, v]) => [k, Buffer.from(v, 'base64').toString()]));
+    expect(decoded).toEqual({ 'auth-key': key, 'credentials.yaml': 'api_keys: []', 'redis-password': 's3cret' });
+    expect(annotations(docs, 'api')['checksum/secret-env']).toMatch(/^[0-9a-f]{64}$/);
+    const mount = (container(deployment(docs, 'api')).volumeMounts as Json[]).find((m) => m.name === 'credentials');
+    expect(mount).toMatchObject({ mountPath: '/etc/sluice/credentials', readOnly: true });
+  });
+
+  it('rules from an existing ConfigMap; probes switched off', () => {
+    const { docs } = template('rules.existingConfigMap=my-rules', 'api.probes.startup.enabled=false', 'api.probes.liveness.enabled=false');
+    const c = container(deployment(docs, 'api'));
+    expect(c.startupProbe).toBeUndefined();
+    expect(c.livenessProbe).toBeUndefined();
+    expect(c.readinessProbe).toBeDefined();
+    expect(loadRenderedConfig(docs).config.rules.directory).toBe('/etc/sluice/rules');
+    expect(schemaErrors(docs)).toEqual([]);
+    // The switch works, and the required-field check notices the missing liveness probe.
+    expect(requiredFieldErrors(docs, { shutdownTimeoutSeconds: 30, external: ['my-rules'] })).toEqual(['Deployment/sluice-api: container api: livenessProbe missing']);
+  });
+});

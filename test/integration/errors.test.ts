@@ -1,0 +1,76 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+describe('error responses', () => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    gw = await startGateway('memory', { server: { max_body_bytes: 4096 } });
+  });
+  afterAll(() => gw.close());
+
+  const keysOf = (body: unknown) => Object.keys(body as object).sort();
+
+  it('400 INVALID_JSON for malformed JSON', async () => {
+    const res = await postJson(`${gw.url}/v1/dispatch`, '{"namespace": ');
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'INVALID_JSON' });
+    expect(typeof res.body?.error).toBe('string');
+    expect(keysOf(res.body)).toEqual(['code', 'error']);
+  });
+
+  it('400 INVALID_JSON for an empty JSON body', async () => {
+    const res = await postJson(`${gw.url}/v1/dispatch`, '');
+    expect(res.status).toBe(400);
+    expect(res.body?.code).toBe('INVALID_JSON');
+  });
+
+  it('400 VALIDATION_FAILED naming a missing tenant', async () => {
+    const { tenant: _omit, ...action } = sampleAction();
+    const res = await postJson(`${gw.url}/v1/dispatch`, action);
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'tenant' }] });
+  });
+
+  it('400 for a wrong type, never coerced', async () => {
+    const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant: 5 }));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ details: [{ path: 'tenant' }] });
+  });
+
+  it('400 names the failing batch item', async () => {
+    const res = await postJson(`${gw.url}/v1/dispatch/batch`, { actions: [sampleAction(), sampleAction({ payload: 'x' })] });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ details: [{ path: 'actions.1.payload' }] });
+  });
+
+  it('400 for a bad query value', async () => {
+    const res = await postJson(`${gw.url}/v1/dispatch?dry_run=maybe`, sampleAction());
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ details: [{ path: 'querystring.dry_run' }] });
+  });
+
+  it('415 for a wrong content type', async () => {
+    const res = await fetch(`${gw.url}/v1/dispatch`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
+  });
+
+  it('413 for a body over server.max_body_bytes', async () => {
+    const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ payload: { blob: 'x'.repeat(5000) } }));
+    expect(res.status).toBe(413);
+    expect(res.body).toMatchObject({ code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('404 JSON for an unknown route', async () => {
+    const res = await fetch(`${gw.url}/v1/nothing-here`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ error: 'route not found: GET /v1/nothing-here', code: 'NOT_FOUND' });
+  });
+
+  it('changes nothing on a rejected request', async () => {
+    const before = gw.runtime.metrics.snapshot().dispatched;
+    await postJson(`${gw.url}/v1/dispatch`, '{bad');
+    await postJson(`${gw.url}/v1/dispatch`, { namespace: 'x' });
+    expect(gw.runtime.metrics.snapshot().dispatched).toBe(before);
+  });
+});

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startRedisServer } from '../support/redis-server.js';
+import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+describe.each(BACKENDS)('operations endpoints (%s backend)', (backend) => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    gw = await startGateway(backend);
+  });
+  afterAll(() => gw.close());
+
+  it('GET /health reports ok with the spec counters, which move with dispatches', async () => {
+    const before = (await (await fetch(`${gw.url}/health`)).json()) as { status: string; metrics: Record<string, number> };
+    expect(before.status).toBe('ok');
+    expect(Object.keys(before.metrics).sort()).toEqual(
+      ['deduplicated', 'dispatched', 'executed', 'failed', 'grouped', 'pending_approval', 'rerouted', 'suppressed', 'throttled'].sort(),
+    );
+    await postJson(`${gw.url}/v1/dispatch`, sampleAction());
+    const after = (await (await fetch(`${gw.url}/health`)).json()) as { metrics: Record<string, number> };
+    expect(after.metrics.dispatched).toBe((before.metrics.dispatched ?? 0) + 1);
+    expect(after.metrics.executed).toBe((before.metrics.executed ?? 0) + 1);
+  });
+
+  it('GET /metrics is Prometheus text by default and JSON counters on request', async () => {
+    await postJson(`${gw.url}/v1/dispatch`, sampleAction());
+    const text = await fetch(`${gw.url}/metrics`);
+    expect(text.headers.get('content-type')).toMatch(/^text\/plain/);
+    const body = await text.text();
+    expect(body).toMatch(/sluice_actions_total\{outcome="executed"\} \d+/);
+    expect(body).toMatch(/sluice_provider_requests_total\{provider="noop",result="success"\} \d+/);
+    expect(body).toMatch(/sluice_provider_request_duration_seconds_bucket/);
+    const json = await fetch(`${gw.url}/metrics`, { headers: { accept: 'application/json' } });
+    expect(await json.json()).toMatchObject({ dispatched: expect.any(Number), executed: expect.any(Number) });
+    expect((await fetch(`${gw.url}/metrics/prometheus`)).headers.get('content-type')).toMatch(/^text\/plain/);
+  });
+
+  it('GET /ready is 200, and 503 while draining', async () => {
+    expect((await fetch(`${gw.url}/ready`)).status).toBe(200);
+    gw.readiness.startDraining();
+    const res = await fetch(`${gw.url}/ready`);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({ code: 'NOT_READY' });
+    expect((await fetch(`${gw.url}/health`)).status).toBe(200);
+  });
+
+  it('serves the OpenAPI 3.1 document and the Swagger UI', async () => {
+    const doc = (await (await fetch(`${gw.url}/api-doc/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
+    expect(doc.openapi).toBe('3.1.0');
+    expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/dispatch', '/v1/dispatch/batch', '/health', '/ready', '/metrics']));
+    const ui = await fetch(`${gw.url}/swagger-ui/`);
+    expect(ui.status).toBe(200);
+    expect(await ui.text()).toMatch(/swagger/i);
+  });
+
+  it('echoes a request id', async () => {
+    const res = await fetch(`${gw.url}/health`, { headers: { 'x-request-id': 'req-123' } });
+    expect(res.headers.get('x-request-id')).toBe('req-123');
+  });
+});
+
+describe('readiness with Redis down', () => {
+  it('turns /ready to 503 while /health stays 200', async () => {
+    const redis = await startRedisServer();
+    const gw = await startGateway('redis', { state: { url: redis.url } });
+    try {
+      expect((await fetch(`${gw.url}/ready`)).status).toBe(200);
+      await redis.stop();
+      const res = await fetch(`${gw.url}/ready`);
+      expect(res.status).toBe(503);
+      expect(await res.json()).toMatchObject({ error: 'not ready: state backend unreachable' });
+      expect((await fetch(`${gw.url}/health`)).status).toBe(200);
+    } finally {
+      await gw.app.close();
+      await Promise.race([gw.runtime.close(), new Promise((r) => setTimeout(r, 2000))]);
+    }
+  });
+});

@@ -1,0 +1,130 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { rulesDir } from '../support/rules-dir.js';
+import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+const RULES = `
+rules:
+  - name: block-spam
+    priority: 1
+    description: spam never leaves
+    condition: { field: action.action_type, eq: spam }
+    action: { type: suppress, reason: looks like spam }
+  - name: block-spam-later
+    priority: 5
+    condition: { field: action.action_type, eq: spam }
+    action: { type: allow }
+  - name: to-sms
+    priority: 10
+    condition: { field: action.payload.channel, eq: sms }
+    action: { type: reroute, target_provider: sms }
+  - name: to-nowhere
+    priority: 11
+    condition: { field: action.payload.channel, eq: pigeon }
+    action: { type: reroute, target_provider: pigeon }
+  - name: redact
+    priority: 20
+    condition: { field: action.action_type, eq: signup }
+    action: { type: modify, changes: { password: null, source: gateway, profile: { verified: false } } }
+  - name: once
+    priority: 30
+    condition: { field: action.action_type, eq: charge }
+    action: { type: deduplicate, ttl_seconds: 1 }
+  - name: limited
+    priority: 40
+    condition: { all: [ { field: action.action_type, eq: ping }, { field: action.metadata.labels.env, in: [prod, staging] } ] }
+    action: { type: throttle, max_count: 2, window_seconds: 60, message: slow down }
+  - name: grouped
+    priority: 50
+    condition: { field: action.action_type, eq: alert }
+    action: { type: group, group_by: [payload.host], group_wait_seconds: 10 }
+`;
+
+type Body = Record<string, unknown> & { outcome?: string; response?: { body?: { received?: { payload?: unknown } } } };
+
+describe.each(BACKENDS)('rule outcomes through HTTP (%s backend)', (backend) => {
+  let gw: RunningGateway;
+  const dispatch = async (over: Record<string, unknown>, query = '') =>
+    (await postJson(`${gw.url}/v1/dispatch${query}`, sampleAction(over))).body as Body;
+
+  beforeAll(async () => {
+    gw = await startGateway(backend, {
+      rules: { directory: rulesDir({ 'main.yaml': RULES }) },
+      providers: [
+        { name: 'email', type: 'log' },
+        { name: 'sms', type: 'log' },
+      ],
+    });
+  });
+  afterAll(() => gw.close());
+
+  it('executes when no rule matches', async () => {
+    expect(await dispatch({ action_type: 'receipt' })).toMatchObject({ outcome: 'executed' });
+  });
+
+  it('takes the first match in priority order, and suppress carries the rule and reason', async () => {
+    expect(await dispatch({ action_type: 'spam' })).toMatchObject({ outcome: 'suppressed', rule: 'block-spam', reason: 'looks like spam' });
+  });
+
+  it('reroutes to the target provider', async () => {
+    const body = await dispatch({ payload: { channel: 'sms' } });
+    expect(body).toMatchObject({ outcome: 'rerouted', original_provider: 'email', new_provider: 'sms', response: { body: { provider: 'sms' } } });
+  });
+
+  it('fails a reroute to an unknown provider with PROVIDER_NOT_FOUND', async () => {
+    expect(await dispatch({ payload: { channel: 'pigeon' } })).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'PROVIDER_NOT_FOUND', message: 'Provider not found: pigeon' },
+    });
+  });
+
+  it('hands the provider the merge-patched payload', async () => {
+    const body = await dispatch({ action_type: 'signup', payload: { user: 'ada', password: 'x', profile: { name: 'Ada' } } });
+    expect(body.outcome).toBe('executed');
+    expect(body.response?.body?.received?.payload).toEqual({ user: 'ada', source: 'gateway', profile: { name: 'Ada', verified: false } });
+  });
+
+  it('deduplicates within the TTL and re-allows after it', async () => {
+    const key = `order-${backend}`;
+    expect(await dispatch({ action_type: 'charge', dedup_key: key })).toMatchObject({ outcome: 'executed' });
+    expect(await dispatch({ action_type: 'charge', dedup_key: key })).toMatchObject({ outcome: 'deduplicated' });
+    expect(await dispatch({ action_type: 'charge', dedup_key: `${key}-other` })).toMatchObject({ outcome: 'executed' });
+    await new Promise((r) => setTimeout(r, 1200));
+    expect(await dispatch({ action_type: 'charge', dedup_key: key })).toMatchObject({ outcome: 'executed' });
+  });
+
+  it('throttles past max_count with the time left in the window', async () => {
+    const ping = { action_type: 'ping', tenant: `t-${backend}`, metadata: { labels: { env: 'prod' } } };
+    expect(await dispatch(ping)).toMatchObject({ outcome: 'executed' });
+    expect(await dispatch(ping)).toMatchObject({ outcome: 'executed' });
+    const third = await dispatch(ping);
+    expect(third).toMatchObject({ outcome: 'throttled', rule: 'limited', message: 'slow down' });
+    expect(third.retry_after_seconds).toBeGreaterThanOrEqual(58);
+    expect(third.retry_after_seconds).toBeLessThanOrEqual(60);
+    // another tenant has its own window; a label outside the list is not throttled
+    expect(await dispatch({ ...ping, tenant: `u-${backend}` })).toMatchObject({ outcome: 'executed' });
+    expect(await dispatch({ ...ping, metadata: { labels: { env: 'dev' } } })).toMatchObject({ outcome: 'executed' });
+  });
+
+  it('dry runs report the verdict and write nothing', async () => {
+    const key = `dry-${backend}`;
+    for (let i = 0; i < 3; i += 1) {
+      expect(await dispatch({ action_type: 'charge', dedup_key: key }, '?dry_run=true')).toMatchObject({
+        outcome: 'dry_run',
+        verdict: 'deduplicate',
+        matched_rule: 'once',
+      });
+    }
+    expect(await dispatch({ action_type: 'charge', dedup_key: key })).toMatchObject({ outcome: 'executed' });
+    expect(await dispatch({ payload: { channel: 'sms' } }, '?dry_run=true')).toMatchObject({ verdict: 'reroute', would_be_provider: 'sms' });
+    const tenant = { action_type: 'ping', tenant: `dry-${backend}`, metadata: { labels: { env: 'prod' } } };
+    for (let i = 0; i < 5; i += 1) await dispatch(tenant, '?dry_run=true');
+    expect(await dispatch(tenant)).toMatchObject({ outcome: 'executed' });
+  });
+
+  it('refuses visibly a rule action whose feature has not shipped', async () => {
+    expect(await dispatch({ action_type: 'alert', payload: { host: 'a' } })).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'RULE_ACTION_UNAVAILABLE' },
+    });
+  });
+});

@@ -1,0 +1,59 @@
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { freePort } from './free-port.js';
+
+export interface RunningRedis {
+  url: string;
+  port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts a private redis-server on a free port. Tests never share the machine's Redis, and a
+ * missing redis-server is an error (Redis suites must fail, not skip, when Redis is absent).
+ */
+export async function startRedisServer(): Promise<RunningRedis> {
+  const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) {
+    throw new Error('redis-server is not installed or not on PATH; the Redis test suites need it (.ci/run installs it)');
+  }
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), 'sluice-redis-'));
+  const child: ChildProcess = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'],
+    { stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  await waitForPort(port, 10_000);
+  return {
+    url: `redis://127.0.0.1:${port}`,
+    port,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((r) => child.once('exit', r));
+        child.kill('SIGTERM');
+        await exited;
+      }
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const ok = await new Promise<boolean>((resolve) => {
+      const sock = createConnection({ port, host: '127.0.0.1' }, () => {
+        sock.end();
+        resolve(true);
+      });
+      sock.on('error', () => resolve(false));
+    });
+    if (ok) return;
+    if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}

@@ -1,0 +1,60 @@
+import { buildApiApp, Readiness } from '@sluice/api';
+import { SluiceConfig } from '@sluice/config';
+import { createRuntime, type Runtime } from '@sluice/gateway';
+import { Metrics, createLogger } from '@sluice/telemetry';
+import { startWorker } from '@sluice/worker';
+import type { FastifyInstance } from 'fastify';
+import { testRedisUrl, uniquePrefix } from './redis-url.js';
+
+export interface RunningGateway {
+  url: string;
+  app: FastifyInstance;
+  runtime: Runtime;
+  readiness: Readiness;
+  close(): Promise<void>;
+}
+
+export type Backend = 'memory' | 'redis';
+
+/**
+ * A real gateway (API + in-process worker) on an ephemeral port, on either backend. The Redis
+ * flavour uses the run's private redis-server with a fresh key prefix.
+ */
+export async function startGateway(backend: Backend, raw: Record<string, unknown> = {}): Promise<RunningGateway> {
+  const state = backend === 'redis' ? { backend, url: testRedisUrl(), prefix: uniquePrefix() } : { backend };
+  const config = SluiceConfig.parse({ ...raw, state: { ...state, ...(raw.state as object | undefined) }, logging: { level: 'silent' } });
+  const logger = createLogger({ level: 'silent', role: 'test' });
+  const metrics = new Metrics({ defaultMetrics: false });
+  const runtime = await createRuntime(config, { logger, metrics });
+  const readiness = new Readiness(() => runtime.state.ping());
+  const app = await buildApiApp({ gateway: runtime.gateway, rules: runtime.rules, quotas: runtime.quotas, clock: runtime.clock, metrics, readiness, logger, maxBodyBytes: config.server.max_body_bytes });
+  await startWorker(runtime);
+  const url = await app.listen({ port: 0, host: '127.0.0.1' });
+  return {
+    url,
+    app,
+    runtime,
+    readiness,
+    async close() {
+      await app.close();
+      await runtime.close();
+    },
+  };
+}
+
+export const BACKENDS: Backend[] = ['memory', 'redis'];
+
+/** POST JSON (or a raw string) and return status, headers and parsed body. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };
+}
+
+export function sampleAction(overrides: Record<string, unknown> = {}) {
+  return { namespace: 'payments', tenant: 'acme', provider: 'email', action_type: 'send', payload: { to: 'a@example.com' }, ...overrides };
+}
