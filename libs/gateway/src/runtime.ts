@@ -93,11 +93,15 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     quotas,
     gateway,
     async close() {
-      await quotas.close();
-      await rules.close();
-      await scheduler.close();
-      await providers.close();
-      await state.close();
+      // Every part gets its chance to close even when an earlier one fails (say, Redis is gone).
+      const parts = { quotas, rules, scheduler, providers, state };
+      for (const [name, part] of Object.entries(parts)) {
+        try {
+          await part.close();
+        } catch (err) {
+          logger.warn({ err, part: name }, 'close failed; continuing shutdown');
+        }
+      }
     },
   };
 }
