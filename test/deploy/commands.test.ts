@@ -19,10 +19,13 @@ import { REPO_ROOT, render } from './support/helm.js';
 const PENDING_METRICS = ['sluice_circuit_breaker_state', 'sluice_queue_jobs'];
 const HEALTHCHECK_IN_IMAGE = '/app/deploy/healthcheck.mjs'; // COPY deploy/healthcheck.mjs /app/deploy/healthcheck.mjs
 
+/** The example credentials file's demo key (deploy/examples/credentials.yaml); the example config enables auth. */
+const DEMO_AUTH = { authorization: 'Bearer demo-admin-key' };
+
 const dispatch = (url: string, action: Record<string, unknown>) =>
   fetch(`${url}/v1/dispatch`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', ...DEMO_AUTH },
     body: JSON.stringify({ namespace: 'payments', tenant: 'acme', provider: 'email', action_type: 'send', payload: { to: 'a@example.com' }, ...action }),
   }).then(async (r) => ({ status: r.status, body: (await r.json()) as { outcome?: string } }));
 
@@ -44,7 +47,7 @@ function imageHealthcheck(c: RunningContainer) {
 const EXAMPLE_RULES = ['drop-load-test-tenant', 'receipts-once', 'sms-rate-limit'];
 
 async function ruleNames(url: string): Promise<string[]> {
-  const res = await fetch(`${url}/v1/rules`);
+  const res = await fetch(`${url}/v1/rules`, { headers: DEMO_AUTH });
   expect(res.status).toBe(200);
   return ((await res.json()) as { rules: { name: string }[] }).rules.map((r) => r.name);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { parseCredentials } from '@sluice/auth';
 import { loadConfig } from '@sluice/config';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
@@ -38,8 +39,10 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('the example credentials file hashes the documented demo key', () => {
-    const creds = parse(read('deploy/examples/credentials.yaml')) as { api_keys: { key_hash: string }[] };
+  it('the example credentials file is valid and hashes the documented demo key', () => {
+    const text = read('deploy/examples/credentials.yaml');
+    expect(() => parseCredentials(text, 'credentials.yaml', undefined)).not.toThrow();
+    const creds = parse(text) as { api_keys: { key_hash: string }[] };
     expect(creds.api_keys[0]?.key_hash).toBe(createHash('sha256').update('demo-admin-key').digest('hex'));
   });
 

@@ -27,7 +27,7 @@ export async function startGateway(backend: Backend, raw: Record<string, unknown
   const metrics = new Metrics({ defaultMetrics: false });
   const runtime = await createRuntime(config, { logger, metrics });
   const readiness = new Readiness(() => runtime.state.ping());
-  const app = await buildApiApp({ gateway: runtime.gateway, rules: runtime.rules, quotas: runtime.quotas, clock: runtime.clock, metrics, readiness, logger, maxBodyBytes: config.server.max_body_bytes });
+  const app = await buildApiApp({ runtime, readiness });
   await startWorker(runtime);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {

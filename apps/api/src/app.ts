@@ -1,41 +1,49 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock } from '@sluice/core';
-import type { Gateway, QuotaRepository, RuleRepository } from '@sluice/gateway';
-import type { Logger, Metrics } from '@sluice/telemetry';
+import { createAuth } from '@sluice/auth';
+import type { Runtime } from '@sluice/gateway';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { installAccessControl } from './plugins/access-control.js';
 import { installErrorHandling } from './plugins/errors.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installRequestLog } from './plugins/request-log.js';
 import { installValidation } from './plugins/validation.js';
+import { RateLimiter } from './rate-limiter.js';
 import type { Readiness } from './readiness.js';
+import { authRoutes } from './routes/auth.js';
 import { dispatchRoutes } from './routes/dispatch.js';
 import { operationsRoutes } from './routes/operations.js';
 import { quotasRoutes } from './routes/quotas.js';
 import { rulesRoutes } from './routes/rules.js';
 
 export interface ApiDeps {
-  gateway: Gateway;
-  rules: RuleRepository;
-  quotas: QuotaRepository;
-  clock: Clock;
-  metrics: Metrics;
+  runtime: Pick<Runtime, 'config' | 'clock' | 'logger' | 'metrics' | 'state' | 'gateway' | 'rules' | 'quotas'>;
   readiness: Readiness;
-  logger: Logger;
-  maxBodyBytes: number;
-  requestTimeoutMs?: number;
   version?: string;
 }
 
 const MAX_REQUEST_ID = 128;
 
-/** Builds the HTTP API (not listening). Routes are thin: validate, call the gateway, serialize. */
+/**
+ * Builds the HTTP API (not listening). Routes are thin: check access, validate, call the gateway,
+ * serialize. Throws (CredentialsError) when auth is enabled and its credentials file is unusable.
+ */
 export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
+  const { runtime, readiness } = deps;
+  const { config, logger, metrics } = runtime;
+  const maxBodyBytes = config.server.max_body_bytes;
+  const auth = createAuth(config.auth, { state: runtime.state, logger: logger.child({ component: 'auth' }), clock: runtime.clock });
+  const rateLimiter = new RateLimiter({
+    config: config.rate_limit,
+    state: runtime.state,
+    clock: runtime.clock,
+    onLimited: (scope) => metrics.rateLimited.inc({ scope }),
+  });
   const app = Fastify({
     // pino's Logger carries extra generics; Fastify only needs its base logger shape.
-    loggerInstance: deps.logger as FastifyBaseLogger,
+    loggerInstance: logger as FastifyBaseLogger,
     disableRequestLogging: true,
-    bodyLimit: deps.maxBodyBytes,
-    requestTimeout: deps.requestTimeoutMs ?? 0,
+    bodyLimit: maxBodyBytes,
+    requestTimeout: config.server.request_timeout_seconds * 1000,
     return503OnClosing: true,
     // Honour a caller's request id (bounded) so one id follows a request through the load balancer.
     genReqId: (req) => {
@@ -43,18 +51,21 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && given.length > 0 && given.length <= MAX_REQUEST_ID ? given : randomUUID();
     },
   });
+  app.addHook('onClose', async () => auth?.close());
   installValidation(app);
-  installErrorHandling(app, { maxBodyBytes: deps.maxBodyBytes });
-  installRequestLog(app, deps.metrics);
+  installErrorHandling(app, { maxBodyBytes });
+  installRequestLog(app, metrics);
+  installAccessControl(app, { authenticator: auth?.authenticator ?? null, rateLimiter });
   // While draining, close each connection after its response: otherwise a client's idle
   // keep-alive socket would hold the shutdown open until its keep-alive timeout.
   app.addHook('onSend', async (_request, reply) => {
-    if (deps.readiness.draining) reply.header('connection', 'close');
+    if (readiness.draining) reply.header('connection', 'close');
   });
   await installOpenApi(app, deps.version ?? '0.1.0');
-  await app.register(operationsRoutes, { metrics: deps.metrics, readiness: deps.readiness });
-  await app.register(dispatchRoutes, { gateway: deps.gateway });
-  await app.register(rulesRoutes, { rules: deps.rules, clock: deps.clock });
-  await app.register(quotasRoutes, { quotas: deps.quotas });
+  await app.register(operationsRoutes, { metrics, readiness });
+  await app.register(authRoutes, { authenticator: auth?.authenticator ?? null });
+  await app.register(dispatchRoutes, { gateway: runtime.gateway, rateLimiter });
+  await app.register(rulesRoutes, { rules: runtime.rules, clock: runtime.clock });
+  await app.register(quotasRoutes, { quotas: runtime.quotas });
   return app;
 }

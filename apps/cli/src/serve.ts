@@ -15,17 +15,7 @@ export async function serve(args: ParsedArgs): Promise<void> {
   const metrics = new Metrics();
   const runtime = await createRuntime(config, { logger, metrics });
   const readiness = new Readiness(() => runtime.state.ping());
-  const app = await buildApiApp({
-    gateway: runtime.gateway,
-    rules: runtime.rules,
-    quotas: runtime.quotas,
-    clock: runtime.clock,
-    metrics,
-    readiness,
-    logger,
-    maxBodyBytes: config.server.max_body_bytes,
-    requestTimeoutMs: config.server.request_timeout_seconds * 1000,
-  });
+  const app = await buildApiApp({ runtime, readiness });
   if (!args.noWorker) await startWorker(runtime);
   onShutdownSignal(logger, config.server.shutdown_timeout_seconds * 1000, async () => {
     readiness.startDraining();

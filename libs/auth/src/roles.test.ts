@@ -7,7 +7,7 @@ describe('role permissions', () => {
     ['dispatch', true, true, false],
     ['stream_subscribe', true, true, true],
     ['read', true, true, true],
-    ['rules_manage', true, false, false],
+    ['rules_manage', true, true, false],
     ['quotas_manage', true, false, false],
     ['circuit_breaker_manage', true, true, false],
     ['admin', true, false, false],

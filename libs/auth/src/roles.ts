@@ -15,7 +15,7 @@ export type Permission =
   | 'stream_subscribe'
   /** Audit, rules, events and groups reads; the rules playground. */
   | 'read'
-  /** Create, replace, delete, enable/disable rules; rules reload. */
+  /** Create, replace, delete, enable/disable API rules (rules reload is `admin`). */
   | 'rules_manage'
   /** Create, replace, delete quota policies. */
   | 'quotas_manage'
@@ -29,7 +29,7 @@ export const ROLE_PERMISSIONS: Readonly<Record<Permission, readonly Role[]>> = O
   dispatch: ['admin', 'operator'],
   stream_subscribe: ['admin', 'operator', 'viewer'],
   read: ['admin', 'operator', 'viewer'],
-  rules_manage: ['admin'],
+  rules_manage: ['admin', 'operator'],
   quotas_manage: ['admin'],
   circuit_breaker_manage: ['admin', 'operator'],
   admin: ['admin'],

@@ -129,6 +129,8 @@ export const RateLimitConfig = z
   })
   .prefault({});
 
+export type RateLimitConfig = z.infer<typeof RateLimitConfig>;
+
 export const LoggingConfig = z
   .strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

@@ -5,3 +5,4 @@ export * from './schemas/action.js';
 export * from './schemas/outcome.js';
 export * from './schemas/rules.js';
 export * from './schemas/quotas.js';
+export * from './schemas/auth.js';

@@ -1,11 +1,12 @@
 import type { ActionInput, BatchItemResult, Clock, DispatchOutcome } from '@sluice/core';
 import { normalizeAction } from './normalize-action.js';
-import type { DispatchContext } from './pipeline/context.js';
+import type { DispatchCaller, DispatchContext } from './pipeline/context.js';
 import type { Pipeline } from './pipeline/pipeline.js';
 
 export interface DispatchOptions {
   dryRun?: boolean;
   traceparent?: string | undefined;
+  caller?: DispatchCaller | undefined;
 }
 
 /** Where dispatch outcomes are counted (the process's Metrics). */
@@ -37,6 +38,7 @@ export class Gateway {
       verdict: 'allow',
       matchedRule: null,
       traceparent: opts.traceparent,
+      caller: opts.caller,
     };
     const decided = await this.deps.pipeline.run(ctx);
     const outcome: DispatchOutcome = decided ?? {

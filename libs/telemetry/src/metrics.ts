@@ -90,6 +90,12 @@ export class Metrics {
     labelNames: ['policy', 'behavior'] as const,
     registers: [this.registry],
   });
+  readonly rateLimited = new Counter({
+    name: 'sluice_rate_limited_total',
+    help: 'Requests refused with 429 by the request rate limits, by the limit that refused them',
+    labelNames: ['scope'] as const,
+    registers: [this.registry],
+  });
   readonly stateErrors = new Counter({
     name: 'sluice_state_errors_total',
     help: 'Failed state backend (Redis) operations',

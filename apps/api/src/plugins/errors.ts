@@ -50,6 +50,7 @@ export function installErrorHandling(app: FastifyInstance, opts: { maxBodyBytes:
     if (e.statusCode >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: e.code, msg: e.message }, 'request rejected');
     if (e.code === 'RATE_LIMITED' && typeof e.extra?.retry_after === 'number') reply.header('retry-after', String(e.extra.retry_after));
+    if (e.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="sluice"');
     return reply.status(e.statusCode).send({ error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}), ...e.extra });
   });
   app.setNotFoundHandler((request, reply) => {

@@ -20,8 +20,17 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'dispatch', description: 'Submit actions' },
         { name: 'rules', description: 'Rules, enabled flags, reload and the playground' },
         { name: 'quotas', description: 'Per-tenant quota policies and their usage' },
+        { name: 'auth', description: 'Login and logout (JWT)' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],
+      components: {
+        securitySchemes: {
+          bearer: { type: 'http', scheme: 'bearer', description: 'a JWT from /v1/auth/login, or an API key' },
+          apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+        },
+      },
+      // Every route needs one of them when auth is enabled, except those marked `security: []`.
+      security: [{ bearer: [] }, { apiKey: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/swagger-ui' });

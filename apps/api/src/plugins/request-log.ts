@@ -22,6 +22,7 @@ export function installRequestLog(app: FastifyInstance, metrics: Metrics): void 
         route,
         status: reply.statusCode,
         ms: Math.round(reply.elapsedTime * 100) / 100,
+        ...(request.caller ? { caller: request.caller.id } : {}),
         ...(typeof traceparent === 'string' ? { traceparent } : {}),
       },
       'request',

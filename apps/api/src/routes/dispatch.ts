@@ -1,7 +1,10 @@
 import { ActionInput, BatchInput, BatchResponse, DispatchOutcome, DispatchQuery, ErrorBody } from '@sluice/core';
-import type { Gateway } from '@sluice/gateway';
+import { callerCovers, noGrantCovers, type Caller } from '@sluice/auth';
+import type { DispatchOptions, Gateway } from '@sluice/gateway';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestSchema, responseSchema } from '../json-schema.js';
+import { callerOf } from '../plugins/access-control.js';
+import type { RateLimiter } from '../rate-limiter.js';
 
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
@@ -11,15 +14,34 @@ export function traceparentOf(request: FastifyRequest): string | undefined {
   return typeof value === 'string' && TRACEPARENT.test(value) ? value : undefined;
 }
 
-const errorResponses = { 400: responseSchema(ErrorBody), 413: responseSchema(ErrorBody), 415: responseSchema(ErrorBody) };
+/**
+ * Grants, then the tenant rate limits, for every action before any runs: one action out of the
+ * caller's scope rejects the whole batch with 403, and a refused request consumes nothing.
+ */
+async function admit(request: FastifyRequest, actions: readonly ActionInput[], rateLimiter: RateLimiter): Promise<DispatchOptions> {
+  const caller: Caller = callerOf(request);
+  const outside = actions.find((a) => !callerCovers(caller, a));
+  if (outside) throw noGrantCovers(outside);
+  await rateLimiter.checkTenants(actions.map((a) => a.tenant));
+  return {
+    dryRun: (request.query as { dry_run: boolean }).dry_run,
+    traceparent: traceparentOf(request),
+    caller: { id: caller.id, method: caller.method },
+  };
+}
+
+const error = responseSchema(ErrorBody);
+const errorResponses = { 400: error, 401: error, 403: error, 413: error, 415: error, 429: error };
+const config = { access: 'dispatch' } as const;
 const query = requestSchema(DispatchQuery);
 
-export async function dispatchRoutes(app: FastifyInstance, opts: { gateway: Gateway }): Promise<void> {
-  const { gateway } = opts;
+export async function dispatchRoutes(app: FastifyInstance, opts: { gateway: Gateway; rateLimiter: RateLimiter }): Promise<void> {
+  const { gateway, rateLimiter } = opts;
 
   app.post<{ Body: ActionInput; Querystring: { dry_run: boolean } }>(
     '/v1/dispatch',
     {
+      config,
       schema: {
         tags: ['dispatch'],
         summary: 'Dispatch one action',
@@ -29,12 +51,13 @@ export async function dispatchRoutes(app: FastifyInstance, opts: { gateway: Gate
         response: { 200: responseSchema(DispatchOutcome), ...errorResponses },
       },
     },
-    async (request) => gateway.dispatch(request.body, { dryRun: request.query.dry_run, traceparent: traceparentOf(request) }),
+    async (request) => gateway.dispatch(request.body, await admit(request, [request.body], rateLimiter)),
   );
 
   app.post<{ Body: BatchInput; Querystring: { dry_run: boolean } }>(
     '/v1/dispatch/batch',
     {
+      config,
       schema: {
         tags: ['dispatch'],
         summary: 'Dispatch up to 1000 actions',
@@ -48,8 +71,6 @@ export async function dispatchRoutes(app: FastifyInstance, opts: { gateway: Gate
         if (Array.isArray(request.body)) request.body = { actions: request.body };
       },
     },
-    async (request) => ({
-      results: await gateway.dispatchBatch(request.body.actions, { dryRun: request.query.dry_run, traceparent: traceparentOf(request) }),
-    }),
+    async (request) => ({ results: await gateway.dispatchBatch(request.body.actions, await admit(request, request.body.actions, rateLimiter)) }),
   );
 }

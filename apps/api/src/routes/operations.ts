@@ -13,7 +13,7 @@ export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Me
   const { metrics, readiness } = opts;
   const tags = ['operations'];
 
-  app.get('/health', { schema: { tags, summary: 'Liveness: the process is up (never checks Redis)', response: { 200: responseSchema(Health) } } }, async () => ({
+  app.get('/health', { config: { access: 'public' }, schema: { tags, summary: 'Liveness: the process is up (never checks Redis)', response: { 200: responseSchema(Health) } } }, async () => ({
     status: 'ok' as const,
     metrics: metrics.snapshot(),
   }));
@@ -21,6 +21,7 @@ export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Me
   app.get(
     '/ready',
     {
+      config: { access: 'public' },
       schema: {
         tags,
         summary: 'Readiness: not draining and the state backend answers',
@@ -34,13 +35,13 @@ export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Me
     },
   );
 
-  app.get('/metrics', { schema: { tags, summary: 'Prometheus text; the JSON counters with Accept: application/json' } }, async (request, reply) => {
+  app.get('/metrics', { config: { access: 'public' }, schema: { tags, summary: 'Prometheus text; the JSON counters with Accept: application/json' } }, async (request, reply) => {
     const accept = request.headers.accept ?? '';
     if (accept.includes('application/json')) return metrics.snapshot();
     return reply.type(metrics.contentType).send(await metrics.prometheusText());
   });
 
-  app.get('/metrics/prometheus', { schema: { tags, summary: 'Prometheus text exposition' } }, async (_request, reply) =>
+  app.get('/metrics/prometheus', { config: { access: 'public' }, schema: { tags, summary: 'Prometheus text exposition' } }, async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.prometheusText()),
   );
 }

@@ -10,52 +10,61 @@ import {
   QuotaUsageQuery,
 } from '@sluice/core';
 import type { QuotaRepository } from '@sluice/gateway';
-import type { FastifyInstance } from 'fastify';
+import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestSchema, responseSchema } from '../json-schema.js';
+import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['quotas'];
 const error = responseSchema(ErrorBody);
 const params = requestSchema(QuotaIdParams);
 const policy = responseSchema(QuotaPolicy);
-/**
- * Route config read by the authorization hook once auth is wired: writes need quotas_manage,
- * reads need read. Typed per route (Fastify's ContextConfig parameter) so no global augmentation
- * of FastifyContextConfig is needed here.
- */
-type Permission = { permission: 'quotas_manage' | 'read' };
-const manage: Permission = { permission: 'quotas_manage' };
-const read: Permission = { permission: 'read' };
+const manage = { access: 'quotas_manage' } as const;
+const read = { access: 'read' } as const;
 
 type IdRoute = { Params: { id: string } };
+
+/** A policy is the caller's to see (and, with quotas_manage, to change) when a grant covers its namespace and tenant. */
+function readable(request: FastifyRequest, policy: QuotaPolicy): QuotaPolicy {
+  assertCallerCoversScope(callerOf(request), policy);
+  return policy;
+}
 
 export async function quotasRoutes(app: FastifyInstance, opts: { quotas: QuotaRepository }): Promise<void> {
   const { quotas } = opts;
 
-  app.post<{ Body: QuotaCreateInput }, Permission>(
+  app.post<{ Body: QuotaCreateInput }>(
     '/v1/quotas',
     {
       config: manage,
       schema: { tags, summary: 'Create a quota policy (shared by all replicas)', body: requestSchema(QuotaCreateInput), response: { 201: policy, 400: error, 409: error } },
     },
-    async (request, reply) => reply.status(201).send(await quotas.create(request.body)),
+    async (request, reply) => {
+      assertCallerCoversScope(callerOf(request), request.body);
+      return reply.status(201).send(await quotas.create(request.body));
+    },
   );
 
-  app.get<{ Querystring: QuotaListQuery }, Permission>(
+  app.get<{ Querystring: QuotaListQuery }>(
     '/v1/quotas',
     {
       config: read,
       schema: { tags, summary: 'List quota policies (config and API)', querystring: requestSchema(QuotaListQuery), response: { 200: responseSchema(QuotaList), 400: error } },
     },
-    async (request) => quotas.list(request.query),
+    async (request) => {
+      const caller = callerOf(request);
+      const tenant = tenantFilterFor(caller, request.query);
+      return quotas.list({ ...request.query, tenant, visible: (policy) => visibleTo(caller, policy) });
+    },
   );
 
-  app.get<IdRoute, Permission>(
+  app.get<IdRoute>(
     '/v1/quotas/:id',
     { config: read, schema: { tags, summary: 'One quota policy', params, response: { 200: policy, 404: error } } },
-    async (request) => quotas.get(request.params.id),
+    async (request) => readable(request, quotas.get(request.params.id)),
   );
 
-  app.put<IdRoute & { Body: QuotaUpdateInput }, Permission>(
+  app.put<IdRoute & { Body: QuotaUpdateInput }>(
     '/v1/quotas/:id',
     {
       config: manage,
@@ -67,19 +76,23 @@ export async function quotasRoutes(app: FastifyInstance, opts: { quotas: QuotaRe
         response: { 200: policy, 400: error, 404: error, 409: error },
       },
     },
-    async (request) => quotas.update(request.params.id, request.body),
+    async (request) => {
+      readable(request, quotas.get(request.params.id));
+      return quotas.update(request.params.id, request.body);
+    },
   );
 
-  app.delete<IdRoute, Permission>(
+  app.delete<IdRoute>(
     '/v1/quotas/:id',
     { config: manage, schema: { tags, summary: 'Delete an API quota policy', params, response: { 404: error, 409: error } } },
     async (request, reply) => {
+      readable(request, quotas.get(request.params.id));
       await quotas.delete(request.params.id);
       return reply.status(204).send();
     },
   );
 
-  app.get<IdRoute & { Querystring: QuotaUsageQuery }, Permission>(
+  app.get<IdRoute & { Querystring: QuotaUsageQuery }>(
     '/v1/quotas/:id/usage',
     {
       config: read,
@@ -92,6 +105,10 @@ export async function quotasRoutes(app: FastifyInstance, opts: { quotas: QuotaRe
         response: { 200: responseSchema(QuotaUsage), 400: error, 404: error },
       },
     },
-    async (request) => quotas.usage(request.params.id, request.query),
+    async (request) => {
+      const usage = await quotas.usage(request.params.id, request.query);
+      assertCallerCoversScope(callerOf(request), usage);
+      return usage;
+    },
   );
 }

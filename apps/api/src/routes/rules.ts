@@ -11,11 +11,16 @@ import {
 } from '@sluice/core';
 import { evaluatePlayground, type RuleRepository } from '@sluice/gateway';
 import type { CompiledRule } from '@sluice/rules';
-import type { FastifyInstance } from 'fastify';
+import { assertCallerCoversScope } from '@sluice/auth';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
 import { requestSchema, responseSchema } from '../json-schema.js';
+import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['rules'];
+const manage = { access: 'rules_manage' } as const;
+/** Rules apply to every tenant, so changing them needs a grant over every tenant and namespace. */
+const globalScope = async (request: FastifyRequest) => assertCallerCoversScope(callerOf(request), { tenant: '*', namespace: '*' });
 const error = responseSchema(ErrorBody);
 const NameParams = requestSchema(z.object({ name: z.string().min(1).max(256) }));
 /** Rule bodies are validated by the rule compiler (which names the offending field); here only "an object". */
@@ -37,13 +42,13 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
   });
   const detail = (rule: CompiledRule) => ({ ...summary(rule), definition: rule.definition });
 
-  app.get('/v1/rules', { schema: { tags, summary: 'List rules in evaluation order', response: { 200: responseSchema(RuleList) } } }, async () => ({
+  app.get('/v1/rules', { config: { access: 'read' }, schema: { tags, summary: 'List rules in evaluation order', response: { 200: responseSchema(RuleList) } } }, async () => ({
     rules: rules.current.list().map(summary),
   }));
 
   app.get<{ Params: { name: string } }>(
     '/v1/rules/:name',
-    { schema: { tags, summary: 'One rule with its definition', params: NameParams, response: { 200: responseSchema(RuleDetail), 404: error } } },
+    { config: { access: 'read' }, schema: { tags, summary: 'One rule with its definition', params: NameParams, response: { 200: responseSchema(RuleDetail), 404: error } } },
     async (request, reply) => {
       const rule = rules.current.get(request.params.name);
       if (!rule) return reply.status(404).send({ error: `rule not found: ${request.params.name}`, code: 'NOT_FOUND' });
@@ -53,13 +58,13 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
 
   app.post(
     '/v1/rules',
-    { schema: { tags, summary: 'Create an API rule (shared by all replicas)', body: RuleBody, response: { 201: responseSchema(RuleDetail), 400: error, 409: error } } },
+    { config: manage, preHandler: globalScope, schema: { tags, summary: 'Create an API rule (shared by all replicas)', body: RuleBody, response: { 201: responseSchema(RuleDetail), 400: error, 409: error } } },
     async (request, reply) => reply.status(201).send(detail(await rules.create(request.body))),
   );
 
   app.put<{ Params: { name: string } }>(
     '/v1/rules/:name',
-    { schema: { tags, summary: 'Create or replace an API rule', params: NameParams, body: RuleBody, response: { 200: responseSchema(RuleDetail), 201: responseSchema(RuleDetail), 400: error, 409: error } } },
+    { config: manage, preHandler: globalScope, schema: { tags, summary: 'Create or replace an API rule', params: NameParams, body: RuleBody, response: { 200: responseSchema(RuleDetail), 201: responseSchema(RuleDetail), 400: error, 409: error } } },
     async (request, reply) => {
       const { rule, created } = await rules.put(request.params.name, request.body);
       return reply.status(created ? 201 : 200).send(detail(rule));
@@ -68,7 +73,7 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
 
   app.delete<{ Params: { name: string } }>(
     '/v1/rules/:name',
-    { schema: { tags, summary: 'Delete an API rule', params: NameParams, response: { 404: error, 409: error } } },
+    { config: manage, preHandler: globalScope, schema: { tags, summary: 'Delete an API rule', params: NameParams, response: { 404: error, 409: error } } },
     async (request, reply) => {
       await rules.remove(request.params.name);
       return reply.status(204).send();
@@ -78,6 +83,8 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
   app.put<{ Params: { name: string }; Body: { enabled: boolean } }>(
     '/v1/rules/:name/enabled',
     {
+      config: manage,
+      preHandler: globalScope,
       schema: {
         tags,
         summary: 'Enable or disable a rule on every replica',
@@ -94,13 +101,14 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
 
   app.post(
     '/v1/rules/reload',
-    { schema: { tags, summary: 'Re-read the rules directory on every replica', response: { 200: responseSchema(RuleReloadResult) } } },
+    { config: { access: 'admin' }, preHandler: globalScope, schema: { tags, summary: 'Re-read the rules directory on every replica', response: { 200: responseSchema(RuleReloadResult) } } },
     async () => rules.reload(),
   );
 
   app.post<{ Body: PlaygroundInput }>(
     '/v1/rules/evaluate',
     {
+      config: { access: 'read' },
       schema: {
         tags,
         summary: 'Rule playground: evaluate without side effects, with a trace',
@@ -108,6 +116,9 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
         response: { 200: responseSchema(PlaygroundResult), 400: error },
       },
     },
-    async (request) => evaluatePlayground(rules, request.body, clock, process.env),
+    async (request) => {
+      assertCallerCoversScope(callerOf(request), { tenant: request.body.tenant, namespace: request.body.namespace });
+      return evaluatePlayground(rules, request.body, clock, process.env);
+    },
   );
 }

@@ -12,4 +12,12 @@ export interface DispatchContext {
   matchedRule: string | null;
   /** W3C trace context from the request, carried for logs and audit. */
   traceparent: string | undefined;
+  /** Who dispatched it (for audit); absent for internal dispatches. */
+  caller: DispatchCaller | undefined;
+}
+
+/** The identity parts audit keeps: never a credential. */
+export interface DispatchCaller {
+  id: string;
+  method: string;
 }

@@ -22,6 +22,8 @@ export interface QuotaListOptions {
   tenant?: string | undefined;
   limit: number;
   offset: number;
+  /** Keeps only the policies this returns true for (the caller's grants), before counting and paging. */
+  visible?: (policy: QuotaPolicy) => boolean;
 }
 
 const DEFAULT_SYNC_MS = 5000;
@@ -72,7 +74,8 @@ export class QuotaRepository {
   list(opts: QuotaListOptions): { quotas: QuotaPolicy[]; count: number } {
     const all = this.index
       .list()
-      .filter((p) => (opts.namespace === undefined || p.namespace === opts.namespace) && (opts.tenant === undefined || p.tenant === opts.tenant));
+      .filter((p) => (opts.namespace === undefined || p.namespace === opts.namespace) && (opts.tenant === undefined || p.tenant === opts.tenant))
+      .filter((p) => opts.visible?.(p) ?? true);
     return { quotas: all.slice(opts.offset, opts.offset + opts.limit), count: all.length };
   }
 

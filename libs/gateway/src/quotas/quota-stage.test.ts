@@ -22,7 +22,7 @@ function setup(policies: QuotaPolicy[], start = Date.UTC(2026, 2, 5, 14, 30)) {
   let n = 0;
   const run = (namespace = 'ns', tenant = 't') => {
     const action = { id: `a${++n}`, namespace, tenant, provider: 'x', action_type: 'y', payload: {}, metadata: {}, created_at: '' } as Action;
-    const ctx: DispatchContext = { action, dryRun: false, provider: 'x', verdict: 'allow', matchedRule: null, traceparent: undefined };
+    const ctx: DispatchContext = { action, dryRun: false, provider: 'x', verdict: 'allow', matchedRule: null, traceparent: undefined, caller: undefined };
     return stage.run(ctx);
   };
   return { clock, state, run, exceeded, stage };

@@ -1,0 +1,49 @@
+import type { Authenticator } from '@sluice/auth';
+import { ErrorBody, LoginInput, LoginResult, LogoutResult, SluiceError } from '@sluice/core';
+import type { FastifyInstance } from 'fastify';
+import { requestSchema, responseSchema } from '../json-schema.js';
+import { callerOf } from '../plugins/access-control.js';
+
+const tags = ['auth'];
+const error = responseSchema(ErrorBody);
+
+/** Login and logout. With auth disabled both answer 404 `authentication is not enabled`. */
+export async function authRoutes(app: FastifyInstance, opts: { authenticator: Authenticator | null }): Promise<void> {
+  const authenticator = (): Authenticator => {
+    if (!opts.authenticator) throw new SluiceError('NOT_FOUND', 'authentication is not enabled');
+    return opts.authenticator;
+  };
+
+  app.post<{ Body: LoginInput }>(
+    '/v1/auth/login',
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Exchange a username and password for a JWT',
+        body: requestSchema(LoginInput),
+        response: { 200: responseSchema(LoginResult), 400: error, 401: error, 404: error },
+      },
+    },
+    async (request) => authenticator().login(request.body.username, request.body.password),
+  );
+
+  app.post(
+    '/v1/auth/logout',
+    {
+      // With auth disabled the anonymous caller has no token: 404 before anything else.
+      onRequest: async () => void authenticator(),
+      config: { access: 'authenticated' },
+      schema: {
+        tags,
+        summary: 'Revoke the JWT in the Authorization header, on every replica',
+        security: [{ bearer: [] }],
+        response: { 200: responseSchema(LogoutResult), 400: error, 401: error, 404: error },
+      },
+    },
+    async (request) => {
+      await authenticator().logout(callerOf(request));
+      return { status: 'logged_out' as const };
+    },
+  );
+}

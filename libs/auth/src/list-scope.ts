@@ -1,0 +1,20 @@
+import { callerCoversScope, callerScope, noGrantCovers, type HasGrants, type ScopeTuple } from './grants.js';
+
+/**
+ * The tenant a list or read endpoint filters on for this caller: the tenant the request names
+ * (403 unless a grant covers it), else a single-tenant caller's own tenant, else none — and
+ * then the results are filtered with `visibleTo`.
+ */
+export function tenantFilterFor(caller: HasGrants, requested: { tenant?: string | undefined; namespace?: string | undefined }): string | undefined {
+  if (requested.tenant !== undefined) {
+    const scope: ScopeTuple = requested.namespace === undefined ? { tenant: requested.tenant } : { tenant: requested.tenant, namespace: requested.namespace };
+    if (!callerCoversScope(caller, scope)) throw noGrantCovers(scope);
+    return requested.tenant;
+  }
+  return callerScope(caller).singleTenant ?? undefined;
+}
+
+/** Whether a record with this namespace and tenant may be shown to the caller. */
+export function visibleTo(caller: HasGrants, record: ScopeTuple): boolean {
+  return callerCoversScope(caller, record);
+}

@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
+import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+const RATE_LIMIT = {
+  enabled: true,
+  per_caller: { requests_per_window: 3, window_seconds: 60 },
+  per_tenant: { requests_per_window: 5, window_seconds: 60 },
+  caller_overrides: { big: { requests_per_window: 100, window_seconds: 60 } },
+};
+
+describe.each(BACKENDS)('request rate limits (%s backend)', (backend) => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    const keys = ['small', 'other', 'big'].map((name) => ({ name, role: 'operator' as const, grants: [WILDCARD_GRANT] }));
+    gw = await startGateway(backend, { auth: { enabled: true, file: credentialsFile({ keys }).file }, rate_limit: RATE_LIMIT });
+  });
+  afterAll(() => gw.close());
+
+  const dispatch = (caller: string, tenant: string) => postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant }), keyHeader(caller));
+  const batch = (caller: string, tenant: string, n: number) =>
+    postJson(`${gw.url}/v1/dispatch/batch`, { actions: Array.from({ length: n }, () => sampleAction({ tenant })) }, keyHeader(caller));
+
+  it('answers 429 with Retry-After once a caller is over its limit; other callers are unaffected', async () => {
+    for (let i = 0; i < 3; i++) expect((await dispatch('small', `t-small-${i}`)).status).toBe(200);
+    const refused = await dispatch('small', 't-small-x');
+    expect(refused.status).toBe(429);
+    expect(refused.body).toMatchObject({ code: 'RATE_LIMITED', error: 'rate limit exceeded', retry_after: expect.any(Number) });
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBe((refused.body as { retry_after: number }).retry_after);
+    expect(retryAfter).toBeGreaterThanOrEqual(1);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    expect((await dispatch('other', 't-other')).status).toBe(200);
+    expect((await fetch(`${gw.url}/health`)).status).toBe(200);
+  });
+
+  it('counts every dispatched action against its tenant; a refused batch consumes nothing', async () => {
+    expect((await batch('big', 't-batch', 5)).status).toBe(200);
+    expect((await dispatch('big', 't-batch')).status).toBe(429);
+    expect((await batch('big', 't-fresh', 6)).status).toBe(429);
+    expect((await batch('big', 't-fresh', 5)).status).toBe(200);
+  });
+});
