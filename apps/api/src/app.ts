@@ -9,14 +9,17 @@ import { installRequestLog } from './plugins/request-log.js';
 import { installValidation } from './plugins/validation.js';
 import { RateLimiter } from './rate-limiter.js';
 import type { Readiness } from './readiness.js';
+import { analyticsRoutes } from './routes/analytics.js';
+import { auditRoutes } from './routes/audit.js';
 import { authRoutes } from './routes/auth.js';
 import { dispatchRoutes } from './routes/dispatch.js';
 import { operationsRoutes } from './routes/operations.js';
 import { quotasRoutes } from './routes/quotas.js';
+import { retentionRoutes } from './routes/retention.js';
 import { rulesRoutes } from './routes/rules.js';
 
 export interface ApiDeps {
-  runtime: Pick<Runtime, 'config' | 'clock' | 'logger' | 'metrics' | 'state' | 'gateway' | 'rules' | 'quotas'>;
+  runtime: Pick<Runtime, 'config' | 'clock' | 'logger' | 'metrics' | 'state' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit'>;
   readiness: Readiness;
   version?: string;
 }
@@ -67,5 +70,8 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(dispatchRoutes, { gateway: runtime.gateway, rateLimiter });
   await app.register(rulesRoutes, { rules: runtime.rules, clock: runtime.clock });
   await app.register(quotasRoutes, { quotas: runtime.quotas });
+  await app.register(retentionRoutes, { retention: runtime.retention });
+  await app.register(auditRoutes, { store: runtime.audit.store, compliance: runtime.audit.compliance, gateway: runtime.gateway });
+  await app.register(analyticsRoutes, { analytics: runtime.audit.analytics, clock: runtime.clock });
   return app;
 }

@@ -1,5 +1,5 @@
 import type { Job } from '@sluice/state';
-import type { Runtime } from '@sluice/gateway';
+import { RETENTION_REAP_KIND, type Runtime } from '@sluice/gateway';
 
 /**
  * Every background job kind, in one table. The key is the durable queue name: NEVER rename one
@@ -13,4 +13,6 @@ export interface JobKindDefinition {
   handler: (runtime: Runtime, job: Job) => Promise<void>;
 }
 
-export const JOB_KINDS: Readonly<Record<string, JobKindDefinition>> = {};
+export const JOB_KINDS: Readonly<Record<string, JobKindDefinition>> = {
+  [RETENTION_REAP_KIND]: { concurrency: 1, handler: async (runtime) => void (await runtime.reaper.runCycle()) },
+};

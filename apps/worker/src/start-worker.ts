@@ -1,4 +1,4 @@
-import type { Runtime } from '@sluice/gateway';
+import { RETENTION_REAP_KIND, scheduleRetentionReaper, type Runtime } from '@sluice/gateway';
 import { JOB_KINDS, type JobKindDefinition } from './job-topology.js';
 import { instrumentJob } from './run-job.js';
 
@@ -17,6 +17,8 @@ export async function startWorker(
     const handler = instrumentJob(kind, (job) => def.handler(runtime, job), runtime);
     runtime.scheduler.consume(kind, handler, { concurrency: def.concurrency });
   }
+  // Declared by every process that consumes jobs; one repeatable job with a fixed id, so one worker runs each cycle.
+  if (RETENTION_REAP_KIND in kinds) await scheduleRetentionReaper(runtime.scheduler, runtime.config.background);
   await runtime.scheduler.start();
   return names;
 }

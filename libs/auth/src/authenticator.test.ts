@@ -1,4 +1,4 @@
-import { ManualClock, SluiceError } from '@sluice/core';
+import { ManualClock } from '@sluice/core';
 import { MemoryStateStore } from '@sluice/state';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { argon2Phc, credentialsYaml, scryptPhc } from '../test/auth-fixtures.js';
@@ -8,6 +8,7 @@ import type { Caller } from './caller.js';
 import { parseCredentials, type Credentials } from './credentials.js';
 import { RevocationList } from './revocation-list.js';
 import { TokenService } from './token-service.js';
+import { rejection } from '../test/rejection.js';
 
 const API_KEY = 'sk-live-0123456789abcdef';
 const DOTTED_KEY = 'abc.def.ghi'; // JWT-shaped, but an API key
@@ -35,16 +36,6 @@ function setup() {
   const tokens = new TokenService(holder.current.jwtSecret, { clock, expirySeconds: () => holder.current.jwtExpirySeconds });
   const revocations = new RevocationList(new MemoryStateStore({ clock }), clock);
   return { clock, holder, auth: new Authenticator({ credentials: holder, tokens, revocations }) };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<SluiceError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof SluiceError) return err;
-    throw err;
-  }
-  throw new Error('expected a rejection');
 }
 
 describe('Authenticator.authenticate', () => {

@@ -12,4 +12,4 @@ export { RevocationList } from './revocation-list.js';
 export { MAX_CREDENTIAL_LENGTH, type AuthHeaders } from './auth-headers.js';
 export { Authenticator, type AuthenticatorDeps } from './authenticator.js';
 export { createAuth, type Auth, type AuthDeps, type AuthSettings } from './create-auth.js';
-export { tenantFilterFor, visibleTo } from './list-scope.js';
+export { seesEverything, tenantFilterFor, visibleTo } from './list-scope.js';

@@ -18,3 +18,8 @@ export function tenantFilterFor(caller: HasGrants, requested: { tenant?: string 
 export function visibleTo(caller: HasGrants, record: ScopeTuple): boolean {
   return callerCoversScope(caller, record);
 }
+
+/** True when some grant covers every tenant and namespace: list queries then need no per-record filter. */
+export function seesEverything(caller: HasGrants): boolean {
+  return caller.grants.some((g) => g.tenants.includes('*') && g.namespaces.includes('*'));
+}

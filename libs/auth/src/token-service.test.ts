@@ -1,9 +1,10 @@
-import { ManualClock, SluiceError } from '@sluice/core';
+import { ManualClock } from '@sluice/core';
 import { SignJWT, type JWTPayload } from 'jose';
 import { describe, expect, it } from 'vitest';
 import { JWT_SECRET } from '../test/auth-fixtures.js';
 import type { Grant } from './grants.js';
 import { MAX_TOKEN_LENGTH, TokenService } from './token-service.js';
+import { rejection } from '../test/rejection.js';
 
 const GRANTS: Grant[] = [{ tenants: ['acme'], namespaces: ['billing'], providers: ['*'], actions: ['*'] }];
 const SUBJECT = { username: 'alice', role: 'operator' as const, grants: GRANTS };
@@ -11,16 +12,6 @@ const key = new TextEncoder().encode(JWT_SECRET);
 
 function service(clock = new ManualClock(), expiry = 3600) {
   return new TokenService(JWT_SECRET, { clock, expirySeconds: () => expiry });
-}
-
-async function rejection(promise: Promise<unknown>): Promise<SluiceError> {
-  try {
-    await promise;
-  } catch (err) {
-    if (err instanceof SluiceError) return err;
-    throw err;
-  }
-  throw new Error('expected a rejection');
 }
 
 /** Signs arbitrary claims with the real secret (for claim-shape tests). */

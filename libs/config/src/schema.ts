@@ -131,6 +131,48 @@ export const RateLimitConfig = z
 
 export type RateLimitConfig = z.infer<typeof RateLimitConfig>;
 
+export const AuditConfig = z
+  .strictObject({
+    enabled: z.boolean().default(true),
+    /** Gateway-wide record lifetime; a retention policy's audit_ttl_seconds overrides it per tenant. */
+    ttl_seconds: positiveInt.default(2_592_000),
+    store_payload: z.boolean().default(true),
+    /** Payload paths (dot-separated, e.g. `card.number`) replaced by `placeholder` before storing. */
+    redact: z
+      .strictObject({
+        fields: z.array(z.string().min(1).max(256)).default([]),
+        placeholder: z.string().max(256).default('[REDACTED]'),
+      })
+      .prefault({}),
+    /** Memory backend only: records kept in the process; the oldest are evicted beyond it. */
+    memory_max_records: positiveInt.default(100_000),
+  })
+  .prefault({});
+export type AuditConfig = z.infer<typeof AuditConfig>;
+
+export const ComplianceConfig = z
+  .strictObject({
+    mode: z
+      .string()
+      .transform((s) => s.toLowerCase())
+      .pipe(z.enum(['none', 'soc2', 'hipaa']))
+      .default('none'),
+    /** Overrides of the mode's presets. */
+    sync_audit_writes: z.boolean().optional(),
+    immutable_audit: z.boolean().optional(),
+    hash_chain: z.boolean().optional(),
+  })
+  .prefault({});
+export type ComplianceConfig = z.infer<typeof ComplianceConfig>;
+
+export const BackgroundConfig = z
+  .strictObject({
+    enable_retention_reaper: z.boolean().default(true),
+    retention_check_interval_seconds: positiveInt.default(3600),
+  })
+  .prefault({});
+export type BackgroundConfig = z.infer<typeof BackgroundConfig>;
+
 export const LoggingConfig = z
   .strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -156,6 +198,9 @@ export const SluiceConfig = z.strictObject({
   auth: AuthConfig,
   quotas: QuotasConfig,
   rate_limit: RateLimitConfig,
+  audit: AuditConfig,
+  compliance: ComplianceConfig,
+  background: BackgroundConfig,
   worker: WorkerConfig,
   logging: LoggingConfig,
 });

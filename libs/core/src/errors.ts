@@ -39,6 +39,7 @@ export const ERROR_STATUS = {
   // resources
   NOT_FOUND: 404,
   CONFLICT: 409,
+  UNPROCESSABLE: 422,
   // load and availability
   RATE_LIMITED: 429,
   NOT_READY: 503,
@@ -66,6 +67,7 @@ export const errors = {
   notFound: (thing: string, id: string) => new SluiceError('NOT_FOUND', `${thing} not found: ${id}`),
   routeNotFound: (method: string, url: string) => new SluiceError('NOT_FOUND', `route not found: ${method} ${url}`),
   conflict: (message: string) => new SluiceError('CONFLICT', message),
+  unprocessable: (message: string) => new SluiceError('UNPROCESSABLE', message),
   rateLimited: (retryAfterSeconds: number) =>
     new SluiceError('RATE_LIMITED', 'rate limit exceeded', { extra: { retry_after: retryAfterSeconds } }),
   notReady: (reason: string) => new SluiceError('NOT_READY', `not ready: ${reason}`),

@@ -6,3 +6,7 @@ export * from './schemas/outcome.js';
 export * from './schemas/rules.js';
 export * from './schemas/quotas.js';
 export * from './schemas/auth.js';
+export * from './schemas/audit.js';
+export * from './schemas/replay.js';
+export * from './schemas/retention.js';
+export * from './schemas/analytics.js';

@@ -1,4 +1,5 @@
 import type { ActionInput, BatchItemResult, Clock, DispatchOutcome } from '@sluice/core';
+import type { AuditRecorder } from './audit/audit-recorder.js';
 import { normalizeAction } from './normalize-action.js';
 import type { DispatchCaller, DispatchContext } from './pipeline/context.js';
 import type { Pipeline } from './pipeline/pipeline.js';
@@ -22,6 +23,8 @@ export interface GatewayDeps {
   providerExists(name: string): boolean;
   /** Batch items run at most this many at a time; results keep input order. */
   batchConcurrency?: number;
+  /** Absent when audit is disabled. */
+  audit?: AuditRecorder;
 }
 
 /** The dispatch entry point shared by the API, replays and background jobs. */
@@ -30,6 +33,7 @@ export class Gateway {
 
   async dispatch(input: ActionInput, opts: DispatchOptions = {}): Promise<DispatchOutcome> {
     const started = process.hrtime.bigint();
+    const dispatchedAtMs = this.deps.clock.now();
     const action = normalizeAction(input, this.deps.clock);
     const ctx: DispatchContext = {
       action,
@@ -41,6 +45,18 @@ export class Gateway {
       caller: opts.caller,
     };
     const decided = await this.deps.pipeline.run(ctx);
+    // Dry runs leave no trace; everything else is recorded (as the client sent it) before we answer.
+    if (decided && decided.outcome !== 'dry_run' && !ctx.dryRun && this.deps.audit) {
+      await this.deps.audit.record({
+        action,
+        outcome: decided,
+        verdict: ctx.verdict,
+        matchedRule: ctx.matchedRule,
+        caller: ctx.caller,
+        dispatchedAtMs,
+        completedAtMs: this.deps.clock.now(),
+      });
+    }
     const outcome: DispatchOutcome = decided ?? {
       outcome: 'dry_run',
       action_id: action.id,

@@ -15,3 +15,5 @@ export * from './quotas/quota-index.js';
 export * from './quotas/quota-config.js';
 export * from './quotas/quota-repository.js';
 export * from './stages/quota-stage.js';
+export * from './audit/index.js';
+export * from './retention/index.js';

@@ -3,10 +3,13 @@ import type { SluiceConfig } from '@sluice/config';
 import { Executor, createProviders, type Provider, type ProviderRegistry } from '@sluice/providers';
 import { createScheduler, createStateStore, type Scheduler, type StateStore } from '@sluice/state';
 import type { Logger, Metrics } from '@sluice/telemetry';
+import { createAudit, type AuditParts } from './audit/create-audit.js';
 import { Gateway } from './gateway.js';
 import { Pipeline } from './pipeline/pipeline.js';
 import { configQuotaPolicies } from './quotas/quota-config.js';
 import { QuotaRepository } from './quotas/quota-repository.js';
+import { RetentionReaper } from './retention/retention-reaper.js';
+import { RetentionRepository } from './retention/retention-repository.js';
 import { RuleRepository } from './rules/rule-repository.js';
 import { executeStage } from './stages/execute-stage.js';
 import { quotaStage } from './stages/quota-stage.js';
@@ -23,6 +26,9 @@ export interface Runtime {
   providers: ProviderRegistry;
   rules: RuleRepository;
   quotas: QuotaRepository;
+  retention: RetentionRepository;
+  reaper: RetentionReaper;
+  audit: AuditParts;
   gateway: Gateway;
   /** Closes scheduler (waits for running jobs), providers and state, in that order. */
   close(): Promise<void>;
@@ -74,12 +80,23 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
   await rules.start();
   const quotas = new QuotaRepository({ state, clock, logger, policies: quotaPolicies });
   await quotas.start();
+  const retention = new RetentionRepository({ state, clock, logger });
+  await retention.start();
+  const audit = createAudit(config, { state, clock, logger, metrics, retention });
+  const reaper = new RetentionReaper({
+    retention,
+    clock,
+    logger,
+    metrics,
+    audit: audit.store ?? undefined,
+    immutableAudit: audit.compliance.immutable_audit,
+  });
   const pipeline = new Pipeline([
     quotaStage({ quotas, state, clock, logger, onExceeded: (policy, behavior) => metrics.quotaExceeded.inc({ policy: policy.id, behavior }) }),
     rulesStage({ rules, state, clock, logger, onRuleError: (rule) => metrics.ruleErrors.inc({ rule: rule.name }) }),
     executeStage<Provider>(providers, executor),
   ]);
-  const gateway = new Gateway({ pipeline, clock, recorder: metrics, providerExists: (name) => providers.has(name) });
+  const gateway = new Gateway({ pipeline, clock, recorder: metrics, providerExists: (name) => providers.has(name), ...(audit.recorder ? { audit: audit.recorder } : {}) });
 
   return {
     config,
@@ -91,10 +108,13 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     providers,
     rules,
     quotas,
+    retention,
+    reaper,
+    audit,
     gateway,
     async close() {
       // Every part gets its chance to close even when an earlier one fails (say, Redis is gone).
-      const parts = { quotas, rules, scheduler, providers, state };
+      const parts = { retention, quotas, rules, scheduler, providers, state };
       for (const [name, part] of Object.entries(parts)) {
         try {
           await part.close();

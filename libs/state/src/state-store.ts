@@ -73,6 +73,27 @@ export interface ScanPage {
 
 export type Unsubscribe = () => Promise<void>;
 
+export interface IndexRangeQuery {
+  /** Inclusive score bounds; absent = unbounded. */
+  min?: number;
+  max?: number;
+  /** Highest score first (ties: members in reverse byte order). Default false: lowest first. */
+  rev?: boolean;
+  /** Entries to skip within the range, then at most `limit` returned. */
+  offset?: number;
+  limit: number;
+}
+
+/**
+ * One write of a batch. Counters are plain integer values (INCRBY), created at 0; `ttlMs` on a
+ * counter or index is set when the key has no expiry yet (so later writes never shorten or
+ * extend it); on `set` it replaces the expiry as `set` does.
+ */
+export type WriteOp =
+  | { op: 'set'; key: StateKey; value: string; ttlMs?: number }
+  | { op: 'indexAdd'; index: StateKey; member: string; score: number; ttlMs?: number }
+  | { op: 'increment'; key: StateKey; by: number; ttlMs?: number };
+
 export interface StateStore {
   readonly backend: 'memory' | 'redis';
 
@@ -97,6 +118,27 @@ export interface StateStore {
   indexRemove(index: StateKey, member: string): Promise<boolean>;
   /** Atomically removes and returns up to `limit` members with score <= maxScore, lowest first. */
   indexPopDue(index: StateKey, maxScore: number, limit: number): Promise<IndexEntry[]>;
+  /** Members with scores in [min, max], ordered by score, paged by offset/limit. */
+  indexRange(index: StateKey, query: IndexRangeQuery): Promise<IndexEntry[]>;
+  /** Number of members with scores in [min, max] (absent bounds: unbounded). */
+  indexCount(index: StateKey, min?: number, max?: number): Promise<number>;
+  /** Removes every member with a score in [min, max]; returns how many. */
+  indexRemoveRange(index: StateKey, min: number, max: number): Promise<number>;
+
+  /** Plain values (or counters, as decimal strings) of many keys in one round trip; null where absent. */
+  getMany(keys: readonly StateKey[]): Promise<(string | null)[]>;
+  /**
+   * Applies the writes in one round trip, in order. Not atomic across keys (a crash may apply a
+   * prefix): readers must tolerate an index entry whose value is missing. Resolves once the
+   * backend has applied every write.
+   */
+  writeBatch(ops: readonly WriteOp[]): Promise<void>;
+  /**
+   * compareAndSwap plus further writes, all or nothing: the writes are applied only when the
+   * swap succeeds. Every key involved must share the CAS key's namespace and tenant (one Redis
+   * Cluster slot).
+   */
+  compareAndSwapWith(key: StateKey, expectedVersion: number, value: string, writes: readonly WriteOp[]): Promise<CasResult>;
 
   /** Pages through the plain values of one kind, optionally within a namespace/tenant scope. */
   scan(kind: string, opts?: ScanOptions): Promise<ScanPage>;

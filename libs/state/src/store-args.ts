@@ -1,4 +1,4 @@
-import type { ScanOptions, SetOptions, WindowOptions } from './state-store.js';
+import type { IndexRangeQuery, ScanOptions, SetOptions, WindowOptions } from './state-store.js';
 
 /*
  * Argument checks shared by both backends, so a bad TTL or limit fails the same way on memory
@@ -36,8 +36,34 @@ export function checkScore(score: number): number {
 
 /** Non-negative whole count for indexPopDue. */
 export function popLimit(limit: number): number {
-  if (!Number.isSafeInteger(limit) || limit < 0) throw new RangeError(`limit must be a non-negative integer, got ${limit}`);
-  return limit;
+  return nonNegativeInteger(limit, 'limit');
+}
+
+function nonNegativeInteger(n: number, name: string): number {
+  if (!Number.isSafeInteger(n) || n < 0) throw new RangeError(`${name} must be a non-negative integer, got ${n}`);
+  return n;
+}
+
+/** Inclusive score bounds; an absent bound is the matching infinity. */
+export function scoreBounds(min: number | undefined, max: number | undefined): { min: number; max: number } {
+  return { min: checkScore(min ?? -Infinity), max: checkScore(max ?? Infinity) };
+}
+
+export interface RangeArgs {
+  min: number;
+  max: number;
+  rev: boolean;
+  offset: number;
+  limit: number;
+}
+
+export function rangeArgs(query: IndexRangeQuery): RangeArgs {
+  return {
+    ...scoreBounds(query.min, query.max),
+    rev: query.rev ?? false,
+    offset: nonNegativeInteger(query.offset ?? 0, 'offset'),
+    limit: nonNegativeInteger(query.limit, 'limit'),
+  };
 }
 
 export const DEFAULT_SCAN_COUNT = 100;

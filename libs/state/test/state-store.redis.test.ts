@@ -67,6 +67,27 @@ describe('RedisStateStore on Redis', () => {
     }
   });
 
+  it('writes WriteOp TTLs with PEXPIRE NX and compareAndSwapWith as the {v, d} hash', async () => {
+    const prefix = uniquePrefix();
+    const store = await RedisStateStore.connect({ url: testRedisUrl(), prefix });
+    try {
+      await store.writeBatch([{ op: 'increment', key: k('n'), by: 1, ttlMs: 60_000 }]);
+      await admin.pexpire(renderKey(prefix, k('n')), 30_000);
+      await store.writeBatch([{ op: 'increment', key: k('n'), by: 1, ttlMs: 60_000 }]);
+      expect(await admin.pttl(renderKey(prefix, k('n')))).toBeLessThanOrEqual(30_000);
+      expect(await admin.get(renderKey(prefix, k('n')))).toBe('2');
+      const result = await store.compareAndSwapWith(k('doc'), 0, 'data', [{ op: 'indexAdd', index: k('idx'), member: 'm', score: 5, ttlMs: 60_000 }]);
+      expect(result).toEqual({ ok: true, version: 1 });
+      expect(await admin.hgetall(renderKey(prefix, k('doc')))).toEqual({ v: '1', d: 'data' });
+      expect(await admin.pttl(renderKey(prefix, k('doc')))).toBe(-1);
+      expect(await admin.type(renderKey(prefix, k('idx')))).toBe('zset');
+      expect(await admin.pttl(renderKey(prefix, k('idx')))).toBeGreaterThan(50_000);
+    } finally {
+      await store.close();
+      await deletePrefix(admin, prefix);
+    }
+  });
+
   it('uses the prefix for pub/sub channels, so stores with other prefixes do not hear each other', async () => {
     const a = await RedisStateStore.connect({ url: testRedisUrl(), prefix: uniquePrefix() });
     const b = await RedisStateStore.connect({ url: testRedisUrl(), prefix: uniquePrefix() });

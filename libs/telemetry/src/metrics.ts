@@ -16,6 +16,13 @@ export const OUTCOME_COUNTERS = [
 export type CounterName = (typeof OUTCOME_COUNTERS)[number];
 export type CounterSnapshot = Record<CounterName, number>;
 
+/** The retention reaper's counters, under the reference's JSON names (per process: the reaper runs on workers). */
+export interface RetentionCounts {
+  retention_deleted_state: number;
+  retention_skipped_compliance: number;
+  retention_errors: number;
+}
+
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
@@ -90,6 +97,16 @@ export class Metrics {
     labelNames: ['policy', 'behavior'] as const,
     registers: [this.registry],
   });
+  readonly auditWriteFailures = new Counter({
+    name: 'sluice_audit_write_failures_total',
+    help: 'Audit records that could not be written (the dispatch failed with them only in synchronous-write compliance modes)',
+    registers: [this.registry],
+  });
+  readonly auditEvicted = new Counter({
+    name: 'sluice_audit_evicted_total',
+    help: 'Memory backend: audit records evicted because audit.memory_max_records was reached',
+    registers: [this.registry],
+  });
   readonly rateLimited = new Counter({
     name: 'sluice_rate_limited_total',
     help: 'Requests refused with 429 by the request rate limits, by the limit that refused them',
@@ -102,6 +119,25 @@ export class Metrics {
     labelNames: ['operation'] as const,
     registers: [this.registry],
   });
+  readonly retentionDeleted = new Counter({
+    name: 'sluice_retention_deleted_state_total',
+    help: 'Records deleted by the retention reaper, by source (audit, chains, events, ...)',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+  readonly retentionSkippedCompliance = new Counter({
+    name: 'sluice_retention_skipped_compliance_total',
+    help: 'Retention reaper skips because of a compliance hold (source=policies: whole policies)',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+  readonly retentionErrors = new Counter({
+    name: 'sluice_retention_errors_total',
+    help: 'Retention reaper failures, by source (source=policies: the policy reload)',
+    labelNames: ['source'] as const,
+    registers: [this.registry],
+  });
+  private readonly retention: RetentionCounts = { retention_deleted_state: 0, retention_skipped_compliance: 0, retention_errors: 0 };
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
@@ -123,6 +159,21 @@ export class Metrics {
 
   snapshot(): CounterSnapshot {
     return { ...this.counts };
+  }
+
+  /** Counts what one retention source did in one reaper cycle (implements the gateway's RetentionMetrics). */
+  recordRetention(source: string, counts: { deleted: number; skippedCompliance: number; errors: number }): void {
+    this.retentionDeleted.inc({ source }, counts.deleted);
+    this.retentionSkippedCompliance.inc({ source }, counts.skippedCompliance);
+    this.retentionErrors.inc({ source }, counts.errors);
+    this.retention.retention_deleted_state += counts.deleted;
+    this.retention.retention_skipped_compliance += counts.skippedCompliance;
+    this.retention.retention_errors += counts.errors;
+  }
+
+  /** The retention counters as plain numbers, kept apart from snapshot(): /health's body is fixed by the spec. */
+  retentionSnapshot(): RetentionCounts {
+    return { ...this.retention };
   }
 
   prometheusText(): Promise<string> {

@@ -21,6 +21,9 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'rules', description: 'Rules, enabled flags, reload and the playground' },
         { name: 'quotas', description: 'Per-tenant quota policies and their usage' },
         { name: 'auth', description: 'Login and logout (JWT)' },
+        { name: 'audit', description: 'Audit trail, replay, hash-chain verification, compliance status' },
+        { name: 'analytics', description: 'Counts, outcomes and latency over the audit trail' },
+        { name: 'retention', description: 'Per-tenant retention policies (audit, chain and event lifetimes)' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],
       components: {

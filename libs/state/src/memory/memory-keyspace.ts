@@ -1,12 +1,17 @@
 import type { Clock } from '@sluice/core';
 import type { StateKey } from '../state-store.js';
+import type { SortedIndex } from './sorted-index.js';
 
 /* The memory backend's keyspace: one map of rendered key → typed entry, like Redis's. */
 
+/**
+ * 'string' also holds counters (window counters, WriteOp increments) as a decimal integer, as
+ * Redis's INCRBY does: get(), getMany() and scan() read them like any plain value.
+ */
 export type Entry =
   | { type: 'string'; key: StateKey; value: string; expiresAt: number | undefined }
   | { type: 'hash'; key: StateKey; value: string; version: number; expiresAt: number | undefined }
-  | { type: 'zset'; key: StateKey; members: Map<string, number>; expiresAt: undefined };
+  | { type: 'zset'; key: StateKey; members: SortedIndex; expiresAt: number | undefined };
 
 type EntryOf<T extends Entry['type']> = Extract<Entry, { type: T }>;
 

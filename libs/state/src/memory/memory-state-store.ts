@@ -4,6 +4,7 @@ import { warnHandlerError } from '../subscriber-errors.js';
 import type {
   CasResult,
   IndexEntry,
+  IndexRangeQuery,
   ScanOptions,
   ScanPage,
   SetOptions,
@@ -13,10 +14,13 @@ import type {
   Versioned,
   WindowCount,
   WindowOptions,
+  WriteOp,
 } from '../state-store.js';
-import { checkScore, popLimit, scanCount, ttlOf, windowArgs } from '../store-args.js';
+import { checkScore, popLimit, rangeArgs, scanCount, scoreBounds, ttlOf, windowArgs } from '../store-args.js';
+import { checkSameScope, checkWrites } from '../write-ops.js';
 import { Keyspace } from './memory-keyspace.js';
 import { LocalBus } from './memory-pubsub.js';
+import { addToIndex, applyWrite, checkApplicable, integer } from './memory-writes.js';
 
 export interface MemoryStateStoreOptions {
   /** Time source for every expiry and window (default: the system clock). */
@@ -113,16 +117,13 @@ export class MemoryStateStore implements StateStore {
 
   /** ZADD: adds or moves the member. */
   async indexAdd(index: StateKey, member: string, score: number): Promise<void> {
-    checkScore(score);
-    const entry = this.ks.typed(r(index), 'zset');
-    if (entry !== undefined) entry.members.set(member, score);
-    else this.ks.put(r(index), { type: 'zset', key: { ...index }, members: new Map([[member, score]]), expiresAt: undefined });
+    addToIndex(this.ks, r(index), index, member, checkScore(score));
   }
 
   /** ZREM: an emptied index disappears, as in Redis. */
   async indexRemove(index: StateKey, member: string): Promise<boolean> {
     const entry = this.ks.typed(r(index), 'zset');
-    if (entry === undefined || !entry.members.delete(member)) return false;
+    if (entry === undefined || !entry.members.remove(member)) return false;
     if (entry.members.size === 0) this.ks.delete(r(index));
     return true;
   }
@@ -133,13 +134,69 @@ export class MemoryStateStore implements StateStore {
     popLimit(limit);
     const entry = this.ks.typed(r(index), 'zset');
     if (entry === undefined || limit === 0) return [];
-    const due: IndexEntry[] = [];
-    for (const [member, score] of entry.members) if (score <= maxScore) due.push({ member, score });
-    due.sort((a, b) => a.score - b.score || Buffer.compare(Buffer.from(a.member), Buffer.from(b.member)));
-    const popped = due.slice(0, limit);
-    for (const { member } of popped) entry.members.delete(member);
+    const popped = entry.members.popDue(maxScore, limit);
     if (entry.members.size === 0) this.ks.delete(r(index));
     return popped;
+  }
+
+  /** ZRANGE BYSCORE [REV] LIMIT offset limit WITHSCORES */
+  async indexRange(index: StateKey, query: IndexRangeQuery): Promise<IndexEntry[]> {
+    const { min, max, rev, offset, limit } = rangeArgs(query);
+    return this.ks.typed(r(index), 'zset')?.members.range(min, max, rev, offset, limit) ?? [];
+  }
+
+  /** ZCOUNT */
+  async indexCount(index: StateKey, min?: number, max?: number): Promise<number> {
+    const bounds = scoreBounds(min, max);
+    return this.ks.typed(r(index), 'zset')?.members.count(bounds.min, bounds.max) ?? 0;
+  }
+
+  /** ZREMRANGEBYSCORE: an emptied index disappears, as in Redis. */
+  async indexRemoveRange(index: StateKey, min: number, max: number): Promise<number> {
+    const bounds = scoreBounds(min, max);
+    const entry = this.ks.typed(r(index), 'zset');
+    if (entry === undefined) return 0;
+    const removed = entry.members.removeRange(bounds.min, bounds.max);
+    if (entry.members.size === 0) this.ks.delete(r(index));
+    return removed;
+  }
+
+  /** MGET: null for absent keys and, as on Redis, for keys of another family. */
+  async getMany(keys: readonly StateKey[]): Promise<(string | null)[]> {
+    return keys.map((key) => {
+      const entry = this.ks.live(r(key));
+      return entry?.type === 'string' ? entry.value : null;
+    });
+  }
+
+  /**
+   * Mirrors redis/batch.ts: a failing write (wrong family, not an integer) does not stop the
+   * ones after it, as in a Redis pipeline; the call then rejects with the first error.
+   */
+  async writeBatch(ops: readonly WriteOp[]): Promise<void> {
+    const writes = checkWrites(ops);
+    let failure: { error: unknown } | undefined;
+    for (const w of writes) {
+      try {
+        applyWrite(this.ks, r(w.key), w);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    if (failure !== undefined) throw failure.error;
+  }
+
+  /** Mirrors lua/compare-and-swap-with-1.ts: every write is checked before anything is written. */
+  async compareAndSwapWith(key: StateKey, expectedVersion: number, value: string, writes: readonly WriteOp[]): Promise<CasResult> {
+    const checked = checkWrites(writes);
+    checkSameScope(key, checked);
+    const current = this.ks.typed(r(key), 'hash')?.version ?? 0;
+    if (current !== expectedVersion) return { ok: false, version: current };
+    for (const w of checked) checkApplicable(this.ks, r(w.key), w);
+    const version = current + 1;
+    this.ks.put(r(key), { type: 'hash', key: { ...key }, value, version, expiresAt: undefined });
+    for (const w of checked) applyWrite(this.ks, r(w.key), w);
+    return { ok: true, version };
   }
 
   /**
@@ -196,11 +253,4 @@ export class MemoryStateStore implements StateStore {
 
 function r(key: StateKey): string {
   return renderKey(PREFIX, key);
-}
-
-/** INCRBY's rule: the stored value must be an integer. */
-function integer(value: string): number {
-  const n = Number(value);
-  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(n)) throw new Error('ERR value is not an integer or out of range');
-  return n;
 }

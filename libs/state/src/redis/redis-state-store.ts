@@ -4,6 +4,7 @@ import { warnHandlerError } from '../subscriber-errors.js';
 import type {
   CasResult,
   IndexEntry,
+  IndexRangeQuery,
   ScanOptions,
   ScanPage,
   SetOptions,
@@ -13,8 +14,12 @@ import type {
   Versioned,
   WindowCount,
   WindowOptions,
+  WriteOp,
 } from '../state-store.js';
+import { writeBatch } from './batch.js';
+import { compareAndSwapWith } from './compare-and-swap-with.js';
 import { createClient, pingWithin, waitUntilReady, type RedisConnectionOptions } from './connection.js';
+import * as ranges from './index-range.js';
 import { closeClient, RedisPubSub } from './pubsub.js';
 import { scanKind } from './scan.js';
 import { registerScripts } from './scripts.js';
@@ -117,6 +122,30 @@ export class RedisStateStore implements StateStore {
 
   indexPopDue(indexKey: StateKey, maxScore: number, limit: number): Promise<IndexEntry[]> {
     return index.indexPopDue(this.client, this.k(indexKey), maxScore, limit);
+  }
+
+  indexRange(indexKey: StateKey, query: IndexRangeQuery): Promise<IndexEntry[]> {
+    return ranges.indexRange(this.client, this.k(indexKey), query);
+  }
+
+  indexCount(indexKey: StateKey, min?: number, max?: number): Promise<number> {
+    return ranges.indexCount(this.client, this.k(indexKey), min, max);
+  }
+
+  indexRemoveRange(indexKey: StateKey, min: number, max: number): Promise<number> {
+    return ranges.indexRemoveRange(this.client, this.k(indexKey), min, max);
+  }
+
+  getMany(keys: readonly StateKey[]): Promise<(string | null)[]> {
+    return values.getValues(this.client, keys.map((key) => this.k(key)));
+  }
+
+  writeBatch(ops: readonly WriteOp[]): Promise<void> {
+    return writeBatch(this.client, ops, (key) => this.k(key));
+  }
+
+  compareAndSwapWith(key: StateKey, expectedVersion: number, value: string, writes: readonly WriteOp[]): Promise<CasResult> {
+    return compareAndSwapWith(this.client, key, expectedVersion, value, writes, (k) => this.k(k));
   }
 
   scan(kind: string, opts?: ScanOptions): Promise<ScanPage> {

@@ -28,18 +28,22 @@ export function commandName(script: LuaScript): string {
 /** Registers every script with defineCommand (EVALSHA with an EVAL fallback on NOSCRIPT). */
 export function registerScripts(client: Redis): void {
   for (const script of LUA_SCRIPTS) {
-    client.defineCommand(commandName(script), { lua: script.lua, numberOfKeys: script.numberOfKeys, readOnly: script.readOnly });
+    // Without numberOfKeys, ioredis expects the key count as each call's first argument.
+    const numberOfKeys = script.variadicKeys === true ? undefined : script.numberOfKeys;
+    client.defineCommand(commandName(script), { lua: script.lua, numberOfKeys, readOnly: script.readOnly });
   }
 }
 
 export function runScript(client: Redis, script: LuaScript, call: ScriptCall): Promise<unknown> {
-  if (call.keys.length !== script.numberOfKeys) {
-    throw new Error(`${script.name} takes ${script.numberOfKeys} keys, got ${call.keys.length}`);
+  const variadic = script.variadicKeys === true;
+  if (variadic ? call.keys.length < script.numberOfKeys : call.keys.length !== script.numberOfKeys) {
+    throw new Error(`${script.name} takes ${variadic ? 'at least ' : ''}${script.numberOfKeys} keys, got ${call.keys.length}`);
   }
   // defineCommand adds methods at runtime, so the typed client has no property for them.
   const fn = (client as unknown as Record<string, ScriptFn | undefined>)[commandName(script)];
   if (fn === undefined) throw new Error(`Lua script ${script.name} is not registered on this client`);
-  return fn.call(client, ...call.keys, ...call.args);
+  const keys = variadic ? [call.keys.length, ...call.keys] : call.keys;
+  return fn.call(client, ...keys, ...call.args);
 }
 
 /** Script replies are arrays of integers and strings; this narrows one to numbers. */

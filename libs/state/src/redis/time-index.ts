@@ -38,11 +38,19 @@ export async function indexPopDue(client: Redis, key: string, maxScore: number, 
   const call = indexPopDueArgs(key, maxScore, limit);
   // Nothing can be popped: skip the round trip.
   if (limit === 0) return [];
-  const reply = await runScript(client, indexPopDueScript, call);
-  if (!Array.isArray(reply) || reply.length % 2 !== 0) throw new Error(`unexpected indexPopDue reply: ${JSON.stringify(reply)}`);
+  return entriesOf(await runScript(client, indexPopDueScript, call), 'indexPopDue');
+}
+
+/**
+ * A WITHSCORES reply as entries. Scripts (and RESP2) reply flat {member1, score1, ...}; a raw
+ * RESP3 command replies {{member1, score1}, ...}, which one flat() turns into the same.
+ */
+export function entriesOf(reply: unknown, op: string): IndexEntry[] {
+  const flat: unknown = Array.isArray(reply) ? reply.flat() : reply;
+  if (!Array.isArray(flat) || flat.length % 2 !== 0) throw new Error(`unexpected ${op} reply: ${JSON.stringify(reply)}`);
   const entries: IndexEntry[] = [];
-  for (let i = 0; i < reply.length; i += 2) {
-    entries.push({ member: String(reply[i]), score: parseScore(String(reply[i + 1])) });
+  for (let i = 0; i < flat.length; i += 2) {
+    entries.push({ member: String(flat[i]), score: parseScore(String(flat[i + 1])) });
   }
   return entries;
 }

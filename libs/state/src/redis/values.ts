@@ -20,6 +20,11 @@ export function getValue(client: Redis, key: string): Promise<string | null> {
   return client.get(key);
 }
 
+/** MGET: null for absent keys and for keys of another family; no round trip for no keys. */
+export async function getValues(client: Redis, keys: string[]): Promise<(string | null)[]> {
+  return keys.length === 0 ? [] : client.mget(...keys);
+}
+
 export async function setValue(client: Redis, key: string, value: string, opts?: SetOptions): Promise<void> {
   await client.call('SET', ...setArgs(key, value, opts, false));
 }

@@ -1,10 +1,13 @@
 import { describe } from 'vitest';
+import { batchContract } from './batch.contract.js';
 import { contractContext, type ContractHarness, type ContractOptions } from './harness.js';
+import { indexRangeContract } from './index-range.contract.js';
 import { pubsubContract } from './pubsub.contract.js';
 import { scanContract } from './scan.contract.js';
 import { timeIndexContract } from './time-index.contract.js';
 import { valuesContract } from './values.contract.js';
 import { versionedContract } from './versioned.contract.js';
+import { versionedWithContract } from './versioned-with.contract.js';
 import { windowContract } from './window.contract.js';
 
 export type { ContractHarness, ContractOptions } from './harness.js';
@@ -23,7 +26,10 @@ export function stateStoreContract(
     valuesContract(ctx);
     windowContract(ctx);
     versionedContract(ctx);
+    versionedWithContract(ctx);
     timeIndexContract(ctx);
+    indexRangeContract(ctx);
+    batchContract(ctx);
     scanContract(ctx);
     pubsubContract(ctx);
   });

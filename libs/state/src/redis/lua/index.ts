@@ -1,11 +1,18 @@
 import { compareAndSwapScript } from './compare-and-swap-1.js';
+import { compareAndSwapWithScript } from './compare-and-swap-with-1.js';
 import { incrementWindowScript } from './increment-window-1.js';
 import { indexPopDueScript } from './index-pop-due-1.js';
 import type { LuaScript } from './lua-script.js';
 import { readWindowScript } from './read-window-1.js';
 
 export type { LuaScript } from './lua-script.js';
-export { compareAndSwapScript, incrementWindowScript, indexPopDueScript, readWindowScript };
+export { compareAndSwapScript, compareAndSwapWithScript, incrementWindowScript, indexPopDueScript, readWindowScript };
 
 /** Every script the Redis StateStore registers on its client at construction. */
-export const LUA_SCRIPTS: readonly LuaScript[] = [incrementWindowScript, readWindowScript, compareAndSwapScript, indexPopDueScript];
+export const LUA_SCRIPTS: readonly LuaScript[] = [
+  incrementWindowScript,
+  readWindowScript,
+  compareAndSwapScript,
+  compareAndSwapWithScript,
+  indexPopDueScript,
+];

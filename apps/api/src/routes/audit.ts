@@ -1,0 +1,177 @@
+import type { AuditStore, StoreQuery } from '@sluice/audit';
+import { callerCovers, noGrantCovers, seesEverything, tenantFilterFor, visibleTo, assertCallerCoversScope, type Caller } from '@sluice/auth';
+import {
+  ActionIdParams,
+  AuditPage,
+  AuditQuery,
+  AuditRecord,
+  AuditVerifyInput,
+  AuditVerifyResult,
+  BulkReplayQuery,
+  BulkReplayResult,
+  ComplianceStatusBody,
+  ErrorBody,
+  ReplayResult,
+  SluiceError,
+  errors,
+  newId,
+} from '@sluice/core';
+import { replayAction, type ComplianceStatus, type Gateway } from '@sluice/gateway';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { requestSchema, responseSchema } from '../json-schema.js';
+import { callerOf } from '../plugins/access-control.js';
+
+const tags = ['audit'];
+const error = responseSchema(ErrorBody);
+const read = { access: 'read' } as const;
+const dispatch = { access: 'dispatch' } as const;
+const params = requestSchema(ActionIdParams);
+
+export interface AuditRouteOptions {
+  /** Null when audit is disabled: the audit routes then answer 404 `audit is not enabled`. */
+  store: AuditStore | null;
+  compliance: ComplianceStatus;
+  gateway: Gateway;
+}
+
+type Filters = Omit<AuditQuery, 'limit' | 'offset' | 'cursor'>;
+
+/** Time bounds in ms; 400 when from is after to. */
+function window(q: { from?: string | undefined; to?: string | undefined }): { fromMs?: number; toMs?: number } {
+  const fromMs = q.from === undefined ? undefined : Date.parse(q.from);
+  const toMs = q.to === undefined ? undefined : Date.parse(q.to);
+  if (fromMs !== undefined && toMs !== undefined && fromMs > toMs) throw errors.badRequest('from must not be after to');
+  return { ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}) };
+}
+
+/** The caller's view of the trail: a named tenant must be granted, a single-tenant caller is scoped to its own. */
+function scopedQuery(caller: Caller, q: Filters): Omit<StoreQuery, 'limit' | 'offset'> {
+  const { from: _from, to: _to, ...filters } = q;
+  const tenant = tenantFilterFor(caller, q);
+  return {
+    ...filters,
+    ...(tenant !== undefined ? { tenant } : {}),
+    ...window(q),
+    ...(seesEverything(caller) ? {} : { visible: (r: AuditRecord) => visibleTo(caller, r) }),
+  };
+}
+
+export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions): Promise<void> {
+  const { compliance, gateway } = opts;
+  const store = (): AuditStore => {
+    if (!opts.store) throw new SluiceError('NOT_FOUND', 'audit is not enabled');
+    return opts.store;
+  };
+  /** The record of an action the caller may see in full (tenant, namespace, provider, action type). */
+  const recordFor = async (caller: Caller, actionId: string): Promise<AuditRecord> => {
+    const record = await store().get(actionId);
+    if (!record) throw new SluiceError('NOT_FOUND', `no audit record found for action: ${actionId}`);
+    if (!callerCovers(caller, record)) throw noGrantCovers(record);
+    return record;
+  };
+  const replay = async (request: FastifyRequest, caller: Caller, record: AuditRecord): Promise<ReplayResult> => {
+    const newActionId = newId();
+    const action = replayAction(record, newActionId);
+    if (!action) throw errors.unprocessable('audit record has no stored payload (audit.store_payload was off)');
+    try {
+      const outcome = await gateway.dispatch(action, { caller: { id: caller.id, method: caller.method } });
+      return { original_action_id: record.action_id, new_action_id: newActionId, success: true, error: null, outcome: outcome.outcome };
+    } catch (err) {
+      request.log.error({ err, action_id: record.action_id }, 'replay dispatch failed');
+      return { original_action_id: record.action_id, new_action_id: newActionId, success: false, error: 'dispatch failed', outcome: null };
+    }
+  };
+
+  app.get<{ Querystring: AuditQuery }>(
+    '/v1/audit',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Audit records, newest first',
+        description: 'Every filter is an exact match; from/to bound dispatched_at. Use next_cursor for deep pages.',
+        querystring: requestSchema(AuditQuery),
+        response: { 200: responseSchema(AuditPage), 400: error, 403: error, 404: error },
+      },
+    },
+    async (request) => {
+      const { limit, offset, cursor, ...filters } = request.query;
+      return store().query({ ...scopedQuery(callerOf(request), filters), limit, offset, ...(cursor !== undefined ? { cursor } : {}) });
+    },
+  );
+
+  app.get<{ Params: { action_id: string } }>(
+    '/v1/audit/:action_id',
+    { config: read, schema: { tags, summary: 'The most recent audit record of an action', params, response: { 200: responseSchema(AuditRecord), 403: error, 404: error } } },
+    async (request) => recordFor(callerOf(request), request.params.action_id),
+  );
+
+  app.post<{ Body: AuditVerifyInput }>(
+    '/v1/audit/verify',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: "Check a namespace and tenant's hash chain",
+        body: requestSchema(AuditVerifyInput),
+        response: { 200: responseSchema(AuditVerifyResult), 400: error, 403: error, 404: error },
+      },
+    },
+    async (request) => {
+      assertCallerCoversScope(callerOf(request), request.body);
+      if (!compliance.hash_chain) throw errors.badRequest('hash chaining is not enabled');
+      window(request.body);
+      return store().verify(request.body);
+    },
+  );
+
+  app.post<{ Params: { action_id: string } }>(
+    '/v1/audit/:action_id/replay',
+    {
+      config: dispatch,
+      schema: {
+        tags,
+        summary: 'Dispatch a recorded action again, with a new id and a replayed_from label',
+        params,
+        response: { 200: responseSchema(ReplayResult), 403: error, 404: error, 422: error },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      return replay(request, caller, await recordFor(caller, request.params.action_id));
+    },
+  );
+
+  app.post<{ Querystring: BulkReplayQuery }>(
+    '/v1/audit/replay',
+    {
+      config: dispatch,
+      schema: {
+        tags,
+        summary: 'Replay the records matching the filters (query parameters); out-of-scope ones are skipped',
+        querystring: requestSchema(BulkReplayQuery),
+        response: { 200: responseSchema(BulkReplayResult), 400: error, 403: error, 404: error },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { limit, ...filters } = request.query;
+      const { visible: _visible, ...query } = scopedQuery(caller, filters);
+      const page = await store().query({ ...query, limit, offset: 0 });
+      const results: ReplayResult[] = [];
+      let skipped = 0;
+      for (const record of page.records) {
+        if (!callerCovers(caller, record) || record.action_payload === null) skipped++;
+        else results.push(await replay(request, caller, record));
+      }
+      const failed = results.filter((r) => !r.success).length;
+      return { replayed: results.length - failed, failed, skipped, results };
+    },
+  );
+
+  app.get(
+    '/v1/compliance/status',
+    { config: read, schema: { tags: ['audit'], summary: 'The compliance mode and what it turns on', response: { 200: responseSchema(ComplianceStatusBody) } } },
+    async () => compliance,
+  );
+}

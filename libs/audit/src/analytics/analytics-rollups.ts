@@ -1,0 +1,109 @@
+import { errors, systemClock, type AnalyticsResult, type Clock } from '@sluice/core';
+import type { StateStore, WriteOp } from '@sluice/state';
+import { aggregate } from './aggregate.js';
+import { binOf } from './histogram.js';
+import { planSegments } from './read-plan.js';
+import { binKey, encodeMember, granularityMs, indexKey, sumKey, tupleRef, type Granularity, type Tuple } from './rollup-keys.js';
+import { readRollups } from './rollup-reader.js';
+import { DAY_MS, ceilHour, countBuckets, floorDay, floorHour } from './time-buckets.js';
+import type { AnalyticsFilters, RollupQuery, RollupRecord } from './types.js';
+
+export interface AnalyticsRollupsOptions {
+  state: StateStore;
+  /** Decides the TTLs (a rollup expires `retention` after its bucket ends) and what is still worth reading. */
+  clock?: Clock;
+  /** Life of the daily rollups (daily, weekly and monthly queries) after their day ends. Default 400. */
+  retentionDays?: number;
+  /** Life of the hourly rollups, which take ~24x the keys of the daily ones. Default: retentionDays. */
+  hourlyRetentionDays?: number;
+}
+
+/** Most output buckets one query may produce (e.g. 10 000 hours ≈ 416 days). */
+export const MAX_ANALYTICS_BUCKETS = 10_000;
+const DEFAULT_TOP_N = 10;
+const GRANULARITIES: readonly Granularity[] = ['hour', 'day'];
+
+function matches(f: AnalyticsFilters, t: Tuple): boolean {
+  return (
+    (f.namespace === undefined || f.namespace === t.namespace) &&
+    (f.tenant === undefined || f.tenant === t.tenant) &&
+    (f.provider === undefined || f.provider === t.provider) &&
+    (f.action_type === undefined || f.action_type === t.action_type) &&
+    (f.outcome === undefined || f.outcome === t.outcome)
+  );
+}
+
+/**
+ * Analytics from rollups kept at write time: each dispatch adds to an hourly and a daily bucket
+ * (a counter per latency bin and a duration sum per tuple, plus an index of the (tuple, bin)
+ * pairs seen), so a query reads O(buckets x distinct tuples) keys, never the records.
+ */
+export class AnalyticsRollups {
+  private readonly state: StateStore;
+  private readonly clock: Clock;
+  private readonly retentionMs: Record<Granularity, number>;
+
+  constructor(opts: AnalyticsRollupsOptions) {
+    this.state = opts.state;
+    this.clock = opts.clock ?? systemClock;
+    const days = opts.retentionDays ?? 400;
+    this.retentionMs = { day: days * DAY_MS, hour: (opts.hourlyRetentionDays ?? days) * DAY_MS };
+  }
+
+  /** Adds one dispatch: a single writeBatch of up to 6 writes. Buckets already past retention are skipped. */
+  async record(record: RollupRecord): Promise<void> {
+    const at = Date.parse(record.dispatched_at);
+    if (Number.isNaN(at)) throw new TypeError(`analytics: invalid dispatched_at ${record.dispatched_at}`);
+    const ref = tupleRef({ namespace: record.namespace, tenant: record.tenant, provider: record.provider, action_type: record.action_type, outcome: record.outcome });
+    const bin = binOf(record.duration_ms);
+    const micros = Math.max(0, Math.round(record.duration_ms * 1000));
+    const now = this.clock.now();
+    const ops: WriteOp[] = [];
+    for (const g of GRANULARITIES) {
+      const start = g === 'hour' ? floorHour(at) : floorDay(at);
+      // Set once, when a key is created: every key of the bucket expires `retention` after the bucket ends.
+      const ttlMs = start + granularityMs(g) + this.retentionMs[g] - now;
+      if (ttlMs <= 0) continue;
+      ops.push(
+        { op: 'increment', key: binKey(g, start, ref, bin), by: 1, ttlMs },
+        { op: 'increment', key: sumKey(g, start, ref), by: micros, ttlMs },
+        // After the counters: a crash in between leaves an uncounted action, not a dangling entry.
+        { op: 'indexAdd', index: indexKey(g, start), member: encodeMember(ref.tuple, bin), score: start, ttlMs },
+      );
+    }
+    if (ops.length > 0) await this.state.writeBatch(ops);
+  }
+
+  /** 400 (BAD_REQUEST) when from is after to, or the range needs more than MAX_ANALYTICS_BUCKETS buckets. */
+  async query(q: RollupQuery): Promise<AnalyticsResult> {
+    if (!Number.isFinite(q.fromMs) || !Number.isFinite(q.toMs)) throw errors.badRequest('from and to must be valid timestamps');
+    if (q.fromMs > q.toMs) throw errors.badRequest('from must not be after to');
+    const startMs = floorHour(q.fromMs);
+    const endMs = ceilHour(q.toMs);
+    const buckets = countBuckets(q.interval, startMs, endMs, MAX_ANALYTICS_BUCKETS);
+    if (buckets > MAX_ANALYTICS_BUCKETS) {
+      throw errors.badRequest(`the range needs more than ${MAX_ANALYTICS_BUCKETS} ${q.interval} buckets; narrow it or use a longer interval`);
+    }
+    const segments = planSegments({
+      interval: q.interval,
+      startMs,
+      endMs,
+      nowMs: this.clock.now(),
+      hourRetentionMs: this.retentionMs.hour,
+      dayRetentionMs: this.retentionMs.day,
+    });
+    const accept = (t: Tuple) => matches(q, t) && (q.visible === undefined || q.visible(t.namespace, t.tenant));
+    const read = await readRollups(this.state, segments, accept, q.metric === 'latency');
+    const groupBy = q.groupBy ?? (q.metric === 'outcome_breakdown' ? 'outcome' : undefined);
+    const result = aggregate(read, q.metric, groupBy, q.topN ?? DEFAULT_TOP_N);
+    return {
+      metric: q.metric,
+      interval: q.interval,
+      from: new Date(q.fromMs).toISOString(),
+      to: new Date(q.toMs).toISOString(),
+      buckets: result.buckets,
+      ...(result.topEntries.length > 0 ? { top_entries: result.topEntries } : {}),
+      total_count: result.totalCount,
+    };
+  }
+}

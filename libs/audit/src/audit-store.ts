@@ -1,0 +1,40 @@
+import type { AuditPage, AuditQuery, AuditRecord, AuditVerifyInput, AuditVerifyResult, NewAuditRecord } from '@sluice/core';
+
+export interface AppendOptions {
+  /** Record lifetime from dispatched_at; null = kept until deleted (compliance hold, immutable audit). */
+  ttlMs: number | null;
+  /** Link the record into its (namespace, tenant) hash chain. */
+  chain: boolean;
+}
+
+/** What a query may return to its caller (grants): applied to every record before paging. */
+export type RecordFilter = (record: AuditRecord) => boolean;
+
+export interface StoreQuery extends Omit<AuditQuery, 'from' | 'to'> {
+  /** Epoch ms bounds on dispatched_at, inclusive. */
+  fromMs?: number;
+  toMs?: number;
+  visible?: RecordFilter;
+}
+
+/**
+ * The audit trail. Built on StateStore primitives only, so it runs unchanged on the memory and
+ * Redis backends; one contract suite covers both.
+ */
+export interface AuditStore {
+  /** Persists a record and its indexes; resolves once the backend holds them. Returns the stored record (id, expires_at and chain fields set). */
+  append(record: NewAuditRecord, opts: AppendOptions): Promise<AuditRecord>;
+  /** The most recent record of an action id (null when none, or it has expired). */
+  get(actionId: string): Promise<AuditRecord | null>;
+  /**
+   * Newest first (dispatched_at, then record id). Records past their expires_at are hidden even
+   * before expire() removes them. A page may end early, with a next_cursor, when a sparse filter
+   * would need too long a scan; `total` is present only when it can be counted exactly from one
+   * index (and no cursor or visible predicate is involved).
+   */
+  query(query: StoreQuery): Promise<AuditPage>;
+  /** Walks one (namespace, tenant) chain in sequence order and reports the first broken link. */
+  verify(input: AuditVerifyInput): Promise<AuditVerifyResult>;
+  /** Deletes up to `limit` records whose expires_at is at or before `nowMs`, with their index entries; returns how many. */
+  expire(nowMs: number, limit: number): Promise<number>;
+}

@@ -1,0 +1,80 @@
+import { createHash } from 'node:crypto';
+import { GLOBAL_SCOPE, type StateKey } from '@sluice/state';
+
+/*
+ * Every key the audit store touches, in one place.
+ *
+ * Tenant scope (namespace, tenant) — one Redis Cluster slot per tenant, so the chain CAS and the
+ * record write run as one script:
+ *   audit:{ns:t}:<record id>          the record (JSON, plain value, no backend TTL)
+ *   audit-head:{ns:t}:chain           hash-chain head {s: sequence, h: record_hash} (versioned)
+ *   audit-chain:{ns:t}:seq            chain index: score = sequence_number, member = compact id
+ *   audit-tix:{ns:t}:all              tenant index: score = dispatched_at ms, member = compact id
+ *   audit-tix:{ns:t}:<dim>=<value>    tenant compound indexes (outcome, provider, action_type)
+ * Global scope — members carry the tenant as a scope code:
+ *   audit-gix:{_:_}:all               every record
+ *   audit-gix:{_:_}:<dim>=<value>     one per filter field and value
+ *   audit-exp:{_:_}:due               expiry index: score = expires_at ms
+ *   audit-scope:{_:_}:<code>          scope code → [namespace, tenant] (written once, never changed)
+ * Hashed scope (256 slots' worth of buckets, so a cluster spreads them):
+ *   audit-act:{_:#xx}:<action id>     the ref of the latest record of an action
+ *
+ * Tenant-scope and global indexes use different kinds so a tenant named like GLOBAL_SCOPE cannot
+ * share a key with a global index.
+ */
+
+export interface TenantScope {
+  namespace: string;
+  tenant: string;
+}
+
+export const KIND = {
+  record: 'audit',
+  chainHead: 'audit-head',
+  chainIndex: 'audit-chain',
+  tenantIndex: 'audit-tix',
+  globalIndex: 'audit-gix',
+  expiryIndex: 'audit-exp',
+  scopeCode: 'audit-scope',
+  actionPointer: 'audit-act',
+} as const;
+
+export function recordKey(scope: TenantScope, recordId: string): StateKey {
+  return { kind: KIND.record, namespace: scope.namespace, tenant: scope.tenant, id: recordId };
+}
+
+export function chainHeadKey(scope: TenantScope): StateKey {
+  return { kind: KIND.chainHead, namespace: scope.namespace, tenant: scope.tenant, id: 'chain' };
+}
+
+export function chainIndexKey(scope: TenantScope): StateKey {
+  return { kind: KIND.chainIndex, namespace: scope.namespace, tenant: scope.tenant, id: 'seq' };
+}
+
+/** The tenant's index of every record (dimension absent) or of one dimension value. */
+export function tenantIndexKey(scope: TenantScope, dimension?: { field: string; value: string }): StateKey {
+  return { kind: KIND.tenantIndex, namespace: scope.namespace, tenant: scope.tenant, id: indexId(dimension) };
+}
+
+/** The global index of every record (dimension absent) or of one dimension value. */
+export function globalIndexKey(dimension?: { field: string; value: string }): StateKey {
+  return { kind: KIND.globalIndex, ...GLOBAL_SCOPE, id: indexId(dimension) };
+}
+
+export function expiryIndexKey(): StateKey {
+  return { kind: KIND.expiryIndex, ...GLOBAL_SCOPE, id: 'due' };
+}
+
+export function scopeCodeKey(code: string): StateKey {
+  return { kind: KIND.scopeCode, ...GLOBAL_SCOPE, id: code };
+}
+
+export function actionPointerKey(actionId: string): StateKey {
+  const bucket = createHash('sha256').update(actionId).digest('hex').slice(0, 2);
+  return { kind: KIND.actionPointer, namespace: '_', tenant: `#${bucket}`, id: actionId };
+}
+
+/** The field name comes first and never contains '=', so `<field>=<value>` is unambiguous. */
+function indexId(dimension: { field: string; value: string } | undefined): string {
+  return dimension === undefined ? 'all' : `${dimension.field}=${dimension.value}`;
+}

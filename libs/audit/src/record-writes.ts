@@ -1,0 +1,68 @@
+import type { AuditRecord } from '@sluice/core';
+import type { StateStore, WriteOp } from '@sluice/state';
+import { placementOf } from './index-layout.js';
+import { actionPointerKey, recordKey } from './keys.js';
+import { dispatchedAtMs, encodeRecord, expiresAtMs } from './record-codec.js';
+import { globalMember, tenantMember } from './record-ref.js';
+
+/*
+ * The writes of one record, split by slot: the tenant-scope part can join the chain CAS; the
+ * global part goes in a separate batch. Removal undoes exactly these.
+ */
+
+/** Record value, tenant indexes and chain index: all in the record's (namespace, tenant) slot. */
+export function tenantWrites(record: AuditRecord): WriteOp[] {
+  const placement = placementOf(record);
+  const member = tenantMember(record.id);
+  const score = dispatchedAtMs(record);
+  const ops: WriteOp[] = [{ op: 'set', key: recordKey(record, record.id), value: encodeRecord(record) }];
+  for (const index of placement.tenant) ops.push({ op: 'indexAdd', index, member, score });
+  if (placement.chain !== null && record.sequence_number !== null) {
+    ops.push({ op: 'indexAdd', index: placement.chain, member, score: record.sequence_number });
+  }
+  return ops;
+}
+
+/**
+ * Global indexes, expiry index and the action pointer. The pointer of an expiring record expires
+ * with it (a backend TTL), so the reaper never has to delete a pointer a newer record may own.
+ */
+export function globalWrites(record: AuditRecord, scopeCode: string, nowMs: number): WriteOp[] {
+  const placement = placementOf(record);
+  const member = globalMember(record.id, scopeCode);
+  const score = dispatchedAtMs(record);
+  const ops: WriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score }));
+  const expiry = expiresAtMs(record);
+  if (placement.expiry !== null && expiry !== null) ops.push({ op: 'indexAdd', index: placement.expiry, member, score: expiry });
+  const pointer: WriteOp = { op: 'set', key: actionPointerKey(record.action_id), value: member };
+  ops.push(expiry === null ? pointer : { ...pointer, ttlMs: Math.max(1, expiry - nowMs) });
+  return ops;
+}
+
+/**
+ * Deletes a record and its entries in every index placementOf names. Idempotent, so a rerun
+ * after a crash, or two reapers racing on one record, are harmless. True when this call deleted
+ * the record value. Order: index entries, then the value, then the expiry entry last, so a
+ * reaper that dies part-way leaves the expiry entry behind and the next run finishes the job.
+ */
+export async function removeRecord(store: StateStore, record: AuditRecord, scopeCode: string): Promise<boolean> {
+  const placement = placementOf(record);
+  const tm = tenantMember(record.id);
+  const gm = globalMember(record.id, scopeCode);
+  const removals: Promise<unknown>[] = [
+    ...placement.tenant.map((index) => store.indexRemove(index, tm)),
+    ...placement.global.map((index) => store.indexRemove(index, gm)),
+  ];
+  if (placement.chain !== null) removals.push(store.indexRemove(placement.chain, tm));
+  // Pointers of expiring records expire by themselves; others are dropped only if still ours.
+  if (record.expires_at === null) removals.push(dropPointerIfOurs(store, record.action_id, gm));
+  await Promise.all(removals);
+  const deleted = await store.delete(recordKey(record, record.id));
+  if (placement.expiry !== null) await store.indexRemove(placement.expiry, gm);
+  return deleted;
+}
+
+async function dropPointerIfOurs(store: StateStore, actionId: string, member: string): Promise<void> {
+  const key = actionPointerKey(actionId);
+  if ((await store.get(key)) === member) await store.delete(key);
+}

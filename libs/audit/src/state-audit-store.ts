@@ -1,0 +1,125 @@
+import { systemClock, type AuditPage, type AuditRecord, type AuditVerifyInput, type AuditVerifyResult, type Clock, type NewAuditRecord } from '@sluice/core';
+import type { StateStore } from '@sluice/state';
+import { runQuery } from './audit-query.js';
+import type { AppendOptions, AuditStore, StoreQuery } from './audit-store.js';
+import { verifyChain } from './chain-verifier.js';
+import { linkIntoChain, type UnlinkedRecord } from './hash-chain.js';
+import { globalAllIndex } from './index-layout.js';
+import { actionPointerKey, expiryIndexKey } from './keys.js';
+import { isExpired } from './record-codec.js';
+import { RecordIdGenerator } from './record-id.js';
+import { RecordReader } from './record-reader.js';
+import { reapMembers } from './record-reaper.js';
+import { globalWrites, tenantWrites } from './record-writes.js';
+import { ScopeCodes } from './scope-codes.js';
+
+export interface StateAuditStoreOptions {
+  /** Decides when a record has expired (queries hide it) and when pointers expire; default: system clock. */
+  clock?: Clock;
+  /** Memory backend only: above this many records the oldest are evicted (ignored on Redis). */
+  maxRecords?: number;
+  /** Told how many records each eviction removed. */
+  onEvicted?: (count: number) => void;
+  /** Index entries one query may examine before it returns a short page with a cursor (default 20 000). */
+  scanBudget?: number;
+}
+
+/**
+ * The audit store on StateStore primitives, so the memory and Redis backends run the same code.
+ * Layout in keys.ts; what a record is indexed under in index-layout.ts.
+ */
+export class StateAuditStore implements AuditStore {
+  private readonly clock: Clock;
+  private readonly ids = new RecordIdGenerator();
+  private readonly scopes: ScopeCodes;
+  private readonly reader: RecordReader;
+  private readonly maxRecords: number | null;
+  private readonly onEvicted: (count: number) => void;
+  private readonly scanBudget: number | undefined;
+
+  constructor(
+    private readonly store: StateStore,
+    opts: StateAuditStoreOptions = {},
+  ) {
+    this.clock = opts.clock ?? systemClock;
+    this.scopes = new ScopeCodes(store);
+    this.reader = new RecordReader(store, this.scopes);
+    this.maxRecords = store.backend === 'memory' && opts.maxRecords !== undefined ? opts.maxRecords : null;
+    this.onEvicted = opts.onEvicted ?? (() => {});
+    this.scanBudget = opts.scanBudget;
+  }
+
+  /**
+   * Assigns the record id (time-sortable, see record-id.ts) and expires_at (dispatched_at +
+   * ttlMs), links the record into its chain when asked, and resolves once every write is applied.
+   */
+  async append(draft: NewAuditRecord, opts: AppendOptions): Promise<AuditRecord> {
+    const dispatchedMs = Date.parse(draft.dispatched_at);
+    if (Number.isNaN(dispatchedMs)) throw new Error(`audit record of ${draft.action_id}: dispatched_at is not a timestamp`);
+    const { id: _draftId, ...fields } = draft;
+    const unlinked: UnlinkedRecord = {
+      id: this.ids.next(dispatchedMs),
+      ...fields,
+      expires_at: opts.ttlMs === null ? null : new Date(dispatchedMs + opts.ttlMs).toISOString(),
+    };
+    const scopeCode = await this.scopes.codeFor(unlinked);
+    let record: AuditRecord;
+    if (opts.chain) {
+      // Value and tenant indexes join the head's CAS (one slot); the global part follows.
+      record = await linkIntoChain(this.store, unlinked, tenantWrites);
+      await this.store.writeBatch(globalWrites(record, scopeCode, this.clock.now()));
+    } else {
+      record = { ...unlinked, sequence_number: null, previous_hash: null, record_hash: null };
+      await this.store.writeBatch([...tenantWrites(record), ...globalWrites(record, scopeCode, this.clock.now())]);
+    }
+    if (this.maxRecords !== null) await this.evictBeyond(this.maxRecords);
+    return record;
+  }
+
+  async get(actionId: string): Promise<AuditRecord | null> {
+    const member = await this.store.get(actionPointerKey(actionId));
+    if (member === null) return null;
+    const [record = null] = await this.reader.readMembers([member], null);
+    if (record === null || record.action_id !== actionId || isExpired(record, this.clock.now())) return null;
+    return record;
+  }
+
+  query(query: StoreQuery): Promise<AuditPage> {
+    return runQuery({ store: this.store, reader: this.reader, nowMs: this.clock.now(), scanBudget: this.scanBudget }, query);
+  }
+
+  verify(input: AuditVerifyInput): Promise<AuditVerifyResult> {
+    return verifyChain(this.store, this.reader, input);
+  }
+
+  /**
+   * Removes up to `limit` records whose expires_at is at or before nowMs; returns how many.
+   * Due entries are read, not popped: each leaves the expiry index only after its record is gone,
+   * so a reaper killed mid-run loses nothing and the next run (any replica) completes the work.
+   */
+  async expire(nowMs: number, limit: number): Promise<number> {
+    if (limit <= 0) return 0;
+    const due = await this.store.indexRange(expiryIndexKey(), { max: nowMs, limit });
+    return reapMembers(
+      this.store,
+      this.reader,
+      expiryIndexKey(),
+      due.map((e) => e.member),
+    );
+  }
+
+  /** Evicts the oldest records (by dispatched_at) above the cap. */
+  private async evictBeyond(maxRecords: number): Promise<void> {
+    const index = globalAllIndex().key;
+    const excess = (await this.store.indexCount(index)) - maxRecords;
+    if (excess <= 0) return;
+    const oldest = await this.store.indexRange(index, { limit: excess });
+    const evicted = await reapMembers(
+      this.store,
+      this.reader,
+      index,
+      oldest.map((e) => e.member),
+    );
+    if (evicted > 0) this.onEvicted(evicted);
+  }
+}

@@ -1,0 +1,91 @@
+import { ManualClock } from '@sluice/core';
+import { MemoryStateStore, type StateStore, type WriteOp } from '@sluice/state';
+import { describe, expect, it } from 'vitest';
+import { AnalyticsRollups } from '../src/analytics/index.js';
+import { analyticsContract } from './analytics.contract.js';
+import { ANCHOR, END, bruteForce, generateRecords } from './analytics.dataset.js';
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+
+analyticsContract('memory', async () => {
+  const store = new MemoryStateStore({ clock: new ManualClock(END) });
+  return { rollups: new AnalyticsRollups({ state: store, clock: new ManualClock(END) }), cleanup: () => store.close() };
+});
+
+/** Counts the store calls a rollup makes. */
+function spied(store: StateStore): { store: StateStore; batches: WriteOp[][]; indexReads: () => number; keysRead: () => number } {
+  const batches: WriteOp[][] = [];
+  let indexReads = 0;
+  let keysRead = 0;
+  const proxy = new Proxy(store, {
+    get(target, prop, receiver) {
+      if (prop === 'writeBatch') return async (ops: WriteOp[]) => (batches.push(ops), target.writeBatch(ops));
+      if (prop === 'indexRange') return async (...args: Parameters<StateStore['indexRange']>) => (indexReads++, target.indexRange(...args));
+      if (prop === 'getMany') return async (keys: Parameters<StateStore['getMany']>[0]) => ((keysRead += keys.length), target.getMany(keys));
+      return Reflect.get(target, prop, receiver) as unknown;
+    },
+  });
+  return { store: proxy, batches, indexReads: () => indexReads, keysRead: () => keysRead };
+}
+
+describe('AnalyticsRollups on memory: costs, retention', () => {
+  it('writes each record as one batch of 6 TTL-bound writes', async () => {
+    const clock = new ManualClock(END);
+    const spy = spied(new MemoryStateStore({ clock }));
+    const rollups = new AnalyticsRollups({ state: spy.store, clock });
+    await rollups.record({ namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', outcome: 'executed', dispatched_at: new Date(END - HOUR).toISOString(), duration_ms: 12.5 });
+    expect(spy.batches).toHaveLength(1);
+    expect(spy.batches[0]?.map((op) => op.op)).toEqual(['increment', 'increment', 'indexAdd', 'increment', 'increment', 'indexAdd']);
+    expect(spy.batches[0]?.every((op) => op.ttlMs !== undefined && op.ttlMs > 399 * DAY)).toBe(true);
+  });
+
+  it('reads per bucket and distinct (tuple, bin), not per record', async () => {
+    const clock = new ManualClock(END);
+    const cost = async (records: number) => {
+      const spy = spied(new MemoryStateStore({ clock }));
+      const rollups = new AnalyticsRollups({ state: spy.store, clock });
+      // One tuple and one duration: every record lands in the same cells.
+      for (let i = 0; i < records; i++) {
+        await rollups.record({ namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', outcome: 'executed', dispatched_at: new Date(ANCHOR + (i % 7) * DAY).toISOString(), duration_ms: 5 });
+      }
+      const before = { index: spy.indexReads(), keys: spy.keysRead() };
+      const result = await rollups.query({ metric: 'latency', interval: 'daily', fromMs: ANCHOR, toMs: ANCHOR + 7 * DAY });
+      expect(result.total_count).toBe(records);
+      return { index: spy.indexReads() - before.index, keys: spy.keysRead() - before.keys };
+    };
+    const small = await cost(70);
+    expect(await cost(7000)).toEqual(small);
+    expect(small).toEqual({ index: 7, keys: 14 }); // 7 daily buckets: 1 bin counter + 1 sum each
+  });
+
+  it('expires rollups `retentionDays` after their bucket ends, and skips records already past it', async () => {
+    const clock = new ManualClock(END);
+    const store = new MemoryStateStore({ clock });
+    const rollups = new AnalyticsRollups({ state: store, clock, retentionDays: 3 });
+    const records = generateRecords(500, 7);
+    for (const r of records) await rollups.record(r);
+    const q = { metric: 'volume', interval: 'daily', fromMs: ANCHOR, toMs: END } as const;
+    // A day is kept until 3 days after its end: days ending 3 days or more before END were never written.
+    const recent = records.filter((r) => Date.parse(r.dispatched_at) >= END - 3 * DAY);
+    expect(await rollups.query(q)).toEqual(bruteForce(recent, q));
+    clock.advance(2 * DAY);
+    const last = records.filter((r) => Date.parse(r.dispatched_at) >= END - DAY);
+    expect(await rollups.query(q)).toEqual(bruteForce(last, q));
+    clock.advance(DAY);
+    expect((await rollups.query(q)).total_count).toBe(0);
+    await store.close();
+  });
+
+  it('reads a whole day when the hours of a partly covered day have expired', async () => {
+    const clock = new ManualClock(END);
+    const store = new MemoryStateStore({ clock });
+    const rollups = new AnalyticsRollups({ state: store, clock, retentionDays: 30, hourlyRetentionDays: 1 });
+    const records = generateRecords(500, 9);
+    for (const r of records) await rollups.record(r);
+    const partial = { metric: 'volume', interval: 'daily', fromMs: ANCHOR + 2 * DAY + 12 * HOUR, toMs: ANCHOR + 3 * DAY } as const;
+    const wholeDay = { ...partial, fromMs: ANCHOR + 2 * DAY };
+    expect((await rollups.query(partial)).buckets).toEqual(bruteForce(records, wholeDay).buckets);
+    await store.close();
+  });
+});

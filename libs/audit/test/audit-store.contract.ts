@@ -1,0 +1,473 @@
+import { AuditFilterFields, ManualClock, type AuditPage, type AuditRecord } from '@sluice/core';
+import type { StateKey, StateStore } from '@sluice/state';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { StoreQuery } from '../src/audit-store.js';
+import { placementOf } from '../src/index-layout.js';
+import { chainIndexKey, recordKey } from '../src/keys.js';
+import { recordHash } from '../src/record-hash.js';
+import { tenantMember } from '../src/record-ref.js';
+import { StateAuditStore, type StateAuditStoreOptions } from '../src/state-audit-store.js';
+import { draft, newestFirst, variedDraft } from './support/records.js';
+
+/** What a backend's test file hands the contract: a fresh, empty StateStore per test. */
+export interface AuditHarness {
+  state: StateStore;
+  /** Another StateStore over the same data: a second connection on Redis, the same store in memory. */
+  connectAnother(): Promise<StateStore>;
+  /** Deletes what the test wrote and closes every store. */
+  cleanup(): Promise<void>;
+}
+
+const BASE = Date.UTC(2026, 0, 1);
+const NOW = BASE + 86_400_000;
+
+type Query = Partial<StoreQuery>;
+
+export function auditStoreContract(backend: string, makeHarness: () => Promise<AuditHarness>): void {
+  describe(`StateAuditStore on ${backend}`, () => {
+    let h: AuditHarness;
+    let clock: ManualClock;
+    let audit: StateAuditStore;
+
+    beforeEach(async () => {
+      h = await makeHarness();
+      clock = new ManualClock(NOW);
+      audit = new StateAuditStore(h.state, { clock });
+    });
+    afterEach(async () => {
+      await h.cleanup();
+    });
+
+    const storeWith = (opts: StateAuditStoreOptions) => new StateAuditStore(h.state, { clock, ...opts });
+    const query = (q: Query, store = audit) => store.query({ limit: 50, offset: 0, ...q });
+    const appendAll = async (count: number, make: (i: number) => Parameters<StateAuditStore['append']>[0], chain = false) => {
+      const out: AuditRecord[] = [];
+      for (let i = 0; i < count; i++) out.push(await audit.append(make(i), { ttlMs: null, chain }));
+      return out;
+    };
+    /** Follows next_cursor to the end; fails on a loop. */
+    const allPages = async (q: Query, store = audit) => {
+      const pages: AuditPage[] = [];
+      let cursor: string | undefined;
+      do {
+        const page = await query({ ...q, ...(cursor !== undefined ? { cursor } : {}) }, store);
+        pages.push(page);
+        cursor = page.next_cursor;
+        if (pages.length > 500) throw new Error('cursor paging does not terminate');
+      } while (cursor !== undefined);
+      return pages;
+    };
+    const ids = (records: readonly AuditRecord[]) => records.map((r) => r.id);
+
+    describe('append', () => {
+      it('assigns a time-sortable id and expires_at from the TTL, and no chain fields unless chained', async () => {
+        const first = await audit.append(draft({ id: 'writer-id', dispatchedAtMs: NOW }), { ttlMs: 60_000, chain: false });
+        const second = await audit.append(draft({ dispatchedAtMs: NOW + 1 }), { ttlMs: null, chain: false });
+        expect(first.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+        expect(second.id > first.id).toBe(true);
+        expect(first.expires_at).toBe(new Date(NOW + 60_000).toISOString());
+        expect(second.expires_at).toBeNull();
+        expect(first).toMatchObject({ sequence_number: null, previous_hash: null, record_hash: null });
+        expect(await audit.get('act-1')).toEqual(second);
+      });
+    });
+
+    describe('query', () => {
+      let all: AuditRecord[];
+      beforeEach(async () => {
+        all = (await appendAll(90, (i) => variedDraft(i, BASE))).sort(newestFirst);
+      });
+      const expected = (pred: (r: AuditRecord) => boolean) => all.filter(pred);
+
+      it('answers every filter alone, with an exact total', async () => {
+        for (const field of AuditFilterFields) {
+          const values = new Set(all.map((r) => r[field]).filter((v): v is string => v !== null));
+          expect(values.size).toBeGreaterThan(1);
+          for (const value of values) {
+            const page = await query({ [field]: value, limit: 1000 });
+            const want = expected((r) => r[field] === value);
+            expect(ids(page.records), `${field}=${value}`).toEqual(ids(want));
+            expect(page.total, `${field}=${value}`).toBe(want.length);
+          }
+        }
+      });
+
+      it('combines filters; total only when one index answers them all', async () => {
+        const cases: { q: Query; total: boolean }[] = [
+          { q: { namespace: 'ns-a', tenant: 't1' }, total: true },
+          { q: { namespace: 'ns-a', tenant: 't1', outcome: 'executed' }, total: true },
+          { q: { namespace: 'ns-b', tenant: 't2', provider: 'sms' }, total: true },
+          { q: { namespace: 'ns-b', tenant: 't3', action_type: 'page' }, total: true },
+          { q: { namespace: 'ns-b', tenant: 't2', provider: 'sms', action_type: 'page' }, total: false },
+          { q: { namespace: 'ns-a', tenant: 't3', outcome: 'suppressed', provider: 'webhook' }, total: false },
+          { q: { tenant: 't3', verdict: 'allow' }, total: false },
+          { q: { provider: 'email', outcome: 'failed', caller_id: 'bob' }, total: false },
+          { q: { namespace: 'ns-a', matched_rule: 'rule-a' }, total: false },
+          { q: { chain_id: 'chain-x', caller_id: 'alice' }, total: false },
+          { q: { namespace: 'ns-a', tenant: 't2', verdict: 'throttle', chain_id: 'chain-y' }, total: false },
+          { q: { namespace: 'ns-a', tenant: 'nobody' }, total: true },
+          { q: { namespace: 'ns-a', tenant: 't1', provider: 'no-such-provider' }, total: true },
+          { q: {}, total: true },
+        ];
+        for (const { q, total } of cases) {
+          const page = await query({ ...q, limit: 1000 });
+          const want = expected((r) => Object.entries(q).every(([field, value]) => r[field as keyof AuditRecord] === value));
+          expect(ids(page.records), JSON.stringify(q)).toEqual(ids(want));
+          expect(page.total, JSON.stringify(q)).toBe(total ? want.length : undefined);
+        }
+      });
+
+      it('bounds dispatched_at by from and to, inclusively', async () => {
+        const t1 = BASE + 5_000;
+        const t2 = BASE + 12_000;
+        const within = (r: AuditRecord, from = -Infinity, to = Infinity) => Date.parse(r.dispatched_at) >= from && Date.parse(r.dispatched_at) <= to;
+        const both = await query({ fromMs: t1, toMs: t2, limit: 1000 });
+        expect(ids(both.records)).toEqual(ids(expected((r) => within(r, t1, t2))));
+        expect(both.records).toHaveLength(24); // 8 timestamps × 3, both ends included
+        expect(both.total).toBe(24);
+        expect(ids((await query({ fromMs: t2, limit: 1000 })).records)).toEqual(ids(expected((r) => within(r, t2))));
+        expect(ids((await query({ toMs: t1, limit: 1000 })).records)).toEqual(ids(expected((r) => within(r, -Infinity, t1))));
+        const filtered = await query({ namespace: 'ns-b', tenant: 't1', fromMs: t1, toMs: t2 + 10_000 });
+        expect(ids(filtered.records)).toEqual(ids(expected((r) => r.namespace === 'ns-b' && r.tenant === 't1' && within(r, t1, t2 + 10_000))));
+        expect(await query({ fromMs: BASE + 500, toMs: BASE + 900 })).toEqual({ records: [], total: 0, limit: 50, offset: 0 });
+      });
+
+      it('pages with limit and offset, including empty pages past the end', async () => {
+        for (const q of [{ namespace: 'ns-a', tenant: 't1' }, { provider: 'email', verdict: 'allow' }, {}] as Query[]) {
+          const want = expected((r) => Object.entries(q).every(([field, value]) => r[field as keyof AuditRecord] === value));
+          const seen: AuditRecord[] = [];
+          for (let offset = 0; offset < want.length + 8; offset += 4) {
+            const page = await query({ ...q, limit: 4, offset });
+            expect(page.limit).toBe(4);
+            expect(page.offset).toBe(offset);
+            seen.push(...page.records);
+            if (offset >= want.length) expect(page.records).toEqual([]);
+          }
+          expect(ids(seen), JSON.stringify(q)).toEqual(ids(want));
+          const past = await query({ ...q, limit: 10, offset: want.length + 100 });
+          expect(past.records).toEqual([]);
+          expect(past.next_cursor).toBeUndefined();
+          expect((await query({ ...q, limit: 1 })).records.map((r) => r.id)).toEqual(ids(want.slice(0, 1)));
+        }
+      });
+
+      it('applies the visible predicate before paging, and then omits total', async () => {
+        const visible = (r: AuditRecord) => r.caller_id !== 'bob';
+        const page = await query({ namespace: 'ns-a', visible, limit: 7, offset: 3 });
+        const want = expected((r) => r.namespace === 'ns-a' && visible(r));
+        expect(ids(page.records)).toEqual(ids(want.slice(3, 10)));
+        expect(page.total).toBeUndefined();
+        const pages = await allPages({ namespace: 'ns-a', visible, limit: 7 });
+        expect(ids(pages.flatMap((p) => p.records))).toEqual(ids(want));
+      });
+
+      it('rejects a malformed cursor with a 400 error', async () => {
+        await expect(query({ cursor: 'garbage' })).rejects.toMatchObject({ code: 'BAD_REQUEST' });
+      });
+    });
+
+    it('returns an empty page from an empty store', async () => {
+      expect(await query({})).toEqual({ records: [], total: 0, limit: 50, offset: 0 });
+      expect(await query({ namespace: 'ns', tenant: 't1', provider: 'email' })).toEqual({ records: [], total: 0, limit: 50, offset: 0 });
+    });
+
+    it('orders records with equal timestamps newest appended first', async () => {
+      const records = await appendAll(6, (i) => draft({ action_id: `same-${i}`, dispatchedAtMs: BASE }));
+      await audit.append(draft({ action_id: 'older', dispatchedAtMs: BASE - 1 }), { ttlMs: null, chain: false });
+      const page = await query({ namespace: 'ns', tenant: 't1' });
+      expect(page.records.map((r) => r.action_id)).toEqual(['same-5', 'same-4', 'same-3', 'same-2', 'same-1', 'same-0', 'older']);
+      // Every index orders ties alike, so a cursor taken from one index resumes correctly in another.
+      const first = await query({ provider: 'email', limit: 2 });
+      const rest = await allPages({ namespace: 'ns', tenant: 't1', limit: 2, ...(first.next_cursor ? { cursor: first.next_cursor } : {}) });
+      expect([...first.records, ...rest.flatMap((p) => p.records)].map((r) => r.action_id)).toEqual(page.records.map((r) => r.action_id));
+      expect(records).toHaveLength(6);
+    });
+
+    describe('cursor paging', () => {
+      let all: AuditRecord[];
+      beforeEach(async () => {
+        // Seven records per timestamp, so pages often end inside a run of ties.
+        all = (
+          await appendAll(300, (i) =>
+            draft({
+              action_id: `act-${i}`,
+              verdict: i % 3 === 0 ? 'allow' : 'suppress',
+              caller_id: i % 2 === 0 ? 'even' : 'odd',
+              dispatchedAtMs: BASE + Math.floor(i / 7) * 1000,
+            }),
+          )
+        ).sort(newestFirst);
+      });
+
+      it('visits every record once, in order, on exact and filtered plans', async () => {
+        const cases: { q: Query; want: AuditRecord[] }[] = [
+          { q: { namespace: 'ns', tenant: 't1' }, want: all },
+          { q: {}, want: all },
+          { q: { namespace: 'ns', tenant: 't1', verdict: 'allow' }, want: all.filter((r) => r.verdict === 'allow') },
+          { q: { tenant: 't1', visible: (r) => r.caller_id === 'odd' }, want: all.filter((r) => r.caller_id === 'odd') },
+        ];
+        for (const { q, want } of cases) {
+          const pages = await allPages({ ...q, limit: 37 });
+          const got = pages.flatMap((p) => p.records);
+          expect(new Set(ids(got)).size).toBe(got.length);
+          expect(ids(got)).toEqual(ids(want));
+          expect(pages.slice(1).every((p) => p.total === undefined)).toBe(true);
+          expect(pages.at(-1)?.next_cursor).toBeUndefined();
+        }
+      });
+
+      it('is not disturbed by newer records appended between pages', async () => {
+        const first = await query({ namespace: 'ns', tenant: 't1', limit: 40 });
+        await appendAll(20, (i) => draft({ action_id: `new-${i}`, dispatchedAtMs: BASE + 1_000_000 + i }));
+        const rest = await allPages({ namespace: 'ns', tenant: 't1', limit: 40, cursor: first.next_cursor ?? '' });
+        expect(ids([...first.records, ...rest.flatMap((p) => p.records)])).toEqual(ids(all));
+      });
+
+      it('walks a run of equal timestamps longer than a batch without rereading it', async () => {
+        const ties = (await appendAll(150, (i) => draft({ action_id: `tie-${i}`, dispatchedAtMs: BASE - 5000 }))).sort(newestFirst);
+        const visible = (r: AuditRecord) => Number(r.action_id.slice(4)) % 2 === 0;
+        const tight = storeWith({ scanBudget: 120 });
+        const pages = await allPages({ namespace: 'ns', toMs: BASE - 5000, visible, limit: 20 }, tight);
+        expect(ids(pages.flatMap((p) => p.records))).toEqual(ids(ties.filter(visible)));
+        // Each page needs ~40 entries of the run: a walk that rereads the run would spend the budget short of a page.
+        expect(pages.slice(0, -1).every((p) => p.records.length === 20)).toBe(true);
+      });
+
+      it('ignores offset when a cursor is given', async () => {
+        const first = await query({ namespace: 'ns', tenant: 't1', limit: 10 });
+        const second = await query({ namespace: 'ns', tenant: 't1', limit: 10, offset: 25, cursor: first.next_cursor ?? '' });
+        expect(ids(second.records)).toEqual(ids(all.slice(10, 20)));
+        expect(second.total).toBeUndefined();
+      });
+
+      it('ends a page early with a cursor when the scan budget is spent, and goes on from there', async () => {
+        const budgeted = storeWith({ scanBudget: 60 });
+        const visible = (r: AuditRecord) => Number(r.action_id.slice(4)) % 40 === 0;
+        const want = all.filter(visible);
+        const pages = await allPages({ visible, limit: 5 }, budgeted);
+        expect(ids(pages.flatMap((p) => p.records))).toEqual(ids(want));
+        expect(pages.some((p) => p.records.length < 5 && p.next_cursor !== undefined)).toBe(true);
+        // An offset still unspent when the budget runs out travels in the cursor.
+        const skipped = await allPages({ visible, limit: 5, offset: 3 }, budgeted);
+        expect(ids(skipped.flatMap((p) => p.records))).toEqual(ids(want.slice(3)));
+      });
+    });
+
+    describe('get', () => {
+      it('returns the most recent record of an action id', async () => {
+        await audit.append(draft({ action_id: 'a', outcome: 'pending_approval', dispatchedAtMs: BASE }), { ttlMs: null, chain: false });
+        const latest = await audit.append(draft({ action_id: 'a', outcome: 'executed', dispatchedAtMs: BASE + 10 }), { ttlMs: null, chain: true });
+        await audit.append(draft({ action_id: 'b', dispatchedAtMs: BASE + 20 }), { ttlMs: null, chain: false });
+        expect(await audit.get('a')).toEqual(latest);
+        expect(await audit.get('missing')).toBeNull();
+      });
+    });
+
+    describe('expiry', () => {
+      /** Every index a record is in (placementOf), as rendered-independent keys. */
+      const indexesOf = (r: AuditRecord): StateKey[] => {
+        const p = placementOf(r);
+        return [...p.tenant, ...p.global, ...(p.chain ? [p.chain] : []), ...(p.expiry ? [p.expiry] : [])];
+      };
+      const same = (a: StateKey, b: StateKey) => a.kind === b.kind && a.namespace === b.namespace && a.tenant === b.tenant && a.id === b.id;
+
+      it('expire() removes due records and their entries from every index', async () => {
+        const kept = await appendAll(5, (i) => draft({ action_id: `kept-${i}`, dispatchedAtMs: NOW - 1000 + i }));
+        const doomed: AuditRecord[] = [];
+        for (let i = 0; i < 10; i++) {
+          const d = draft({
+            action_id: `doomed-${i}`,
+            tenant: 'short-lived',
+            provider: 'sms',
+            outcome: 'failed',
+            matched_rule: 'r1',
+            chain_id: 'c1',
+            caller_id: `caller-${i}`,
+            dispatchedAtMs: NOW + i,
+          });
+          doomed.push(await audit.append(d, { ttlMs: 60_000, chain: i % 2 === 0 }));
+        }
+        expect(await audit.expire(clock.now(), 100)).toBe(0);
+        clock.advance(60_000 + 5); // the first six are due
+        expect(await audit.expire(clock.now(), 4)).toBe(4);
+        expect(await audit.expire(clock.now(), 100)).toBe(2);
+        clock.advance(10_000);
+        expect(await audit.expire(clock.now(), 100)).toBe(4);
+        expect(await audit.expire(clock.now(), 100)).toBe(0);
+
+        for (const r of doomed) {
+          expect(await h.state.get(recordKey(r, r.id))).toBeNull();
+          expect(await audit.get(r.action_id)).toBeNull();
+          for (const index of indexesOf(r)) {
+            const left = kept.filter((k) => indexesOf(k).some((i) => same(i, index))).length;
+            expect(await h.state.indexCount(index), JSON.stringify(index)).toBe(left);
+          }
+        }
+        expect(await h.state.indexCount(chainIndexKey(doomed[0] ?? kept[0]!))).toBe(0);
+        const page = await query({});
+        expect(ids(page.records)).toEqual(ids([...kept].sort(newestFirst)));
+        expect(page.total).toBe(5);
+      });
+
+      it('expire() completes a removal an earlier run left half done', async () => {
+        const r = await audit.append(draft({ action_id: 'half', dispatchedAtMs: NOW }), { ttlMs: 1000, chain: true });
+        const { tenant, chain } = placementOf(r);
+        // A reaper died after removing some index entries, before the value and expiry entry.
+        for (const index of [...tenant, ...(chain ? [chain] : [])]) await h.state.indexRemove(index, tenantMember(r.id));
+        clock.advance(1000);
+        expect(await audit.expire(clock.now(), 0)).toBe(0);
+        expect(await audit.expire(clock.now(), 10)).toBe(1);
+        for (const index of indexesOf(r)) expect(await h.state.indexCount(index)).toBe(0);
+        expect(await h.state.get(recordKey(r, r.id))).toBeNull();
+      });
+
+      it('hides expired records until they are reaped', async () => {
+        const lasting = await audit.append(draft({ action_id: 'lasting', dispatchedAtMs: NOW }), { ttlMs: null, chain: false });
+        await audit.append(draft({ action_id: 'brief', dispatchedAtMs: NOW }), { ttlMs: 1000, chain: false });
+        expect((await query({ namespace: 'ns', tenant: 't1' })).records).toHaveLength(2);
+        clock.advance(1000); // expires_at reached: gone from now on
+        expect(ids((await query({ namespace: 'ns', tenant: 't1' })).records)).toEqual([lasting.id]);
+        expect(ids((await query({ outcome: 'executed', caller_id: 'caller-1' })).records)).toEqual([lasting.id]);
+        expect(await audit.get('brief')).toBeNull();
+        expect(await audit.get('lasting')).toEqual(lasting);
+      });
+    });
+
+    describe('memory cap', () => {
+      it(`evicts the oldest records beyond maxRecords on the memory backend only`, async () => {
+        const evictions: number[] = [];
+        const capped = storeWith({ maxRecords: 10, onEvicted: (n) => evictions.push(n) });
+        const records: AuditRecord[] = [];
+        for (let i = 0; i < 15; i++) records.push(await capped.append(draft({ action_id: `a-${i}`, dispatchedAtMs: BASE + i }), { ttlMs: null, chain: i % 3 === 0 }));
+        const page = await query({ limit: 100 });
+        if (h.state.backend === 'memory') {
+          expect(ids(page.records)).toEqual(ids(records.slice(5).reverse()));
+          expect(evictions.reduce((a, b) => a + b, 0)).toBe(5);
+          expect(await audit.get('a-0')).toBeNull();
+          expect(await h.state.get(recordKey(records[0]!, records[0]!.id))).toBeNull();
+          expect(await h.state.indexCount(placementOf(records[0]!).tenant[0]!)).toBe(10);
+        } else {
+          expect(page.records).toHaveLength(15);
+          expect(evictions).toEqual([]);
+        }
+      });
+    });
+
+    describe('hash chain', () => {
+      const chainOf = async (count: number, scope = { namespace: 'ns', tenant: 't1' }, start = 0) =>
+        appendAll(count, (i) => draft({ ...scope, action_id: `${scope.tenant}-${start + i}`, dispatchedAtMs: BASE + (start + i) * 1000 }), true);
+      const verify = (tenant = 't1', window: { from?: number; to?: number } = {}) =>
+        audit.verify({
+          namespace: 'ns',
+          tenant,
+          ...(window.from !== undefined ? { from: new Date(window.from).toISOString() } : {}),
+          ...(window.to !== undefined ? { to: new Date(window.to).toISOString() } : {}),
+        });
+      /** Rewrites a stored record directly in the backend, as an attacker with Redis access could. */
+      const tamper = async (record: AuditRecord, change: Partial<AuditRecord>) => {
+        const key = recordKey(record, record.id);
+        const stored = JSON.parse((await h.state.get(key)) ?? 'null') as AuditRecord;
+        await h.state.set(key, JSON.stringify({ ...stored, ...change }));
+      };
+
+      it('links each tenant chain with consecutive sequence numbers and hashes', async () => {
+        const t1: AuditRecord[] = [];
+        const t2: AuditRecord[] = [];
+        for (let i = 0; i < 12; i++) {
+          t1.push(...(await chainOf(1, { namespace: 'ns', tenant: 't1' }, i)));
+          if (i % 2 === 0) t2.push(...(await chainOf(1, { namespace: 'ns', tenant: 't2' }, i)));
+          await audit.append(draft({ action_id: `plain-${i}` }), { ttlMs: null, chain: false });
+        }
+        for (const chain of [t1, t2]) {
+          chain.forEach((r, i) => {
+            expect(r.sequence_number).toBe(i);
+            expect(r.previous_hash).toBe(i === 0 ? null : chain[i - 1]?.record_hash);
+            expect(r.record_hash).toBe(recordHash(r));
+            expect(r.record_hash).toMatch(/^[0-9a-f]{64}$/);
+          });
+        }
+        expect(await verify('t1')).toEqual({ valid: true, records_checked: 12, first_record_id: t1[0]?.id, last_record_id: t1[11]?.id });
+        expect(await verify('t2')).toEqual({ valid: true, records_checked: 6, first_record_id: t2[0]?.id, last_record_id: t2[5]?.id });
+        expect(await verify('empty')).toEqual({ valid: true, records_checked: 0 });
+      });
+
+      it('verify names a record altered in the backend as the first broken one', async () => {
+        const chain = await chainOf(10);
+        await tamper(chain[4]!, { outcome: 'suppressed' });
+        expect(await verify()).toMatchObject({ valid: false, first_broken_at: 4, records_checked: 5, last_record_id: chain[4]?.id });
+      });
+
+      it('verify catches a rewritten hash through the next link, and at the head', async () => {
+        const chain = await chainOf(6);
+        const forged = { ...chain[2]!, outcome: 'suppressed' };
+        await tamper(chain[2]!, { outcome: 'suppressed', record_hash: recordHash(forged) });
+        expect(await verify()).toMatchObject({ valid: false, first_broken_at: 3 });
+        const last = { ...chain[5]!, outcome: 'failed' };
+        await tamper(chain[2]!, { outcome: chain[2]!.outcome, record_hash: chain[2]!.record_hash });
+        await tamper(chain[5]!, { outcome: 'failed', record_hash: recordHash(last) });
+        expect(await verify()).toMatchObject({ valid: false, first_broken_at: 5 });
+      });
+
+      it('verify names a deleted record', async () => {
+        const chain = await chainOf(10);
+        await h.state.delete(recordKey(chain[6]!, chain[6]!.id));
+        expect(await verify()).toMatchObject({ valid: false, first_broken_at: 6, records_checked: 6 });
+        // Gone from the chain index as well: the gap is named.
+        await h.state.delete(recordKey(chain[3]!, chain[3]!.id));
+        await h.state.indexRemove(chainIndexKey(chain[3]!), tenantMember(chain[3]!.id));
+        expect(await verify()).toMatchObject({ valid: false, first_broken_at: 3, records_checked: 3 });
+      });
+
+      it('verify notices records cut from the end of the chain', async () => {
+        const chain = await chainOf(5);
+        for (const r of chain.slice(3)) {
+          await h.state.delete(recordKey(r, r.id));
+          await h.state.indexRemove(chainIndexKey(r), tenantMember(r.id));
+        }
+        expect(await verify()).toMatchObject({ valid: false, first_broken_at: 3, records_checked: 3 });
+      });
+
+      it('verify checks the part of a chain dispatched within from/to', async () => {
+        const chain = await chainOf(10);
+        await tamper(chain[8]!, { outcome: 'suppressed' });
+        expect(await verify('t1', { from: BASE + 3000, to: BASE + 6000 })).toEqual({
+          valid: true,
+          records_checked: 4,
+          first_record_id: chain[3]?.id,
+          last_record_id: chain[6]?.id,
+        });
+        expect(await verify('t1', { from: BASE + 7000 })).toMatchObject({ valid: false, first_broken_at: 8 });
+        expect(await verify('t1', { to: BASE + 2000 })).toMatchObject({ valid: true, records_checked: 3 });
+        expect(await verify('t1', { from: BASE + 20_000 })).toEqual({ valid: true, records_checked: 0 });
+        await tamper(chain[5]!, { verdict: 'suppress' });
+        expect(await verify('t1', { from: BASE + 3000, to: BASE + 6000 })).toMatchObject({ valid: false, first_broken_at: 5 });
+      });
+
+      it('verify starts at the oldest remaining record once retention reaped the start', async () => {
+        const chain: AuditRecord[] = [];
+        for (let i = 0; i < 6; i++) {
+          chain.push(await audit.append(draft({ action_id: `r-${i}`, dispatchedAtMs: NOW + i * 1000 }), { ttlMs: 60_000, chain: true }));
+        }
+        clock.advance(61_500); // records 0 and 1 are due
+        expect(await audit.expire(clock.now(), 100)).toBe(2);
+        expect(await verify()).toEqual({ valid: true, records_checked: 4, first_record_id: chain[2]?.id, last_record_id: chain[5]?.id });
+        await tamper(chain[2]!, { previous_hash: null });
+        expect(await verify()).toMatchObject({ valid: false, first_broken_at: 2 });
+      });
+
+      it('keeps one gapless chain under concurrent appends from two connections', async () => {
+        const other = new StateAuditStore(await h.connectAnother(), { clock });
+        const appended = await Promise.all(
+          Array.from({ length: 50 }, (_, i) =>
+            (i % 2 === 0 ? audit : other).append(draft({ action_id: `c-${i}`, dispatchedAtMs: BASE + i }), { ttlMs: null, chain: true }),
+          ),
+        );
+        const bySeq = [...appended].sort((a, b) => (a.sequence_number ?? -1) - (b.sequence_number ?? -1));
+        expect(bySeq.map((r) => r.sequence_number)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+        bySeq.forEach((r, i) => expect(r.previous_hash).toBe(i === 0 ? null : bySeq[i - 1]?.record_hash));
+        expect(await verify()).toMatchObject({ valid: true, records_checked: 50 });
+        expect((await query({ namespace: 'ns', tenant: 't1', limit: 100 })).total).toBe(50);
+      });
+    });
+  });
+}

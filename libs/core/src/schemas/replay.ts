@@ -1,0 +1,32 @@
+import { z } from 'zod';
+import { AuditQuery } from './audit.js';
+
+export const ReplayResult = z.object({
+  original_action_id: z.string(),
+  new_action_id: z.string(),
+  /** False only when the gateway failed to dispatch; a suppressed or throttled replay still succeeded. */
+  success: z.boolean(),
+  error: z.string().nullable(),
+  outcome: z.string().nullable().describe('the replay dispatch outcome (executed, suppressed, ...); null when it failed'),
+});
+export type ReplayResult = z.infer<typeof ReplayResult>;
+
+/** POST /v1/audit/replay: the GET /v1/audit filters, as query parameters. */
+export const BulkReplayQuery = AuditQuery.omit({ caller_id: true, chain_id: true, offset: true, cursor: true });
+export type BulkReplayQuery = z.infer<typeof BulkReplayQuery>;
+
+export const BulkReplayResult = z.object({
+  replayed: z.number().int(),
+  failed: z.number().int(),
+  skipped: z.number().int().describe('records outside the caller\u2019s grants or stored without their payload (not listed in results)'),
+  results: z.array(ReplayResult),
+});
+
+export const ActionIdParams = z.object({ action_id: z.string().min(1).max(256) });
+
+export const ComplianceStatusBody = z.object({
+  mode: z.enum(['none', 'soc2', 'hipaa']),
+  sync_audit_writes: z.boolean(),
+  immutable_audit: z.boolean(),
+  hash_chain: z.boolean(),
+});

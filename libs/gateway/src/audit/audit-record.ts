@@ -1,0 +1,80 @@
+import type { Action, ActionInput, DispatchOutcome, NewAuditRecord } from '@sluice/core';
+import type { DispatchCaller } from '../pipeline/context.js';
+
+/** Action fields outside payload and metadata, kept under `__<name>` metadata keys so a replay can rebuild the action. */
+const CARRIED_FIELDS = ['dedup_key', 'status', 'fingerprint', 'starts_at', 'ends_at'] as const;
+
+export interface RecordInput {
+  action: Action;
+  outcome: Exclude<DispatchOutcome, { outcome: 'dry_run' }>;
+  verdict: string;
+  matchedRule: string | null;
+  caller: DispatchCaller | undefined;
+  dispatchedAtMs: number;
+  completedAtMs: number;
+  /** Null when the record never expires. */
+  ttlMs: number | null;
+  /** The payload as it should be stored (redacted), or null when payloads are not stored. */
+  storedPayload: Record<string, unknown> | null;
+}
+
+/** The outcome's own fields (without outcome and action_id); a provider response is reduced to its status. */
+export function outcomeDetails(outcome: RecordInput['outcome']): Record<string, unknown> {
+  const { outcome: _tag, action_id: _id, ...rest } = outcome;
+  if ('response' in rest) {
+    const { response, ...others } = rest;
+    return { ...others, status: response.status };
+  }
+  return rest;
+}
+
+export function buildAuditRecord(input: RecordInput, id: string): NewAuditRecord {
+  const { action } = input;
+  const metadata: Record<string, unknown> = { ...action.metadata };
+  for (const field of CARRIED_FIELDS) if (action[field] !== undefined) metadata[`__${field}`] = action[field];
+  return {
+    id,
+    action_id: action.id,
+    chain_id: null,
+    namespace: action.namespace,
+    tenant: action.tenant,
+    provider: action.provider,
+    action_type: action.action_type,
+    verdict: input.verdict,
+    matched_rule: input.matchedRule,
+    outcome: input.outcome.outcome,
+    action_payload: input.storedPayload,
+    verdict_details: { verdict: input.verdict },
+    outcome_details: outcomeDetails(input.outcome),
+    metadata,
+    dispatched_at: new Date(input.dispatchedAtMs).toISOString(),
+    completed_at: new Date(input.completedAtMs).toISOString(),
+    duration_ms: input.completedAtMs - input.dispatchedAtMs,
+    expires_at: input.ttlMs === null ? null : new Date(input.dispatchedAtMs + input.ttlMs).toISOString(),
+    caller_id: input.caller?.id ?? 'internal',
+    auth_method: input.caller?.method ?? 'internal',
+  };
+}
+
+/** The action a replay dispatches: the stored one under a new id, labelled `replayed_from`. */
+export function replayAction(record: NewAuditRecord, newId: string): ActionInput | null {
+  if (record.action_payload === null) return null;
+  const metadata: Record<string, unknown> = {};
+  const carried: Partial<Record<(typeof CARRIED_FIELDS)[number], string>> = {};
+  for (const [key, value] of Object.entries(record.metadata)) {
+    const field = CARRIED_FIELDS.find((f) => key === `__${f}`);
+    if (field && typeof value === 'string') carried[field] = value;
+    else if (!field) metadata[key] = value;
+  }
+  const labels = { ...((metadata.labels as Record<string, string> | undefined) ?? {}), replayed_from: record.action_id };
+  return {
+    ...carried,
+    id: newId,
+    namespace: record.namespace,
+    tenant: record.tenant,
+    provider: record.provider,
+    action_type: record.action_type,
+    payload: record.action_payload,
+    metadata: { ...metadata, labels },
+  };
+}

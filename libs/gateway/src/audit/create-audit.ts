@@ -1,0 +1,48 @@
+import { AnalyticsRollups, StateAuditStore, type AuditStore } from '@sluice/audit';
+import type { Clock } from '@sluice/core';
+import type { SluiceConfig } from '@sluice/config';
+import type { StateStore } from '@sluice/state';
+import type { Logger, Metrics } from '@sluice/telemetry';
+import { effectiveAuditTtlMs } from '../retention/effective-ttl.js';
+import type { RetentionRepository } from '../retention/retention-repository.js';
+import { AuditRecorder } from './audit-recorder.js';
+import { resolveCompliance, type ComplianceStatus } from './compliance.js';
+
+export interface AuditParts {
+  compliance: ComplianceStatus;
+  /** Null when audit is disabled. */
+  store: StateAuditStore | null;
+  analytics: AnalyticsRollups | null;
+  /** Writes one record per dispatch; absent when audit is disabled. */
+  recorder: AuditRecorder | undefined;
+}
+
+export interface AuditDeps {
+  state: StateStore;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  retention: RetentionRepository;
+}
+
+/** The audit trail, its analytics rollups and the per-dispatch recorder, from the audit and compliance config. */
+export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
+  const compliance = resolveCompliance(config.compliance);
+  if (!config.audit.enabled) return { compliance, store: null, analytics: null, recorder: undefined };
+  const store = new StateAuditStore(deps.state, {
+    clock: deps.clock,
+    maxRecords: config.audit.memory_max_records,
+    onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
+  });
+  const analytics = new AnalyticsRollups({ state: deps.state, clock: deps.clock });
+  const recorder = new AuditRecorder({
+    store: store satisfies AuditStore,
+    config: config.audit,
+    compliance,
+    ttlFor: (namespace, tenant) => effectiveAuditTtlMs(deps.retention.forScope(namespace, tenant), config.audit.ttl_seconds, compliance.immutable_audit),
+    observers: [analytics],
+    logger: deps.logger.child({ component: 'audit' }),
+    onWriteFailed: () => deps.metrics.auditWriteFailures.inc(),
+  });
+  return { compliance, store, analytics, recorder };
+}

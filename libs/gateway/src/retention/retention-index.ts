@@ -1,0 +1,40 @@
+import type { RetentionPolicy } from '@sluice/core';
+import { pairId } from './retention-keys.js';
+
+/**
+ * An immutable snapshot of the retention policies one replica knows, swapped whole on every
+ * reload so a reader never sees half of one. Lookups are by id and by exact (namespace, tenant)
+ * pair: a retention policy has no wildcards and does not cover sub-tenants.
+ */
+export class RetentionIndex {
+  private readonly byId = new Map<string, RetentionPolicy>();
+  private readonly byPair = new Map<string, RetentionPolicy>();
+  private readonly sorted: readonly RetentionPolicy[];
+
+  constructor(policies: readonly RetentionPolicy[]) {
+    for (const p of policies) {
+      this.byId.set(p.id, p);
+      this.byPair.set(pairId(p.namespace, p.tenant), p);
+    }
+    this.sorted = [...this.byId.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.tenant, b.tenant) || cmp(a.id, b.id));
+  }
+
+  get(id: string): RetentionPolicy | undefined {
+    return this.byId.get(id);
+  }
+
+  /** The pair's policy, enabled or not. */
+  forScope(namespace: string, tenant: string): RetentionPolicy | undefined {
+    if (this.byPair.size === 0) return undefined; // the common case: no policies, no key to build per audit record
+    return this.byPair.get(pairId(namespace, tenant));
+  }
+
+  /** Every policy, by namespace, tenant, id. */
+  list(): readonly RetentionPolicy[] {
+    return this.sorted;
+  }
+}
+
+function cmp(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

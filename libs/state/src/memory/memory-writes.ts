@@ -1,0 +1,69 @@
+import type { StateKey } from '../state-store.js';
+import type { CheckedWrite } from '../write-ops.js';
+import type { Keyspace } from './memory-keyspace.js';
+import { SortedIndex } from './sorted-index.js';
+
+/*
+ * The WriteOps of writeBatch and compareAndSwapWith, each mirroring the Redis commands it
+ * becomes there (SET [PX], INCRBY + PEXPIRE NX, ZADD + PEXPIRE NX).
+ */
+
+/** INCRBY's rule: the stored value must be an integer. */
+export function integer(value: string): number {
+  const n = Number(value);
+  if (!/^-?\d+$/.test(value) || !Number.isSafeInteger(n)) throw new Error('ERR value is not an integer or out of range');
+  return n;
+}
+
+/** INCRBY: a counter starts at 0 and keeps its TTL. */
+export function incrementBy(ks: Keyspace, rendered: string, key: StateKey, by: number): number {
+  const entry = ks.typed(rendered, 'string');
+  const count = (entry === undefined ? 0 : integer(entry.value)) + by;
+  if (!Number.isSafeInteger(count)) throw new Error('ERR increment or decrement would overflow');
+  ks.put(rendered, { type: 'string', key: { ...key }, value: String(count), expiresAt: entry?.expiresAt });
+  return count;
+}
+
+/** ZADD: adds or moves the member; the index keeps its TTL. */
+export function addToIndex(ks: Keyspace, rendered: string, key: StateKey, member: string, score: number): void {
+  const entry = ks.typed(rendered, 'zset');
+  if (entry !== undefined) {
+    entry.members.add(member, score);
+    return;
+  }
+  const members = new SortedIndex();
+  members.add(member, score);
+  ks.put(rendered, { type: 'zset', key: { ...key }, members, expiresAt: undefined });
+}
+
+export function applyWrite(ks: Keyspace, rendered: string, w: CheckedWrite): void {
+  switch (w.op) {
+    case 'set':
+      // SET [PX]: replaces (or clears) the TTL, like set().
+      ks.put(rendered, { type: 'string', key: { ...w.key }, value: w.value, expiresAt: w.ttl === undefined ? undefined : ks.now() + w.ttl });
+      return;
+    case 'increment':
+      incrementBy(ks, rendered, w.key, w.by);
+      break;
+    case 'indexAdd':
+      addToIndex(ks, rendered, w.key, w.member, w.score);
+      break;
+  }
+  if (w.ttl !== undefined) expireIfPersistent(ks, rendered, w.ttl);
+}
+
+/** Throws where applyWrite would fail on the key's current type or value, changing nothing (for all-or-nothing). */
+export function checkApplicable(ks: Keyspace, rendered: string, w: CheckedWrite): void {
+  if (w.op === 'increment') {
+    const entry = ks.typed(rendered, 'string');
+    if (entry !== undefined) integer(entry.value);
+  } else if (w.op === 'indexAdd') {
+    ks.typed(rendered, 'zset');
+  }
+}
+
+/** PEXPIRE NX: only a key without an expiry gets one, so repeated writes never move it. */
+function expireIfPersistent(ks: Keyspace, rendered: string, ttl: number): void {
+  const entry = ks.live(rendered);
+  if (entry !== undefined && entry.expiresAt === undefined) entry.expiresAt = ks.now() + ttl;
+}

@@ -1,0 +1,40 @@
+import type { Redis } from 'ioredis';
+import type { StateKey, WriteOp } from '../state-store.js';
+import { checkWrites, type CheckedWrite } from '../write-ops.js';
+import { scoreArg } from './time-index.js';
+
+/*
+ * writeBatch: one pipeline (not MULTI), so one round trip and no cross-key atomicity. Redis runs
+ * every command of a pipeline even when an earlier one fails; the call then rejects.
+ */
+
+type Command = [name: string, ...args: (string | number)[]];
+
+/** The commands of one write; `ttl` on a counter or index is PEXPIRE NX (Redis >= 7.0). */
+export function writeCommands(key: string, w: CheckedWrite): Command[] {
+  switch (w.op) {
+    case 'set':
+      return [w.ttl === undefined ? ['set', key, w.value] : ['set', key, w.value, 'PX', w.ttl]];
+    case 'increment':
+      return withExpiry(['incrby', key, w.by], key, w.ttl);
+    case 'indexAdd':
+      return withExpiry(['zadd', key, scoreArg(w.score), w.member], key, w.ttl);
+  }
+}
+
+function withExpiry(command: Command, key: string, ttl: number | undefined): Command[] {
+  return ttl === undefined ? [command] : [command, ['pexpire', key, ttl, 'NX']];
+}
+
+export function writeBatchCommands(ops: readonly WriteOp[], render: (key: StateKey) => string): Command[] {
+  return checkWrites(ops).flatMap((w) => writeCommands(render(w.key), w));
+}
+
+export async function writeBatch(client: Redis, ops: readonly WriteOp[], render: (key: StateKey) => string): Promise<void> {
+  const commands = writeBatchCommands(ops, render);
+  if (commands.length === 0) return;
+  const results = await client.pipeline(commands).exec();
+  if (results === null) throw new Error('writeBatch: the pipeline was discarded');
+  const failed = results.find(([err]) => err !== null);
+  if (failed !== undefined) throw failed[0];
+}

@@ -1,0 +1,44 @@
+import type { StateKey, WriteOp } from './state-store.js';
+import { checkScore, positiveMs } from './store-args.js';
+
+/*
+ * WriteOp checks shared by writeBatch and compareAndSwapWith on both backends. Every op is
+ * checked before the first is applied, so a bad argument rejects the call with nothing written.
+ */
+
+/** A WriteOp after its checks: one `key` field for every op, the TTL as whole ms or undefined. */
+export type CheckedWrite =
+  | { op: 'set'; key: StateKey; value: string; ttl: number | undefined }
+  | { op: 'increment'; key: StateKey; by: number; ttl: number | undefined }
+  | { op: 'indexAdd'; key: StateKey; member: string; score: number; ttl: number | undefined };
+
+export function checkWrites(ops: readonly WriteOp[]): CheckedWrite[] {
+  return ops.map(checkWrite);
+}
+
+function checkWrite(op: WriteOp): CheckedWrite {
+  const ttl = op.ttlMs === undefined ? undefined : positiveMs(op.ttlMs, 'ttlMs');
+  switch (op.op) {
+    case 'set':
+      return { op: 'set', key: op.key, value: op.value, ttl };
+    case 'increment':
+      if (!Number.isSafeInteger(op.by)) throw new RangeError(`increment by must be an integer, got ${op.by}`);
+      return { op: 'increment', key: op.key, by: op.by, ttl };
+    case 'indexAdd':
+      return { op: 'indexAdd', key: op.index, member: op.member, score: checkScore(op.score), ttl };
+    default:
+      // Reachable from untyped callers only.
+      throw new RangeError(`unknown write op ${JSON.stringify((op as { op: unknown }).op)}`);
+  }
+}
+
+/** compareAndSwapWith runs as one script, so every key must live in the CAS key's slot. */
+export function checkSameScope(key: StateKey, writes: readonly CheckedWrite[]): void {
+  for (const w of writes) {
+    if (w.key.namespace !== key.namespace || w.key.tenant !== key.tenant) {
+      throw new RangeError(
+        `compareAndSwapWith: write to ${w.key.namespace}/${w.key.tenant} outside the CAS key's scope ${key.namespace}/${key.tenant}`,
+      );
+    }
+  }
+}

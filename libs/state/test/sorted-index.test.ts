@@ -1,0 +1,100 @@
+import { describe, expect, it } from 'vitest';
+import { compareMembers, SortedIndex } from '../src/memory/sorted-index.js';
+import type { IndexEntry } from '../src/state-store.js';
+
+/** Deterministic PRNG (mulberry32), so a failure replays. */
+function random(seed: number): () => number {
+  let a = seed;
+  return () => {
+    a = (a + 0x6d2b79f5) | 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** The obvious implementation: sort a copy on every read, ties by UTF-8 bytes like Redis. */
+class NaiveIndex {
+  readonly members = new Map<string, number>();
+  sorted(): IndexEntry[] {
+    return [...this.members]
+      .map(([member, score]) => ({ member, score }))
+      .sort((a, b) => a.score - b.score || Buffer.compare(Buffer.from(a.member), Buffer.from(b.member)));
+  }
+  within(min: number, max: number): IndexEntry[] {
+    return this.sorted().filter((e) => e.score >= min && e.score <= max);
+  }
+}
+
+const MEMBERS = ['a', 'b', 'B', 'ab', 'a\u0000', 'ä', '～', '🚀', '😀', '\uffff', '', 'zz', 'm1', 'm10', 'm2'];
+const SCORES = [-Infinity, -1, 0, 0.5, 1, 1, 2, 3, Infinity];
+
+describe('SortedIndex (memory sorted set)', () => {
+  it('orders members by UTF-8 bytes', () => {
+    const words = [...MEMBERS, '\ue000', '\ud7ff', '𐀀'];
+    const bytes = [...words].sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+    expect([...words].sort(compareMembers)).toEqual(bytes);
+  });
+
+  it('agrees with a sort-on-read model over random operations', () => {
+    const rnd = random(42);
+    const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
+    const bound = () => (rnd() < 0.2 ? undefined : pick(SCORES));
+    const index = new SortedIndex();
+    const model = new NaiveIndex();
+    for (let step = 0; step < 5000; step++) {
+      const roll = rnd();
+      if (roll < 0.45) {
+        const [member, score] = [pick(MEMBERS), pick(SCORES)];
+        index.add(member, score);
+        model.members.set(member, score);
+      } else if (roll < 0.55) {
+        const member = pick(MEMBERS);
+        expect(index.remove(member)).toBe(model.members.delete(member));
+      } else if (roll < 0.8) {
+        const [min, max] = [bound() ?? -Infinity, bound() ?? Infinity];
+        const [rev, offset, limit] = [rnd() < 0.5, Math.floor(rnd() * 6), Math.floor(rnd() * 6)];
+        const all = model.within(min, max);
+        const expected = (rev ? all.reverse() : all).slice(offset, offset + limit);
+        expect(index.range(min, max, rev, offset, limit), `step ${step}`).toEqual(expected);
+        expect(index.count(min, max)).toBe(model.within(min, max).length);
+      } else if (roll < 0.9) {
+        const [min, max] = [pick(SCORES), pick(SCORES)];
+        const removed = model.within(min, max);
+        for (const { member } of removed) model.members.delete(member);
+        expect(index.removeRange(min, max)).toBe(removed.length);
+      } else {
+        const [maxScore, limit] = [pick(SCORES), Math.floor(rnd() * 4)];
+        const due = model.within(-Infinity, maxScore).slice(0, limit);
+        for (const { member } of due) model.members.delete(member);
+        expect(index.popDue(maxScore, limit)).toEqual(due);
+      }
+      expect(index.size).toBe(model.members.size);
+    }
+    expect(index.range(-Infinity, Infinity, false, 0, 100)).toEqual(model.sorted());
+  });
+
+  it('reads pages of a large index without scanning it', () => {
+    const index = new SortedIndex();
+    const n = 100_000;
+    for (let i = 0; i < n; i++) index.add(`m${i}`, i);
+    let found = 0;
+    const start = performance.now();
+    for (let i = 0; i < 10_000; i++) {
+      const min = (i * 7919) % n;
+      found += index.range(min, Infinity, i % 2 === 0, 0, 1).length + index.count(min, min + 9);
+    }
+    // O(log n) per read: ~100 ms here; a copy-and-sort per read would take minutes.
+    expect(performance.now() - start).toBeLessThan(1000);
+    expect(found).toBe(10_000 * 11); // one entry per range, ten per count (every min here is below n - 9)
+    expect(index.range(n - 3, Infinity, true, 0, 5).map((e) => e.member)).toEqual([`m${n - 1}`, `m${n - 2}`, `m${n - 3}`]);
+  });
+
+  it('hands out copies, so callers cannot reorder the index', () => {
+    const index = new SortedIndex();
+    index.add('a', 1);
+    const [entry] = index.range(-Infinity, Infinity, false, 0, 1);
+    if (entry !== undefined) entry.score = 99;
+    expect(index.range(-Infinity, Infinity, false, 0, 1)).toEqual([{ member: 'a', score: 1 }]);
+  });
+});
