@@ -81,5 +81,15 @@ describe('cluster: a replica SIGKILLed under load', () => {
     const survivorsAfterKill = answered.filter((a) => a.afterKill && a.target !== victim.url).length;
     expect(survivorsAfterKill).toBeGreaterThan(((TOTAL - KILL_AT) * 2) / 3 - CONCURRENCY);
     expect((await victim.exited).signal).toBe('SIGKILL');
-  }, 120_000);
+
+    // And every 2xx has its audit record, whichever replica answered.
+    const survivor = cluster.apis.find((a) => a !== victim);
+    if (!survivor) throw new Error('no survivor');
+    const missing: string[] = [];
+    for (const { id } of answered) {
+      const res = await fetch(`${survivor.url}/v1/audit/${id}`);
+      if (res.status !== 200 || ((await res.json()) as { outcome?: string }).outcome !== 'executed') missing.push(id);
+    }
+    expect(missing).toEqual([]);
+  }, 180_000);
 });

@@ -48,6 +48,15 @@ const get = async (url: string, caller: string) => {
   return { status: res.status, body: await res.json() };
 };
 
+let recordedCount = 0;
+/** Dispatches the tuple as the wildcard admin and returns its action id (a record to read or replay). */
+async function recorded(gw: RunningGateway, t: Tuple): Promise<string> {
+  const id = `rec-${recordedCount++}`;
+  const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ ...t, id }), keyHeader('root'));
+  if (res.status !== 200) throw new Error(`setup dispatch failed: ${res.status}`);
+  return id;
+}
+
 /** Every row of the spec's enforcement table whose endpoint exists, plus the other scoped endpoints. */
 const ROWS: Row[] = [
   { endpoint: 'POST /v1/dispatch', check: 'full', send: (gw, c, t) => postJson(`${gw.url}/v1/dispatch`, sampleAction(t), keyHeader(c)) },
@@ -70,6 +79,36 @@ const ROWS: Row[] = [
     endpoint: 'GET /v1/quotas?tenant=&namespace=',
     check: 'scope',
     send: (gw, c, t) => get(`${gw.url}/v1/quotas?tenant=${t.tenant}&namespace=${t.namespace}`, c),
+  },
+  {
+    endpoint: 'GET /v1/audit/{id}',
+    check: 'full',
+    send: async (gw, c, t) => get(`${gw.url}/v1/audit/${await recorded(gw, t)}`, c),
+  },
+  {
+    endpoint: 'POST /v1/audit/{id}/replay',
+    check: 'full',
+    send: async (gw, c, t) => postJson(`${gw.url}/v1/audit/${await recorded(gw, t)}/replay`, {}, keyHeader(c)),
+  },
+  {
+    endpoint: 'GET /v1/audit?tenant=&namespace=',
+    check: 'scope',
+    send: (gw, c, t) => get(`${gw.url}/v1/audit?tenant=${t.tenant}&namespace=${t.namespace}`, c),
+  },
+  {
+    endpoint: 'POST /v1/audit/replay?tenant=&namespace=',
+    check: 'scope',
+    send: (gw, c, t) => postJson(`${gw.url}/v1/audit/replay?tenant=${t.tenant}&namespace=${t.namespace}&limit=1`, {}, keyHeader(c)),
+  },
+  {
+    endpoint: 'GET /v1/analytics?tenant=&namespace=',
+    check: 'scope',
+    send: (gw, c, t) => get(`${gw.url}/v1/analytics?metric=volume&tenant=${t.tenant}&namespace=${t.namespace}`, c),
+  },
+  {
+    endpoint: 'GET /v1/retention?tenant=&namespace=',
+    check: 'scope',
+    send: (gw, c, t) => get(`${gw.url}/v1/retention?tenant=${t.tenant}&namespace=${t.namespace}`, c),
   },
   {
     endpoint: 'GET /v1/quotas/{id}/usage',

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { createAuth } from '@sluice/auth';
 import type { Runtime } from '@sluice/gateway';
-import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { installAccessControl } from './plugins/access-control.js';
 import { installErrorHandling } from './plugins/errors.js';
 import { installOpenApi } from './plugins/openapi.js';
@@ -17,6 +17,7 @@ import { operationsRoutes } from './routes/operations.js';
 import { quotasRoutes } from './routes/quotas.js';
 import { retentionRoutes } from './routes/retention.js';
 import { rulesRoutes } from './routes/rules.js';
+import { rulesCoverageRoutes } from './routes/rules-coverage.js';
 
 export interface ApiDeps {
   runtime: Pick<Runtime, 'config' | 'clock' | 'logger' | 'metrics' | 'state' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit'>;
@@ -44,7 +45,8 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
     // pino's Logger carries extra generics; Fastify only needs its base logger shape.
     loggerInstance: logger as FastifyBaseLogger,
-    disableRequestLogging: true,
+    // Our onResponse hook writes the one line per request (request-log.ts).
+    logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: maxBodyBytes,
     requestTimeout: config.server.request_timeout_seconds * 1000,
     return503OnClosing: true,
@@ -73,5 +75,6 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(retentionRoutes, { retention: runtime.retention });
   await app.register(auditRoutes, { store: runtime.audit.store, compliance: runtime.audit.compliance, gateway: runtime.gateway });
   await app.register(analyticsRoutes, { analytics: runtime.audit.analytics, clock: runtime.clock });
+  await app.register(rulesCoverageRoutes, { coverage: runtime.audit.coverage, rules: runtime.rules, clock: runtime.clock });
   return app;
 }

@@ -4,3 +4,4 @@ export * as auditKeys from './keys.js';
 export { recordHash } from './record-hash.js';
 export { SCAN_BUDGET } from './audit-query.js';
 export * from './analytics/index.js';
+export * from './coverage/index.js';

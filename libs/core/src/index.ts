@@ -10,3 +10,4 @@ export * from './schemas/audit.js';
 export * from './schemas/replay.js';
 export * from './schemas/retention.js';
 export * from './schemas/analytics.js';
+export * from './schemas/coverage.js';

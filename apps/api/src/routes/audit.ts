@@ -13,6 +13,7 @@ import {
   ErrorBody,
   ReplayResult,
   SluiceError,
+  clampAuditLimit,
   errors,
   newId,
 } from '@sluice/core';
@@ -96,7 +97,12 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
     },
     async (request) => {
       const { limit, offset, cursor, ...filters } = request.query;
-      return store().query({ ...scopedQuery(callerOf(request), filters), limit, offset, ...(cursor !== undefined ? { cursor } : {}) });
+      return store().query({
+        ...scopedQuery(callerOf(request), filters),
+        limit: clampAuditLimit(limit),
+        offset,
+        ...(cursor !== undefined ? { cursor } : {}),
+      });
     },
   );
 
@@ -157,7 +163,7 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
       const caller = callerOf(request);
       const { limit, ...filters } = request.query;
       const { visible: _visible, ...query } = scopedQuery(caller, filters);
-      const page = await store().query({ ...query, limit, offset: 0 });
+      const page = await store().query({ ...query, limit: clampAuditLimit(limit), offset: 0 });
       const results: ReplayResult[] = [];
       let skipped = 0;
       for (const record of page.records) {

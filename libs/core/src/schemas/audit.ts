@@ -55,11 +55,18 @@ export const AuditQuery = z.object({
   chain_id: z.string().optional(),
   from: z.iso.datetime({ offset: true }).optional().describe('dispatched at or after (RFC 3339)'),
   to: z.iso.datetime({ offset: true }).optional().describe('dispatched at or before (RFC 3339)'),
-  limit: z.number().int().min(1).max(1000).default(50),
+  limit: z.number().int().default(50).describe('page size; clamped to 1..1000'),
   offset: z.number().int().min(0).default(0),
   cursor: z.string().max(1024).optional().describe('next_cursor of the previous page (then offset is ignored)'),
 });
 export type AuditQuery = z.infer<typeof AuditQuery>;
+
+export const AUDIT_PAGE_MAX = 1000;
+
+/** Out-of-range page sizes are clamped, not refused (as the reference does). */
+export function clampAuditLimit(limit: number): number {
+  return Math.min(AUDIT_PAGE_MAX, Math.max(1, limit));
+}
 
 export const AuditPage = z.object({
   records: z.array(AuditRecord),

@@ -1,4 +1,4 @@
-import { AnalyticsRollups, StateAuditStore, type AuditStore } from '@sluice/audit';
+import { AnalyticsRollups, CoverageRollups, StateAuditStore, type AuditStore } from '@sluice/audit';
 import type { Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import type { StateStore } from '@sluice/state';
@@ -13,6 +13,8 @@ export interface AuditParts {
   /** Null when audit is disabled. */
   store: StateAuditStore | null;
   analytics: AnalyticsRollups | null;
+  /** Rule coverage rollups (GET /v1/rules/coverage); null when audit is disabled. */
+  coverage: CoverageRollups | null;
   /** Writes one record per dispatch; absent when audit is disabled. */
   recorder: AuditRecorder | undefined;
 }
@@ -25,24 +27,25 @@ export interface AuditDeps {
   retention: RetentionRepository;
 }
 
-/** The audit trail, its analytics rollups and the per-dispatch recorder, from the audit and compliance config. */
+/** The audit trail, its analytics and coverage rollups and the per-dispatch recorder, from the audit and compliance config. */
 export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
   const compliance = resolveCompliance(config.compliance);
-  if (!config.audit.enabled) return { compliance, store: null, analytics: null, recorder: undefined };
+  if (!config.audit.enabled) return { compliance, store: null, analytics: null, coverage: null, recorder: undefined };
   const store = new StateAuditStore(deps.state, {
     clock: deps.clock,
     maxRecords: config.audit.memory_max_records,
     onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
   });
   const analytics = new AnalyticsRollups({ state: deps.state, clock: deps.clock });
+  const coverage = new CoverageRollups({ state: deps.state, clock: deps.clock });
   const recorder = new AuditRecorder({
     store: store satisfies AuditStore,
     config: config.audit,
     compliance,
     ttlFor: (namespace, tenant) => effectiveAuditTtlMs(deps.retention.forScope(namespace, tenant), config.audit.ttl_seconds, compliance.immutable_audit),
-    observers: [analytics],
+    observers: [analytics, coverage],
     logger: deps.logger.child({ component: 'audit' }),
     onWriteFailed: () => deps.metrics.auditWriteFailures.inc(),
   });
-  return { compliance, store, analytics, recorder };
+  return { compliance, store, analytics, coverage, recorder };
 }

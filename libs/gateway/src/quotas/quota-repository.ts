@@ -5,7 +5,7 @@ import { readQuota } from './quota-counter.js';
 import { QUOTA_WILDCARD, QuotaIndex } from './quota-index.js';
 import { QUOTAS_CHANNEL, QUOTAS_GENERATION_KEY, scopeId } from './quota-keys.js';
 import { QuotaRecords } from './quota-records.js';
-import { GenerationSync } from './quota-sync.js';
+import { GenerationSync } from '../sync/generation-sync.js';
 
 export interface QuotaRepositoryDeps {
   state: StateStore;

@@ -1,7 +1,7 @@
 import { errors, newId, type Clock, type RetentionCreateInput, type RetentionPolicy, type RetentionUpdateInput } from '@sluice/core';
 import type { StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
-import { GenerationSync } from '../quotas/quota-sync.js';
+import { GenerationSync } from '../sync/generation-sync.js';
 import { RetentionIndex } from './retention-index.js';
 import { RETENTION_CHANNEL, RETENTION_GENERATION_KEY } from './retention-keys.js';
 import { RetentionRecords, type CreateResult } from './retention-records.js';

@@ -1,4 +1,4 @@
-import { errors, newId } from '@sluice/core';
+import { errors } from '@sluice/core';
 import {
   RuleDefinitionError,
   RuleSet,
@@ -8,9 +8,10 @@ import {
   type CompiledRule,
   type RuleLoadError,
 } from '@sluice/rules';
-import type { StateStore, Unsubscribe } from '@sluice/state';
+import type { StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import { RULES_CHANNEL, RULES_GENERATION_KEY, apiRuleKey, enabledFlagKey } from './rule-keys.js';
+import { GenerationSync } from '../sync/generation-sync.js';
 import { readAllGlobal } from './shared-rules.js';
 
 export interface RuleRepositoryDeps {
@@ -21,7 +22,8 @@ export interface RuleRepositoryDeps {
   syncIntervalMs: number;
 }
 
-type Change = 'changed' | 'reload';
+/** The sync tag of `POST /v1/rules/reload`: every replica re-reads its rules directory too. */
+const RELOAD_TAG = 'reload';
 
 /**
  * The rules one replica evaluates: file rules (read from its own rules directory) plus API rules
@@ -35,11 +37,21 @@ export class RuleRepository {
   private apiRules: CompiledRule[] = [];
   private flags = new Map<string, boolean>();
   private ruleSet = new RuleSet([]);
-  private generation: string | null = null;
-  private unsubscribe: Unsubscribe | null = null;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly sync: GenerationSync;
 
-  constructor(private readonly deps: RuleRepositoryDeps) {}
+  constructor(private readonly deps: RuleRepositoryDeps) {
+    this.sync = new GenerationSync({
+      state: deps.state,
+      generationKey: RULES_GENERATION_KEY,
+      channel: RULES_CHANNEL,
+      intervalMs: deps.syncIntervalMs,
+      logger: deps.logger,
+      reload: async (tag) => {
+        if (tag === RELOAD_TAG) await this.reloadFiles();
+        await this.refreshShared();
+      },
+    });
+  }
 
   get current(): RuleSet {
     return this.ruleSet;
@@ -54,16 +66,11 @@ export class RuleRepository {
 
   async start(): Promise<void> {
     await this.reloadFiles();
-    await this.refreshShared();
-    this.generation = await this.deps.state.get(RULES_GENERATION_KEY);
-    this.unsubscribe = await this.deps.state.subscribe(RULES_CHANNEL, (message) => void this.apply(message as Change));
-    this.timer = setInterval(() => void this.poll(), this.deps.syncIntervalMs);
-    this.timer.unref();
+    await this.sync.start();
   }
 
-  async close(): Promise<void> {
-    if (this.timer) clearInterval(this.timer);
-    await this.unsubscribe?.();
+  close(): Promise<void> {
+    return this.sync.close();
   }
 
   /** Creates an API rule; 409 when any rule (file or API) already has the name. */
@@ -72,7 +79,7 @@ export class RuleRepository {
     if (this.ruleSet.get(rule.name)) throw errors.conflict(`rule already exists: ${rule.name}`);
     const created = await this.deps.state.setIfAbsent(apiRuleKey(rule.name), JSON.stringify(rule.definition));
     if (!created) throw errors.conflict(`rule already exists: ${rule.name}`);
-    await this.announce('changed');
+    await this.sync.announce();
     return rule;
   }
 
@@ -84,7 +91,7 @@ export class RuleRepository {
     this.refuseFileRule(name, 'replaced');
     const created = !this.apiRules.some((r) => r.name === name);
     await this.deps.state.set(apiRuleKey(name), JSON.stringify(rule.definition));
-    await this.announce('changed');
+    await this.sync.announce();
     return { rule, created };
   }
 
@@ -93,20 +100,18 @@ export class RuleRepository {
     const deleted = await this.deps.state.delete(apiRuleKey(name));
     if (!deleted) throw errors.notFound('rule', name);
     await this.deps.state.delete(enabledFlagKey(name));
-    await this.announce('changed');
+    await this.sync.announce();
   }
 
   async setEnabled(name: string, enabled: boolean): Promise<void> {
     if (!this.ruleSet.get(name)) throw errors.notFound('rule', name);
     await this.deps.state.set(enabledFlagKey(name), enabled ? '1' : '0');
-    await this.announce('changed');
+    await this.sync.announce();
   }
 
   /** Re-reads the rules directory here and on every other replica. */
   async reload(): Promise<{ loaded: number; errors: RuleLoadError[] }> {
-    await this.reloadFiles();
-    await this.refreshShared();
-    await this.announce('reload');
+    await this.sync.announce(RELOAD_TAG);
     return { loaded: this.ruleSet.list().length, errors: [...this.fileErrors] };
   }
 
@@ -122,33 +127,6 @@ export class RuleRepository {
   private refuseFileRule(name: string, verb: string): void {
     const fileRule = this.fileRules.find((r) => r.name === name);
     if (fileRule) throw errors.conflict(`rule ${name} is defined in a rule file and cannot be ${verb} through the API`);
-  }
-
-  private async announce(change: Change): Promise<void> {
-    const generation = `${newId()}:${change}`;
-    await this.deps.state.set(RULES_GENERATION_KEY, generation);
-    this.generation = generation;
-    if (change === 'changed') await this.refreshShared();
-    await this.deps.state.publish(RULES_CHANNEL, change);
-  }
-
-  private async apply(change: Change): Promise<void> {
-    try {
-      if (change === 'reload') await this.reloadFiles();
-      await this.refreshShared();
-      this.generation = await this.deps.state.get(RULES_GENERATION_KEY);
-    } catch (err) {
-      this.deps.logger.error({ err }, 'rules refresh failed; keeping the previous rules');
-    }
-  }
-
-  private async poll(): Promise<void> {
-    try {
-      const generation = await this.deps.state.get(RULES_GENERATION_KEY);
-      if (generation !== this.generation) await this.apply(generation?.endsWith(':reload') ? 'reload' : 'changed');
-    } catch (err) {
-      this.deps.logger.warn({ err }, 'rules generation check failed');
-    }
   }
 
   private async reloadFiles(): Promise<void> {

@@ -9,15 +9,23 @@ export interface GenerationSyncDeps {
   channel: string;
   intervalMs: number;
   logger: Logger;
-  /** Re-reads the shared configuration into this replica. */
-  reload(): Promise<void>;
+  /** Re-reads the shared configuration into this replica; `tag` is the one the edit was announced with. */
+  reload(tag: string): Promise<void>;
 }
 
 /**
- * Keeps one replica's copy of shared, API-edited configuration current (the RuleRepository's
- * scheme): an edit sets a new generation and broadcasts; every replica reloads on the message,
- * and polls the generation as a backstop for a message lost while its subscriber reconnected.
+ * Keeps one replica's copy of shared, API-edited configuration (rules, quota and retention
+ * policies) current: an edit sets a new generation and broadcasts; every replica reloads on the
+ * message, and polls the generation as a backstop for a message lost while its subscriber
+ * reconnected. A generation carries a tag (`<id>:<tag>`) saying what kind of reload it asks for.
  */
+const DEFAULT_TAG = 'changed';
+
+function tagOf(generation: string | null): string {
+  const at = generation?.lastIndexOf(':') ?? -1;
+  return generation && at >= 0 ? generation.slice(at + 1) : DEFAULT_TAG;
+}
+
 export class GenerationSync {
   private generation: string | null = null;
   private unsubscribe: Unsubscribe | null = null;
@@ -26,7 +34,7 @@ export class GenerationSync {
   constructor(private readonly deps: GenerationSyncDeps) {}
 
   async start(): Promise<void> {
-    await this.deps.reload();
+    await this.deps.reload(DEFAULT_TAG);
     this.generation = await this.deps.state.get(this.deps.generationKey);
     this.unsubscribe = await this.deps.state.subscribe(this.deps.channel, () => void this.apply());
     this.timer = setInterval(() => void this.poll(), this.deps.intervalMs);
@@ -39,19 +47,19 @@ export class GenerationSync {
   }
 
   /** After an edit: reload here before answering, then tell the other replicas. */
-  async announce(): Promise<void> {
-    const generation = newId();
+  async announce(tag: string = DEFAULT_TAG): Promise<void> {
+    const generation = `${newId()}:${tag}`;
     await this.deps.state.set(this.deps.generationKey, generation);
     this.generation = generation;
-    await this.deps.reload();
-    await this.deps.state.publish(this.deps.channel, 'changed');
+    await this.deps.reload(tag);
+    await this.deps.state.publish(this.deps.channel, tag);
   }
 
   private async apply(): Promise<void> {
     try {
       // Read the generation first: an edit landing during the reload is then caught by the next poll.
       const generation = await this.deps.state.get(this.deps.generationKey);
-      await this.deps.reload();
+      await this.deps.reload(tagOf(generation));
       this.generation = generation;
     } catch (err) {
       this.deps.logger.error({ err }, 'shared configuration refresh failed; keeping the previous one');
