@@ -17,3 +17,4 @@ export * from './quotas/quota-repository.js';
 export * from './stages/quota-stage.js';
 export * from './audit/index.js';
 export * from './retention/index.js';
+export * from './events/internal-events.js';

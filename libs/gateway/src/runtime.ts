@@ -1,11 +1,14 @@
 import { systemClock, type Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
+import type { RuleActionType } from '@sluice/rules';
 import { Executor, createProviders, type Provider, type ProviderRegistry } from '@sluice/providers';
 import { createScheduler, createStateStore, type Scheduler, type StateStore } from '@sluice/state';
 import type { Logger, Metrics } from '@sluice/telemetry';
 import { createAudit, type AuditParts } from './audit/create-audit.js';
+import { InternalEventBus } from './events/internal-events.js';
 import { Gateway } from './gateway.js';
 import { Pipeline } from './pipeline/pipeline.js';
+import type { RuleActionHandler } from './rule-actions/rule-action-handler.js';
 import { configQuotaPolicies } from './quotas/quota-config.js';
 import { QuotaRepository } from './quotas/quota-repository.js';
 import { RetentionReaper } from './retention/retention-reaper.js';
@@ -29,6 +32,8 @@ export interface Runtime {
   retention: RetentionRepository;
   reaper: RetentionReaper;
   audit: AuditParts;
+  /** What background work reports (the SSE stream's internal source). */
+  events: InternalEventBus;
   gateway: Gateway;
   /** Closes scheduler (waits for running jobs), providers and state, in that order. */
   close(): Promise<void>;
@@ -69,6 +74,10 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     backoffMaxMs: config.executor.backoff_max_ms,
     metrics,
   });
+  const events = new InternalEventBus({
+    onEmit: (type) => metrics.internalEvents.inc({ type }),
+    onListenerError: (err, event) => logger.error({ err, type: event.type }, 'internal event listener failed'),
+  });
   const rules = new RuleRepository({
     state,
     directory: config.rules.directory,
@@ -91,12 +100,29 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     audit: audit.store ?? undefined,
     immutableAudit: audit.compliance.immutable_audit,
   });
+  // Rule actions of the background features (group, state_machine...), each set where its feature is built.
+  const featureHandlers: Partial<Record<RuleActionType, RuleActionHandler>> = {};
+  // The gateway is built last; features that dispatch (flushes, recurring actions) reach it through this.
+  let built: Gateway | undefined;
+  const gatewayRef = (): Gateway => {
+    if (!built) throw new Error('gateway used before start-up finished');
+    return built;
+  };
+  void gatewayRef;
   const pipeline = new Pipeline([
     quotaStage({ quotas, state, clock, logger, onExceeded: (policy, behavior) => metrics.quotaExceeded.inc({ policy: policy.id, behavior }) }),
-    rulesStage({ rules, state, clock, logger, onRuleError: (rule) => metrics.ruleErrors.inc({ rule: rule.name }) }),
+    rulesStage({
+      rules,
+      state,
+      clock,
+      logger,
+      onRuleError: (rule) => metrics.ruleErrors.inc({ rule: rule.name }),
+      handlers: featureHandlers,
+    }),
     executeStage<Provider>(providers, executor),
   ]);
   const gateway = new Gateway({ pipeline, clock, recorder: metrics, providerExists: (name) => providers.has(name), ...(audit.recorder ? { audit: audit.recorder } : {}) });
+  built = gateway;
 
   return {
     config,
@@ -111,6 +137,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     retention,
     reaper,
     audit,
+    events,
     gateway,
     async close() {
       // Every part gets its chance to close even when an earlier one fails (say, Redis is gone).

@@ -97,6 +97,12 @@ export class Metrics {
     labelNames: ['policy', 'behavior'] as const,
     registers: [this.registry],
   });
+  readonly internalEvents = new Counter({
+    name: 'sluice_internal_events_total',
+    help: 'Events reported by background work (group_flushed, timeout, recurring_fired, ...)',
+    labelNames: ['type'] as const,
+    registers: [this.registry],
+  });
   readonly auditWriteFailures = new Counter({
     name: 'sluice_audit_write_failures_total',
     help: 'Audit records that could not be written (the dispatch failed with them only in synchronous-write compliance modes)',

@@ -28,12 +28,12 @@ export function outcomeDetails(outcome: RecordInput['outcome']): Record<string, 
   return rest;
 }
 
-export function buildAuditRecord(input: RecordInput, id: string): NewAuditRecord {
+/** The record of one dispatch; the store assigns its id (time-ordered) when it writes it. */
+export function buildAuditRecord(input: RecordInput): NewAuditRecord {
   const { action } = input;
   const metadata: Record<string, unknown> = { ...action.metadata };
   for (const field of CARRIED_FIELDS) if (action[field] !== undefined) metadata[`__${field}`] = action[field];
   return {
-    id,
     action_id: action.id,
     chain_id: null,
     namespace: action.namespace,

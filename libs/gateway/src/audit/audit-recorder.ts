@@ -37,8 +37,7 @@ export class AuditRecorder {
     const { action } = entry;
     const ttlMs = compliance.immutable_audit ? null : this.deps.ttlFor(action.namespace, action.tenant);
     const storedPayload = config.store_payload ? redactPayload(action.payload, config.redact.fields, config.redact.placeholder) : null;
-    // The store assigns the record id (time-ordered); the draft's is a placeholder.
-    const draft = buildAuditRecord({ ...entry, ttlMs, storedPayload }, '');
+    const draft = buildAuditRecord({ ...entry, ttlMs, storedPayload });
     try {
       const stored = await this.deps.store.append(draft, { ttlMs, chain: compliance.hash_chain });
       await Promise.all(this.deps.observers.map((o) => o.record(stored)));

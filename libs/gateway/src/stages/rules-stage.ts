@@ -1,9 +1,10 @@
 import type { Clock, DispatchOutcome } from '@sluice/core';
-import type { CompiledRule, EvalInput } from '@sluice/rules';
+import type { CompiledRule, EvalInput, RuleActionType } from '@sluice/rules';
 import type { StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import type { DispatchContext } from '../pipeline/context.js';
 import type { Stage } from '../pipeline/stage.js';
+import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
 import { RULE_ACTION_HANDLERS } from '../rule-actions/handlers.js';
 import type { RuleRepository } from '../rules/rule-repository.js';
 
@@ -13,10 +14,14 @@ export interface RulesStageDeps {
   clock: Clock;
   logger: Logger;
   onRuleError?: (rule: CompiledRule) => void;
+  /** Handlers of features wired at start-up (group, state_machine, ...), replacing the defaults. */
+  handlers?: Partial<Record<RuleActionType, RuleActionHandler>>;
+  /** The current lifecycle state of the action's event (`state.current` in conditions), if any. */
+  currentState?: (ctx: DispatchContext) => Promise<string | undefined>;
 }
 
-/** What conditions see of a dispatch. `state.current` is filled by event lifecycles once they exist. */
-export function evalInputOf(ctx: DispatchContext, now: number): EvalInput {
+/** What conditions see of a dispatch; `state.current` is the event's lifecycle state when there is one. */
+export function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalInput {
   const a = ctx.action;
   return {
     action: {
@@ -31,7 +36,7 @@ export function evalInputOf(ctx: DispatchContext, now: number): EvalInput {
       ...(a.status !== undefined ? { status: a.status } : {}),
       ...(a.fingerprint !== undefined ? { fingerprint: a.fingerprint } : {}),
     },
-    state: {},
+    state: current === undefined ? {} : { current },
     now,
   };
 }
@@ -47,11 +52,13 @@ export function rulesStage(deps: RulesStageDeps): Stage {
     deps.onRuleError?.(rule);
     log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err) }, 'rule evaluation failed; treated as not matching');
   };
+  const handlers = { ...RULE_ACTION_HANDLERS, ...deps.handlers };
   return {
     name: 'rules',
     inDryRun: true,
     async run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> {
-      const decision = deps.rules.current.evaluate(evalInputOf(ctx, deps.clock.now()), deps.rules.isEnabled, onError);
+      const current = await deps.currentState?.(ctx);
+      const decision = deps.rules.current.evaluate(evalInputOf(ctx, deps.clock.now(), current), deps.rules.isEnabled, onError);
       if (!decision) return undefined;
       ctx.verdict = decision.action.type;
       ctx.matchedRule = decision.rule.name;
@@ -59,7 +66,7 @@ export function rulesStage(deps: RulesStageDeps): Stage {
         if (decision.action.type === 'reroute') ctx.provider = decision.action.target_provider;
         return undefined;
       }
-      return RULE_ACTION_HANDLERS[decision.action.type](ctx, decision, deps);
+      return handlers[decision.action.type](ctx, decision, deps);
     },
   };
 }

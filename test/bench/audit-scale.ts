@@ -1,0 +1,615 @@
+/**
+ * Audit trail at scale on Redis: loads AUDIT_RECORDS realistic records through
+ * StateAuditStore.append and AnalyticsRollups.record (as the gateway's recorder does), then
+ * reports load throughput, Redis memory per record (split by key kind) and client-side query
+ * latency. Run with
+ *   node --conditions=sluice-source --import tsx test/bench/audit-scale.ts
+ * Environment: AUDIT_RECORDS (default 1 000 000), AUDIT_TENANTS (200), AUDIT_CONCURRENCY (256
+ * appends in flight), AUDIT_ITERATIONS (200 per query), AUDIT_SEED (1). Without REDIS_URL a
+ * private redis-server (no persistence) is started on a free port and stopped at the end; with
+ * REDIS_URL the records go under a fresh key prefix, deleted at the end unless AUDIT_KEEP=1
+ * (memory numbers are then only as clean as that server is quiet).
+ * Prints a markdown table and writes .bench-results/audit-scale.json.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AnalyticsRollups, StateAuditStore, auditKeys } from '@sluice/audit';
+import type { AuditPage, NewAuditRecord } from '@sluice/core';
+import { RedisStateStore } from '@sluice/state';
+import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
+
+const RECORDS = envInt('AUDIT_RECORDS', 1_000_000);
+const TENANTS = envInt('AUDIT_TENANTS', 200);
+const CONCURRENCY = envInt('AUDIT_CONCURRENCY', 256);
+const ITERATIONS = envInt('AUDIT_ITERATIONS', 200);
+const SEED = envInt('AUDIT_SEED', 1);
+const WARMUP = 10;
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+const TTL_MS = 30 * DAY_MS;
+/** Records span the 30 days before the load, less one hour so none expires while the script runs. */
+const SPAN_MS = TTL_MS - HOUR_MS;
+
+const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.bench-results', 'audit-scale.json');
+
+function envInt(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const n = Number(raw.replaceAll('_', ''));
+  if (!Number.isSafeInteger(n) || n <= 0) throw new Error(`${name} must be a positive integer, got ${raw}`);
+  return n;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Synthetic traffic
+// ---------------------------------------------------------------------------------------------
+
+/** mulberry32: small, fast and seedable, so two runs load the same data. */
+function prng(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const rand = prng(SEED);
+const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;
+const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
+
+function weighted<T>(entries: readonly (readonly [T, number])[]): () => T {
+  const total = entries.reduce((s, [, w]) => s + w, 0);
+  return () => {
+    let r = rand() * total;
+    for (const [value, w] of entries) if ((r -= w) < 0) return value;
+    return (entries.at(-1) as readonly [T, number])[0];
+  };
+}
+
+/** Lognormal around a median (ms), for durations. */
+function lognormal(median: number, sigma: number): number {
+  const u = Math.max(rand(), 1e-12);
+  const z = Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * rand());
+  return median * Math.exp(sigma * z);
+}
+
+const NAMESPACES = ['billing', 'notifications', 'ops', 'growth'] as const;
+const PROVIDERS: Record<string, readonly string[]> = {
+  email: ['send_invoice', 'send_receipt', 'password_reset', 'newsletter'],
+  sms: ['send_otp', 'delivery_update'],
+  slack: ['post_alert', 'post_message'],
+  webhook: ['order_created', 'order_updated', 'payment_failed'],
+  pagerduty: ['trigger_incident', 'resolve_incident'],
+  teams: ['post_message'],
+};
+const PROVIDER_NAMES = Object.keys(PROVIDERS);
+const OUTCOMES = ['executed', 'suppressed', 'deduplicated', 'throttled', 'failed', 'rerouted'] as const;
+type Outcome = (typeof OUTCOMES)[number];
+const nextOutcome = weighted<Outcome>([
+  ['executed', 82],
+  ['suppressed', 5],
+  ['deduplicated', 5],
+  ['throttled', 4],
+  ['failed', 3],
+  ['rerouted', 1],
+]);
+const VERDICT_OF: Record<Outcome, string> = {
+  executed: 'allow',
+  suppressed: 'suppress',
+  deduplicated: 'deduplicate',
+  throttled: 'throttle',
+  failed: 'allow',
+  rerouted: 'reroute',
+};
+const WORDS = 'invoice order payment shipped delayed account alert disk latency queue backlog renewal trial upgrade customer report weekly monthly'.split(' ');
+
+interface Tenant {
+  namespace: string;
+  tenant: string;
+  providers: string[];
+  callers: string[];
+}
+
+const tenants: Tenant[] = Array.from({ length: TENANTS }, (_, i) => {
+  const shuffled = [...PROVIDER_NAMES].sort(() => rand() - 0.5);
+  const name = `tenant-${String(i).padStart(4, '0')}`;
+  return {
+    namespace: NAMESPACES[i % NAMESPACES.length] as string,
+    tenant: name,
+    providers: shuffled.slice(0, 2 + Math.floor(rand() * 3)),
+    callers: [`${name}-svc`, `${name}-batch`, `ops.${name}@example.com`],
+  };
+});
+
+/** Zipf (s = 1) over tenants: tenant i gets a share proportional to 1/(i+1). */
+const tenantCdf = (() => {
+  const weights = tenants.map((_, i) => 1 / (i + 1));
+  const total = weights.reduce((a, b) => a + b, 0);
+  let acc = 0;
+  return weights.map((w) => (acc += w / total));
+})();
+
+function nextTenant(): Tenant {
+  const r = rand();
+  let lo = 0;
+  let hi = tenantCdf.length - 1;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (r <= (tenantCdf[mid] ?? 1)) hi = mid;
+    else lo = mid + 1;
+  }
+  return tenants[lo] as Tenant;
+}
+
+function payloadFor(provider: string, actionType: string, t: Tenant): Record<string, unknown> {
+  const customer = `cust-${Math.floor(rand() * 1e6)}`;
+  const base = {
+    template: `${actionType}_v${1 + Math.floor(rand() * 3)}`,
+    locale: pick(['en-US', 'en-GB', 'de-DE', 'fr-FR', 'es-ES']),
+    customer: { id: customer, tier: pick(['free', 'pro', 'enterprise']) },
+    vars: {
+      reference: `${actionType.slice(0, 3).toUpperCase()}-${Math.floor(rand() * 1e8)}`,
+      amount: Math.round(rand() * 1e6) / 100,
+      currency: pick(['EUR', 'USD', 'GBP']),
+      url: `https://app.example.com/${t.tenant}/r/${hex(8)}`,
+    },
+  };
+  switch (provider) {
+    case 'email':
+      return { to: `${customer}@mail.example.com`, subject: `${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)} notice`, ...base };
+    case 'sms':
+      return { to: `+4915${Math.floor(1e8 + rand() * 9e8)}`, text: `${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)}`, ...base };
+    default:
+      return { channel: `#${t.tenant}-${pick(WORDS)}`, title: `${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)}`, severity: pick(['info', 'warning', 'critical']), ...base };
+  }
+}
+
+function outcomeDetails(outcome: Outcome, provider: string, rule: string | null): Record<string, unknown> {
+  switch (outcome) {
+    case 'executed':
+      return { status: 'success' };
+    case 'suppressed':
+      return { rule, reason: 'matched suppression rule' };
+    case 'deduplicated':
+      return {};
+    case 'throttled':
+      return { rule, message: 'rate limit exceeded', retry_after_seconds: 1 + Math.floor(rand() * 60) };
+    case 'failed':
+      return { error: { code: pick(['TIMEOUT', 'CONNECTION', 'EXECUTION_FAILED']), message: `${provider} did not answer in time`, retryable: true, attempts: 3 } };
+    case 'rerouted':
+      return { original_provider: provider, new_provider: 'webhook', status: 'success' };
+  }
+}
+
+function draftAt(dispatchedMs: number): NewAuditRecord {
+  const t = nextTenant();
+  const provider = pick(t.providers);
+  const actionType = pick(PROVIDERS[provider] ?? ['unknown']);
+  const outcome = nextOutcome();
+  const ruled = outcome !== 'executed' && outcome !== 'failed' ? true : rand() < 0.05;
+  const verdict = outcome === 'executed' && ruled ? 'modify' : VERDICT_OF[outcome];
+  const matchedRule = ruled ? `${t.namespace}-${verdict}-${Math.floor(rand() * 8)}` : null;
+  const callsProvider = outcome === 'executed' || outcome === 'failed' || outcome === 'rerouted';
+  const duration = callsProvider ? (outcome === 'failed' ? 5000 + lognormal(200, 0.5) : lognormal(120, 0.7)) : lognormal(1.5, 0.5);
+  const durationMs = Math.round(duration * 1000) / 1000;
+  const caller = pick(t.callers);
+  return {
+    action_id: randomUUID(),
+    chain_id: null,
+    namespace: t.namespace,
+    tenant: t.tenant,
+    provider,
+    action_type: actionType,
+    verdict,
+    matched_rule: matchedRule,
+    outcome,
+    action_payload: payloadFor(provider, actionType, t),
+    verdict_details: { verdict },
+    outcome_details: outcomeDetails(outcome, provider, matchedRule),
+    metadata: { labels: { team: t.namespace, env: 'prod' }, trace_id: hex(16) },
+    dispatched_at: new Date(dispatchedMs).toISOString(),
+    completed_at: new Date(dispatchedMs + Math.round(duration)).toISOString(),
+    duration_ms: durationMs,
+    expires_at: null,
+    caller_id: caller,
+    auth_method: caller.includes('@') ? 'jwt' : 'api_key',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Measurement helpers
+// ---------------------------------------------------------------------------------------------
+
+interface Latency {
+  iterations: number;
+  p50_ms: number;
+  p95_ms: number;
+  p99_ms: number;
+  mean_ms: number;
+  max_ms: number;
+}
+
+function summarize(samplesMs: ArrayLike<number>): Latency {
+  const sorted = Float64Array.from(samplesMs).sort();
+  const at = (p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)] ?? NaN;
+  const round = (x: number) => Math.round(x * 1000) / 1000;
+  let sum = 0;
+  for (const x of sorted) sum += x;
+  return {
+    iterations: sorted.length,
+    p50_ms: round(at(50)),
+    p95_ms: round(at(95)),
+    p99_ms: round(at(99)),
+    mean_ms: round(sum / sorted.length),
+    max_ms: round(sorted[sorted.length - 1] ?? NaN),
+  };
+}
+
+const elapsedMs = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e6;
+
+type Client = RedisStateStore['client'];
+
+async function info(client: Client, section: string): Promise<Record<string, string>> {
+  const text = await client.info(section);
+  const out: Record<string, string> = {};
+  for (const line of text.split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (colon > 0 && !line.startsWith('#')) out[line.slice(0, colon)] = line.slice(colon + 1);
+  }
+  return out;
+}
+
+async function usedMemory(client: Client): Promise<number> {
+  return Number((await info(client, 'memory'))['used_memory']);
+}
+
+async function redisCpuSeconds(client: Client): Promise<number> {
+  const cpu = await info(client, 'cpu');
+  return Number(cpu['used_cpu_user']) + Number(cpu['used_cpu_sys']);
+}
+
+/** Busy CPU seconds of the whole machine (Linux /proc/stat; null elsewhere), to see what else ran. */
+function machineBusySeconds(): number | null {
+  try {
+    const fields = (readFileSync('/proc/stat', 'utf8').split('\n')[0] ?? '').trim().split(/\s+/).slice(1).map(Number);
+    const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = fields;
+    return (user + nice + system + irq + softirq + steal) / 100;
+  } catch {
+    return null;
+  }
+}
+
+async function execAll(client: Client, commands: (string | number)[][]): Promise<unknown[]> {
+  const out: unknown[] = [];
+  for (let i = 0; i < commands.length; i += 500) {
+    const results = (await client.pipeline(commands.slice(i, i + 500) as [string, ...(string | number)[]][]).exec()) ?? [];
+    for (const [err, value] of results) {
+      if (err) throw err;
+      out.push(value);
+    }
+  }
+  return out;
+}
+
+/** What a kind of key is for, in the memory split. */
+const CATEGORY: Record<string, 'records' | 'action pointers' | 'indexes' | 'rollups'> = {
+  [auditKeys.KIND.record]: 'records',
+  [auditKeys.KIND.actionPointer]: 'action pointers',
+  [auditKeys.KIND.tenantIndex]: 'indexes',
+  [auditKeys.KIND.globalIndex]: 'indexes',
+  [auditKeys.KIND.expiryIndex]: 'indexes',
+  [auditKeys.KIND.chainIndex]: 'indexes',
+  [auditKeys.KIND.chainHead]: 'indexes',
+  [auditKeys.KIND.scopeCode]: 'indexes',
+  analytics: 'rollups',
+  'analytics-ix': 'rollups',
+};
+
+interface KindCensus {
+  kind: string;
+  category: string;
+  keys: number;
+  measured_keys: number;
+  /** MEMORY USAGE (SAMPLES 0) of the measured keys, scaled to all keys of the kind. */
+  estimated_bytes: number;
+  bytes_per_key: number;
+  bytes_per_record: number;
+}
+
+/**
+ * SCANs the prefix, counts keys per kind and measures MEMORY USAGE: every key of kinds with up
+ * to 5000 keys (the indexes), a reservoir sample of 2000 keys of the others (records, pointers,
+ * counters). MEMORY USAGE counts the value, the key name and the dict entry, not the keyspace's
+ * hash-table buckets or the expiry entries of keys with a TTL.
+ */
+async function census(client: Client, prefix: string): Promise<KindCensus[]> {
+  const SAMPLE = 2000;
+  const kinds = new Map<string, { count: number; sample: string[]; all: string[] | null }>();
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 10_000);
+    cursor = next;
+    for (const key of keys) {
+      const kind = key.slice(prefix.length + 1, key.indexOf(':', prefix.length + 1));
+      let entry = kinds.get(kind);
+      if (entry === undefined) kinds.set(kind, (entry = { count: 0, sample: [], all: [] }));
+      entry.count++;
+      if (entry.all !== null) {
+        entry.all.push(key);
+        if (entry.all.length > 5000) entry.all = null;
+      }
+      if (entry.sample.length < SAMPLE) entry.sample.push(key);
+      else {
+        const j = Math.floor(rand() * entry.count);
+        if (j < SAMPLE) entry.sample[j] = key;
+      }
+    }
+  } while (cursor !== '0');
+
+  const out: KindCensus[] = [];
+  for (const [kind, entry] of [...kinds].sort(([a], [b]) => a.localeCompare(b))) {
+    const keys = entry.all ?? entry.sample;
+    const sizes = await execAll(
+      client,
+      keys.map((k) => ['memory', 'usage', k, 'samples', 0]),
+    );
+    const measured = sizes.reduce<number>((s, v) => s + (typeof v === 'number' ? v : 0), 0);
+    const estimated = Math.round((measured / keys.length) * entry.count);
+    out.push({
+      kind,
+      category: CATEGORY[kind] ?? 'other',
+      keys: entry.count,
+      measured_keys: keys.length,
+      estimated_bytes: estimated,
+      bytes_per_key: Math.round(measured / keys.length),
+      bytes_per_record: Math.round((estimated / RECORDS) * 10) / 10,
+    });
+  }
+  return out;
+}
+
+async function deletePrefix(client: Client, prefix: string): Promise<void> {
+  let cursor = '0';
+  do {
+    const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 10_000);
+    cursor = next;
+    if (keys.length > 0) await client.unlink(...keys);
+  } while (cursor !== '0');
+}
+
+// ---------------------------------------------------------------------------------------------
+// The run
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  const external = process.env['REDIS_URL'];
+  let server: RunningRedis | null = null;
+  if (external === undefined || external === '') server = await startRedisServer();
+  const url = server?.url ?? (external as string);
+  // The default state.prefix on a private server (key names as in production); a fresh one on a shared server.
+  const prefix = server !== null ? 'sluice' : `sluice-bench-${hex(3)}`;
+  const state = await RedisStateStore.connect({ url, prefix, clientName: 'audit-scale' });
+  const client = state.client;
+  try {
+    const serverInfo = await info(client, 'server');
+    const store = new StateAuditStore(state);
+    const rollups = new AnalyticsRollups({ state });
+
+    // ---- load ----------------------------------------------------------------------------
+    const memoryBefore = await usedMemory(client);
+    const loadStartMs = Date.now();
+    const windowStart = loadStartMs - SPAN_MS;
+    const appendMs = new Float32Array(RECORDS);
+    let payloadBytes = 0;
+    let recordBytes = 0;
+    let next = 0;
+    let done = 0;
+    const cpu0 = process.cpuUsage();
+    const elu0 = performance.eventLoopUtilization();
+    const machine0 = machineBusySeconds();
+    const redisCpu0 = await redisCpuSeconds(client);
+    const started = process.hrtime.bigint();
+    let lastReport = started;
+    console.error(`audit-scale: loading ${RECORDS.toLocaleString('en-US')} records for ${TENANTS} tenants into ${server ? 'a private redis-server' : 'REDIS_URL'} (prefix ${prefix}), ${CONCURRENCY} in flight`);
+
+    const worker = async (): Promise<void> => {
+      for (;;) {
+        const i = next++;
+        if (i >= RECORDS) return;
+        // Chronological, as traffic arrives: record i sits at i/N of the window, plus jitter.
+        const draft = draftAt(Math.floor(windowStart + ((i + rand()) * SPAN_MS) / RECORDS));
+        const t0 = process.hrtime.bigint();
+        const stored = await store.append(draft, { ttlMs: TTL_MS, chain: false });
+        await rollups.record(stored);
+        appendMs[i] = elapsedMs(t0);
+        if (i % 1000 === 0) {
+          payloadBytes += Buffer.byteLength(JSON.stringify(stored.action_payload));
+          recordBytes += Buffer.byteLength(JSON.stringify(stored));
+        }
+        done++;
+        if (done % 50_000 === 0) {
+          const now = process.hrtime.bigint();
+          const rate = Math.round(50_000 / (Number(now - lastReport) / 1e9));
+          lastReport = now;
+          console.error(`  ${done.toLocaleString('en-US')} records, ${rate.toLocaleString('en-US')}/s, ${(elapsedMs(started) / 1000).toFixed(0)} s`);
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    const loadMs = elapsedMs(started);
+    const nodeCpu = process.cpuUsage(cpu0);
+    const elu = performance.eventLoopUtilization(elu0);
+    const machine1 = machineBusySeconds();
+    const redisCpu = (await redisCpuSeconds(client)) - redisCpu0;
+    const sampled = Math.ceil(RECORDS / 1000);
+
+    // ---- memory --------------------------------------------------------------------------
+    const memoryAfter = await usedMemory(client);
+    const memInfo = await info(client, 'memory');
+    const keyspace = await info(client, 'keyspace');
+    const dbsize = await client.dbsize();
+    console.error('audit-scale: measuring key kinds (SCAN + MEMORY USAGE)');
+    const kinds = await census(client, prefix);
+    const delta = memoryAfter - memoryBefore;
+    const byCategory: Record<string, number> = {};
+    for (const k of kinds) byCategory[k.category] = (byCategory[k.category] ?? 0) + k.estimated_bytes;
+    const attributed = Object.values(byCategory).reduce((a, b) => a + b, 0);
+    byCategory['keyspace overhead (hash tables, expiry entries)'] = delta - attributed;
+    const perRecord = (bytes: number) => Math.round((bytes / RECORDS) * 10) / 10;
+
+    // Sanity: every record is in the global index.
+    const all = await store.query({ limit: 1, offset: 0 });
+    if (all.total !== RECORDS) throw new Error(`expected ${RECORDS} records in the global index, found ${all.total ?? 'no total'}`);
+
+    // ---- queries -------------------------------------------------------------------------
+    console.error(`audit-scale: ${ITERATIONS} iterations per query (+${WARMUP} warm-up)`);
+    const randomTenant = () => tenants[Math.floor(rand() * tenants.length)] as Tenant;
+    const queries: Record<string, Latency & { avg_records: number; description: string }> = {};
+
+    const measure = async (name: string, description: string, run: () => Promise<number>) => {
+      for (let i = 0; i < WARMUP; i++) await run();
+      const samples: number[] = [];
+      let rows = 0;
+      for (let i = 0; i < ITERATIONS; i++) {
+        const t0 = process.hrtime.bigint();
+        rows += await run();
+        samples.push(elapsedMs(t0));
+      }
+      queries[name] = { description, ...summarize(samples), avg_records: Math.round((rows / ITERATIONS) * 10) / 10 };
+    };
+
+    const last24h = () => ({ fromMs: Date.now() - DAY_MS, toMs: Date.now() });
+    await measure('tenant_24h', 'tenant, last 24 h, limit 50, newest first', async () => {
+      const t = randomTenant();
+      return (await store.query({ namespace: t.namespace, tenant: t.tenant, ...last24h(), limit: 50, offset: 0 })).records.length;
+    });
+    await measure('tenant_24h_outcome', 'tenant, last 24 h, outcome=failed, limit 50', async () => {
+      const t = randomTenant();
+      return (await store.query({ namespace: t.namespace, tenant: t.tenant, outcome: 'failed', ...last24h(), limit: 50, offset: 0 })).records.length;
+    });
+    // Deep paging: pages 1-5 of a tenant's whole trail by cursor; the 5th page timed alone and all five.
+    const fifthPage: number[] = [];
+    await measure('tenant_cursor_5_pages', 'tenant, all 30 days, 5 pages of 50 by cursor (total time)', async () => {
+      const t = randomTenant();
+      let page: AuditPage | null = null;
+      let rows = 0;
+      for (let p = 0; p < 5; p++) {
+        if (p > 0 && page?.next_cursor === undefined) break;
+        const t0 = process.hrtime.bigint();
+        page = await store.query({ namespace: t.namespace, tenant: t.tenant, limit: 50, offset: 0, ...(page?.next_cursor ? { cursor: page.next_cursor } : {}) });
+        if (p === 4) fifthPage.push(elapsedMs(t0));
+        rows += page.records.length;
+      }
+      return rows;
+    });
+    // Only the measured iterations (the warm-up ones came first).
+    const fifth = fifthPage.slice(-ITERATIONS);
+    if (fifth.length > 0) queries['tenant_cursor_page_5'] = { description: 'the 5th page alone (cursor)', ...summarize(fifth), avg_records: 50 };
+    await measure('global_24h', 'all tenants, last 24 h, limit 50', async () => (await store.query({ ...last24h(), limit: 50, offset: 0 })).records.length);
+    const last7d = () => ({ fromMs: Date.now() - 7 * DAY_MS, toMs: Date.now() });
+    await measure('analytics_tenant_7d_volume', 'analytics volume, daily, 7 days, one tenant', async () => {
+      const t = randomTenant();
+      return (await rollups.query({ metric: 'volume', interval: 'daily', namespace: t.namespace, tenant: t.tenant, ...last7d() })).buckets.length;
+    });
+    await measure('analytics_all_7d_volume_by_provider', 'analytics volume, daily, 7 days, all tenants, group_by=provider', async () => {
+      return (await rollups.query({ metric: 'volume', interval: 'daily', groupBy: 'provider', ...last7d() })).buckets.length;
+    });
+
+    // ---- report --------------------------------------------------------------------------
+    const cpus = os.cpus();
+    const result = {
+      benchmark: 'audit-scale',
+      date: new Date().toISOString(),
+      records: RECORDS,
+      tenants: TENANTS,
+      concurrency: CONCURRENCY,
+      seed: SEED,
+      machine: {
+        cpus: cpus.length,
+        cpu_model: cpus[0]?.model ?? 'unknown',
+        memory_gib: Math.round(os.totalmem() / 2 ** 30),
+        node: process.version,
+        redis: serverInfo['redis_version'],
+        redis_allocator: memInfo['mem_allocator'],
+        redis_private: server !== null,
+      },
+      data: {
+        window_days: SPAN_MS / DAY_MS,
+        ttl_days: TTL_MS / DAY_MS,
+        avg_payload_bytes: Math.round(payloadBytes / sampled),
+        avg_record_json_bytes: Math.round(recordBytes / sampled),
+        largest_tenant_share: Math.round((tenantCdf[0] ?? 0) * 1000) / 1000,
+      },
+      load: {
+        seconds: Math.round(loadMs / 100) / 10,
+        records_per_second: Math.round(RECORDS / (loadMs / 1000)),
+        record_write_latency: summarize(appendMs),
+        node_cpu_cores: Math.round(((nodeCpu.user + nodeCpu.system) / 1e3 / loadMs) * 100) / 100,
+        redis_cpu_cores: Math.round((redisCpu / (loadMs / 1000)) * 100) / 100,
+        /** Share of the load the main thread spent running JS (1 = saturated). */
+        node_event_loop_utilization: Math.round(elu.utilization * 100) / 100,
+        /** Busy cores of the whole machine during the load (null when /proc/stat is missing): above node + redis-server, other processes competed. */
+        machine_busy_cores: machine0 === null || machine1 === null ? null : Math.round(((machine1 - machine0) / (loadMs / 1000)) * 100) / 100,
+      },
+      memory: {
+        used_memory_before: memoryBefore,
+        used_memory_after: memoryAfter,
+        used_memory_rss_after: Number(memInfo['used_memory_rss']),
+        bytes_per_record: perRecord(delta),
+        dbsize,
+        keyspace: keyspace['db0'] ?? '',
+        by_category_bytes_per_record: Object.fromEntries(Object.entries(byCategory).map(([k, v]) => [k, perRecord(v)])),
+        kinds,
+      },
+      queries,
+    };
+
+    const mib = (b: number) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+    const lines = [
+      `## audit-scale: ${RECORDS.toLocaleString('en-US')} records, ${TENANTS} tenants (${result.date.slice(0, 10)})`,
+      '',
+      `Machine: ${cpus.length} × ${result.machine.cpu_model}, ${result.machine.memory_gib} GiB; Node ${process.version}; Redis ${result.machine.redis}${server ? ' (private, no persistence)' : ''}`,
+      `Records: ${result.data.avg_record_json_bytes} B JSON each (payload ${result.data.avg_payload_bytes} B), ${result.data.window_days.toFixed(2)} days, TTL 30 days; largest tenant ${(result.data.largest_tenant_share * 100).toFixed(1)} % of traffic`,
+      '',
+      '| Load | Value |',
+      '|---|---|',
+      `| records/s (append + rollup, ${CONCURRENCY} in flight) | ${result.load.records_per_second.toLocaleString('en-US')} |`,
+      `| load time | ${result.load.seconds} s |`,
+      `| per-record write latency p50 / p99 | ${result.load.record_write_latency.p50_ms} / ${result.load.record_write_latency.p99_ms} ms |`,
+      `| CPU: node / redis-server | ${result.load.node_cpu_cores} / ${result.load.redis_cpu_cores} cores |`,
+      `| node event-loop utilization | ${result.load.node_event_loop_utilization} |`,
+      ...(result.load.machine_busy_cores === null ? [] : [`| whole machine busy (all processes) | ${result.load.machine_busy_cores} of ${cpus.length} cores |`]),
+      '',
+      '| Memory | Bytes per record |',
+      '|---|---|',
+      `| total (used_memory ${mib(memoryBefore)} → ${mib(memoryAfter)}) | ${result.memory.bytes_per_record} |`,
+      ...Object.entries(result.memory.by_category_bytes_per_record).map(([k, v]) => `| ${k} | ${v} |`),
+      '',
+      '| Key kind | Keys | Bytes/key | Bytes/record |',
+      '|---|---|---|---|',
+      ...kinds.map((k) => `| ${k.kind} (${k.category}) | ${k.keys.toLocaleString('en-US')} | ${k.bytes_per_key} | ${k.bytes_per_record} |`),
+      '',
+      '| Query | p50 ms | p95 ms | p99 ms | mean ms | rows (records or buckets) |',
+      '|---|---|---|---|---|---|',
+      ...Object.values(queries).map((q) => `| ${q.description} | ${q.p50_ms} | ${q.p95_ms} | ${q.p99_ms} | ${q.mean_ms} | ${q.avg_records} |`),
+    ];
+    console.log(lines.join('\n'));
+    mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+    writeFileSync(RESULTS_FILE, `${JSON.stringify(result, null, 2)}\n`);
+    console.error(`audit-scale: results written to ${RESULTS_FILE}`);
+  } finally {
+    if (server === null && process.env['AUDIT_KEEP'] !== '1') await deletePrefix(client, prefix);
+    await state.close();
+    await server?.stop();
+  }
+}
+
+await main();
