@@ -106,6 +106,11 @@ const ROWS: Row[] = [
     send: (gw, c, t) => get(`${gw.url}/v1/analytics?metric=volume&tenant=${t.tenant}&namespace=${t.namespace}`, c),
   },
   {
+    endpoint: 'GET /v1/rules/coverage?tenant=&namespace=',
+    check: 'scope',
+    send: (gw, c, t) => get(`${gw.url}/v1/rules/coverage?tenant=${t.tenant}&namespace=${t.namespace}`, c),
+  },
+  {
     endpoint: 'GET /v1/retention?tenant=&namespace=',
     check: 'scope',
     send: (gw, c, t) => get(`${gw.url}/v1/retention?tenant=${t.tenant}&namespace=${t.namespace}`, c),
