@@ -276,6 +276,17 @@ async function redisCpuSeconds(client: Client): Promise<number> {
   return Number(cpu['used_cpu_user']) + Number(cpu['used_cpu_sys']);
 }
 
+/** Calls and microseconds per command since the server started (INFO commandstats). */
+async function commandStats(client: Client): Promise<Map<string, { calls: number; usec: number }>> {
+  const out = new Map<string, { calls: number; usec: number }>();
+  for (const [key, value] of Object.entries(await info(client, 'commandstats'))) {
+    const calls = /calls=(\d+)/.exec(value)?.[1];
+    const usec = /usec=(\d+)/.exec(value)?.[1];
+    if (calls !== undefined && usec !== undefined) out.set(key.replace(/^cmdstat_/, ''), { calls: Number(calls), usec: Number(usec) });
+  }
+  return out;
+}
+
 /** Busy CPU seconds of the whole machine (Linux /proc/stat; null elsewhere), to see what else ran. */
 function machineBusySeconds(): number | null {
   try {
@@ -313,11 +324,23 @@ const CATEGORY: Record<string, 'records' | 'action pointers' | 'indexes' | 'roll
   'analytics-ix': 'rollups',
 };
 
+/** Sorted-set kinds (index entries are counted with ZCARD). */
+const ZSET_KINDS = new Set<string>([auditKeys.KIND.tenantIndex, auditKeys.KIND.globalIndex, auditKeys.KIND.expiryIndex, auditKeys.KIND.chainIndex, 'analytics-ix']);
+
+/** The kind of a rendered key; rollup kinds split by granularity (their retentions differ). */
+function kindOf(key: string, prefix: string): string {
+  const kind = key.slice(prefix.length + 1, key.indexOf(':', prefix.length + 1));
+  if (kind !== 'analytics' && kind !== 'analytics-ix') return kind;
+  return `${kind} ${key.charAt(key.indexOf('}:') + 2) === 'h' ? 'hourly' : 'daily'}`;
+}
+
 interface KindCensus {
   kind: string;
   category: string;
   keys: number;
   measured_keys: number;
+  /** Sorted-set members (scaled like the bytes); null for plain values. */
+  entries: number | null;
   /** MEMORY USAGE (SAMPLES 0) of the measured keys, scaled to all keys of the kind. */
   estimated_bytes: number;
   bytes_per_key: number;
@@ -338,7 +361,7 @@ async function census(client: Client, prefix: string): Promise<KindCensus[]> {
     const [next, keys] = await client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 10_000);
     cursor = next;
     for (const key of keys) {
-      const kind = key.slice(prefix.length + 1, key.indexOf(':', prefix.length + 1));
+      const kind = kindOf(key, prefix);
       let entry = kinds.get(kind);
       if (entry === undefined) kinds.set(kind, (entry = { count: 0, sample: [], all: [] }));
       entry.count++;
@@ -363,11 +386,21 @@ async function census(client: Client, prefix: string): Promise<KindCensus[]> {
     );
     const measured = sizes.reduce<number>((s, v) => s + (typeof v === 'number' ? v : 0), 0);
     const estimated = Math.round((measured / keys.length) * entry.count);
+    const baseKind = kind.split(' ')[0] ?? kind;
+    let entries: number | null = null;
+    if (ZSET_KINDS.has(baseKind)) {
+      const cards = await execAll(
+        client,
+        keys.map((k) => ['zcard', k]),
+      );
+      entries = Math.round((cards.reduce<number>((s, v) => s + (typeof v === 'number' ? v : 0), 0) / keys.length) * entry.count);
+    }
     out.push({
       kind,
-      category: CATEGORY[kind] ?? 'other',
+      category: CATEGORY[baseKind] ?? 'other',
       keys: entry.count,
       measured_keys: keys.length,
+      entries,
       estimated_bytes: estimated,
       bytes_per_key: Math.round(measured / keys.length),
       bytes_per_record: Math.round((estimated / RECORDS) * 10) / 10,
@@ -462,7 +495,8 @@ async function main(): Promise<void> {
     const byCategory: Record<string, number> = {};
     for (const k of kinds) byCategory[k.category] = (byCategory[k.category] ?? 0) + k.estimated_bytes;
     const attributed = Object.values(byCategory).reduce((a, b) => a + b, 0);
-    byCategory['keyspace overhead (hash tables, expiry entries)'] = delta - attributed;
+    // MEMORY USAGE leaves out the keyspace's hash-table buckets, expiry entries and a sorted set's own bucket array.
+    byCategory['not attributed (hash tables, expiry entries)'] = delta - attributed;
     const perRecord = (bytes: number) => Math.round((bytes / RECORDS) * 10) / 10;
 
     // Sanity: every record is in the global index.
@@ -472,11 +506,21 @@ async function main(): Promise<void> {
     // ---- queries -------------------------------------------------------------------------
     console.error(`audit-scale: ${ITERATIONS} iterations per query (+${WARMUP} warm-up)`);
     const randomTenant = () => tenants[Math.floor(rand() * tenants.length)] as Tenant;
-    const queries: Record<string, Latency & { avg_records: number; description: string }> = {};
+    interface QueryResult extends Latency {
+      description: string;
+      avg_records: number;
+      /** Redis commands per query and the server time they took (INFO commandstats; other clients of a shared server count too). */
+      redis_commands?: number;
+      redis_ms?: number;
+      redis_command_mix?: Record<string, number>;
+    }
+    const queries: Record<string, QueryResult> = {};
 
     const measure = async (name: string, description: string, run: () => Promise<number>, afterWarmup?: () => void) => {
+      console.error(`  ${name}`);
       for (let i = 0; i < WARMUP; i++) await run();
       afterWarmup?.();
+      const stats0 = await commandStats(client);
       const samples: number[] = [];
       let rows = 0;
       for (let i = 0; i < ITERATIONS; i++) {
@@ -484,7 +528,26 @@ async function main(): Promise<void> {
         rows += await run();
         samples.push(elapsedMs(t0));
       }
-      queries[name] = { description, ...summarize(samples), avg_records: Math.round((rows / ITERATIONS) * 10) / 10 };
+      const stats1 = await commandStats(client);
+      let calls = 0;
+      let usec = 0;
+      const mix: Record<string, number> = {};
+      for (const [cmd, after] of stats1) {
+        if (cmd === 'info') continue;
+        const before = stats0.get(cmd) ?? { calls: 0, usec: 0 };
+        if (after.calls === before.calls) continue;
+        calls += after.calls - before.calls;
+        usec += after.usec - before.usec;
+        mix[cmd] = Math.round(((after.calls - before.calls) / ITERATIONS) * 10) / 10;
+      }
+      queries[name] = {
+        description,
+        ...summarize(samples),
+        avg_records: Math.round((rows / ITERATIONS) * 10) / 10,
+        redis_commands: Math.round((calls / ITERATIONS) * 10) / 10,
+        redis_ms: Math.round((usec / ITERATIONS / 1000) * 1000) / 1000,
+        redis_command_mix: mix,
+      };
     };
 
     const last24h = () => ({ fromMs: Date.now() - DAY_MS, toMs: Date.now() });
@@ -592,13 +655,18 @@ async function main(): Promise<void> {
       `| total (used_memory ${mib(memoryBefore)} → ${mib(memoryAfter)}) | ${result.memory.bytes_per_record} |`,
       ...Object.entries(result.memory.by_category_bytes_per_record).map(([k, v]) => `| ${k} | ${v} |`),
       '',
-      '| Key kind | Keys | Bytes/key | Bytes/record |',
-      '|---|---|---|---|',
-      ...kinds.map((k) => `| ${k.kind} (${k.category}) | ${k.keys.toLocaleString('en-US')} | ${k.bytes_per_key} | ${k.bytes_per_record} |`),
+      '| Key kind | Keys | Index entries | Bytes/key | Bytes/record |',
+      '|---|---|---|---|---|',
+      ...kinds.map(
+        (k) =>
+          `| ${k.kind} (${k.category}) | ${k.keys.toLocaleString('en-US')} | ${k.entries === null ? '' : `${k.entries.toLocaleString('en-US')} (${Math.round(k.estimated_bytes / Math.max(1, k.entries))} B each)`} | ${k.bytes_per_key} | ${k.bytes_per_record} |`,
+      ),
       '',
-      '| Query | p50 ms | p95 ms | p99 ms | mean ms | rows (records or buckets) |',
-      '|---|---|---|---|---|---|',
-      ...Object.values(queries).map((q) => `| ${q.description} | ${q.p50_ms} | ${q.p95_ms} | ${q.p99_ms} | ${q.mean_ms} | ${q.avg_records} |`),
+      '| Query | p50 ms | p95 ms | p99 ms | mean ms | rows (records or buckets) | Redis commands / ms |',
+      '|---|---|---|---|---|---|---|',
+      ...Object.values(queries).map(
+        (q) => `| ${q.description} | ${q.p50_ms} | ${q.p95_ms} | ${q.p99_ms} | ${q.mean_ms} | ${q.avg_records} | ${q.redis_commands === undefined ? '' : `${q.redis_commands} / ${q.redis_ms}`} |`,
+      ),
     ];
     console.log(lines.join('\n'));
     mkdirSync(dirname(RESULTS_FILE), { recursive: true });

@@ -33,10 +33,10 @@ rules:
     priority: 40
     condition: { all: [ { field: action.action_type, eq: ping }, { field: action.metadata.labels.env, in: [prod, staging] } ] }
     action: { type: throttle, max_count: 2, window_seconds: 60, message: slow down }
-  - name: grouped
+  - name: guarded
     priority: 50
     condition: { field: action.action_type, eq: alert }
-    action: { type: group, group_by: [payload.host], group_wait_seconds: 10 }
+    action: { type: llm_guardrail, evaluator_name: judge }
 `;
 
 type Body = Record<string, unknown> & { outcome?: string; response?: { body?: { received?: { payload?: unknown } } } };

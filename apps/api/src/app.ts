@@ -15,12 +15,15 @@ import { authRoutes } from './routes/auth.js';
 import { dispatchRoutes } from './routes/dispatch.js';
 import { operationsRoutes } from './routes/operations.js';
 import { quotasRoutes } from './routes/quotas.js';
+import { recurringRoutes } from './routes/recurring.js';
 import { retentionRoutes } from './routes/retention.js';
 import { rulesRoutes } from './routes/rules.js';
 import { rulesCoverageRoutes } from './routes/rules-coverage.js';
+import { eventsRoutes } from './routes/events.js';
+import { groupsRoutes } from './routes/groups.js';
 
 export interface ApiDeps {
-  runtime: Pick<Runtime, 'config' | 'clock' | 'logger' | 'metrics' | 'state' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit'>;
+  runtime: Pick<Runtime, 'config' | 'clock' | 'logger' | 'metrics' | 'state' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit' | 'stateMachines' | 'recurring' | 'grouping'>;
   readiness: Readiness;
   version?: string;
 }
@@ -73,8 +76,11 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(rulesRoutes, { rules: runtime.rules, clock: runtime.clock });
   await app.register(quotasRoutes, { quotas: runtime.quotas });
   await app.register(retentionRoutes, { retention: runtime.retention });
+  await app.register(recurringRoutes, { recurring: runtime.recurring });
   await app.register(auditRoutes, { store: runtime.audit.store, compliance: runtime.audit.compliance, gateway: runtime.gateway });
   await app.register(analyticsRoutes, { analytics: runtime.audit.analytics, clock: runtime.clock });
   await app.register(rulesCoverageRoutes, { coverage: runtime.audit.coverage, rules: runtime.rules, clock: runtime.clock });
+  await app.register(eventsRoutes, { stateMachines: runtime.stateMachines });
+  await app.register(groupsRoutes, { grouping: runtime.grouping });
   return app;
 }

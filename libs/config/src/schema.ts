@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { StateMachinesConfig } from './state-machines-schema.js';
 
 /**
  * The sluice.yaml schema. Every object is strict: an unknown key stops start-up with its path.
@@ -169,6 +170,8 @@ export const BackgroundConfig = z
   .strictObject({
     enable_retention_reaper: z.boolean().default(true),
     retention_check_interval_seconds: positiveInt.default(3600),
+    /** Most recurring actions one (namespace, tenant) pair may hold; a create beyond it is a 409. */
+    max_recurring_actions_per_tenant: positiveInt.default(100),
   })
   .prefault({});
 export type BackgroundConfig = z.infer<typeof BackgroundConfig>;
@@ -201,6 +204,7 @@ export const SluiceConfig = z.strictObject({
   audit: AuditConfig,
   compliance: ComplianceConfig,
   background: BackgroundConfig,
+  state_machines: StateMachinesConfig,
   worker: WorkerConfig,
   logging: LoggingConfig,
 });

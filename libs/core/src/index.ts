@@ -11,3 +11,6 @@ export * from './schemas/replay.js';
 export * from './schemas/retention.js';
 export * from './schemas/analytics.js';
 export * from './schemas/coverage.js';
+export * from './schemas/events.js';
+export * from './schemas/groups.js';
+export * from './schemas/recurring.js';

@@ -18,3 +18,6 @@ export * from './stages/quota-stage.js';
 export * from './audit/index.js';
 export * from './retention/index.js';
 export * from './events/internal-events.js';
+export * from './state-machines/index.js';
+export * from './recurring/index.js';
+export * from './grouping/index.js';

@@ -17,6 +17,9 @@ import { RuleRepository } from './rules/rule-repository.js';
 import { executeStage } from './stages/execute-stage.js';
 import { quotaStage } from './stages/quota-stage.js';
 import { rulesStage } from './stages/rules-stage.js';
+import { StateMachineRegistry, StateMachineService, stateMachineRuleAction } from './state-machines/index.js';
+import { RecurringService } from './recurring/recurring-service.js';
+import { GroupService, groupRuleAction } from './grouping/index.js';
 
 /** Everything one process shares: built once at start-up from the validated config. */
 export interface Runtime {
@@ -34,6 +37,12 @@ export interface Runtime {
   audit: AuditParts;
   /** What background work reports (the SSE stream's internal source). */
   events: InternalEventBus;
+  /** Event lifecycles: the state_machine rule action, /v1/events and state timeouts. */
+  stateMachines: StateMachineService;
+  /** Recurring (cron) actions: CRUD, pause/resume, and the occurrence job handler. */
+  recurring: RecurringService;
+  /** Event grouping: the group rule action, /v1/groups and the flush jobs. */
+  grouping: GroupService<Provider>;
   gateway: Gateway;
   /** Closes scheduler (waits for running jobs), providers and state, in that order. */
   close(): Promise<void>;
@@ -102,13 +111,38 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
   });
   // Rule actions of the background features (group, state_machine...), each set where its feature is built.
   const featureHandlers: Partial<Record<RuleActionType, RuleActionHandler>> = {};
+  const stateMachines = new StateMachineService({ state, scheduler, clock, logger, events, machines: new StateMachineRegistry(config.state_machines) });
+  featureHandlers.state_machine = stateMachineRuleAction(stateMachines);
+  reaper.register(stateMachines.retentionSource());
+  const grouping = new GroupService<Provider>({
+    state,
+    scheduler,
+    clock,
+    providers,
+    executor,
+    events,
+    logger,
+    // One delivery may take every executor attempt and backoff; after that its holder is presumed dead.
+    leaseMs: config.executor.timeout_seconds * 1000 * (config.executor.max_retries + 1) + config.executor.backoff_max_ms * config.executor.max_retries + 5000,
+    onFlush: (result) => metrics.groupFlushes.inc({ result }),
+    onDropped: (count) => metrics.groupEventsDropped.inc(count),
+  });
+  featureHandlers.group = groupRuleAction(grouping);
   // The gateway is built last; features that dispatch (flushes, recurring actions) reach it through this.
   let built: Gateway | undefined;
   const gatewayRef = (): Gateway => {
     if (!built) throw new Error('gateway used before start-up finished');
     return built;
   };
-  void gatewayRef;
+  const recurring = new RecurringService({
+    state,
+    scheduler,
+    clock,
+    logger,
+    events,
+    gateway: gatewayRef,
+    maxPerTenant: config.background.max_recurring_actions_per_tenant,
+  });
   const pipeline = new Pipeline([
     quotaStage({ quotas, state, clock, logger, onExceeded: (policy, behavior) => metrics.quotaExceeded.inc({ policy: policy.id, behavior }) }),
     rulesStage({
@@ -118,6 +152,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
       logger,
       onRuleError: (rule) => metrics.ruleErrors.inc({ rule: rule.name }),
       handlers: featureHandlers,
+      currentState: (ctx) => stateMachines.currentState(ctx.action),
     }),
     executeStage<Provider>(providers, executor),
   ]);
@@ -138,6 +173,9 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     reaper,
     audit,
     events,
+    stateMachines,
+    recurring,
+    grouping,
     gateway,
     async close() {
       // Every part gets its chance to close even when an earlier one fails (say, Redis is gone).

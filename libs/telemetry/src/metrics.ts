@@ -103,6 +103,17 @@ export class Metrics {
     labelNames: ['type'] as const,
     registers: [this.registry],
   });
+  readonly groupFlushes = new Counter({
+    name: 'sluice_group_flushes_total',
+    help: 'Group flushes: sent (notification accepted), failed (abandoned), resolved (idle group closed without one)',
+    labelNames: ['result'] as const,
+    registers: [this.registry],
+  });
+  readonly groupEventsDropped = new Counter({
+    name: 'sluice_group_events_dropped_total',
+    help: 'Grouped events dropped, oldest first, because their group reached max_group_size',
+    registers: [this.registry],
+  });
   readonly auditWriteFailures = new Counter({
     name: 'sluice_audit_write_failures_total',
     help: 'Audit records that could not be written (the dispatch failed with them only in synchronous-write compliance modes)',

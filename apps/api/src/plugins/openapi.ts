@@ -24,6 +24,9 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'audit', description: 'Audit trail, replay, hash-chain verification, compliance status' },
         { name: 'analytics', description: 'Counts, outcomes and latency over the audit trail' },
         { name: 'retention', description: 'Per-tenant retention policies (audit, chain and event lifetimes)' },
+        { name: 'recurring', description: 'Recurring actions: dispatch a template on a cron schedule' },
+        { name: 'events', description: 'Event lifecycles tracked by state machines' },
+        { name: 'groups', description: 'Event groups: batched events and their consolidated notifications' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],
       components: {

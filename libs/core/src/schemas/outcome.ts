@@ -1,4 +1,6 @@
 import { z } from 'zod';
+import { StateChangedOutcome } from './events.js';
+import { GroupedOutcome } from './groups.js';
 
 /** What a provider returned. `status` is success, failure or partial; body is JSON, headers are strings. */
 export const ProviderResponse = z.object({
@@ -69,6 +71,8 @@ export const DispatchOutcome = z.discriminatedUnion('outcome', [
   ThrottledOutcome,
   FailedOutcome,
   DryRunOutcome,
+  StateChangedOutcome,
+  GroupedOutcome,
 ]);
 export type DispatchOutcome = z.infer<typeof DispatchOutcome>;
 export type OutcomeName = DispatchOutcome['outcome'];

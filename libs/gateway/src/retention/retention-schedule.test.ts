@@ -17,7 +17,7 @@ describe('scheduleRetentionReaper', () => {
   });
 
   it('defaults to on, every hour', () => {
-    expect(BackgroundConfig.parse({})).toEqual({ enable_retention_reaper: true, retention_check_interval_seconds: 3600 });
+    expect(BackgroundConfig.parse({})).toMatchObject({ enable_retention_reaper: true, retention_check_interval_seconds: 3600 });
   });
 
   it('repeats one job id at the configured interval; re-declaring it (every worker boots) adds no run', async () => {

@@ -1,0 +1,166 @@
+import {
+  ErrorBody,
+  RecurringAction,
+  RecurringCreated,
+  RecurringCreateInput,
+  RecurringIdParams,
+  RecurringList,
+  RecurringListQuery,
+  RecurringRequiredScopeQuery,
+  RecurringScopeBody,
+  RecurringScopeQuery,
+  RecurringUpdateInput,
+  errors,
+} from '@sluice/core';
+import { resolveScope, type RecurringScope, type RecurringService } from '@sluice/gateway';
+import { assertCallerCovers, assertCallerCoversScope, type Caller } from '@sluice/auth';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { requestSchema, responseSchema } from '../json-schema.js';
+import { callerOf } from '../plugins/access-control.js';
+
+const tags = ['recurring'];
+const error = responseSchema(ErrorBody);
+const params = requestSchema(RecurringIdParams);
+const detail = responseSchema(RecurringAction);
+// A recurring action dispatches in the future: writing one needs what dispatching needs.
+const write = { access: 'dispatch' } as const;
+const read = { access: 'read' } as const;
+
+type IdRoute = { Params: { id: string } };
+
+/** The caller may use the pair at all (403 before a lookup, so existence does not leak). */
+function scopeOf(request: FastifyRequest, query: RecurringScopeQuery | undefined, body: RecurringScopeQuery | undefined): RecurringScope {
+  const scope = resolveScope(query, body);
+  assertCallerCoversScope(callerOf(request), scope);
+  return scope;
+}
+
+/** Changing an action needs a grant covering its whole template tuple, as dispatching it would. */
+function assertCoversTemplate(caller: Caller, record: Pick<RecurringAction, 'namespace' | 'tenant' | 'provider' | 'action_type'>): void {
+  assertCallerCovers(caller, { namespace: record.namespace, tenant: record.tenant, provider: record.provider, action_type: record.action_type });
+}
+
+/** pause/resume accept an optional JSON body with the scope (the reference SDKs send one). */
+function scopeBody(body: unknown): RecurringScopeBody | undefined {
+  if (body === undefined || body === null) return undefined;
+  const parsed = RecurringScopeBody.safeParse(body);
+  if (!parsed.success) throw errors.badRequest('the body may only name namespace and tenant (strings)');
+  return parsed.data;
+}
+
+export async function recurringRoutes(app: FastifyInstance, opts: { recurring: RecurringService }): Promise<void> {
+  const { recurring } = opts;
+
+  app.post<{ Body: RecurringCreateInput; Querystring: RecurringScopeQuery }>(
+    '/v1/recurring',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create a recurring action: dispatch the template on a cron schedule in a time zone',
+        description: 'namespace and tenant go in the body (or the query). 400 for an invalid cron expression or time zone, or a missing field; 409 when the pair has background.max_recurring_actions_per_tenant.',
+        querystring: requestSchema(RecurringScopeQuery),
+        body: requestSchema(RecurringCreateInput),
+        response: { 201: responseSchema(RecurringCreated), 400: error, 403: error, 409: error },
+      },
+    },
+    async (request, reply) => {
+      const scope = scopeOf(request, request.query, request.body);
+      assertCoversTemplate(callerOf(request), { ...scope, provider: request.body.provider, action_type: request.body.action_type });
+      const created = await recurring.create(request.body, scope);
+      // A create that would never fire is refused (400), so a new action always has a next execution.
+      if (created.next_execution === null) throw errors.internal(new Error(`recurring action ${created.id} created without a next execution`));
+      const body: RecurringCreated = {
+        recurring_id: created.id,
+        next_execution: created.next_execution,
+        cron_expr: created.cron_expr,
+        timezone: created.timezone,
+        enabled: created.enabled,
+      };
+      return reply.status(201).send(body);
+    },
+  );
+
+  app.get<{ Querystring: RecurringListQuery }>(
+    '/v1/recurring',
+    {
+      config: read,
+      schema: { tags, summary: "List a pair's recurring actions (creation order)", querystring: requestSchema(RecurringListQuery), response: { 200: responseSchema(RecurringList), 400: error } },
+    },
+    async (request) => {
+      assertCallerCoversScope(callerOf(request), request.query);
+      return recurring.list(request.query);
+    },
+  );
+
+  app.get<IdRoute & { Querystring: RecurringRequiredScopeQuery }>(
+    '/v1/recurring/:id',
+    {
+      config: read,
+      schema: { tags, summary: 'One recurring action', params, querystring: requestSchema(RecurringRequiredScopeQuery), response: { 200: detail, 400: error, 404: error } },
+    },
+    async (request) => recurring.get(scopeOf(request, request.query, undefined), request.params.id),
+  );
+
+  app.put<IdRoute & { Querystring: RecurringScopeQuery; Body: RecurringUpdateInput }>(
+    '/v1/recurring/:id',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Change a recurring action (partial; null clears an optional field)',
+        description: 'A change of cron_expr, timezone, end_date or max_executions recomputes next_execution from now.',
+        params,
+        querystring: requestSchema(RecurringScopeQuery),
+        body: requestSchema(RecurringUpdateInput),
+        response: { 200: detail, 400: error, 404: error },
+      },
+    },
+    async (request) => {
+      const scope = scopeOf(request, request.query, request.body);
+      const caller = callerOf(request);
+      const current = await recurring.get(scope, request.params.id);
+      assertCoversTemplate(caller, current);
+      assertCoversTemplate(caller, { ...current, ...definedTuple(request.body) });
+      return recurring.update(scope, request.params.id, request.body);
+    },
+  );
+
+  app.delete<IdRoute & { Querystring: RecurringRequiredScopeQuery }>(
+    '/v1/recurring/:id',
+    { config: write, schema: { tags, summary: 'Delete a recurring action', params, querystring: requestSchema(RecurringRequiredScopeQuery), response: { 400: error, 404: error } } },
+    async (request, reply) => {
+      const scope = scopeOf(request, request.query, undefined);
+      assertCoversTemplate(callerOf(request), await recurring.get(scope, request.params.id));
+      await recurring.delete(scope, request.params.id);
+      return reply.status(204).send();
+    },
+  );
+
+  for (const op of ['pause', 'resume'] as const) {
+    app.post<IdRoute & { Querystring: RecurringScopeQuery }>(
+      `/v1/recurring/:id/${op}`,
+      {
+        config: write,
+        schema: {
+          tags,
+          summary: op === 'pause' ? 'Pause: no executions until resumed' : 'Resume: the next execution is recomputed from now',
+          description: `namespace and tenant in the query (or a JSON body {namespace, tenant}). 409 when already ${op === 'pause' ? 'paused' : 'active'}.`,
+          params,
+          querystring: requestSchema(RecurringScopeQuery),
+          response: { 200: detail, 400: error, 404: error, 409: error },
+        },
+      },
+      async (request) => {
+        const scope = scopeOf(request, request.query, scopeBody(request.body));
+        assertCoversTemplate(callerOf(request), await recurring.get(scope, request.params.id));
+        return op === 'pause' ? recurring.pause(scope, request.params.id) : recurring.resume(scope, request.params.id);
+      },
+    );
+  }
+}
+
+/** The tuple parts a patch changes. */
+function definedTuple(patch: RecurringUpdateInput): { provider?: string; action_type?: string } {
+  return { ...(patch.provider !== undefined ? { provider: patch.provider } : {}), ...(patch.action_type !== undefined ? { action_type: patch.action_type } : {}) };
+}

@@ -1,0 +1,219 @@
+import {
+  errors,
+  newId,
+  toRecurringSummary,
+  type Clock,
+  type RecurringAction,
+  type RecurringCreateInput,
+  type RecurringList,
+  type RecurringListQuery,
+  type RecurringUpdateInput,
+} from '@sluice/core';
+import type { Scheduler, StateStore } from '@sluice/state';
+import type { Logger } from '@sluice/telemetry';
+import type { InternalEventBus } from '../events/internal-events.js';
+import type { Gateway } from '../gateway.js';
+import { MISFIRE_GRACE_MS, planOccurrence, upcoming, withNext } from './occurrence.js';
+import { occurrenceAction, occurrenceCaller } from './occurrence-action.js';
+import type { RecurringScope } from './recurring-input.js';
+import { isFireJobData } from './recurring-keys.js';
+import { RecurringRecords } from './recurring-records.js';
+import { applyPatch, newRecord, patchedSchedule } from './recurring-record.js';
+import { RecurringScheduling } from './recurring-scheduling.js';
+import { secondsCronAllowed } from './cron-schedule.js';
+
+export interface RecurringServiceDeps {
+  state: StateStore;
+  scheduler: Scheduler;
+  clock: Clock;
+  logger: Logger;
+  events: InternalEventBus;
+  /** The gateway occurrences dispatch through (built after this service). */
+  gateway: () => Pick<Gateway, 'dispatch'>;
+  /** Most recurring actions one (namespace, tenant) pair may hold. */
+  maxPerTenant: number;
+  /** Test mode: accept 6-field (seconds) cron. Default: the SLUICE_TEST_SECONDS_CRON environment flag. */
+  allowSecondsCron?: boolean;
+}
+
+/** What one delivery of an occurrence job did (returned for tests and logs). */
+export type FireResult = 'fired' | 'disabled' | 'not-due' | 'ended' | 'missed' | 'gone' | 'contended' | 'invalid';
+
+const MAX_FIRE_ATTEMPTS = 5;
+const DECLARE_CONCURRENCY = 16;
+
+/**
+ * Recurring actions: CRUD, pause and resume for the API, and the occurrence handler for the
+ * workers. State lives only in the StateStore; the Scheduler holds one schedule per enabled
+ * action, declared by whoever changes the record and re-declared by every worker on start.
+ */
+export class RecurringService {
+  private readonly records: RecurringRecords;
+  private readonly scheduling: RecurringScheduling;
+  private readonly log: Logger;
+  private readonly allowSeconds: boolean;
+
+  constructor(private readonly deps: RecurringServiceDeps) {
+    this.records = new RecurringRecords(deps.state, deps.clock);
+    this.scheduling = new RecurringScheduling(deps.scheduler, async (scope, id) => (await this.records.read(scope, id))?.record ?? null);
+    this.log = deps.logger.child({ component: 'recurring' });
+    this.allowSeconds = deps.allowSecondsCron ?? secondsCronAllowed();
+  }
+
+  /** 400 for a bad cron, zone or missing field; 409 when the pair is at its maximum. */
+  async create(input: RecurringCreateInput, scope: RecurringScope): Promise<RecurringAction> {
+    const record = newRecord(input, scope, { id: newId(), nowMs: this.deps.clock.now(), allowSeconds: this.allowSeconds });
+    await this.records.create(record, this.deps.maxPerTenant);
+    await this.scheduling.reconcile(scope, record.id);
+    return record;
+  }
+
+  async get(scope: RecurringScope, id: string): Promise<RecurringAction> {
+    const found = await this.records.read(scope, id);
+    if (!found) throw errors.notFound('recurring action', id);
+    return found.record;
+  }
+
+  async list(query: RecurringListQuery): Promise<RecurringList> {
+    const wantEnabled = query.enabled ?? (query.status === undefined ? undefined : query.status === 'active');
+    const all = (await this.records.listPair(query)).filter((r) => wantEnabled === undefined || r.enabled === wantEnabled);
+    return { recurring_actions: all.slice(query.offset, query.offset + query.limit).map(toRecurringSummary), count: all.length };
+  }
+
+  async update(scope: RecurringScope, id: string, patch: RecurringUpdateInput): Promise<RecurringAction> {
+    const current = await this.get(scope, id);
+    const schedule = patchedSchedule(patch, this.allowSeconds, current);
+    const updated = await this.records.update(scope, id, (stored) => applyPatch(stored, patch, schedule, this.deps.clock.now()));
+    if (!updated) throw errors.notFound('recurring action', id);
+    await this.scheduling.reconcile(scope, id);
+    return updated;
+  }
+
+  async delete(scope: RecurringScope, id: string): Promise<void> {
+    if (!(await this.records.remove(scope, id))) throw errors.notFound('recurring action', id);
+    await this.scheduling.cancel(id);
+  }
+
+  /** No future executions; 409 when already paused (or finished). */
+  async pause(scope: RecurringScope, id: string): Promise<RecurringAction> {
+    const updated = await this.records.update(scope, id, (stored) => {
+      if (!stored.enabled) throw errors.conflict('recurring action is already paused');
+      return { ...withNext(stored, null), updated_at: this.iso() };
+    });
+    if (!updated) throw errors.notFound('recurring action', id);
+    await this.scheduling.reconcile(scope, id);
+    return updated;
+  }
+
+  /** The next execution is recomputed from now; 409 when already active, or when its limits leave none. */
+  async resume(scope: RecurringScope, id: string): Promise<RecurringAction> {
+    const updated = await this.records.update(scope, id, (stored) => {
+      if (stored.enabled) throw errors.conflict('recurring action is already active');
+      const next = upcoming(stored, this.deps.clock.now());
+      if (next === null) throw errors.conflict('recurring action has no executions left (max_executions reached or end_date passed)');
+      return { ...withNext({ ...stored, enabled: true }, next), updated_at: this.iso() };
+    });
+    if (!updated) throw errors.notFound('recurring action', id);
+    await this.scheduling.reconcile(scope, id);
+    return updated;
+  }
+
+  /**
+   * The job handler: one delivery of an action's schedule. Claims the due occurrence with a
+   * compare-and-swap on the record and dispatches it through the full pipeline; any other
+   * delivery of the same occurrence loses or finds it claimed, and does nothing.
+   */
+  async fire(data: unknown): Promise<FireResult> {
+    if (!isFireJobData(data)) {
+      this.log.error({ data }, 'recurring job without namespace, tenant and id; ignored');
+      return 'invalid';
+    }
+    const scope = { namespace: data.namespace, tenant: data.tenant };
+    for (let attempt = 0; attempt < MAX_FIRE_ATTEMPTS; attempt++) {
+      const found = await this.records.read(scope, data.id);
+      if (!found) {
+        // Deleted (ids are never reused): a schedule left by a delete that raced a resume.
+        await this.scheduling.cancel(data.id);
+        return 'gone';
+      }
+      const nowMs = this.deps.clock.now();
+      const plan = planOccurrence(found.record, nowMs);
+      if (plan.kind === 'idle') return plan.reason;
+      if (!(await this.records.swap(plan.record, found.version))) continue; // an edit, pause or another delivery won: re-read
+      if (plan.kind === 'skip') {
+        this.log.info({ recurring_id: data.id, reason: plan.reason, next_execution: plan.record.next_execution }, 'recurring occurrence skipped');
+        if (!plan.record.enabled) await this.scheduling.reconcile(scope, data.id);
+        return plan.reason;
+      }
+      await this.dispatch(plan.record, plan.slot, nowMs);
+      if (!plan.record.enabled) await this.scheduling.reconcile(scope, data.id); // finished: drop the schedule
+      return 'fired';
+    }
+    this.log.warn({ recurring_id: data.id }, 'recurring occurrence not claimed after repeated conflicts');
+    return 'contended';
+  }
+
+  /**
+   * Declares the schedule of every stored action (a worker's start-up: BullMQ may have lost
+   * them, or be a new, empty Redis). An occurrence missed while no worker ran is skipped here,
+   * so next_execution reads true at once. Returns how many actions are scheduled.
+   */
+  async declareAll(): Promise<number> {
+    const entries = await this.records.scanAll();
+    let scheduled = 0;
+    let next = 0;
+    const lane = async (): Promise<void> => {
+      for (let i = next++; i < entries.length; i = next++) {
+        const entry = entries[i];
+        if (entry && (await this.declare(entry.scope, entry.id))) scheduled += 1;
+      }
+    };
+    await Promise.all(Array.from({ length: Math.min(DECLARE_CONCURRENCY, entries.length) }, lane));
+    this.log.info({ recurring_actions: entries.length, scheduled }, 'recurring schedules declared');
+    return scheduled;
+  }
+
+  private async declare(scope: RecurringScope, id: string): Promise<boolean> {
+    const found = await this.records.read(scope, id);
+    if (!found) {
+      await this.records.forgetDirectoryEntry(scope, id);
+      await this.scheduling.cancel(id);
+      return false;
+    }
+    const { record } = found;
+    const nowMs = this.deps.clock.now();
+    if (record.enabled && record.next_execution !== null && nowMs - Date.parse(record.next_execution) > MISFIRE_GRACE_MS) {
+      // Lost to a concurrent write is fine: that writer moved next_execution itself.
+      await this.records.swap(withNext(record, upcoming(record, nowMs)), found.version);
+    }
+    await this.scheduling.reconcile(scope, id);
+    return (await this.records.read(scope, id))?.record.enabled === true;
+  }
+
+  private async dispatch(record: RecurringAction, slotMs: number, nowMs: number): Promise<void> {
+    const action = occurrenceAction(record, slotMs);
+    const occurrence = new Date(slotMs).toISOString();
+    const event = (outcome: string) =>
+      this.deps.events.emit({
+        type: 'recurring_fired',
+        namespace: record.namespace,
+        tenant: record.tenant,
+        at: new Date(nowMs).toISOString(),
+        data: { recurring_id: record.id, occurrence, action_id: action.id, outcome, execution_count: record.execution_count },
+      });
+    try {
+      const outcome = await this.deps.gateway().dispatch(action, { caller: occurrenceCaller(record.id) });
+      event(outcome.outcome);
+      this.log.debug({ recurring_id: record.id, occurrence, action_id: action.id, outcome: outcome.outcome }, 'recurring action fired');
+    } catch (err) {
+      // The occurrence is claimed and stays claimed: at most once, never a second dispatch of it.
+      event('error');
+      this.log.error({ err, recurring_id: record.id, occurrence, action_id: action.id }, 'recurring dispatch failed');
+      throw err;
+    }
+  }
+
+  private iso(): string {
+    return new Date(this.deps.clock.now()).toISOString();
+  }
+}

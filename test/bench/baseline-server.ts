@@ -1,0 +1,55 @@
+/**
+ * Scenario (a), the baseline: a bare Fastify server with one POST route that validates the
+ * same body against the same JSON Schema as `POST /v1/dispatch` (ActionInput → JSON Schema
+ * 2020-12, compiled by Ajv with the API's options) and answers an `executed`-shaped outcome.
+ * No logger, no hooks, no pipeline. Usage: node --import tsx baseline-server.ts --port N
+ */
+import { randomUUID } from 'node:crypto';
+import { parseArgs } from 'node:util';
+import { ActionInput, DispatchQuery } from '@sluice/core';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import Fastify from 'fastify';
+import { z } from 'zod';
+
+const KNOWN_FORMATS = ['date-time', 'date', 'time', 'duration', 'uri', 'email', 'uuid', 'ipv4', 'ipv6'] as const;
+
+function makeAjv(coerce: boolean): Ajv2020 {
+  return new Ajv2020({
+    allErrors: false,
+    coerceTypes: coerce ? 'array' : false,
+    useDefaults: true,
+    removeAdditional: false,
+    strict: true,
+    formats: Object.fromEntries(KNOWN_FORMATS.map((f) => [f, true])),
+  });
+}
+
+function jsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const { $schema: _ignored, ...rest } = z.toJSONSchema(schema, { target: 'draft-2020-12', io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  return rest;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({ options: { port: { type: 'string' } } });
+  const port = Number(values.port ?? 8080);
+  const app = Fastify();
+  const bodyAjv = makeAjv(false);
+  const queryAjv = makeAjv(true);
+  app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema));
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  app.get('/ready', async () => ({ status: 'ready' }));
+  app.post<{ Body: { id?: string } }>('/v1/dispatch', { schema: { body: jsonSchema(ActionInput), querystring: jsonSchema(DispatchQuery) } }, async (request) => ({
+    outcome: 'executed',
+    action_id: request.body.id ?? randomUUID(),
+    response: { status: 'success', body: {}, headers: {} },
+  }));
+  const stop = () => void app.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+  await app.listen({ port, host: '127.0.0.1' });
+}
+
+main().catch((err: unknown) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,63 @@
+/**
+ * Keeps `npm run bench` from rotting: one memory scenario for about a second through the real
+ * machinery (built CLI, forked autocannon driver, /proc sampling, report), asserting that it
+ * produced numbers, not how fast they are; and the Redis counting proxy against the suite's
+ * redis-server. The full suite is `npm run bench`.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { testRedisUrl } from '../support/redis-url.js';
+import { LoadClient } from './load-client.js';
+import { RedisCountingProxy, trafficDelta } from './redis-counting-proxy.js';
+import { detailsTable, resultsTable } from './report.js';
+import { runScenario } from './scenario-runner.js';
+import { scenarioTable } from './scenarios.js';
+import { checkTargets } from './targets.js';
+
+describe('bench smoke', () => {
+  let load: LoadClient;
+  beforeAll(() => {
+    load = LoadClient.start();
+  });
+  afterAll(async () => {
+    await load.close();
+  });
+
+  it('runs scenario (b) for a second and reports its numbers', async () => {
+    const scenario = scenarioTable('smoke').find((s) => s.id === 'b');
+    if (!scenario) throw new Error('scenario b is missing from the table');
+    const r = await runScenario(scenario, { durationS: 1, warmupS: 0, probeDispatches: 0, settleMs: 200 }, load);
+
+    expect(r.requests).toBeGreaterThan(0);
+    expect(r.failures).toMatchObject({ non2xx: 0, errors: 0, timeouts: 0 });
+    expect(r.reqPerSec).toBeGreaterThan(0);
+    expect(r.dispatched).toBeGreaterThanOrEqual(r.requests);
+    for (const v of [r.latencyMs.p50, r.latencyMs.p99, r.cpuMsPerRequest, r.rssMb, r.idleRssMb]) {
+      expect(Number.isFinite(v) && v > 0).toBe(true);
+    }
+    expect(r.redis).toBeNull();
+    expect(resultsTable([r])).toContain('| b: memory, no rules, audit on |');
+    expect(detailsTable([r])).toContain('| b |');
+    const targets = checkTargets([r]);
+    expect(targets.find((t) => t.target.includes('p99') && t.target.includes('(b)'))?.status).toMatch(/PASS|MISS/);
+  }, 60_000);
+
+  it('counts Redis commands and round trips through the counting proxy', async () => {
+    const target = new URL(testRedisUrl());
+    const proxy = await RedisCountingProxy.start({ host: target.hostname, port: Number(target.port) });
+    proxy.replyDelayMs = 2;
+    const client = new Redis(proxy.url, { lazyConnect: true });
+    try {
+      await client.connect();
+      const before = proxy.snapshot();
+      await client.pipeline().ping().ping().ping().exec(); // one round trip, three commands
+      await Promise.all([client.ping(), client.ping()]); // written separately, still one round trip
+      await client.ping(); // and one more
+      const d = trafficDelta(proxy.snapshot(), before);
+      expect(d).toEqual({ commands: 6, roundTrips: 3, byCommand: { PING: 6 } });
+    } finally {
+      client.disconnect();
+      await proxy.close();
+    }
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * Server-side Redis numbers: INFO snapshots (commandstats, stats, cpu, memory) whose deltas
+ * give commands per dispatch (commandstats counts the commands a Lua script runs, too), Redis
+ * CPU and read events; and the memory held by live dedup keys, measured by deleting them.
+ */
+import { Redis } from 'ioredis';
+
+export interface RedisSnapshot {
+  /** calls per command name (lower case, subcommands as `config|resetstat`). */
+  calls: Record<string, number>;
+  readsProcessed: number;
+  netInputBytes: number;
+  cpuMs: number;
+  usedMemory: number;
+}
+
+export interface RedisDelta {
+  /** All commands executed, without this module's own INFO calls. */
+  commands: number;
+  byCommand: Record<string, number>;
+  readsProcessed: number;
+  netInputBytes: number;
+  cpuMs: number;
+  usedMemoryBytes: number;
+}
+
+export interface DedupMemory {
+  liveKeys: number;
+  /** used_memory drop when the keys are deleted, per key: key, value, main and expires dict entries. */
+  bytesPerKeyByDelete: number;
+  /** Mean MEMORY USAGE of a sample (Redis's estimate; leaves out the expires entry). */
+  bytesPerKeyMemoryUsage: number;
+  sampleKey: string;
+  sampleValueBytes: number;
+}
+
+/** The commands this module sends between two snapshots; excluded from the counts. */
+const OWN_COMMANDS = new Set(['info']);
+
+function parseInfo(text: string): RedisSnapshot {
+  const fields = new Map<string, string>();
+  const calls: Record<string, number> = {};
+  for (const line of text.split('\r\n')) {
+    const colon = line.indexOf(':');
+    if (line.startsWith('#') || colon === -1) continue;
+    const key = line.slice(0, colon);
+    const value = line.slice(colon + 1);
+    if (key.startsWith('cmdstat_')) {
+      const m = /(?:^|,)calls=(\d+)/.exec(value);
+      calls[key.slice('cmdstat_'.length)] = m ? Number(m[1]) : 0;
+    } else {
+      fields.set(key, value);
+    }
+  }
+  const num = (k: string) => Number(fields.get(k) ?? Number.NaN);
+  return {
+    calls,
+    readsProcessed: num('total_reads_processed'),
+    netInputBytes: num('total_net_input_bytes'),
+    cpuMs: (num('used_cpu_sys') + num('used_cpu_user')) * 1000,
+    usedMemory: num('used_memory'),
+  };
+}
+
+export class RedisStats {
+  private constructor(private readonly client: Redis) {}
+
+  static async connect(url: string): Promise<RedisStats> {
+    const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1, connectionName: 'sluice-bench-stats' });
+    await client.connect();
+    return new RedisStats(client);
+  }
+
+  async snapshot(): Promise<RedisSnapshot> {
+    const text = await this.client.call('INFO', 'commandstats', 'stats', 'cpu', 'memory');
+    return parseInfo(String(text));
+  }
+
+  static delta(after: RedisSnapshot, before: RedisSnapshot): RedisDelta {
+    const byCommand: Record<string, number> = {};
+    let commands = 0;
+    for (const [name, n] of Object.entries(after.calls)) {
+      const d = n - (before.calls[name] ?? 0);
+      if (d <= 0 || OWN_COMMANDS.has(name)) continue;
+      byCommand[name] = d;
+      commands += d;
+    }
+    return {
+      commands,
+      byCommand,
+      readsProcessed: after.readsProcessed - before.readsProcessed,
+      netInputBytes: after.netInputBytes - before.netInputBytes,
+      cpuMs: after.cpuMs - before.cpuMs,
+      usedMemoryBytes: after.usedMemory - before.usedMemory,
+    };
+  }
+
+  /** Keys matching a glob pattern (SCAN; fine for the ~10⁵ keys of a run). */
+  async keys(pattern: string): Promise<string[]> {
+    const found: string[] = [];
+    let cursor = '0';
+    do {
+      const [next, batch] = await this.client.scan(cursor, 'MATCH', pattern, 'COUNT', 5000);
+      cursor = next;
+      found.push(...batch);
+    } while (cursor !== '0');
+    return found;
+  }
+
+  /**
+   * Memory per live dedup key. Destructive: deletes the keys (call it last, with no server
+   * running). Deleting frees exactly what the keys held, except hash-table buckets, which
+   * Redis shrinks later (so this slightly under-counts, by at most ~16 bytes a key).
+   */
+  async dedupMemory(pattern: string): Promise<DedupMemory | null> {
+    const keys = await this.keys(pattern);
+    if (keys.length === 0) return null;
+    const sample = keys.slice(0, 200);
+    let usage = 0;
+    for (const key of sample) usage += Number(await this.client.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
+    const sampleKey = sample[0] as string;
+    const sampleValue = (await this.client.get(sampleKey)) ?? '';
+    const before = (await this.snapshot()).usedMemory;
+    for (let i = 0; i < keys.length; i += 1000) await this.client.del(...keys.slice(i, i + 1000));
+    const after = (await this.snapshot()).usedMemory;
+    return {
+      liveKeys: keys.length,
+      bytesPerKeyByDelete: (before - after) / keys.length,
+      bytesPerKeyMemoryUsage: usage / sample.length,
+      sampleKey,
+      sampleValueBytes: Buffer.byteLength(sampleValue),
+    };
+  }
+
+  async close(): Promise<void> {
+    await this.client.quit().catch(() => this.client.disconnect());
+  }
+}

@@ -1,0 +1,70 @@
+/** The bench report: Markdown tables for stdout (and docs/performance.md), JSON for tools. */
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname } from 'node:path';
+import type { ScenarioResult } from './scenario-result.js';
+import type { TargetCheck } from './targets.js';
+
+const num = (n: number, digits: number) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
+
+export interface MachineInfo {
+  cpus: number;
+  cpuModel: string;
+  memoryGiB: number;
+  node: string;
+  redis: string;
+  platform: string;
+}
+
+export function machineInfo(): MachineInfo {
+  const redis = spawnSync('redis-server', ['--version'], { encoding: 'utf8' }).stdout?.match(/v=(\S+)/)?.[1] ?? 'unknown';
+  return {
+    cpus: os.cpus().length,
+    cpuModel: os.cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+    node: process.version,
+    redis,
+    platform: `${os.platform()} ${os.release()}`,
+  };
+}
+
+export function resultsTable(results: readonly ScenarioResult[]): string {
+  const base = results.find((r) => r.id === 'a');
+  const rows = results.map((r) => {
+    const ratio = base && base.reqPerSec > 0 ? `${num(r.reqPerSec / base.reqPerSec, 2)}×` : '–';
+    const reqs = r.actionsPerRequest > 1 ? `${num(r.reqPerSec, 0)} (${num(r.actionsPerSec, 0)} actions/s)` : num(r.reqPerSec, 0);
+    const redis = r.redis;
+    const cmds = redis ? `${num(redis.commandsPerDispatch, 1)}${redis.probe ? ` (${num(redis.probe.clientCommandsPerDispatch, 1)} sent)` : ''}` : '–';
+    const trips = redis?.probe ? num(redis.probe.roundTripsPerDispatch, 2) : '–';
+    return `| ${r.id}: ${r.title} | ${reqs} | ${ratio} | ${num(r.latencyMs.p50, 2)} | ${num(r.latencyMs.p99, 2)} | ${num(r.cpuMsPerRequest, 3)} | ${num(r.rssMb, 0)} | ${cmds} | ${trips} |`;
+  });
+  return [
+    '| scenario | req/s | × (a) | p50 ms | p99 ms | CPU ms/req | RSS MB | Redis cmds/dispatch | round trips/dispatch |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...rows,
+  ].join('\n');
+}
+
+export function detailsTable(results: readonly ScenarioResult[]): string {
+  const rows = results.map((r) => {
+    const failures = r.failures.non2xx + r.failures.errors + r.failures.timeouts;
+    const redis = r.redis;
+    const dedup = redis?.dedupMemory ? `${num(redis.dedupMemory.bytesPerKeyByDelete, 0)} B × ${num(redis.dedupMemory.liveKeys, 0)}` : '–';
+    return `| ${r.id} | ${num(r.requests, 0)} | ${failures} | ${num(r.idleRssMb, 0)} | ${num(r.serverCores, 2)} | ${num(r.clientCores, 2)} | ${num(r.otherCores, 2)} | ${redis ? num(redis.cpuMsPerDispatch, 3) : '–'} | ${redis?.probe ? num(redis.probe.latencyRoundTrips, 2) : '–'} | ${redis ? num(redis.readsPerDispatch, 2) : '–'} | ${redis ? num(redis.usedMemoryBytesPerDispatch, 0) : '–'} | ${dedup} |`;
+  });
+  return [
+    '| scenario | 2xx | failed | idle RSS MB | gateway cores | client cores | other cores | Redis CPU ms/dispatch | round trips by latency | Redis reads/dispatch (load) | Redis bytes/dispatch | per dedup key |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...rows,
+  ].join('\n');
+}
+
+export function targetsTable(checks: readonly TargetCheck[]): string {
+  return ['| target | measured | status |', '|---|---|---|', ...checks.map((c) => `| ${c.target} | ${c.measured} | ${c.status} |`)].join('\n');
+}
+
+export function writeJson(file: string, data: unknown): void {
+  mkdirSync(dirname(file), { recursive: true });
+  writeFileSync(file, `${JSON.stringify(data, null, 2)}\n`);
+}

@@ -1,0 +1,129 @@
+/**
+ * `npm run bench [-- options]`: runs the scenarios of issue 7 against the built CLI (run
+ * `npm run build` first), prints a Markdown table with each scenario's ratio to the bare-Fastify
+ * baseline (measured in the same run) and the targets, and writes .bench-results/bench.json.
+ *
+ * Options:
+ *   --quick            3 s per scenario after a 1 s warm-up (default: 10 s after 2 s)
+ *   --duration S       measured seconds per scenario
+ *   --warmup S         warm-up seconds per scenario
+ *   --only a,b,e       run these scenarios only (ratios need a)
+ *   --probe N          serial dispatches of the Redis probe (default 300, --quick 100; 0: none)
+ *   --cpu-prof         gateway processes run with --cpu-prof; profiles in .bench-results/profiles/<scenario>/
+ *   --out FILE         JSON output (default .bench-results/bench.json)
+ *   --quiet-wait S     before each scenario, wait up to S seconds (default 120, --quick 0) for the
+ *                      machine to be idle (≤ 0.2 busy cores): other work would land in the numbers
+ *   --retries N        re-run a scenario up to N times (default 3, --quick 0) while other processes
+ *                      used more than 0.25 cores during it; the least disturbed attempt is kept
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { LoadClient } from './load-client.js';
+import { REPO_ROOT } from './process-launcher.js';
+import { detailsTable, machineInfo, resultsTable, targetsTable, writeJson } from './report.js';
+import type { ScenarioResult } from './scenario-result.js';
+import { runScenario, type RunSettings } from './scenario-runner.js';
+import { SCENARIO_IDS, scenarioTable, type ScenarioId } from './scenarios.js';
+import { waitForQuiet } from './quiet-machine.js';
+import { checkTargets } from './targets.js';
+
+/** Busy cores below which the machine counts as idle (this runner and the kernel's background). */
+const QUIET_CORES = 0.2;
+/** Other processes using more than this during a scenario disturb it enough to measure again. */
+const DISTURBED_CORES = 0.25;
+
+function positive(name: string, raw: string | undefined, fallback: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < 0) throw new Error(`--${name} must be a non-negative number, got ${raw}`);
+  return n;
+}
+
+function parseOnly(raw: string | undefined): ScenarioId[] {
+  if (raw === undefined) return [...SCENARIO_IDS];
+  const ids = raw.split(',').map((s) => s.trim().toLowerCase());
+  const known = new Set<string>(SCENARIO_IDS);
+  const bad = ids.filter((id) => !known.has(id));
+  if (bad.length) throw new Error(`--only: unknown scenario(s) ${bad.join(', ')} (known: ${SCENARIO_IDS.join(', ')})`);
+  return ids as ScenarioId[];
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      duration: { type: 'string' },
+      warmup: { type: 'string' },
+      only: { type: 'string' },
+      probe: { type: 'string' },
+      'cpu-prof': { type: 'boolean', default: false },
+      out: { type: 'string' },
+      'quiet-wait': { type: 'string' },
+      retries: { type: 'string' },
+    },
+  });
+  if (!existsSync(join(REPO_ROOT, 'apps/cli/dist/index.js'))) throw new Error('the CLI is not built: run `npm run build` first');
+  const quick = values.quick ?? false;
+  const settings: RunSettings = {
+    durationS: positive('duration', values.duration, quick ? 3 : 10),
+    warmupS: positive('warmup', values.warmup, quick ? 1 : 2),
+    probeDispatches: Math.round(positive('probe', values.probe, quick ? 100 : 300)),
+    ...(values['cpu-prof'] ? { cpuProfDir: join(REPO_ROOT, '.bench-results', 'profiles') } : {}),
+  };
+  const quietWaitS = positive('quiet-wait', values['quiet-wait'], quick ? 0 : 120);
+  const retries = Math.round(positive('retries', values.retries, quick ? 0 : 3));
+  const out = resolve(values.out ?? join(REPO_ROOT, '.bench-results', 'bench.json'));
+  const only = new Set(parseOnly(values.only));
+  const scenarios = scenarioTable(randomBytes(4).toString('hex')).filter((s) => only.has(s.id));
+  const machine = machineInfo();
+  console.error(
+    `sluice bench: ${scenarios.length} scenario(s), ${settings.warmupS} s warm-up + ${settings.durationS} s each; ` +
+      `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}`,
+  );
+
+  const load = LoadClient.start();
+  const results: ScenarioResult[] = [];
+  try {
+    for (const scenario of scenarios) {
+      let best: ScenarioResult | undefined;
+      for (let attempt = 0; attempt <= retries && (best === undefined || best.otherCores > DISTURBED_CORES); attempt++) {
+        let waited = false;
+        const quiet = await waitForQuiet(QUIET_CORES, quietWaitS, (cores) => {
+          if (!waited) console.error(`  waiting for the machine to go quiet (${cores.toFixed(2)} cores busy) …`);
+          waited = true;
+        });
+        if (!quiet) console.error(`  the machine stayed busy for ${quietWaitS} s; measuring anyway (see "other cores")`);
+        console.error(`  (${scenario.id}) ${scenario.title}${attempt > 0 ? ` — attempt ${attempt + 1}, the last one was disturbed` : ''} …`);
+        const r = await runScenario(scenario, settings, load);
+        const failed = r.failures.non2xx + r.failures.errors + r.failures.timeouts;
+        console.error(
+          `      ${Math.round(r.reqPerSec)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms, other load ${r.otherCores.toFixed(2)} cores` +
+            `${failed ? `, ${failed} FAILED requests ${JSON.stringify(r.failures.statusCodes)}` : ''}`,
+        );
+        if (best === undefined || r.otherCores < best.otherCores) best = r;
+      }
+      if (best) results.push(best);
+    }
+  } finally {
+    await load.close();
+  }
+
+  const targets = checkTargets(results);
+  const started = new Date().toISOString();
+  console.log(`## Sluice bench (${started}; ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}; ${settings.warmupS} s warm-up + ${settings.durationS} s per scenario)\n`);
+  console.log(resultsTable(results));
+  console.log('\n### Details\n');
+  console.log(detailsTable(results));
+  console.log('\n### Targets\n');
+  console.log(targetsTable(targets));
+  writeJson(out, { generatedAt: started, machine, settings, quietWaitS, retries, results, targets });
+  console.error(`\nJSON: ${out}`);
+  if (results.some((r) => r.failures.non2xx + r.failures.errors + r.failures.timeouts > 0)) process.exitCode = 1;
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : String(err));
+  process.exit(1);
+});

@@ -1,0 +1,145 @@
+/**
+ * Runs one scenario end to end: private Redis (Redis scenarios), rules directory, processes,
+ * sanity check, idle RSS, warm-up, the measured run (CPU, RSS and Redis counters snapshotted
+ * around it), the Redis probe, the dedup memory measurement; then stops everything it started.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
+import { actionsPerRequest } from './action-body.js';
+import { dispatchedActions } from './dispatch-counter.js';
+import type { LoadClient } from './load-client.js';
+import { CpuMeter, machineBusyMs, memory } from './proc-stats.js';
+import { probeRedisTraffic } from './redis-probe.js';
+import { RedisStats, type RedisDelta } from './redis-stats.js';
+import { writeRulesDir } from './rules-fixture.js';
+import { sanityCheck } from './sanity-check.js';
+import type { ProcessStats, RedisResult, ScenarioResult } from './scenario-result.js';
+import type { Scenario } from './scenarios.js';
+import { startTopology } from './topology.js';
+
+export interface RunSettings {
+  durationS: number;
+  warmupS: number;
+  /** Serial dispatches of the Redis probe (0: no probe). */
+  probeDispatches: number;
+  /** When set, gateway processes run with --cpu-prof and write profiles under <dir>/<scenario>. */
+  cpuProfDir?: string;
+  /** Pause after start-up before reading idle RSS. */
+  settleMs?: number;
+}
+
+/** The state key prefix (sluice's default) and the dedup keys under it (libs/state/src/keys.ts). */
+const DEDUP_PATTERN = 'sluice:dedup:*';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** After a load run stops, requests already sent still finish on the server: let them, before reading counters. */
+const DRAIN_MS = 300;
+
+export async function runScenario(scenario: Scenario, settings: RunSettings, load: LoadClient): Promise<ScenarioResult> {
+  const workDir = mkdtempSync(join(tmpdir(), `sluice-bench-${scenario.id}-`));
+  const rulesDir = writeRulesDir(scenario.rules);
+  let redis: RunningRedis | undefined;
+  let stats: RedisStats | undefined;
+  let keepWorkDir = true;
+  try {
+    if (scenario.backend === 'redis') {
+      redis = await startRedisServer();
+      stats = await RedisStats.connect(redis.url);
+    }
+    let nodeArgs: string[] | undefined;
+    if (settings.cpuProfDir && scenario.server === 'sluice') {
+      const dir = join(settings.cpuProfDir, scenario.id);
+      mkdirSync(dir, { recursive: true });
+      nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+    }
+    const topology = await startTopology(scenario, { workDir, redisUrl: redis?.url, rulesDir, nodeArgs });
+    let result: ScenarioResult;
+    try {
+      await sleep(settings.settleMs ?? 1000);
+      const idle = new Map(topology.gateway.map((p) => [p.pid, memory(p.pid).rssMb]));
+      await sanityCheck(scenario, topology.url);
+      const loadOptions = { url: topology.url, path: scenario.path, body: scenario.body, connections: scenario.connections };
+      if (settings.warmupS > 0) await load.run({ ...loadOptions, durationS: settings.warmupS });
+      await sleep(DRAIN_MS);
+
+      // Sluice counts its dispatches; the baseline has no counter, its 2xx count stands in.
+      const countDispatches = scenario.server === 'sluice' ? () => dispatchedActions(topology.api.map((p) => p.url)) : undefined;
+      const measured = [...topology.gateway, ...(topology.balancer ? [topology.balancer] : [])];
+      const dispatchedBefore = await countDispatches?.();
+      const cpu = new CpuMeter([...measured.map((p) => p.pid), load.pid]);
+      const busyBefore = machineBusyMs();
+      const redisBefore = await stats?.snapshot();
+      const run = await load.run({ ...loadOptions, durationS: settings.durationS });
+      const clientCpuMs = cpu.elapsed().get(load.pid) ?? 0;
+      await sleep(DRAIN_MS);
+      const cpuUsed = cpu.elapsed();
+      const busyMs = machineBusyMs() - busyBefore;
+      const redisDelta = stats && redisBefore ? RedisStats.delta(await stats.snapshot(), redisBefore) : undefined;
+      const perRequest = actionsPerRequest(scenario.body);
+      const dispatched = countDispatches && dispatchedBefore !== undefined ? (await countDispatches()) - dispatchedBefore : run.ok * perRequest;
+
+      const processes: ProcessStats[] = measured.map((p) => {
+        const mem = memory(p.pid);
+        return { role: p.role, pid: p.pid, cpuMs: cpuUsed.get(p.pid) ?? 0, idleRssMb: idle.get(p.pid) ?? Number.NaN, rssMb: mem.rssMb, peakRssMb: mem.peakRssMb };
+      });
+      const gatewayCpuMs = topology.gateway.reduce((sum, p) => sum + (cpuUsed.get(p.pid) ?? 0), 0);
+      const apiStats = processes.filter((p) => topology.api.some((a) => a.pid === p.pid));
+      result = {
+        id: scenario.id,
+        title: scenario.title,
+        connections: scenario.connections,
+        durationS: run.durationS,
+        requests: run.ok,
+        actionsPerRequest: perRequest,
+        reqPerSec: run.ok / run.durationS,
+        actionsPerSec: (run.ok * perRequest) / run.durationS,
+        latencyMs: run.latency,
+        failures: { non2xx: run.non2xx, errors: run.errors, timeouts: run.timeouts, statusCodes: run.statusCodes },
+        dispatched,
+        cpuMsPerRequest: gatewayCpuMs / Math.max(1, dispatched / perRequest),
+        serverCores: gatewayCpuMs / 1000 / run.durationS,
+        clientCores: clientCpuMs / 1000 / run.durationS,
+        // Everything the machine did besides this scenario's processes (includes this runner, ~0).
+        otherCores: Math.max(0, busyMs - [...cpuUsed.values()].reduce((a, b) => a + b, 0) - (redisDelta?.cpuMs ?? 0)) / 1000 / (run.durationS + DRAIN_MS / 1000),
+        rssMb: Math.max(...apiStats.map((p) => p.rssMb)),
+        idleRssMb: Math.max(...apiStats.map((p) => p.idleRssMb)),
+        processes,
+        redis: redisDelta ? redisResult(redisDelta, dispatched) : null,
+      };
+    } finally {
+      await topology.stop();
+    }
+    if (result.redis && redis && settings.probeDispatches > 0) {
+      result.redis.probe = await probeRedisTraffic(scenario, { workDir, redisPort: redis.port, rulesDir, dispatches: settings.probeDispatches });
+    }
+    if (result.redis && stats && scenario.rules === 'dedup') {
+      result.redis.dedupMemory = await stats.dedupMemory(DEDUP_PATTERN);
+    }
+    keepWorkDir = false;
+    return result;
+  } catch (err) {
+    throw new Error(`scenario ${scenario.id} failed (logs kept in ${workDir}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
+  } finally {
+    await stats?.close();
+    await redis?.stop();
+    if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
+    if (!keepWorkDir) rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+function redisResult(d: RedisDelta, dispatches: number): RedisResult {
+  const per = (n: number) => n / Math.max(1, dispatches);
+  return {
+    commandsPerDispatch: per(d.commands),
+    byCommandPerDispatch: Object.fromEntries(Object.entries(d.byCommand).map(([name, n]) => [name, per(n)])),
+    readsPerDispatch: per(d.readsProcessed),
+    netInputBytesPerDispatch: per(d.netInputBytes),
+    cpuMsPerDispatch: per(d.cpuMs),
+    usedMemoryBytesPerDispatch: per(d.usedMemoryBytes),
+    probe: null,
+    dedupMemory: null,
+  };
+}

@@ -1,0 +1,57 @@
+/**
+ * The scenario table of issue 7. Every scenario POSTs SAMPLE_ACTION-shaped JSON; auth is off,
+ * the provider is the noop provider, audit is on (the default), logging is the default (info,
+ * one line per request, written to a file).
+ */
+import { BATCH_SIZE, type BodySpec } from './action-body.js';
+import type { RuleSetName } from './rules-fixture.js';
+
+export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
+export type ScenarioId = (typeof SCENARIO_IDS)[number];
+
+export interface Scenario {
+  id: ScenarioId;
+  title: string;
+  /** baseline: bare Fastify (test/bench/baseline-server.ts); sluice: the built CLI. */
+  server: 'baseline' | 'sluice';
+  backend: 'memory' | 'redis' | null;
+  /** API replicas; 2 means `serve --no-worker` ×2 + `sluice worker` behind the round-robin proxy. */
+  replicas: 1 | 2;
+  rules: RuleSetName;
+  path: '/v1/dispatch' | '/v1/dispatch/batch';
+  body: BodySpec;
+  connections: number;
+  /** The outcome a fresh request must get (checked once before the warm-up). */
+  expectOutcome: 'executed' | 'suppressed' | 'baseline';
+}
+
+export const DEFAULT_CONNECTIONS = 50;
+
+/** Dedup scenarios: one request in 10 repeats the previous key (deduplicated); 9 in 10 write a new key. */
+const DEDUP_REPEAT_EVERY = 10;
+
+export function scenarioTable(runId: string): Scenario[] {
+  const single = { path: '/v1/dispatch', connections: DEFAULT_CONNECTIONS, replicas: 1 } as const;
+  const fixed: BodySpec = { kind: 'fixed' };
+  const dedup: BodySpec = { kind: 'unique-dedup', repeatEvery: DEDUP_REPEAT_EVERY, runId };
+  return [
+    { ...single, id: 'a', title: 'bare Fastify, same body + schema', server: 'baseline', backend: null, rules: 'none', body: fixed, expectOutcome: 'baseline' },
+    { ...single, id: 'b', title: 'memory, no rules, audit on', server: 'sluice', backend: 'memory', rules: 'none', body: fixed, expectOutcome: 'executed' },
+    { ...single, id: 'c', title: 'memory, 100 miss + 1 suppress', server: 'sluice', backend: 'memory', rules: 'miss100-suppress', body: fixed, expectOutcome: 'suppressed' },
+    { ...single, id: 'd', title: 'memory, dedup rule', server: 'sluice', backend: 'memory', rules: 'dedup', body: dedup, expectOutcome: 'executed' },
+    { ...single, id: 'e', title: 'redis, 1 replica, no rules', server: 'sluice', backend: 'redis', rules: 'none', body: fixed, expectOutcome: 'executed' },
+    { ...single, id: 'f', title: 'redis, dedup rule', server: 'sluice', backend: 'redis', rules: 'dedup', body: dedup, expectOutcome: 'executed' },
+    {
+      ...single,
+      id: 'g',
+      title: `memory, batch of ${BATCH_SIZE}`,
+      server: 'sluice',
+      backend: 'memory',
+      rules: 'none',
+      path: '/v1/dispatch/batch',
+      body: { kind: 'batch', size: BATCH_SIZE },
+      expectOutcome: 'executed',
+    },
+    { ...single, id: 'h', title: 'redis, 2 replicas + proxy', server: 'sluice', backend: 'redis', replicas: 2, rules: 'none', body: fixed, expectOutcome: 'executed' },
+  ];
+}

@@ -1,0 +1,30 @@
+/**
+ * The sluice.yaml of a scenario: defaults everywhere (auth off, audit on, logging info) except
+ * the backend, the rules directory, a noop provider named like SAMPLE_ACTION's, and listening
+ * on loopback.
+ */
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { stringify } from 'yaml';
+import { SAMPLE_ACTION } from './action-body.js';
+
+export interface SluiceConfigOptions {
+  backend: 'memory' | 'redis';
+  redisUrl?: string;
+  rulesDir: string | null;
+  /** The worker's health port (`sluice worker` reads it from the config or --port). */
+  workerPort?: number;
+}
+
+export function writeSluiceConfig(dir: string, name: string, opts: SluiceConfigOptions): string {
+  const config: Record<string, unknown> = {
+    server: { host: '127.0.0.1' },
+    state: opts.backend === 'redis' ? { backend: 'redis', url: opts.redisUrl } : { backend: 'memory' },
+    providers: [{ name: SAMPLE_ACTION.provider, type: 'noop' }],
+    ...(opts.rulesDir ? { rules: { directory: opts.rulesDir } } : {}),
+    ...(opts.workerPort !== undefined ? { worker: { host: '127.0.0.1', port: opts.workerPort } } : {}),
+  };
+  const file = join(dir, name);
+  writeFileSync(file, stringify(config));
+  return file;
+}

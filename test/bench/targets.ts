@@ -1,0 +1,49 @@
+/** The performance targets of issue 7, checked against one run's results. */
+import type { ScenarioResult } from './scenario-result.js';
+import type { ScenarioId } from './scenarios.js';
+
+export type TargetStatus = 'PASS' | 'MISS' | 'N/A';
+
+export interface TargetCheck {
+  target: string;
+  measured: string;
+  status: TargetStatus;
+}
+
+const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
+
+export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] {
+  const by = new Map<ScenarioId, ScenarioResult>(results.map((r) => [r.id, r]));
+  const checks: TargetCheck[] = [];
+  const add = (target: string, value: number | undefined, limit: number, kind: 'min' | 'max', show: (v: number) => string) => {
+    if (value === undefined || !Number.isFinite(value)) return checks.push({ target, measured: 'not measured', status: 'N/A' });
+    const ok = kind === 'min' ? value >= limit : value <= limit;
+    checks.push({ target, measured: show(value), status: ok ? 'PASS' : 'MISS' });
+  };
+  const ratio = (x: ScenarioId, y: ScenarioId) => {
+    const a = by.get(x);
+    const b = by.get(y);
+    return a && b && b.reqPerSec > 0 ? a.reqPerSec / b.reqPerSec : undefined;
+  };
+  const a = by.get('a');
+  const b = by.get('b');
+  const c = by.get('c');
+  const e = by.get('e');
+  const f = by.get('f');
+
+  add('(b) ≥ 0.6× baseline', ratio('b', 'a'), 0.6, 'min', (v) => `${fmt(v)}× (${fmt(b?.reqPerSec ?? NaN, 0)} / ${fmt(a?.reqPerSec ?? NaN, 0)} req/s)`);
+  add('(e) ≥ 0.35× baseline', ratio('e', 'a'), 0.35, 'min', (v) => `${fmt(v)}× (${fmt(e?.reqPerSec ?? NaN, 0)} / ${fmt(a?.reqPerSec ?? NaN, 0)} req/s)`);
+  add('(c) ≥ 0.85× (b)', ratio('c', 'b'), 0.85, 'min', (v) => `${fmt(v)}× (${fmt(c?.reqPerSec ?? NaN, 0)} / ${fmt(b?.reqPerSec ?? NaN, 0)} req/s)`);
+  add('p99 ≤ 10 ms at 50 connections in (b)', b?.latencyMs.p99, 10, 'max', (v) => `${fmt(v)} ms`);
+  add('p99 ≤ 10 ms at 50 connections in (e)', e?.latencyMs.p99, 10, 'max', (v) => `${fmt(v)} ms`);
+  add('≤ 2 Redis round trips per plain dispatch in (e)', e?.redis?.probe?.roundTripsPerDispatch, 2, 'max', (v) => fmt(v));
+  add('≤ 6 Redis commands per plain dispatch in (e)', e?.redis?.commandsPerDispatch, 6, 'max', (v) => {
+    const sent = e?.redis?.probe?.clientCommandsPerDispatch;
+    return `${fmt(v, 1)} executed${sent === undefined ? '' : `, ${fmt(sent, 1)} sent by the client`}`;
+  });
+  const idle = results.filter((r) => r.id !== 'a').map((r) => r.idleRssMb);
+  add('idle API RSS ≤ 120 MB', idle.length ? Math.max(...idle) : undefined, 120, 'max', (v) => `${fmt(v, 0)} MB (largest over scenarios b–h)`);
+  const dedup = f?.redis?.dedupMemory;
+  add('Redis memory per live dedup key ≤ 200 bytes', dedup?.bytesPerKeyByDelete, 200, 'max', (v) => `${fmt(v, 0)} bytes (${dedup?.liveKeys ?? 0} keys; MEMORY USAGE ${fmt(dedup?.bytesPerKeyMemoryUsage ?? NaN, 0)})`);
+  return checks;
+}
