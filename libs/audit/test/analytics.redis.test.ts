@@ -1,24 +1,10 @@
 import { ManualClock } from '@sluice/core';
 import { RedisStateStore } from '@sluice/state';
-import { Redis } from 'ioredis';
+import { deletePrefix } from '../../../test/support/delete-keys.js';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { AnalyticsRollups } from '../src/analytics/index.js';
 import { analyticsContract } from './analytics.contract.js';
 import { END } from './analytics.dataset.js';
-
-async function deletePrefix(prefix: string): Promise<void> {
-  const admin = new Redis(testRedisUrl(), { maxRetriesPerRequest: 2 });
-  try {
-    let cursor = '0';
-    do {
-      const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 1000);
-      cursor = next;
-      if (keys.length > 0) await admin.del(...keys);
-    } while (cursor !== '0');
-  } finally {
-    await admin.quit();
-  }
-}
 
 // A manual clock at the data set's end: TTLs are then ~400 days, counted by Redis from now.
 analyticsContract('redis', async () => {

@@ -1,6 +1,7 @@
 import { RedisStateStore } from '@sluice/state';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { auditStoreContract } from './audit-store.contract.js';
+import { deleteKeys } from '../../../test/support/delete-keys.js';
 
 auditStoreContract('redis', async () => {
   const prefix = uniquePrefix();
@@ -15,18 +16,9 @@ auditStoreContract('redis', async () => {
       return other;
     },
     cleanup: async () => {
-      await deletePrefix(state, prefix);
+      await deleteKeys(state.client, `${prefix}:*`);
       await Promise.all([state, ...others].map((s) => s.close()));
     },
   };
 });
 
-/** Tests share one server and isolate by prefix: drop this test's keys. */
-async function deletePrefix(store: RedisStateStore, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await store.client.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await store.client.del(...keys);
-  } while (cursor !== '0');
-}

@@ -6,7 +6,7 @@ import { bullPrefix } from '../src/bullmq/bullmq-naming.js';
 import type { Job } from '../src/scheduler.js';
 import { sleep, waitFor } from './contract/scheduler.contract.js';
 import { spawnFixture, stopChild, type Child } from './support/child-process.js';
-import { deleteKeys } from './support/delete-keys.js';
+import { deleteKeys } from '../../../test/support/delete-keys.js';
 
 /** Separate OS processes sharing one Redis: what API replicas and workers really are. */
 describe('BullMqScheduler across processes', () => {

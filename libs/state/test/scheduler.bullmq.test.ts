@@ -4,7 +4,7 @@ import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { BullMqScheduler } from '../src/bullmq/bullmq-scheduler.js';
 import { bullPrefix } from '../src/bullmq/bullmq-naming.js';
 import { schedulerContract } from './contract/scheduler.contract.js';
-import { deleteKeys } from './support/delete-keys.js';
+import { deleteKeys } from '../../../test/support/delete-keys.js';
 
 const admin = new Redis(testRedisUrl());
 afterAll(() => admin.quit());

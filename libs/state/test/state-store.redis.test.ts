@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteKeys } from '../../../test/support/delete-keys.js';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { createStateStore } from '../src/create-state-store.js';
 import { renderKey } from '../src/keys.js';
@@ -8,15 +9,6 @@ import { stateStoreContract } from './contract/state-store.contract.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
-/** Deletes every key under `prefix` (tests isolate by prefix on the shared test server). */
-async function deletePrefix(admin: Redis, prefix: string): Promise<void> {
-  let cursor = '0';
-  do {
-    const [next, keys] = await admin.scan(cursor, 'MATCH', `${prefix}:*`, 'COUNT', 500);
-    cursor = next;
-    if (keys.length > 0) await admin.del(...keys);
-  } while (cursor !== '0');
-}
 
 let admin: Redis;
 beforeAll(() => {
@@ -37,7 +29,7 @@ stateStoreContract(
       now: () => Date.now(),
       cleanup: async () => {
         await store.close();
-        await deletePrefix(admin, prefix);
+        await deleteKeys(admin, `${prefix}:*`);
       },
     };
   },
@@ -63,7 +55,7 @@ describe('RedisStateStore on Redis', () => {
       expect(await admin.get(renderKey(prefix, k('win')))).toBe('2');
     } finally {
       await store.close();
-      await deletePrefix(admin, prefix);
+      await deleteKeys(admin, `${prefix}:*`);
     }
   });
 
@@ -84,7 +76,7 @@ describe('RedisStateStore on Redis', () => {
       expect(await admin.pttl(renderKey(prefix, k('idx')))).toBeGreaterThan(50_000);
     } finally {
       await store.close();
-      await deletePrefix(admin, prefix);
+      await deleteKeys(admin, `${prefix}:*`);
     }
   });
 

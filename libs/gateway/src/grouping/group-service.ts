@@ -1,13 +1,11 @@
-import { errors, newId, type Action, type Clock, type EventGroup, type GroupFlushResult, type GroupList, type GroupListQuery, type GroupedEvent, type GroupedOutcome } from '@sluice/core';
+import { errors, newId, type Action, type EventGroup, type GroupFlushResult, type GroupList, type GroupListQuery, type GroupedEvent, type GroupedOutcome } from '@sluice/core';
 import type { RuleAction } from '@sluice/rules';
-import type { Job, Scheduler, StateStore, WriteOp } from '@sluice/state';
+import type { Job, WriteOp } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
-import type { InternalEventBus } from '../events/internal-events.js';
-import type { ActionExecutor, ProviderLookup } from '../stages/execute-stage.js';
 import { casLoop, RETRY } from './cas-loop.js';
 import { groupIdentity } from './group-fields.js';
 import { GROUP_FLUSH_KIND, flushId, groupRecordKey, groupSummaryKey, locatorKey, outboxKey, type FlushJobData, type GroupScope } from './group-keys.js';
-import { FLUSH_JOB_ATTEMPTS, GroupNotifier, enqueueFlush, type DeliveryResult } from './group-notifier.js';
+import { FLUSH_JOB_ATTEMPTS, GroupNotifier, enqueueFlush, type DeliveryResult, type GroupNotifierDeps } from './group-notifier.js';
 import type { Outbox } from './group-outbox.js';
 import { CLOSED_SUMMARY, decodeGroup, encodeGroup, encodeTombstone, groupView, summaryOf, type Decoded, type GroupRecord, type GroupSettings } from './group-record.js';
 import { listGroups, sweepOverdue } from './group-listing.js';
@@ -25,16 +23,8 @@ const CLOSED_SUMMARY_TTL_MS = 60 * 1000;
 const OUTBOX_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 const LOCATOR_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
-export interface GroupServiceDeps<P> {
-  state: StateStore;
-  scheduler: Pick<Scheduler, 'enqueue'>;
-  clock: Clock;
-  providers: ProviderLookup<P>;
-  executor: ActionExecutor<P>;
-  events: Pick<InternalEventBus, 'emit'>;
-  logger: Logger;
-  /** See GroupNotifierDeps.leaseMs. */
-  leaseMs: number;
+/** The notifier's dependencies (the service builds its notifier from them) plus the service's own counters. */
+export interface GroupServiceDeps<P> extends Omit<GroupNotifierDeps<P>, 'onResult'> {
   onFlush?: (result: 'sent' | 'failed' | 'resolved') => void;
   onDropped?: (count: number) => void;
 }
