@@ -1,0 +1,43 @@
+import type { CoverageEntry } from '@sluice/core';
+import type { TupleCount } from './coverage-reader.js';
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** 0 uncovered, 1 partially covered, 2 covered: the order entries are listed in. */
+function coverageRank(e: CoverageEntry): number {
+  if (e.covered === 0) return 0;
+  return e.uncovered > 0 ? 1 : 2;
+}
+
+function compareEntries(a: CoverageEntry, b: CoverageEntry): number {
+  return (
+    coverageRank(a) - coverageRank(b) ||
+    compare(a.namespace, b.namespace) ||
+    compare(a.tenant, b.tenant) ||
+    compare(a.provider, b.provider) ||
+    compare(a.action_type, b.action_type)
+  );
+}
+
+/** Sums the per-day tuple counts into one entry per (namespace, tenant, provider, action_type), sorted. */
+export function foldEntries(counts: readonly TupleCount[]): CoverageEntry[] {
+  const entries = new Map<string, { entry: CoverageEntry; rules: Set<string> }>();
+  for (const { tuple, count } of counts) {
+    const id = JSON.stringify([tuple.namespace, tuple.tenant, tuple.provider, tuple.action_type]);
+    let acc = entries.get(id);
+    if (!acc) {
+      const { namespace, tenant, provider, action_type } = tuple;
+      const entry = { namespace, tenant, provider, action_type, total: 0, covered: 0, uncovered: 0, matched_rules: [] };
+      entries.set(id, (acc = { entry, rules: new Set() }));
+    }
+    acc.entry.total += count;
+    if (tuple.matched_rule === null) acc.entry.uncovered += count;
+    else {
+      acc.entry.covered += count;
+      acc.rules.add(tuple.matched_rule);
+    }
+  }
+  return [...entries.values()].map(({ entry, rules }) => ({ ...entry, matched_rules: [...rules].sort(compare) })).sort(compareEntries);
+}

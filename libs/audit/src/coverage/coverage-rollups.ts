@@ -1,0 +1,78 @@
+import { errors, systemClock, type Clock } from '@sluice/core';
+import type { StateStore } from '@sluice/state';
+import { DAY_MS, floorDay } from '../analytics/time-buckets.js';
+import { counterKey, encodeMember, indexKey, tupleRef } from './coverage-keys.js';
+import { foldEntries } from './coverage-fold.js';
+import { readCoverage } from './coverage-reader.js';
+import type { CoverageRecord, CoverageRollupQuery, CoverageRollupResult } from './types.js';
+
+export interface CoverageRollupsOptions {
+  state: StateStore;
+  /** Decides the TTLs (a day's rollup expires `retentionDays` after the day ends) and which days can hold data. */
+  clock?: Clock;
+  /** Default 400, as the analytics rollups. */
+  retentionDays?: number;
+}
+
+/** Longest range one query may span. */
+export const MAX_COVERAGE_DAYS = 400;
+
+function ceilDay(ms: number): number {
+  const floor = floorDay(ms);
+  return floor === ms ? ms : floor + DAY_MS;
+}
+
+/**
+ * Rule coverage from rollups kept at write time: each dispatch increments the daily counter of
+ * its (namespace, tenant, provider, action_type, matched rule or none) tuple and lists the tuple
+ * in the day's index, so a query reads O(days x distinct tuples) keys, never the records.
+ */
+export class CoverageRollups {
+  private readonly state: StateStore;
+  private readonly clock: Clock;
+  private readonly retentionMs: number;
+
+  constructor(opts: CoverageRollupsOptions) {
+    this.state = opts.state;
+    this.clock = opts.clock ?? systemClock;
+    this.retentionMs = (opts.retentionDays ?? 400) * DAY_MS;
+  }
+
+  /** Adds one dispatch: a single writeBatch of 2 writes. A day already past retention is skipped. */
+  async record(record: CoverageRecord): Promise<void> {
+    const at = Date.parse(record.dispatched_at);
+    if (Number.isNaN(at)) throw new TypeError(`coverage: invalid dispatched_at ${record.dispatched_at}`);
+    const day = floorDay(at);
+    // Set once, when a key is created: both keys of the day expire `retention` after it ends.
+    const ttlMs = day + DAY_MS + this.retentionMs - this.clock.now();
+    if (ttlMs <= 0) return;
+    const { namespace, tenant, provider, action_type, matched_rule } = record;
+    const ref = tupleRef({ namespace, tenant, provider, action_type, matched_rule });
+    await this.state.writeBatch([
+      { op: 'increment', key: counterKey(day, ref), by: 1, ttlMs },
+      // After the counter: a crash in between leaves an uncounted action, not a dangling entry.
+      { op: 'indexAdd', index: indexKey(day), member: encodeMember(ref.tuple), score: day, ttlMs },
+    ]);
+  }
+
+  /** 400 (BAD_REQUEST) when from is after to, or the range spans more than MAX_COVERAGE_DAYS days. */
+  async query(q: CoverageRollupQuery): Promise<CoverageRollupResult> {
+    if (!Number.isFinite(q.fromMs) || !Number.isFinite(q.toMs)) throw errors.badRequest('from and to must be valid timestamps');
+    if (q.fromMs > q.toMs) throw errors.badRequest('from must not be after to');
+    if (q.toMs - q.fromMs > MAX_COVERAGE_DAYS * DAY_MS) throw errors.badRequest(`the range exceeds ${MAX_COVERAGE_DAYS} days; narrow it`);
+    const scannedFromMs = floorDay(q.fromMs);
+    const scannedToMs = ceilDay(q.toMs);
+    // Days past retention or more than a day ahead of now hold nothing: not read.
+    const now = this.clock.now();
+    const first = Math.max(scannedFromMs, floorDay(now - this.retentionMs) - DAY_MS);
+    const end = Math.min(scannedToMs, floorDay(now) + 2 * DAY_MS);
+    const days: number[] = [];
+    for (let day = first; day < end; day += DAY_MS) days.push(day);
+    const accept = (t: { namespace: string; tenant: string }) =>
+      (q.namespace === undefined || q.namespace === t.namespace) &&
+      (q.tenant === undefined || q.tenant === t.tenant) &&
+      (q.visible === undefined || q.visible(t.namespace, t.tenant));
+    const counts = await readCoverage(this.state, days, accept);
+    return { scannedFromMs, scannedToMs, entries: foldEntries(counts) };
+  }
+}
