@@ -322,15 +322,19 @@ const CATEGORY: Record<string, 'records' | 'action pointers' | 'indexes' | 'roll
   [auditKeys.KIND.scopeCode]: 'indexes',
   analytics: 'rollups',
   'analytics-ix': 'rollups',
+  'analytics-tix': 'rollups',
 };
 
+/** Rollup kinds, split by granularity in the census. */
+const ROLLUP_KINDS = new Set(['analytics', 'analytics-ix', 'analytics-tix']);
+
 /** Sorted-set kinds (index entries are counted with ZCARD). */
-const ZSET_KINDS = new Set<string>([auditKeys.KIND.tenantIndex, auditKeys.KIND.globalIndex, auditKeys.KIND.expiryIndex, auditKeys.KIND.chainIndex, 'analytics-ix']);
+const ZSET_KINDS = new Set<string>([auditKeys.KIND.tenantIndex, auditKeys.KIND.globalIndex, auditKeys.KIND.expiryIndex, auditKeys.KIND.chainIndex, 'analytics-ix', 'analytics-tix']);
 
 /** The kind of a rendered key; rollup kinds split by granularity (their retentions differ). */
 function kindOf(key: string, prefix: string): string {
   const kind = key.slice(prefix.length + 1, key.indexOf(':', prefix.length + 1));
-  if (kind !== 'analytics' && kind !== 'analytics-ix') return kind;
+  if (!ROLLUP_KINDS.has(kind)) return kind;
   return `${kind} ${key.charAt(key.indexOf('}:') + 2) === 'h' ? 'hourly' : 'daily'}`;
 }
 
@@ -580,6 +584,14 @@ async function main(): Promise<void> {
     await measure('analytics_tenant_7d_volume', 'analytics volume, daily, 7 days, one tenant', async () => {
       const t = randomTenant();
       return (await rollups.query({ metric: 'volume', interval: 'daily', namespace: t.namespace, tenant: t.tenant, ...last7d() })).buckets.length;
+    });
+    await measure('analytics_tenant_only_7d_volume', 'analytics volume, daily, 7 days, tenant only (a single-tenant caller)', async () => {
+      const t = randomTenant();
+      return (await rollups.query({ metric: 'volume', interval: 'daily', tenant: t.tenant, ...last7d() })).buckets.length;
+    });
+    await measure('analytics_tenant_7d_latency', 'analytics latency, daily, 7 days, one tenant', async () => {
+      const t = randomTenant();
+      return (await rollups.query({ metric: 'latency', interval: 'daily', namespace: t.namespace, tenant: t.tenant, ...last7d() })).buckets.length;
     });
     await measure('analytics_all_7d_volume_by_provider', 'analytics volume, daily, 7 days, all tenants, group_by=provider', async () => {
       return (await rollups.query({ metric: 'volume', interval: 'daily', groupBy: 'provider', ...last7d() })).buckets.length;

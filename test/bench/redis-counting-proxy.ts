@@ -105,3 +105,13 @@ export function trafficDelta(after: RedisTraffic, before: RedisTraffic): RedisTr
   }
   return { commands: after.commands - before.commands, roundTrips: after.roundTrips - before.roundTrips, byCommand };
 }
+
+/** `a − b`, per command and in total, never below zero (for taking out background traffic). */
+export function subtractTraffic(a: RedisTraffic, b: RedisTraffic): RedisTraffic {
+  const byCommand: Record<string, number> = {};
+  for (const [name, n] of Object.entries(a.byCommand)) {
+    const d = n - (b.byCommand[name] ?? 0);
+    if (d > 0) byCommand[name] = d;
+  }
+  return { commands: Math.max(0, a.commands - b.commands), roundTrips: Math.max(0, a.roundTrips - b.roundTrips), byCommand };
+}

@@ -4,13 +4,14 @@
  * and round trips seen by the proxy in that window, per dispatch, are what one dispatch costs
  * on the wire. Round trips are counted with every reply held back REPLY_DELAY_MS; the rise of
  * the serial p50 latency under that delay, divided by it, cross-checks the count from the
- * client's side (timer granularity makes it read a little high). Runs after the measured load
- * (the loaded replicas never see the proxy).
+ * client's side (timer granularity makes it read a little high). Background traffic (periodic
+ * polls) is measured over an idle window as long as the probe and subtracted. Runs after the
+ * measured load (the loaded replicas never see the proxy).
  */
 import { join } from 'node:path';
 import { freePort } from '../support/free-port.js';
 import { launchSluice } from './process-launcher.js';
-import { RedisCountingProxy, trafficDelta } from './redis-counting-proxy.js';
+import { RedisCountingProxy, subtractTraffic, trafficDelta } from './redis-counting-proxy.js';
 import type { RedisProbe } from './scenario-result.js';
 import { sideBodies } from './sanity-check.js';
 import type { Scenario } from './scenarios.js';
@@ -31,7 +32,8 @@ export async function probeRedisTraffic(scenario: Scenario, opts: ProbeOptions):
   try {
     const config = writeSluiceConfig(opts.workDir, 'probe.yaml', { backend: 'redis', redisUrl: proxy.url, rulesDir: opts.rulesDir });
     const port = await freePort();
-    const probe = await launchSluice({ role: 'probe', command: 'serve', noWorker: scenario.replicas > 1, configFile: config, port, logFile: join(opts.workDir, 'probe.log') });
+    // API only: the background consumers' blocking polls are not part of a dispatch.
+    const probe = await launchSluice({ role: 'probe', command: 'serve', noWorker: true, configFile: config, port, logFile: join(opts.workDir, 'probe.log') });
     try {
       const next = sideBodies(scenario.body, 'probe');
       const send = async () => {
@@ -55,14 +57,23 @@ export async function probeRedisTraffic(scenario: Scenario, opts: ProbeOptions):
       proxy.replyDelayMs = REPLY_DELAY_MS;
       await new Promise((r) => setTimeout(r, 100));
       const before = proxy.snapshot();
+      const started = performance.now();
       const delayedLatencyMsP50 = await sendTimed(opts.dispatches);
-      const d = trafficDelta(proxy.snapshot(), before);
+      const elapsedMs = performance.now() - started;
+      const during = trafficDelta(proxy.snapshot(), before);
+      // The replica's own polls (rules, quotas and retention generations, every few seconds) run
+      // whether or not it dispatches: count them over an idle window as long, and take them out.
+      const idleStart = proxy.snapshot();
+      await new Promise((r) => setTimeout(r, elapsedMs));
+      const background = trafficDelta(proxy.snapshot(), idleStart);
+      const d = subtractTraffic(during, background);
       const per = (n: number) => n / opts.dispatches;
       return {
         dispatches: opts.dispatches,
         clientCommandsPerDispatch: per(d.commands),
         roundTripsPerDispatch: per(d.roundTrips),
         byCommandPerDispatch: Object.fromEntries(Object.entries(d.byCommand).map(([name, n]) => [name, per(n)])),
+        background: { seconds: elapsedMs / 1000, commands: background.commands, roundTrips: background.roundTrips, byCommand: background.byCommand },
         serialLatencyMsP50,
         replyDelayMs: REPLY_DELAY_MS,
         delayedLatencyMsP50,

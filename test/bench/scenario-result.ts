@@ -19,6 +19,8 @@ export interface RedisProbe {
   clientCommandsPerDispatch: number;
   roundTripsPerDispatch: number;
   byCommandPerDispatch: Record<string, number>;
+  /** What the idle replica sent over a window as long as the probe (subtracted from the above). */
+  background: { seconds: number; commands: number; roundTrips: number; byCommand: Record<string, number> };
   /** Serial p50 latency through the proxy, replies not delayed. */
   serialLatencyMsP50: number;
   replyDelayMs: number;

@@ -47,8 +47,11 @@ export class IndexPager {
   /** The next entries, newest first (score desc, then member desc); possibly none before the end. */
   async next(batchSize: number): Promise<IndexEntry[]> {
     if (this.finished) return [];
-    const limit = Math.max(batchSize, TIE_MARGIN * 2);
     const offset = this.pendingOffset > 0 ? this.pendingOffset : Math.max(0, this.tiesSeen - TIE_MARGIN);
+    // Resuming re-reads the entries seen at the top of the range (at least the resume entry
+    // itself): read that many more, so a batch still holds batchSize new entries.
+    const reread = this.lastPosition === undefined ? 0 : Math.max(1, this.tiesSeen - offset);
+    const limit = Math.max(batchSize, TIE_MARGIN * 2) + reread;
     this.pendingOffset = 0;
     const raw = await this.store.indexRange(this.index, {
       ...(this.start.min !== undefined ? { min: this.start.min } : {}),

@@ -87,6 +87,17 @@ export function analyticsContract(backend: string, makeFixture: () => Promise<Ro
       }
     });
 
+    it('namespace + tenant, and tenant alone, on every metric (read from the tenant indexes)', async () => {
+      const scoped: Partial<RollupQuery>[] = [{ namespace: 'staging', tenant: 'acme' }, { tenant: 'acme.eu' }, { namespace: 'prod', tenant: 'globex', outcome: 'failed' }];
+      for (const [i, metric] of METRICS.entries()) {
+        for (const filter of scoped) {
+          const range = RANGES[i % RANGES.length]!;
+          const q: RollupQuery = { metric, interval: INTERVALS[i % INTERVALS.length]!, fromMs: range.fromMs, toMs: range.toMs, ...filter };
+          await check(q, `${metric} ${JSON.stringify(filter)} range=${range.name}`);
+        }
+      }
+    });
+
     it('top_n bounds top_entries; percentages are of the total', async () => {
       for (const topN of [1, 3, 100]) {
         await check({ metric: 'top_action_types', interval: 'weekly', fromMs: ANCHOR, toMs: END, topN }, `top_n=${topN}`);

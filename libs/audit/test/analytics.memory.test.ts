@@ -1,7 +1,7 @@
 import { ManualClock } from '@sluice/core';
 import { MemoryStateStore, type StateStore, type WriteOp } from '@sluice/state';
 import { describe, expect, it } from 'vitest';
-import { AnalyticsRollups } from '../src/analytics/index.js';
+import { AnalyticsRollups, type RollupQuery } from '../src/analytics/index.js';
 import { analyticsContract } from './analytics.contract.js';
 import { ANCHOR, END, bruteForce, generateRecords } from './analytics.dataset.js';
 
@@ -14,30 +14,36 @@ analyticsContract('memory', async () => {
 });
 
 /** Counts the store calls a rollup makes. */
-function spied(store: StateStore): { store: StateStore; batches: WriteOp[][]; indexReads: () => number; keysRead: () => number } {
+function spied(store: StateStore): { store: StateStore; batches: WriteOp[][]; indexReads: () => number; keysRead: () => number; indexKinds: Set<string> } {
   const batches: WriteOp[][] = [];
+  const indexKinds = new Set<string>();
   let indexReads = 0;
   let keysRead = 0;
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
       if (prop === 'writeBatch') return async (ops: WriteOp[]) => (batches.push(ops), target.writeBatch(ops));
-      if (prop === 'indexRange') return async (...args: Parameters<StateStore['indexRange']>) => (indexReads++, target.indexRange(...args));
+      if (prop === 'indexRange') {
+        return async (...args: Parameters<StateStore['indexRange']>) => (indexReads++, indexKinds.add(args[0].kind), target.indexRange(...args));
+      }
       if (prop === 'getMany') return async (keys: Parameters<StateStore['getMany']>[0]) => ((keysRead += keys.length), target.getMany(keys));
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });
-  return { store: proxy, batches, indexReads: () => indexReads, keysRead: () => keysRead };
+  return { store: proxy, batches, indexReads: () => indexReads, keysRead: () => keysRead, indexKinds };
 }
 
 describe('AnalyticsRollups on memory: costs, retention', () => {
-  it('writes each record as one batch of 6 TTL-bound writes', async () => {
+  it('writes each record as one batch of 10 TTL-bound writes: bin, sum and count, then the global and tenant index', async () => {
     const clock = new ManualClock(END);
     const spy = spied(new MemoryStateStore({ clock }));
     const rollups = new AnalyticsRollups({ state: spy.store, clock });
     await rollups.record({ namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', outcome: 'executed', dispatched_at: new Date(END - HOUR).toISOString(), duration_ms: 12.5 });
     expect(spy.batches).toHaveLength(1);
-    expect(spy.batches[0]?.map((op) => op.op)).toEqual(['increment', 'increment', 'indexAdd', 'increment', 'increment', 'indexAdd']);
-    expect(spy.batches[0]?.every((op) => op.ttlMs !== undefined && op.ttlMs > 399 * DAY)).toBe(true);
+    const bucket = ['increment', 'increment', 'increment', 'indexAdd', 'indexAdd'];
+    expect(spy.batches[0]?.map((op) => op.op)).toEqual([...bucket, ...bucket]);
+    // Hourly rollups live 35 days by default, daily ones 400.
+    const ttls = spy.batches[0]?.map((op) => Math.round((op.ttlMs ?? 0) / DAY));
+    expect(ttls).toEqual([35, 35, 35, 35, 35, 400, 400, 400, 400, 400]);
   });
 
   it('reads per bucket and distinct (tuple, bin), not per record', async () => {
@@ -57,6 +63,43 @@ describe('AnalyticsRollups on memory: costs, retention', () => {
     const small = await cost(70);
     expect(await cost(7000)).toEqual(small);
     expect(small).toEqual({ index: 7, keys: 14 }); // 7 daily buckets: 1 bin counter + 1 sum each
+  });
+
+  it('reads one count per (bucket, tuple) for counting metrics, and the bins only for latency', async () => {
+    const clock = new ManualClock(END);
+    const spy = spied(new MemoryStateStore({ clock }));
+    const rollups = new AnalyticsRollups({ state: spy.store, clock });
+    // One tuple whose durations spread over 5 bins, on each of 7 days.
+    for (let i = 0; i < 70; i++) {
+      const durationMs = [1, 10, 100, 1000, 10_000][i % 5] ?? 1;
+      await rollups.record({ namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', outcome: 'failed', dispatched_at: new Date(ANCHOR + (i % 7) * DAY).toISOString(), duration_ms: durationMs });
+    }
+    const keysFor = async (metric: 'volume' | 'error_rate' | 'top_action_types' | 'outcome_breakdown' | 'latency') => {
+      const before = spy.keysRead();
+      const result = await rollups.query({ metric, interval: 'daily', fromMs: ANCHOR, toMs: ANCHOR + 7 * DAY });
+      expect(result.total_count).toBe(70);
+      return spy.keysRead() - before;
+    };
+    for (const metric of ['volume', 'error_rate', 'top_action_types', 'outcome_breakdown'] as const) expect(await keysFor(metric), metric).toBe(7);
+    expect(await keysFor('latency')).toBe(7 * (5 + 1)); // 5 bins and a sum per day
+  });
+
+  it('lists the tenant indexes when a tenant is named, with or without a namespace, and the global ones otherwise', async () => {
+    const clock = new ManualClock(END);
+    const spy = spied(new MemoryStateStore({ clock }));
+    const rollups = new AnalyticsRollups({ state: spy.store, clock });
+    const records = generateRecords(300, 5);
+    for (const r of records) await rollups.record(r);
+    const kindsOf = async (filter: Partial<RollupQuery>) => {
+      spy.indexKinds.clear();
+      const q: RollupQuery = { metric: 'volume', interval: 'daily', fromMs: ANCHOR, toMs: END, groupBy: 'namespace', ...filter };
+      expect(await rollups.query(q)).toEqual(bruteForce(records, q));
+      return [...spy.indexKinds];
+    };
+    expect(await kindsOf({ namespace: 'prod', tenant: 'acme' })).toEqual(['analytics-tix']);
+    expect(await kindsOf({ tenant: 'acme' })).toEqual(['analytics-tix']);
+    expect(await kindsOf({ namespace: 'prod' })).toEqual(['analytics-ix']);
+    expect(await kindsOf({})).toEqual(['analytics-ix']);
   });
 
   it('expires rollups `retentionDays` after their bucket ends, and skips records already past it', async () => {
@@ -87,5 +130,30 @@ describe('AnalyticsRollups on memory: costs, retention', () => {
     const wholeDay = { ...partial, fromMs: ANCHOR + 2 * DAY };
     expect((await rollups.query(partial)).buckets).toEqual(bruteForce(records, wholeDay).buckets);
     await store.close();
+  });
+
+  it('answers an hourly query with the hours still kept: older hours have no buckets, daily queries still count them', async () => {
+    const clock = new ManualClock(END);
+    const store = new MemoryStateStore({ clock });
+    const rollups = new AnalyticsRollups({ state: store, clock, retentionDays: 30, hourlyRetentionDays: 2 });
+    const records = generateRecords(500, 13);
+    for (const r of records) await rollups.record(r);
+    const hourly = { metric: 'volume', interval: 'hourly', fromMs: ANCHOR, toMs: END } as const;
+    // An hour is kept until 2 days after it ends: the hours ending 2 days or more before END are gone.
+    const kept = records.filter((r) => Date.parse(r.dispatched_at) >= END - 2 * DAY);
+    expect(kept.length).toBeGreaterThan(0);
+    expect(kept.length).toBeLessThan(records.length);
+    expect(await rollups.query(hourly)).toEqual(bruteForce(kept, hourly));
+    const daily = { ...hourly, interval: 'daily' } as const;
+    expect(await rollups.query(daily)).toEqual(bruteForce(records, daily));
+    await store.close();
+  });
+
+  it('caps the hourly retention at the daily one', async () => {
+    const clock = new ManualClock(END);
+    const spy = spied(new MemoryStateStore({ clock }));
+    const rollups = new AnalyticsRollups({ state: spy.store, clock, retentionDays: 10, hourlyRetentionDays: 35 });
+    await rollups.record({ namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', outcome: 'executed', dispatched_at: new Date(END - HOUR).toISOString(), duration_ms: 1 });
+    expect(new Set(spy.batches[0]?.map((op) => Math.round((op.ttlMs ?? 0) / DAY)))).toEqual(new Set([10]));
   });
 });

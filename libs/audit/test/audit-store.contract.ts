@@ -253,6 +253,36 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
       });
     });
 
+    describe('cursor page cost', () => {
+      it('reads a cursor page with one index range and one record read when timestamps are distinct', async () => {
+        await appendAll(130, (i) => draft({ action_id: `cost-${i}`, dispatchedAtMs: BASE + i * 1000 }));
+        const calls = { indexRange: 0, getMany: 0 };
+        const counted = new Proxy(h.state, {
+          get(target, prop, receiver) {
+            const value = Reflect.get(target, prop, receiver) as unknown;
+            if ((prop === 'indexRange' || prop === 'getMany') && typeof value === 'function') {
+              return (...args: unknown[]) => (calls[prop]++, (value as (...a: unknown[]) => unknown).apply(target, args));
+            }
+            return value;
+          },
+        });
+        const store = new StateAuditStore(counted, { clock });
+        const pageCosts: { indexRange: number; getMany: number; records: number; more: boolean }[] = [];
+        let cursor: string | undefined;
+        do {
+          calls.indexRange = calls.getMany = 0;
+          const page = await query({ namespace: 'ns', tenant: 't1', limit: 50, ...(cursor !== undefined ? { cursor } : {}) }, store);
+          pageCosts.push({ ...calls, records: page.records.length, more: page.next_cursor !== undefined });
+          cursor = page.next_cursor;
+        } while (cursor !== undefined);
+        // The second and third pages resume after a cursor; the last one also learns there is no more.
+        expect(pageCosts.slice(1)).toEqual([
+          { indexRange: 1, getMany: 1, records: 50, more: true },
+          { indexRange: 1, getMany: 1, records: 30, more: false },
+        ]);
+      });
+    });
+
     describe('get', () => {
       it('returns the most recent record of an action id', async () => {
         await audit.append(draft({ action_id: 'a', outcome: 'pending_approval', dispatchedAtMs: BASE }), { ttlMs: null, chain: false });

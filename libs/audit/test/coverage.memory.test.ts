@@ -35,15 +35,15 @@ const record = (over: Partial<CoverageRecord> & { at: number }): CoverageRecord 
 };
 
 describe('CoverageRollups on memory: costs, retention, damaged data', () => {
-  it('writes each record as one batch of 2 TTL-bound writes', async () => {
+  it('writes each record as one batch of 3 TTL-bound writes: the counter, then the global and tenant index', async () => {
     const clock = new ManualClock(END);
     const spy = spied(new MemoryStateStore({ clock }));
     const rollups = new CoverageRollups({ state: spy.store, clock });
     await rollups.record(record({ at: END - DAY, matched_rule: 'r' }));
     expect(spy.batches).toHaveLength(1);
-    expect(spy.batches[0]?.map((op) => op.op)).toEqual(['increment', 'indexAdd']);
-    // The day ends at END, so both keys live 400 days from now.
-    expect(spy.batches[0]?.map((op) => op.ttlMs)).toEqual([400 * DAY, 400 * DAY]);
+    expect(spy.batches[0]?.map((op) => op.op)).toEqual(['increment', 'indexAdd', 'indexAdd']);
+    // The day ends at END, so every key lives 400 days from now.
+    expect(spy.batches[0]?.map((op) => op.ttlMs)).toEqual([400 * DAY, 400 * DAY, 400 * DAY]);
   });
 
   it('reads per day and distinct tuple, not per record', async () => {
@@ -61,6 +61,32 @@ describe('CoverageRollups on memory: costs, retention, damaged data', () => {
     const small = await cost(70);
     expect(await cost(7000)).toEqual(small);
     expect(small).toEqual({ index: 7, keys: 14 });
+  });
+
+  it('lists the tenant indexes when a tenant is named, with or without a namespace, and the global ones otherwise', async () => {
+    const clock = new ManualClock(END);
+    const store = new MemoryStateStore({ clock });
+    const kinds = new Set<string>();
+    const spy = new Proxy(store, {
+      get(target, prop, receiver) {
+        if (prop === 'indexRange') return async (...args: Parameters<StateStore['indexRange']>) => (kinds.add(args[0].kind), target.indexRange(...args));
+        return Reflect.get(target, prop, receiver) as unknown;
+      },
+    });
+    const rollups = new CoverageRollups({ state: spy, clock });
+    const records = generateRecords(300, 5);
+    for (const r of records) await rollups.record(r);
+    const kindsOf = async (filter: { namespace?: string; tenant?: string }) => {
+      kinds.clear();
+      const q = { fromMs: ANCHOR, toMs: END, ...filter };
+      expect(await rollups.query(q)).toEqual(bruteForce(records, q));
+      return [...kinds];
+    };
+    expect(await kindsOf({ namespace: 'prod', tenant: 'acme' })).toEqual(['coverage-tix']);
+    expect(await kindsOf({ tenant: 'acme' })).toEqual(['coverage-tix']);
+    expect(await kindsOf({ namespace: 'prod' })).toEqual(['coverage-ix']);
+    expect(await kindsOf({})).toEqual(['coverage-ix']);
+    await store.close();
   });
 
   it('expires a day `retentionDays` after it ends, and skips records already past it', async () => {

@@ -21,6 +21,13 @@ describe('loadConfig', () => {
     expect(config.executor.max_retries).toBe(3);
   });
 
+  it('keeps analytics rollups 400 days, hourly ones 35, and refuses a retention of 0 days', () => {
+    const { config } = loadConfig({ env: { SLUICE_AUDIT__ANALYTICS_HOURLY_RETENTION_DAYS: '7' } });
+    expect(config.audit).toMatchObject({ analytics_retention_days: 400, analytics_hourly_retention_days: 7 });
+    expect(loadConfig({ env: {} }).config.audit.analytics_hourly_retention_days).toBe(35);
+    expect(() => loadConfig({ file: tempFile('audit:\n  analytics_retention_days: 0\n'), env: {} })).toThrow(/audit\.analytics_retention_days/);
+  });
+
   it('accepts an empty file as a valid config', () => {
     const { config } = loadConfig({ file: tempFile(''), env: {} });
     expect(config.state.backend).toBe('memory');

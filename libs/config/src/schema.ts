@@ -147,6 +147,10 @@ export const AuditConfig = z
       .prefault({}),
     /** Memory backend only: records kept in the process; the oldest are evicted beyond it. */
     memory_max_records: positiveInt.default(100_000),
+    /** Life of the daily analytics rollups (daily/weekly/monthly analytics, rule coverage) after their day ends. */
+    analytics_retention_days: positiveInt.default(400),
+    /** Life of the hourly analytics rollups (~24x the keys of the daily ones); capped at analytics_retention_days. */
+    analytics_hourly_retention_days: positiveInt.default(35),
   })
   .prefault({});
 export type AuditConfig = z.infer<typeof AuditConfig>;

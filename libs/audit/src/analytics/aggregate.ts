@@ -34,9 +34,9 @@ function fields(metric: AnalyticsMetric, acc: Accumulator): Partial<AnalyticsBuc
 }
 
 /** Top action types by count (ties: label order), with their share of the total. */
-function topActionTypes(cells: RollupRead['cells'], total: number, topN: number): AnalyticsTopEntry[] {
+function topActionTypes(tuples: RollupRead['counts'], total: number, topN: number): AnalyticsTopEntry[] {
   const counts = new Map<string, number>();
-  for (const { ref, count } of cells) counts.set(ref.tuple.action_type, (counts.get(ref.tuple.action_type) ?? 0) + count);
+  for (const { ref, count } of tuples) counts.set(ref.tuple.action_type, (counts.get(ref.tuple.action_type) ?? 0) + count);
   return [...counts]
     .sort(([la, ca], [lb, cb]) => cb - ca || compare(la, lb))
     .slice(0, topN)
@@ -54,13 +54,13 @@ export function aggregate(read: RollupRead, metric: AnalyticsMetric, groupBy: An
     return acc;
   };
   let totalCount = 0;
-  for (const cell of read.cells) {
-    const acc = accFor(cell.segment.bucketMs, cell.ref.tuple);
-    acc.count += cell.count;
-    if (cell.ref.tuple.outcome === FAILED_OUTCOME) acc.failed += cell.count;
-    addBins(acc.bins, cell.bin, cell.count);
-    totalCount += cell.count;
+  for (const tuple of read.counts) {
+    const acc = accFor(tuple.segment.bucketMs, tuple.ref.tuple);
+    acc.count += tuple.count;
+    if (tuple.ref.tuple.outcome === FAILED_OUTCOME) acc.failed += tuple.count;
+    totalCount += tuple.count;
   }
+  for (const cell of read.cells) addBins(accFor(cell.segment.bucketMs, cell.ref.tuple).bins, cell.bin, cell.count);
   for (const sum of read.sums) accFor(sum.segment.bucketMs, sum.ref.tuple).micros += sum.micros;
 
   const buckets = [...accs.values()]
@@ -72,6 +72,6 @@ export function aggregate(read: RollupRead, metric: AnalyticsMetric, groupBy: An
       ...(acc.group === null ? {} : { group: acc.group }),
       ...fields(metric, acc),
     }));
-  const topEntries = metric === 'top_action_types' ? topActionTypes(read.cells, totalCount, topN) : [];
+  const topEntries = metric === 'top_action_types' ? topActionTypes(read.counts, totalCount, topN) : [];
   return { buckets, topEntries, totalCount };
 }

@@ -3,7 +3,7 @@ import type { StateStore, WriteOp } from '@sluice/state';
 import { aggregate } from './aggregate.js';
 import { binOf } from './histogram.js';
 import { planSegments } from './read-plan.js';
-import { binKey, encodeMember, granularityMs, indexKey, sumKey, tupleRef, type Granularity, type Tuple } from './rollup-keys.js';
+import { binKey, countKey, encodeMember, granularityMs, indexKey, memberScore, sumKey, tenantIndexKey, tupleRef, type Granularity, type Tuple } from './rollup-keys.js';
 import { readRollups } from './rollup-reader.js';
 import { DAY_MS, ceilHour, countBuckets, floorDay, floorHour } from './time-buckets.js';
 import type { AnalyticsFilters, RollupQuery, RollupRecord } from './types.js';
@@ -14,9 +14,15 @@ export interface AnalyticsRollupsOptions {
   clock?: Clock;
   /** Life of the daily rollups (daily, weekly and monthly queries) after their day ends. Default 400. */
   retentionDays?: number;
-  /** Life of the hourly rollups, which take ~24x the keys of the daily ones. Default: retentionDays. */
+  /**
+   * Life of the hourly rollups, which take ~24x the keys of the daily ones. Default 35 (as the
+   * config's `audit.analytics_hourly_retention_days`), capped at retentionDays.
+   */
   hourlyRetentionDays?: number;
 }
+
+const DEFAULT_RETENTION_DAYS = 400;
+const DEFAULT_HOURLY_RETENTION_DAYS = 35;
 
 /** Most output buckets one query may produce (e.g. 10 000 hours ≈ 416 days). */
 export const MAX_ANALYTICS_BUCKETS = 10_000;
@@ -35,8 +41,9 @@ function matches(f: AnalyticsFilters, t: Tuple): boolean {
 
 /**
  * Analytics from rollups kept at write time: each dispatch adds to an hourly and a daily bucket
- * (a counter per latency bin and a duration sum per tuple, plus an index of the (tuple, bin)
- * pairs seen), so a query reads O(buckets x distinct tuples) keys, never the records.
+ * (a counter per latency bin, a count and a duration sum per tuple, plus a global and a
+ * per-tenant index of the (tuple, bin) pairs seen), so a query reads O(buckets x distinct
+ * tuples) keys, never the records.
  */
 export class AnalyticsRollups {
   private readonly state: StateStore;
@@ -46,16 +53,20 @@ export class AnalyticsRollups {
   constructor(opts: AnalyticsRollupsOptions) {
     this.state = opts.state;
     this.clock = opts.clock ?? systemClock;
-    const days = opts.retentionDays ?? 400;
-    this.retentionMs = { day: days * DAY_MS, hour: (opts.hourlyRetentionDays ?? days) * DAY_MS };
+    const days = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
+    // Hours older than the daily rollups are never read (queries stop at the daily retention).
+    const hours = Math.min(days, opts.hourlyRetentionDays ?? DEFAULT_HOURLY_RETENTION_DAYS);
+    this.retentionMs = { day: days * DAY_MS, hour: hours * DAY_MS };
   }
 
-  /** Adds one dispatch: a single writeBatch of up to 6 writes. Buckets already past retention are skipped. */
+  /** Adds one dispatch: a single writeBatch of up to 10 writes. Buckets already past retention are skipped. */
   async record(record: RollupRecord): Promise<void> {
     const at = Date.parse(record.dispatched_at);
     if (Number.isNaN(at)) throw new TypeError(`analytics: invalid dispatched_at ${record.dispatched_at}`);
     const ref = tupleRef({ namespace: record.namespace, tenant: record.tenant, provider: record.provider, action_type: record.action_type, outcome: record.outcome });
     const bin = binOf(record.duration_ms);
+    const member = encodeMember(ref.tuple, bin);
+    const score = memberScore(ref, bin);
     const micros = Math.max(0, Math.round(record.duration_ms * 1000));
     const now = this.clock.now();
     const ops: WriteOp[] = [];
@@ -67,8 +78,10 @@ export class AnalyticsRollups {
       ops.push(
         { op: 'increment', key: binKey(g, start, ref, bin), by: 1, ttlMs },
         { op: 'increment', key: sumKey(g, start, ref), by: micros, ttlMs },
+        { op: 'increment', key: countKey(g, start, ref), by: 1, ttlMs },
         // After the counters: a crash in between leaves an uncounted action, not a dangling entry.
-        { op: 'indexAdd', index: indexKey(g, start), member: encodeMember(ref.tuple, bin), score: start, ttlMs },
+        { op: 'indexAdd', index: indexKey(g, start), member, score, ttlMs },
+        { op: 'indexAdd', index: tenantIndexKey(g, start, ref.tuple.tenant), member, score, ttlMs },
       );
     }
     if (ops.length > 0) await this.state.writeBatch(ops);
@@ -93,7 +106,7 @@ export class AnalyticsRollups {
       dayRetentionMs: this.retentionMs.day,
     });
     const accept = (t: Tuple) => matches(q, t) && (q.visible === undefined || q.visible(t.namespace, t.tenant));
-    const read = await readRollups(this.state, segments, accept, q.metric === 'latency');
+    const read = await readRollups(this.state, segments, { accept, tenant: q.tenant, latency: q.metric === 'latency' });
     const groupBy = q.groupBy ?? (q.metric === 'outcome_breakdown' ? 'outcome' : undefined);
     const result = aggregate(read, q.metric, groupBy, q.topN ?? DEFAULT_TOP_N);
     return {

@@ -1,17 +1,22 @@
-import { createHash } from 'node:crypto';
 import { GLOBAL_SCOPE, type StateKey } from '@sluice/state';
 import { DAY_MS, HOUR_MS } from './time-buckets.js';
+import { tupleHash } from './tuple-hash.js';
 
 /**
  * Rollup key layout (see docs/audit.md "Analytics"):
  *
  *   analytics:{<ns>:<tenant>}:<g><n>/<tuple>/<bin>   counter: actions of the tuple in the bin
+ *   analytics:{<ns>:<tenant>}:<g><n>/<tuple>/c       counter: actions of the tuple (all bins)
  *   analytics:{<ns>:<tenant>}:<g><n>/<tuple>/s       counter: sum of their durations, in µs
  *   analytics-ix:{_:_}:<g><n>                        index: one member per (tuple, bin) seen
+ *   analytics-tix:{_:<tenant>}:<g><n>                index: the same, for one tenant name
  *
- * <g><n> is `h` + hours or `d` + days since the epoch; <tuple> is a 16-character hash of
- * (provider, action_type, outcome), so a key stays short whatever the names. Counters live in
- * their tenant's hash slot; the index is global because a query lists every tenant's tuples.
+ * <g><n> is `h` + hours or `d` + days since the epoch; <tuple> is a 16-character hash of the
+ * tuple, so a key stays short whatever the names. Counters live in their tenant's hash slot. The
+ * global index serves queries without a tenant; the tenant's index (keyed by the tenant name
+ * alone, since single-tenant callers name no namespace) serves the others, namespace or not.
+ * A member's score is the tuple's hash rank × 128 + bin: distinct but by (rare) chance, so
+ * listings page by score (index-listing.ts).
  */
 export type Granularity = 'hour' | 'day';
 
@@ -23,10 +28,11 @@ export interface Tuple {
   outcome: string;
 }
 
-/** A tuple with its key hash, computed once per tuple rather than once per key. */
+/** A tuple with its key hash and score rank, computed once per tuple rather than once per key. */
 export interface TupleRef {
   tuple: Tuple;
   hash: string;
+  rank: number;
 }
 
 export interface IndexedCell {
@@ -36,6 +42,9 @@ export interface IndexedCell {
 
 const COUNTER_KIND = 'analytics';
 const INDEX_KIND = 'analytics-ix';
+const TENANT_INDEX_KIND = 'analytics-tix';
+/** Score slots per tuple: more than the histogram's 105 bins. */
+const BIN_SLOTS = 128;
 
 export function granularityMs(g: Granularity): number {
   return g === 'hour' ? HOUR_MS : DAY_MS;
@@ -46,12 +55,17 @@ function bucketTag(g: Granularity, startMs: number): string {
 }
 
 export function tupleRef(tuple: Tuple): TupleRef {
-  const hash = createHash('sha256').update(JSON.stringify([tuple.provider, tuple.action_type, tuple.outcome])).digest('base64url').slice(0, 16);
-  return { tuple, hash };
+  return { tuple, ...tupleHash([tuple.namespace, tuple.tenant, tuple.provider, tuple.action_type, tuple.outcome]) };
 }
 
+/** The bucket's index of every tenant's members. */
 export function indexKey(g: Granularity, startMs: number): StateKey {
   return { kind: INDEX_KIND, ...GLOBAL_SCOPE, id: bucketTag(g, startMs) };
+}
+
+/** The bucket's index of one tenant name's members (every namespace). */
+export function tenantIndexKey(g: Granularity, startMs: number, tenant: string): StateKey {
+  return { kind: TENANT_INDEX_KIND, namespace: GLOBAL_SCOPE.namespace, tenant, id: bucketTag(g, startMs) };
 }
 
 function counterKey(g: Granularity, startMs: number, ref: TupleRef, field: string): StateKey {
@@ -66,8 +80,16 @@ export function sumKey(g: Granularity, startMs: number, ref: TupleRef): StateKey
   return counterKey(g, startMs, ref, 's');
 }
 
+export function countKey(g: Granularity, startMs: number, ref: TupleRef): StateKey {
+  return counterKey(g, startMs, ref, 'c');
+}
+
 export function encodeMember(t: Tuple, bin: number): string {
   return JSON.stringify([t.namespace, t.tenant, t.provider, t.action_type, t.outcome, bin]);
+}
+
+export function memberScore(ref: TupleRef, bin: number): number {
+  return ref.rank * BIN_SLOTS + bin;
 }
 
 /**

@@ -1,17 +1,19 @@
-import { createHash } from 'node:crypto';
 import { GLOBAL_SCOPE, type StateKey } from '@sluice/state';
 import { DAY_MS } from '../analytics/time-buckets.js';
+import { tupleHash } from '../analytics/tuple-hash.js';
 
 /**
  * Coverage key layout (see docs/rules.md "Coverage"), one bucket per UTC day:
  *
  *   coverage:{<ns>:<tenant>}:d<n>/<hash>   counter: actions of the tuple that day
  *   coverage-ix:{_:_}:d<n>                 index: one member per tuple seen that day
+ *   coverage-tix:{_:<tenant>}:d<n>         index: the same, for one tenant name
  *
  * <n> is days since the epoch; a tuple is (namespace, tenant, provider, action_type,
- * matched_rule or null) and <hash> 16 base64url characters of SHA-256 over the last three, so a
- * key stays short whatever the names. Counters live in their tenant's hash slot; the index is
- * global because a query lists every tenant's tuples.
+ * matched_rule or null) and <hash> 16 base64url characters of SHA-256 over it, so a key stays
+ * short whatever the names. Counters live in their tenant's hash slot. The global index serves
+ * queries without a tenant, the tenant's (keyed by the tenant name alone) the others. A member's
+ * score is the tuple's hash rank: distinct, so listings page by score.
  */
 export interface CoverageTuple {
   namespace: string;
@@ -23,25 +25,31 @@ export interface CoverageTuple {
 
 const COUNTER_KIND = 'coverage';
 const INDEX_KIND = 'coverage-ix';
+const TENANT_INDEX_KIND = 'coverage-tix';
 
 function dayTag(dayMs: number): string {
   return `d${Math.floor(dayMs / DAY_MS)}`;
 }
 
+/** The day's index of every tenant's tuples. */
 export function indexKey(dayMs: number): StateKey {
   return { kind: INDEX_KIND, ...GLOBAL_SCOPE, id: dayTag(dayMs) };
 }
 
-/** A tuple with its key hash, computed once per tuple rather than once per key. */
+/** The day's index of one tenant name's tuples (every namespace). */
+export function tenantIndexKey(dayMs: number, tenant: string): StateKey {
+  return { kind: TENANT_INDEX_KIND, namespace: GLOBAL_SCOPE.namespace, tenant, id: dayTag(dayMs) };
+}
+
+/** A tuple with its key hash and score rank, computed once per tuple rather than once per key. */
 export interface TupleRef {
   tuple: CoverageTuple;
   hash: string;
+  rank: number;
 }
 
 export function tupleRef(tuple: CoverageTuple): TupleRef {
-  // JSON keeps a rule named "null" apart from no rule.
-  const hash = createHash('sha256').update(JSON.stringify([tuple.provider, tuple.action_type, tuple.matched_rule])).digest('base64url').slice(0, 16);
-  return { tuple, hash };
+  return { tuple, ...tupleHash([tuple.namespace, tuple.tenant, tuple.provider, tuple.action_type, tuple.matched_rule]) };
 }
 
 export function counterKey(dayMs: number, ref: TupleRef): StateKey {

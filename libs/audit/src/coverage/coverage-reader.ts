@@ -1,6 +1,7 @@
 import type { StateKey, StateStore } from '@sluice/state';
+import { listMembers } from '../analytics/index-listing.js';
 import { mapLimit } from '../analytics/map-limit.js';
-import { counterKey, decodeMember, indexKey, tupleRef, type CoverageTuple, type TupleRef } from './coverage-keys.js';
+import { counterKey, decodeMember, indexKey, tenantIndexKey, tupleRef, type CoverageTuple, type TupleRef } from './coverage-keys.js';
 
 /** Actions of one tuple on one day. */
 export interface TupleCount {
@@ -8,26 +9,21 @@ export interface TupleCount {
   count: number;
 }
 
-const INDEX_PAGE = 5000;
 const KEYS_PER_GET = 5000;
 const IN_FLIGHT = 32;
 
-async function listIndex(state: StateStore, key: StateKey): Promise<string[]> {
-  const members: string[] = [];
-  for (let offset = 0; ; offset += INDEX_PAGE) {
-    const page = await state.indexRange(key, { offset, limit: INDEX_PAGE });
-    for (const entry of page) members.push(entry.member);
-    if (page.length < INDEX_PAGE) return members;
-  }
-}
-
 /**
  * Reads the counter of every accepted tuple listed in the days' indexes: one index listing per
- * day, then the counters in a few getMany calls. Cost grows with days x distinct tuples, never
- * with the number of records.
+ * day (the tenant's own index when the query names a tenant), then the counters in a few
+ * getMany calls. Cost grows with days x distinct tuples, never with the number of records.
  */
-export async function readCoverage(state: StateStore, days: readonly number[], accept: (t: CoverageTuple) => boolean): Promise<TupleCount[]> {
-  const listed = await mapLimit(days, IN_FLIGHT, (day) => listIndex(state, indexKey(day)));
+export async function readCoverage(
+  state: StateStore,
+  days: readonly number[],
+  accept: (t: CoverageTuple) => boolean,
+  tenant: string | undefined,
+): Promise<TupleCount[]> {
+  const listed = await mapLimit(days, IN_FLIGHT, (day) => listMembers(state, tenant === undefined ? indexKey(day) : tenantIndexKey(day, tenant)));
   // A member recurs on many days: decode and judge it once per query.
   const decoded = new Map<string, TupleRef | null>();
   const wanted: { day: number; ref: TupleRef }[] = [];
@@ -45,6 +41,6 @@ export async function readCoverage(state: StateStore, days: readonly number[], a
   const chunks: StateKey[][] = [];
   for (let i = 0; i < keys.length; i += KEYS_PER_GET) chunks.push(keys.slice(i, i + KEYS_PER_GET));
   const values = (await mapLimit(chunks, IN_FLIGHT, (chunk) => state.getMany(chunk))).flat();
-  // An index entry without its counter (a crash between the two writes) counts as 0.
+  // An index entry without its counter (a crash between the writes of a batch) counts as 0.
   return wanted.map(({ ref }, i) => ({ tuple: ref.tuple, count: Number(values[i] ?? 0) || 0 })).filter((c) => c.count > 0);
 }

@@ -1,7 +1,7 @@
 import { errors, systemClock, type Clock } from '@sluice/core';
 import type { StateStore } from '@sluice/state';
 import { DAY_MS, floorDay } from '../analytics/time-buckets.js';
-import { counterKey, encodeMember, indexKey, tupleRef } from './coverage-keys.js';
+import { counterKey, encodeMember, indexKey, tenantIndexKey, tupleRef } from './coverage-keys.js';
 import { foldEntries } from './coverage-fold.js';
 import { readCoverage } from './coverage-reader.js';
 import type { CoverageRecord, CoverageRollupQuery, CoverageRollupResult } from './types.js';
@@ -38,20 +38,22 @@ export class CoverageRollups {
     this.retentionMs = (opts.retentionDays ?? 400) * DAY_MS;
   }
 
-  /** Adds one dispatch: a single writeBatch of 2 writes. A day already past retention is skipped. */
+  /** Adds one dispatch: a single writeBatch of 3 writes. A day already past retention is skipped. */
   async record(record: CoverageRecord): Promise<void> {
     const at = Date.parse(record.dispatched_at);
     if (Number.isNaN(at)) throw new TypeError(`coverage: invalid dispatched_at ${record.dispatched_at}`);
     const day = floorDay(at);
-    // Set once, when a key is created: both keys of the day expire `retention` after it ends.
+    // Set once, when a key is created: every key of the day expires `retention` after it ends.
     const ttlMs = day + DAY_MS + this.retentionMs - this.clock.now();
     if (ttlMs <= 0) return;
     const { namespace, tenant, provider, action_type, matched_rule } = record;
     const ref = tupleRef({ namespace, tenant, provider, action_type, matched_rule });
+    const member = encodeMember(ref.tuple);
     await this.state.writeBatch([
       { op: 'increment', key: counterKey(day, ref), by: 1, ttlMs },
       // After the counter: a crash in between leaves an uncounted action, not a dangling entry.
-      { op: 'indexAdd', index: indexKey(day), member: encodeMember(ref.tuple), score: day, ttlMs },
+      { op: 'indexAdd', index: indexKey(day), member, score: ref.rank, ttlMs },
+      { op: 'indexAdd', index: tenantIndexKey(day, tenant), member, score: ref.rank, ttlMs },
     ]);
   }
 
@@ -72,7 +74,7 @@ export class CoverageRollups {
       (q.namespace === undefined || q.namespace === t.namespace) &&
       (q.tenant === undefined || q.tenant === t.tenant) &&
       (q.visible === undefined || q.visible(t.namespace, t.tenant));
-    const counts = await readCoverage(this.state, days, accept);
+    const counts = await readCoverage(this.state, days, accept, q.tenant);
     return { scannedFromMs, scannedToMs, entries: foldEntries(counts) };
   }
 }

@@ -36,8 +36,13 @@ export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
     maxRecords: config.audit.memory_max_records,
     onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
   });
-  const analytics = new AnalyticsRollups({ state: deps.state, clock: deps.clock });
-  const coverage = new CoverageRollups({ state: deps.state, clock: deps.clock });
+  const analytics = new AnalyticsRollups({
+    state: deps.state,
+    clock: deps.clock,
+    retentionDays: config.audit.analytics_retention_days,
+    hourlyRetentionDays: config.audit.analytics_hourly_retention_days,
+  });
+  const coverage = new CoverageRollups({ state: deps.state, clock: deps.clock, retentionDays: config.audit.analytics_retention_days });
   const recorder = new AuditRecorder({
     store: store satisfies AuditStore,
     config: config.audit,
