@@ -53,6 +53,8 @@ describe('bench smoke', () => {
       await client.pipeline().ping().ping().ping().exec(); // one round trip, three commands
       await Promise.all([client.ping(), client.ping()]); // written separately, still one round trip
       await client.ping(); // and one more
+      proxy.ignore = (c) => c.name === 'GET' && c.arg === 'bench-smoke:ignored';
+      await client.get('bench-smoke:ignored'); // left out
       const d = trafficDelta(proxy.snapshot(), before);
       expect(d).toEqual({ commands: 6, roundTrips: 3, byCommand: { PING: 6 } });
     } finally {

@@ -12,7 +12,7 @@
  * never on the loaded path.
  */
 import { createConnection, createServer, type Server, type Socket } from 'node:net';
-import { RespStream } from './resp-counter.js';
+import { RespStream, type RespCommand } from './resp-counter.js';
 
 export interface RedisTraffic {
   commands: number;
@@ -25,6 +25,11 @@ export class RedisCountingProxy {
   private readonly sockets = new Set<Socket>();
   /** Hold each reply this long before passing it on (0: pass on at once). */
   replyDelayMs = 0;
+  /**
+   * Commands to leave out of the counts (still relayed): traffic known not to belong to what is
+   * measured, such as periodic polls. They neither start a round trip nor hold one open.
+   */
+  ignore: (command: RespCommand) => boolean = () => false;
 
   private constructor(
     private readonly server: Server,
@@ -61,20 +66,31 @@ export class RedisCountingProxy {
     this.sockets.add(client).add(upstream);
     const commands = new RespStream(true);
     const replies = new RespStream(false);
-    let outstanding = 0;
+    // Replies come back in command order: for each unanswered command, whether it is counted.
+    const awaiting: boolean[] = [];
+    let head = 0;
+    let countedOutstanding = 0;
     client.on('data', (chunk: Buffer) => {
-      const names = commands.push(chunk);
-      if (names.length > 0 && outstanding === 0) this.totals.roundTrips++;
-      outstanding += names.length;
-      this.totals.commands += names.length;
-      for (const name of names) this.totals.byCommand[name] = (this.totals.byCommand[name] ?? 0) + 1;
+      for (const command of commands.push(chunk)) {
+        const counted = !this.ignore(command);
+        awaiting.push(counted);
+        if (!counted) continue;
+        if (countedOutstanding === 0) this.totals.roundTrips++;
+        countedOutstanding++;
+        this.totals.commands++;
+        this.totals.byCommand[command.name] = (this.totals.byCommand[command.name] ?? 0) + 1;
+      }
       upstream.write(chunk);
     });
     upstream.on('data', (chunk: Buffer) => {
       const answered = replies.push(chunk).length;
       const deliver = () => {
-        // Pub/sub pushes arrive without a command: never let them drive the count below zero.
-        outstanding = Math.max(0, outstanding - answered);
+        // Pub/sub pushes arrive without a command: they find nothing awaiting and change nothing.
+        for (let i = 0; i < answered && head < awaiting.length; i++) if (awaiting[head++]) countedOutstanding--;
+        if (head > 1024 && head === awaiting.length) {
+          awaiting.length = 0;
+          head = 0;
+        }
         if (!client.destroyed) client.write(chunk);
       };
       // Equal delays fire in insertion order, so replies keep their order.

@@ -4,8 +4,9 @@
  * and round trips seen by the proxy in that window, per dispatch, are what one dispatch costs
  * on the wire. Round trips are counted with every reply held back REPLY_DELAY_MS; the rise of
  * the serial p50 latency under that delay, divided by it, cross-checks the count from the
- * client's side (timer granularity makes it read a little high). Background traffic (periodic
- * polls) is measured over an idle window as long as the probe and subtracted. Runs after the
+ * client's side (timer granularity makes it read a little high). The replica's generation polls
+ * are not counted; any other background traffic is measured over an idle window as long as the
+ * probe and subtracted. Runs after the
  * measured load (the loaded replicas never see the proxy).
  */
 import { join } from 'node:path';
@@ -16,6 +17,12 @@ import type { RedisProbe } from './scenario-result.js';
 import { sideBodies } from './sanity-check.js';
 import type { Scenario } from './scenarios.js';
 import { writeSluiceConfig } from './sluice-config.js';
+
+/**
+ * Every replica polls the rules, quotas and retention generations (a GET each, every few
+ * seconds) whether or not it dispatches; those are left out of the counts.
+ */
+const GENERATION_POLL = /^[A-Za-z0-9_.-]+:[a-z-]+-generation:\{_:_\}:current$/;
 
 /** Replies are held this long while counting (see redis-counting-proxy.ts). */
 const REPLY_DELAY_MS = 5;
@@ -29,6 +36,7 @@ export interface ProbeOptions {
 
 export async function probeRedisTraffic(scenario: Scenario, opts: ProbeOptions): Promise<RedisProbe> {
   const proxy = await RedisCountingProxy.start({ host: '127.0.0.1', port: opts.redisPort });
+  proxy.ignore = (c) => c.name === 'GET' && GENERATION_POLL.test(c.arg);
   try {
     const config = writeSluiceConfig(opts.workDir, 'probe.yaml', { backend: 'redis', redisUrl: proxy.url, rulesDir: opts.rulesDir });
     const port = await freePort();
@@ -61,8 +69,8 @@ export async function probeRedisTraffic(scenario: Scenario, opts: ProbeOptions):
       const delayedLatencyMsP50 = await sendTimed(opts.dispatches);
       const elapsedMs = performance.now() - started;
       const during = trafficDelta(proxy.snapshot(), before);
-      // The replica's own polls (rules, quotas and retention generations, every few seconds) run
-      // whether or not it dispatches: count them over an idle window as long, and take them out.
+      // Anything else the idle replica sends on its own would show here: count it over an idle
+      // window as long as the probe, and take it out (expected: nothing).
       const idleStart = proxy.snapshot();
       await new Promise((r) => setTimeout(r, elapsedMs));
       const background = trafficDelta(proxy.snapshot(), idleStart);

@@ -26,13 +26,17 @@ export interface RedisDelta {
 
 export interface DedupMemory {
   liveKeys: number;
-  /** used_memory drop when the keys are deleted, per key: key, value, main and expires dict entries. */
+  /** used_memory growth per key when the keys are copied into an empty database (everything, buckets too). */
+  bytesPerKey: number;
+  /** used_memory drop per key when they are deleted: key, value, main and expires dict entries, no buckets. */
   bytesPerKeyByDelete: number;
   /** Mean MEMORY USAGE of a sample (Redis's estimate; leaves out the expires entry). */
   bytesPerKeyMemoryUsage: number;
   sampleKey: string;
   sampleValueBytes: number;
 }
+
+const CHUNK = 1000;
 
 /** The commands this module sends between two snapshots; excluded from the counts. */
 const OWN_COMMANDS = new Set(['info']);
@@ -108,9 +112,12 @@ export class RedisStats {
   }
 
   /**
-   * Memory per live dedup key. Destructive: deletes the keys (call it last, with no server
-   * running). Deleting frees exactly what the keys held, except hash-table buckets, which
-   * Redis shrinks later (so this slightly under-counts, by at most ~16 bytes a key).
+   * Memory per live dedup key, two ways. Copy: the keys, with their values and remaining TTLs,
+   * are written into the empty database 1 of the same server; used_memory growth / keys counts
+   * everything a key costs there, including its share of both hash tables' bucket arrays
+   * (which grow in powers of two, so the share depends a little on the count). Delete: the
+   * used_memory drop when the keys are deleted from database 0 (buckets are not freed then, so
+   * this reads lower). Destructive: call it last, with no gateway running.
    */
   async dedupMemory(pattern: string): Promise<DedupMemory | null> {
     const keys = await this.keys(pattern);
@@ -118,17 +125,48 @@ export class RedisStats {
     const sample = keys.slice(0, 200);
     let usage = 0;
     for (const key of sample) usage += Number(await this.client.call('MEMORY', 'USAGE', key, 'SAMPLES', '0'));
-    const sampleKey = sample[0] as string;
-    const sampleValue = (await this.client.get(sampleKey)) ?? '';
+
+    const entries: { key: string; value: string; ttlMs: number }[] = [];
+    for (let i = 0; i < keys.length; i += CHUNK) {
+      const chunk = keys.slice(i, i + CHUNK);
+      const pipeline = this.client.pipeline();
+      for (const key of chunk) pipeline.get(key).pttl(key);
+      const replies = (await pipeline.exec()) ?? [];
+      chunk.forEach((key, k) => {
+        const value = replies[2 * k]?.[1];
+        const ttl = Number(replies[2 * k + 1]?.[1]);
+        if (typeof value === 'string' && ttl > 0) entries.push({ key, value, ttlMs: ttl });
+      });
+    }
+    const copy = this.client.duplicate({ db: 1 });
+    let bytesPerKeyCopied = Number.NaN;
+    try {
+      await copy.flushdb();
+      const empty = (await this.snapshot()).usedMemory;
+      for (let i = 0; i < entries.length; i += CHUNK) {
+        const pipeline = copy.pipeline();
+        for (const e of entries.slice(i, i + CHUNK)) pipeline.set(e.key, e.value, 'PX', e.ttlMs);
+        await pipeline.exec();
+      }
+      // Let an incremental rehash finish, so only one bucket array per table is counted.
+      await new Promise((r) => setTimeout(r, 500));
+      bytesPerKeyCopied = ((await this.snapshot()).usedMemory - empty) / Math.max(1, entries.length);
+      await copy.flushdb();
+    } finally {
+      copy.disconnect();
+    }
+
     const before = (await this.snapshot()).usedMemory;
-    for (let i = 0; i < keys.length; i += 1000) await this.client.del(...keys.slice(i, i + 1000));
+    for (let i = 0; i < keys.length; i += CHUNK) await this.client.del(...keys.slice(i, i + CHUNK));
     const after = (await this.snapshot()).usedMemory;
+    const sampleKey = sample[0] as string;
     return {
       liveKeys: keys.length,
+      bytesPerKey: bytesPerKeyCopied,
       bytesPerKeyByDelete: (before - after) / keys.length,
       bytesPerKeyMemoryUsage: usage / sample.length,
       sampleKey,
-      sampleValueBytes: Buffer.byteLength(sampleValue),
+      sampleValueBytes: Buffer.byteLength(entries[0]?.value ?? ''),
     };
   }
 

@@ -50,7 +50,7 @@ export function detailsTable(results: readonly ScenarioResult[]): string {
   const rows = results.map((r) => {
     const failures = r.failures.non2xx + r.failures.errors + r.failures.timeouts;
     const redis = r.redis;
-    const dedup = redis?.dedupMemory ? `${num(redis.dedupMemory.bytesPerKeyByDelete, 0)} B × ${num(redis.dedupMemory.liveKeys, 0)}` : '–';
+    const dedup = redis?.dedupMemory ? `${num(redis.dedupMemory.bytesPerKey, 0)} B × ${num(redis.dedupMemory.liveKeys, 0)}` : '–';
     return `| ${r.id} | ${num(r.requests, 0)} | ${failures} | ${num(r.idleRssMb, 0)} | ${num(r.serverCores, 2)} | ${num(r.clientCores, 2)} | ${num(r.otherCores, 2)} | ${redis ? num(redis.cpuMsPerDispatch, 3) : '–'} | ${redis?.probe ? num(redis.probe.latencyRoundTrips, 2) : '–'} | ${redis ? num(redis.readsPerDispatch, 2) : '–'} | ${redis ? num(redis.usedMemoryBytesPerDispatch, 0) : '–'} | ${dedup} |`;
   });
   return [

@@ -57,14 +57,32 @@ function valueEnd(buf: Buffer, pos: number): number {
   }
 }
 
-/** The command name of a client-side value (first bulk string of the array), upper case. */
-function commandName(buf: Buffer, pos: number): string {
-  if (buf[pos] !== 0x2a /* '*' */) return buf.toString('latin1', pos, Math.max(pos, buf.indexOf(CRLF, pos))).split(' ')[0]?.toUpperCase() ?? '?';
+/** A bulk string at `pos` ('$<len>\r\n<bytes>\r\n'): its text and the position after it, or null. */
+function bulkAt(buf: Buffer, pos: number): { text: string; end: number } | null {
+  if (buf[pos] !== 0x24 /* '$' */) return null;
+  const start = lineEnd(buf, pos);
+  if (start === -1) return null;
+  const len = Number(buf.toString('latin1', pos + 1, start - 2));
+  return { text: buf.toString('latin1', start, start + len), end: start + len + 2 };
+}
+
+export interface RespCommand {
+  /** Upper case. */
+  name: string;
+  /** The first argument (usually the key); '' when there is none. */
+  arg: string;
+}
+
+/** Name and first argument of a client-side value (an array of bulk strings). */
+function commandOf(buf: Buffer, pos: number): RespCommand {
+  if (buf[pos] !== 0x2a /* '*' */) {
+    const words = buf.toString('latin1', pos, Math.max(pos, buf.indexOf(CRLF, pos))).split(' ');
+    return { name: (words[0] ?? '?').toUpperCase(), arg: words[1] ?? '' };
+  }
   const first = lineEnd(buf, pos);
-  if (first === -1 || buf[first] !== 0x24 /* '$' */) return '?';
-  const bulk = lineEnd(buf, first);
-  const len = Number(buf.toString('latin1', first + 1, bulk - 2));
-  return buf.toString('latin1', bulk, bulk + len).toUpperCase();
+  const name = first === -1 ? null : bulkAt(buf, first);
+  if (!name) return { name: '?', arg: '' };
+  return { name: name.text.toUpperCase(), arg: bulkAt(buf, name.end)?.text ?? '' };
 }
 
 export class RespStream {
@@ -72,15 +90,15 @@ export class RespStream {
 
   constructor(private readonly withNames: boolean) {}
 
-  /** Feeds bytes; returns the complete top-level values they finished (names when withNames). */
-  push(chunk: Buffer): string[] {
+  /** Feeds bytes; returns the complete top-level values they finished (name and first argument when withNames). */
+  push(chunk: Buffer): RespCommand[] {
     const buf = this.pending.length === 0 ? chunk : Buffer.concat([this.pending, chunk]);
-    const done: string[] = [];
+    const done: RespCommand[] = [];
     let pos = 0;
     for (;;) {
       const end = valueEnd(buf, pos);
       if (end === -1) break;
-      done.push(this.withNames ? commandName(buf, pos) : '');
+      done.push(this.withNames ? commandOf(buf, pos) : { name: '', arg: '' });
       pos = end;
     }
     this.pending = pos === buf.length ? Buffer.alloc(0) : Buffer.from(buf.subarray(pos));

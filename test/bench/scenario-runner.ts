@@ -59,7 +59,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
     let result: ScenarioResult;
     try {
       await sleep(settings.settleMs ?? 1000);
-      const idle = new Map(topology.gateway.map((p) => [p.pid, memory(p.pid).rssMb]));
+      const idle = new Map([...topology.gateway, ...(topology.balancer ? [topology.balancer] : [])].map((p) => [p.pid, memory(p.pid).rssMb]));
       await sanityCheck(scenario, topology.url);
       const loadOptions = { url: topology.url, path: scenario.path, body: scenario.body, connections: scenario.connections };
       if (settings.warmupS > 0) await load.run({ ...loadOptions, durationS: settings.warmupS });
