@@ -5,31 +5,10 @@
  * BENCH_SECONDS (default 3) sets the measuring time.
  */
 import { RuleSet, compileRuleDefinition, type CompiledRule, type EvalInput, type RuleActionView } from '@sluice/rules';
+import { nonMatchingCondition } from './rules-fixture.js';
 
 const ENV = { wasmRuntime: false, embeddingProvider: false };
 const SECONDS = Number(process.env['BENCH_SECONDS'] ?? 3);
-
-/** Conditions that do not match the action below, one per operator and form. */
-function nonMatchingCondition(i: number): unknown {
-  const n = String(i);
-  const templates: unknown[] = [
-    { field: 'action.tenant', eq: `tenant-${n}` },
-    { field: 'action.namespace', not_eq: 'billing' },
-    { field: 'action.provider', in: Array.from({ length: 10 }, (_, k) => `provider-${n}-${k}`) },
-    { field: 'action.payload.tags', contains: `tag-${n}` },
-    { field: 'action.payload.subject', starts_with: `URGENT ${n}` },
-    { field: 'action.payload.customer.email', ends_with: `@blocked-${n}.example` },
-    { field: 'action.payload.subject', matches: `(?i).*(lottery|prize)-${n}.*` },
-    { field: 'action.payload.amount', gt: 100_000 + i },
-    { field: 'action.payload.amount', lte: 10 },
-    { field: 'action.payload.items.0.quantity', gte: 500 },
-    { field: 'action.metadata.env', lt: 'a' },
-    { field: 'action.payload.absent.deep', eq: n },
-    { all: [{ field: 'action.tenant', eq: 'acme' }, { any: [{ field: 'action.payload.amount', gt: 1e9 }, { field: 'state.current', eq: `closed-${n}` }] }] },
-    { any: [{ field: 'action.action_type', eq: `type-${n}` }, { all: [{ field: 'action.payload.vip', eq: true }, { field: 'action.payload.region', in: ['us', 'ca'] }] }] },
-  ];
-  return templates[i % templates.length];
-}
 
 function buildRules(): CompiledRule[] {
   const rules: CompiledRule[] = [];

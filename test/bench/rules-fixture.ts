@@ -18,8 +18,8 @@ interface RuleFileEntry {
   action: Record<string, unknown>;
 }
 
-/** Conditions that do not match SAMPLE_ACTION, one per operator and form. */
-function nonMatchingCondition(i: number): unknown {
+/** Conditions that do not match SAMPLE_ACTION, one per operator and form (also used by rules-eval.bench.ts). */
+export function nonMatchingCondition(i: number): unknown {
   const n = String(i);
   const templates: unknown[] = [
     { field: 'action.tenant', eq: `tenant-${n}` },
