@@ -21,6 +21,7 @@ import { AnalyticsRollups, StateAuditStore, auditKeys } from '@sluice/audit';
 import type { AuditPage, NewAuditRecord } from '@sluice/core';
 import { RedisStateStore } from '@sluice/state';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
+import { prng } from '../support/prng.js';
 
 const RECORDS = envInt('AUDIT_RECORDS', 1_000_000);
 const TENANTS = envInt('AUDIT_TENANTS', 200);
@@ -49,17 +50,6 @@ function envInt(name: string, fallback: number): number {
 // Synthetic traffic
 // ---------------------------------------------------------------------------------------------
 
-/** mulberry32: small, fast and seedable, so two runs load the same data. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const rand = prng(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;

@@ -1,5 +1,6 @@
 import type { AnalyticsBucket, AnalyticsResult, AnalyticsTopEntry } from '@sluice/core';
 import { LATENCY_BOUNDS_MS, type RollupQuery, type RollupRecord } from '../src/analytics/index.js';
+import { prng } from '../../../test/support/prng.js';
 
 /*
  * A deterministic data set and a brute-force analytics over it. The brute force shares no code
@@ -37,17 +38,6 @@ const OUTCOMES: readonly [string, number][] = [
 /** Durations on and around bin bounds, zero, and one past the last bound. */
 const EDGE_DURATIONS = [0, 0.25, 0.2501, 1, 1.19, 2, 100, 108, 16_800_000, 1e8];
 
-/** mulberry32: small, fast, and the same sequence on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export function generateRecords(count: number, seed = 42): RollupRecord[] {
   const rand = prng(seed);

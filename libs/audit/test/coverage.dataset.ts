@@ -1,5 +1,6 @@
 import type { CoverageEntry } from '@sluice/core';
 import type { CoverageRecord, CoverageRollupQuery, CoverageRollupResult } from '../src/coverage/index.js';
+import { prng } from '../../../test/support/prng.js';
 
 /*
  * A deterministic data set and a brute-force coverage over it, record by record. It shares no
@@ -19,17 +20,6 @@ const PROVIDERS = ['email', 'sms', 'webhook'] as const;
 /** Rule names include one spelled "null", which must stay apart from "no rule". */
 const RULES = ['block-spam', 'allow-vip', 'dedup-receipts', 'null', 'throttle:burst'] as const;
 
-/** mulberry32: small, fast, and the same sequence on every run. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /**
  * Action types with fixed coverage, so all three entry groups occur: `spam` is always matched,
