@@ -1,3 +1,4 @@
+import type { DeferrableWriteOp } from '@sluice/state';
 import type { AuditPage, AuditQuery, AuditRecord, AuditVerifyInput, AuditVerifyResult, NewAuditRecord } from '@sluice/core';
 
 export interface AppendOptions {
@@ -5,6 +6,11 @@ export interface AppendOptions {
   ttlMs: number | null;
   /** Link the record into its (namespace, tenant) hash chain. */
   chain: boolean;
+  /**
+   * Writes derived from the stored record (analytics and coverage rollups), deferred together
+   * with its index entries: one queue entry per record on Redis.
+   */
+  derived?: (record: AuditRecord) => readonly DeferrableWriteOp[];
 }
 
 /** What a query may return to its caller (grants): applied to every record before paging. */
@@ -22,7 +28,7 @@ export interface StoreQuery extends Omit<AuditQuery, 'from' | 'to'> {
  * Redis backends; one contract suite covers both.
  */
 export interface AuditStore {
-  /** Persists a record and its indexes; resolves once the backend holds them. Returns the stored record (id, expires_at and chain fields set). */
+  /** Persists a record and its indexes (deferred: queries apply them first); resolves once the backend holds them. Returns the stored record (id, expires_at and chain fields set). */
   append(record: NewAuditRecord, opts: AppendOptions): Promise<AuditRecord>;
   /** The most recent record of an action id (null when none, or it has expired). */
   get(actionId: string): Promise<AuditRecord | null>;

@@ -1,42 +1,53 @@
 import type { AuditRecord } from '@sluice/core';
-import type { StateStore, WriteOp } from '@sluice/state';
+import type { DeferrableWriteOp, StateStore, WriteOp } from '@sluice/state';
 import { placementOf } from './index-layout.js';
 import { actionPointerKey, recordKey } from './keys.js';
 import { dispatchedAtMs, encodeRecord, expiresAtMs } from './record-codec.js';
 import { globalMember, tenantMember } from './record-ref.js';
 
 /*
- * The writes of one record, split by slot: the tenant-scope part can join the chain CAS; the
- * global part goes in a separate batch. Removal undoes exactly these.
+ * The writes of one record. The value and the action pointer are written at once; index entries
+ * are deferred writes (StateStore.applyDeferred), which every reader of the indexes applies
+ * first. With a hash chain, the value and the tenant indexes join the chain head's CAS (one slot).
+ * Removal undoes exactly these.
  */
 
-/** Record value, tenant indexes and chain index: all in the record's (namespace, tenant) slot. */
-export function tenantWrites(record: AuditRecord): WriteOp[] {
+/** The record value: in the record's (namespace, tenant) slot. */
+export function valueWrite(record: AuditRecord): WriteOp {
+  return { op: 'set', key: recordKey(record, record.id), value: encodeRecord(record) };
+}
+
+/** Tenant indexes and the chain index: in the record's slot. */
+export function tenantIndexWrites(record: AuditRecord): DeferrableWriteOp[] {
   const placement = placementOf(record);
   const member = tenantMember(record.id);
   const score = dispatchedAtMs(record);
-  const ops: WriteOp[] = [{ op: 'set', key: recordKey(record, record.id), value: encodeRecord(record) }];
-  for (const index of placement.tenant) ops.push({ op: 'indexAdd', index, member, score });
+  const ops: DeferrableWriteOp[] = placement.tenant.map((index) => ({ op: 'indexAdd', index, member, score }));
   if (placement.chain !== null && record.sequence_number !== null) {
     ops.push({ op: 'indexAdd', index: placement.chain, member, score: record.sequence_number });
   }
   return ops;
 }
 
-/**
- * Global indexes, expiry index and the action pointer. The pointer of an expiring record expires
- * with it (a backend TTL), so the reaper never has to delete a pointer a newer record may own.
- */
-export function globalWrites(record: AuditRecord, scopeCode: string, nowMs: number): WriteOp[] {
+/** Global indexes and the expiry index. */
+export function globalIndexWrites(record: AuditRecord, scopeCode: string): DeferrableWriteOp[] {
   const placement = placementOf(record);
   const member = globalMember(record.id, scopeCode);
   const score = dispatchedAtMs(record);
-  const ops: WriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score }));
+  const ops: DeferrableWriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score }));
   const expiry = expiresAtMs(record);
   if (placement.expiry !== null && expiry !== null) ops.push({ op: 'indexAdd', index: placement.expiry, member, score: expiry });
-  const pointer: WriteOp = { op: 'set', key: actionPointerKey(record.action_id), value: member };
-  ops.push(expiry === null ? pointer : { ...pointer, ttlMs: Math.max(1, expiry - nowMs) });
   return ops;
+}
+
+/**
+ * The action pointer. The pointer of an expiring record expires with it (a backend TTL), so the
+ * reaper never has to delete a pointer a newer record may own.
+ */
+export function pointerWrite(record: AuditRecord, scopeCode: string, nowMs: number): WriteOp {
+  const pointer: WriteOp = { op: 'set', key: actionPointerKey(record.action_id), value: globalMember(record.id, scopeCode) };
+  const expiry = expiresAtMs(record);
+  return expiry === null ? pointer : { ...pointer, ttlMs: Math.max(1, expiry - nowMs) };
 }
 
 /**

@@ -10,7 +10,7 @@ import { isExpired } from './record-codec.js';
 import { RecordIdGenerator } from './record-id.js';
 import { RecordReader } from './record-reader.js';
 import { reapMembers } from './record-reaper.js';
-import { globalWrites, tenantWrites } from './record-writes.js';
+import { globalIndexWrites, pointerWrite, tenantIndexWrites, valueWrite } from './record-writes.js';
 import { ScopeCodes } from './scope-codes.js';
 
 export interface StateAuditStoreOptions {
@@ -65,12 +65,16 @@ export class StateAuditStore implements AuditStore {
     const scopeCode = await this.scopes.codeFor(unlinked);
     let record: AuditRecord;
     if (opts.chain) {
-      // Value and tenant indexes join the head's CAS (one slot); the global part follows.
-      record = await linkIntoChain(this.store, unlinked, tenantWrites);
-      await this.store.writeBatch(globalWrites(record, scopeCode, this.clock.now()));
+      // The value and tenant indexes join the head's CAS (one slot), so verify sees every link.
+      record = await linkIntoChain(this.store, unlinked, (linked) => [valueWrite(linked), ...tenantIndexWrites(linked)]);
+      await this.store.writeBatch([pointerWrite(record, scopeCode, this.clock.now())], {
+        deferred: [...globalIndexWrites(record, scopeCode), ...(opts.derived?.(record) ?? [])],
+      });
     } else {
       record = { ...unlinked, sequence_number: null, previous_hash: null, record_hash: null };
-      await this.store.writeBatch([...tenantWrites(record), ...globalWrites(record, scopeCode, this.clock.now())]);
+      await this.store.writeBatch([valueWrite(record), pointerWrite(record, scopeCode, this.clock.now())], {
+        deferred: [...tenantIndexWrites(record), ...globalIndexWrites(record, scopeCode), ...(opts.derived?.(record) ?? [])],
+      });
     }
     if (this.maxRecords !== null) await this.evictBeyond(this.maxRecords);
     return record;
@@ -84,11 +88,13 @@ export class StateAuditStore implements AuditStore {
     return record;
   }
 
-  query(query: StoreQuery): Promise<AuditPage> {
+  async query(query: StoreQuery): Promise<AuditPage> {
+    await this.store.applyDeferred();
     return runQuery({ store: this.store, reader: this.reader, nowMs: this.clock.now(), scanBudget: this.scanBudget }, query);
   }
 
-  verify(input: AuditVerifyInput): Promise<AuditVerifyResult> {
+  async verify(input: AuditVerifyInput): Promise<AuditVerifyResult> {
+    await this.store.applyDeferred();
     return verifyChain(this.store, this.reader, input);
   }
 
@@ -99,6 +105,7 @@ export class StateAuditStore implements AuditStore {
    */
   async expire(nowMs: number, limit: number): Promise<number> {
     if (limit <= 0) return 0;
+    await this.store.applyDeferred();
     const due = await this.store.indexRange(expiryIndexKey(), { max: nowMs, limit });
     return reapMembers(
       this.store,

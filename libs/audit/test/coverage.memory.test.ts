@@ -1,5 +1,5 @@
 import { ManualClock } from '@sluice/core';
-import { MemoryStateStore, type StateStore, type WriteOp } from '@sluice/state';
+import { MemoryStateStore, type StateStore, type WriteBatchOptions, type WriteOp } from '@sluice/state';
 import { describe, expect, it } from 'vitest';
 import { indexKey } from '../src/coverage/coverage-keys.js';
 import { CoverageRollups, type CoverageRecord } from '../src/coverage/index.js';
@@ -20,7 +20,9 @@ function spied(store: StateStore): { store: StateStore; batches: WriteOp[][]; in
   let keysRead = 0;
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
-      if (prop === 'writeBatch') return async (ops: WriteOp[]) => (batches.push(ops), target.writeBatch(ops));
+      if (prop === 'writeBatch') {
+        return async (ops: WriteOp[], opts?: WriteBatchOptions) => (batches.push([...ops, ...(opts?.deferred ?? [])]), target.writeBatch(ops, opts));
+      }
       if (prop === 'indexRange') return async (...args: Parameters<StateStore['indexRange']>) => (indexReads++, target.indexRange(...args));
       if (prop === 'getMany') return async (keys: Parameters<StateStore['getMany']>[0]) => ((keysRead += keys.length), target.getMany(keys));
       return Reflect.get(target, prop, receiver) as unknown;

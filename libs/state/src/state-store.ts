@@ -94,6 +94,18 @@ export type WriteOp =
   | { op: 'indexAdd'; index: StateKey; member: string; score: number; ttlMs?: number }
   | { op: 'increment'; key: StateKey; by: number; ttlMs?: number };
 
+/** Writes that may be deferred: counters and index entries, whose bulk application is the same as one by one. */
+export type DeferrableWriteOp = Extract<WriteOp, { op: 'increment' | 'indexAdd' }>;
+
+export interface WriteBatchOptions {
+  /**
+   * Writes that readers see only after applyDeferred() (see there). On Redis they travel as one
+   * queue entry in the batch's round trip and are applied later in bulk, grouped by key; the
+   * memory backend applies them at once, after `ops`.
+   */
+  deferred?: readonly DeferrableWriteOp[];
+}
+
 export interface StateStore {
   readonly backend: 'memory' | 'redis';
 
@@ -130,9 +142,16 @@ export interface StateStore {
   /**
    * Applies the writes in one round trip, in order. Not atomic across keys (a crash may apply a
    * prefix): readers must tolerate an index entry whose value is missing. Resolves once the
-   * backend has applied every write.
+   * backend has applied every write, and holds the deferred ones in its queue.
    */
-  writeBatch(ops: readonly WriteOp[]): Promise<void>;
+  writeBatch(ops: readonly WriteOp[], opts?: WriteBatchOptions): Promise<void>;
+  /**
+   * Applies the deferred writes every process queued before the call (each exactly once, however
+   * many processes apply at the same time). Readers of keys that take deferred writes call it
+   * first; every store also applies its own queue within milliseconds and the shared queue
+   * about once a second, so a process that dies after queueing loses nothing.
+   */
+  applyDeferred(): Promise<void>;
   /**
    * compareAndSwap plus further writes, all or nothing: the writes are applied only when the
    * swap succeeds. Every key involved must share the CAS key's namespace and tenant (one Redis

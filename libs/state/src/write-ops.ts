@@ -32,6 +32,14 @@ function checkWrite(op: WriteOp): CheckedWrite {
   }
 }
 
+/** Only counters and index entries may be deferred (other ops reach here from untyped callers only). */
+export function checkDeferrable(ops: readonly WriteOp[]): readonly WriteOp[] {
+  for (const op of ops) {
+    if (op.op !== 'increment' && op.op !== 'indexAdd') throw new RangeError(`a deferred write must be increment or indexAdd, got ${JSON.stringify(op.op)}`);
+  }
+  return ops;
+}
+
 /** compareAndSwapWith runs as one script, so every key must live in the CAS key's slot. */
 export function checkSameScope(key: StateKey, writes: readonly CheckedWrite[]): void {
   for (const w of writes) {

@@ -17,6 +17,7 @@ interface ChildResult {
   lockValue: string | null;
   casIncrements: number;
   casRetries: number;
+  deferredQueued: number;
 }
 
 interface Contender {
@@ -77,6 +78,7 @@ describe('StateStore races across processes (Redis)', () => {
     expect(sum((r) => r.windowAllowed)).toBe(RACE.windowLimit);
     expect(sum((r) => r.lockWins)).toBe(1);
     expect(sum((r) => r.casIncrements)).toBe(2 * RACE.casIncrements);
+    expect(sum((r) => r.deferredQueued)).toBe(2 * RACE.deferredBatches);
 
     const store = await RedisStateStore.connect({ url: testRedisUrl(), prefix });
     const admin = new Redis(testRedisUrl());
@@ -87,6 +89,10 @@ describe('StateStore races across processes (Redis)', () => {
       expect(await store.get(key('lock'))).toBe(winner);
       const counter = await store.getVersioned(key('counter'));
       expect(counter).toEqual({ value: String(2 * RACE.casIncrements), version: 2 * RACE.casIncrements });
+      // Every deferred write applied exactly once, whichever process's applier popped it.
+      await store.applyDeferred();
+      expect(await store.get(key('deferred-count'))).toBe(String(2 * RACE.deferredBatches));
+      expect(await store.indexCount(key('deferred-index'))).toBe(2 * RACE.deferredBatches);
     } finally {
       await store.close();
       const keys = await admin.keys(`${prefix}:*`);

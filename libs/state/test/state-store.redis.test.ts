@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { createStateStore } from '../src/create-state-store.js';
@@ -110,5 +110,123 @@ describe('RedisStateStore on Redis', () => {
     expect(await store.ping()).toBe(false);
     expect(Date.now() - start).toBeLessThan(2000);
     await store.close();
+  });
+});
+
+describe('RedisStateStore deferred writes', () => {
+  const k = (id: string) => ({ kind: 'deferred-test', namespace: 'n', tenant: 't', id });
+  const queueOf = (prefix: string) => `${prefix}:deferred:{_:_}:queue`;
+  const stores: RedisStateStore[] = [];
+  const open = async (prefix: string, deferred: ConstructorParameters<typeof RedisStateStore>[0]['deferred']) => {
+    const store = await RedisStateStore.connect({ url: testRedisUrl(), prefix, deferred });
+    stores.push(store);
+    return store;
+  };
+  afterEach(async () => {
+    for (const s of stores.splice(0)) await s.close();
+  });
+
+  it('queues a batch as one list entry in its pipeline and writes the keys only when applied', async () => {
+    const prefix = uniquePrefix();
+    const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000 });
+    const monitor = new Redis(testRedisUrl());
+    const commands: string[] = [];
+    try {
+      await monitor.monitor().then((m) => m.on('monitor', (_t: string, args: string[]) => commands.push(String(args[0]).toLowerCase())));
+      await store.writeBatch([{ op: 'set', key: k('v'), value: 'x' }], {
+        deferred: [
+          { op: 'increment', key: k('n'), by: 1, ttlMs: 60_000 },
+          { op: 'indexAdd', index: k('i'), member: 'm', score: 1, ttlMs: 60_000 },
+        ],
+      });
+      await sleep(50);
+      expect(commands.filter((c) => c !== 'monitor')).toEqual(['set', 'rpush']);
+      expect(await admin.llen(queueOf(prefix))).toBe(1);
+      expect(await admin.exists(renderKey(prefix, k('n')), renderKey(prefix, k('i')))).toBe(0);
+      await store.applyDeferred();
+      expect(await admin.llen(queueOf(prefix))).toBe(0);
+      expect(await admin.get(renderKey(prefix, k('n')))).toBe('1');
+      expect(await admin.pttl(renderKey(prefix, k('i')))).toBeGreaterThan(50_000);
+    } finally {
+      monitor.disconnect();
+      await deleteKeys(admin, `${prefix}:*`);
+    }
+  });
+
+  it('applies its own queue shortly after writing, without a reader', async () => {
+    const prefix = uniquePrefix();
+    const store = await open(prefix, { delayMs: 10, sweepMs: 60_000 });
+    try {
+      await store.writeBatch([], { deferred: [{ op: 'increment', key: k('n'), by: 5 }] });
+      await vi.waitFor(async () => expect(await admin.get(renderKey(prefix, k('n')))).toBe('5'), { timeout: 2000, interval: 20 });
+    } finally {
+      await deleteKeys(admin, `${prefix}:*`);
+    }
+  });
+
+  it('sweeps entries a closed (or dead) store left queued', async () => {
+    const prefix = uniquePrefix();
+    const leaver = await open(prefix, { delayMs: 60_000, sweepMs: 60_000 });
+    const survivor = await open(prefix, { delayMs: 60_000, sweepMs: 50 });
+    try {
+      await leaver.writeBatch([], { deferred: [{ op: 'increment', key: k('n'), by: 7 }] });
+      await leaver.close();
+      await vi.waitFor(async () => expect(await admin.get(renderKey(prefix, k('n')))).toBe('7'), { timeout: 2000, interval: 20 });
+      expect(await survivor.get(k('n'))).toBe('7');
+    } finally {
+      await deleteKeys(admin, `${prefix}:*`);
+    }
+  });
+
+  it('a write to a key of the wrong type fails alone and is reported', async () => {
+    const prefix = uniquePrefix();
+    const errors: unknown[] = [];
+    const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000, onError: (err) => errors.push(err) });
+    try {
+      await store.set(k('text'), 'not a number');
+      await store.writeBatch([], {
+        deferred: [
+          { op: 'increment', key: k('text'), by: 1 },
+          { op: 'indexAdd', index: k('text'), member: 'm', score: 1 },
+          { op: 'increment', key: k('n'), by: 1 },
+        ],
+      });
+      await store.applyDeferred();
+      expect(await store.getMany([k('text'), k('n')])).toEqual(['not a number', '1']);
+      expect(errors).toHaveLength(1);
+      expect(String(errors[0])).toMatch(/2 deferred writes failed/);
+    } finally {
+      await deleteKeys(admin, `${prefix}:*`);
+    }
+  });
+
+  it('applies large queues in script calls of batchSize entries, grouping each key into one command', async () => {
+    const prefix = uniquePrefix();
+    const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000, batchSize: 50 });
+    try {
+      await Promise.all(
+        Array.from({ length: 120 }, (_, i) =>
+          store.writeBatch([], {
+            deferred: [
+              { op: 'increment', key: k('n'), by: 1 },
+              { op: 'indexAdd', index: k('i'), member: `m${i % 100}`, score: i },
+            ],
+          }),
+        ),
+      );
+      await admin.config('RESETSTAT');
+      await store.applyDeferred();
+      expect(await store.get(k('n'))).toBe('120');
+      // m0..m19 were added twice: the later score won.
+      expect(await store.indexRange(k('i'), { min: 0, max: 0, limit: 5 })).toEqual([]);
+      expect(await store.indexCount(k('i'))).toBe(100);
+      const stats = await admin.info('commandstats');
+      const calls = (cmd: string) => Number(new RegExp(`cmdstat_${cmd}:calls=(\\d+)`).exec(stats)?.[1] ?? 0);
+      // 3 script calls (50 + 50 + 20), each one ZADD and one INCRBY.
+      expect(calls('zadd')).toBe(3);
+      expect(calls('incrby')).toBe(3);
+    } finally {
+      await deleteKeys(admin, `${prefix}:*`);
+    }
   });
 });

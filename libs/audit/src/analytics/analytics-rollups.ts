@@ -1,5 +1,5 @@
 import { errors, systemClock, type AnalyticsResult, type Clock } from '@sluice/core';
-import type { StateStore, WriteOp } from '@sluice/state';
+import type { DeferrableWriteOp, StateStore } from '@sluice/state';
 import { aggregate } from './aggregate.js';
 import { binOf } from './histogram.js';
 import { planSegments } from './read-plan.js';
@@ -59,8 +59,14 @@ export class AnalyticsRollups {
     this.retentionMs = { day: days * DAY_MS, hour: hours * DAY_MS };
   }
 
-  /** Adds one dispatch: a single writeBatch of up to 10 writes. Buckets already past retention are skipped. */
+  /** Adds one dispatch (the recorder defers writesFor together with the audit record's own). */
   async record(record: RollupRecord): Promise<void> {
+    const ops = this.writesFor(record);
+    if (ops.length > 0) await this.state.writeBatch([], { deferred: ops });
+  }
+
+  /** The up to 10 deferred writes of one dispatch. Buckets already past retention are skipped. */
+  writesFor(record: RollupRecord): DeferrableWriteOp[] {
     const at = Date.parse(record.dispatched_at);
     if (Number.isNaN(at)) throw new TypeError(`analytics: invalid dispatched_at ${record.dispatched_at}`);
     const ref = tupleRef({ namespace: record.namespace, tenant: record.tenant, provider: record.provider, action_type: record.action_type, outcome: record.outcome });
@@ -69,7 +75,7 @@ export class AnalyticsRollups {
     const score = memberScore(ref, bin);
     const micros = Math.max(0, Math.round(record.duration_ms * 1000));
     const now = this.clock.now();
-    const ops: WriteOp[] = [];
+    const ops: DeferrableWriteOp[] = [];
     for (const g of GRANULARITIES) {
       const start = g === 'hour' ? floorHour(at) : floorDay(at);
       // Set once, when a key is created: every key of the bucket expires `retention` after the bucket ends.
@@ -84,7 +90,7 @@ export class AnalyticsRollups {
         { op: 'indexAdd', index: tenantIndexKey(g, start, ref.tuple.tenant), member, score, ttlMs },
       );
     }
-    if (ops.length > 0) await this.state.writeBatch(ops);
+    return ops;
   }
 
   /** 400 (BAD_REQUEST) when from is after to, or the range needs more than MAX_ANALYTICS_BUCKETS buckets. */
@@ -97,6 +103,7 @@ export class AnalyticsRollups {
     if (buckets > MAX_ANALYTICS_BUCKETS) {
       throw errors.badRequest(`the range needs more than ${MAX_ANALYTICS_BUCKETS} ${q.interval} buckets; narrow it or use a longer interval`);
     }
+    await this.state.applyDeferred();
     const segments = planSegments({
       interval: q.interval,
       startMs,

@@ -1,5 +1,5 @@
 import { errors, systemClock, type Clock } from '@sluice/core';
-import type { StateStore } from '@sluice/state';
+import type { DeferrableWriteOp, StateStore } from '@sluice/state';
 import { DAY_MS, floorDay } from '../analytics/time-buckets.js';
 import { counterKey, encodeMember, indexKey, tenantIndexKey, tupleRef } from './coverage-keys.js';
 import { foldEntries } from './coverage-fold.js';
@@ -38,23 +38,29 @@ export class CoverageRollups {
     this.retentionMs = (opts.retentionDays ?? 400) * DAY_MS;
   }
 
-  /** Adds one dispatch: a single writeBatch of 3 writes. A day already past retention is skipped. */
+  /** Adds one dispatch (the recorder defers writesFor together with the audit record's own). */
   async record(record: CoverageRecord): Promise<void> {
+    const ops = this.writesFor(record);
+    if (ops.length > 0) await this.state.writeBatch([], { deferred: ops });
+  }
+
+  /** The 3 deferred writes of one dispatch; none when its day is already past retention. */
+  writesFor(record: CoverageRecord): DeferrableWriteOp[] {
     const at = Date.parse(record.dispatched_at);
     if (Number.isNaN(at)) throw new TypeError(`coverage: invalid dispatched_at ${record.dispatched_at}`);
     const day = floorDay(at);
     // Set once, when a key is created: every key of the day expires `retention` after it ends.
     const ttlMs = day + DAY_MS + this.retentionMs - this.clock.now();
-    if (ttlMs <= 0) return;
+    if (ttlMs <= 0) return [];
     const { namespace, tenant, provider, action_type, matched_rule } = record;
     const ref = tupleRef({ namespace, tenant, provider, action_type, matched_rule });
     const member = encodeMember(ref.tuple);
-    await this.state.writeBatch([
+    return [
       { op: 'increment', key: counterKey(day, ref), by: 1, ttlMs },
       // After the counter: a crash in between leaves an uncounted action, not a dangling entry.
       { op: 'indexAdd', index: indexKey(day), member, score: ref.rank, ttlMs },
       { op: 'indexAdd', index: tenantIndexKey(day, tenant), member, score: ref.rank, ttlMs },
-    ]);
+    ];
   }
 
   /** 400 (BAD_REQUEST) when from is after to, or the range spans more than MAX_COVERAGE_DAYS days. */
@@ -74,6 +80,7 @@ export class CoverageRollups {
       (q.namespace === undefined || q.namespace === t.namespace) &&
       (q.tenant === undefined || q.tenant === t.tenant) &&
       (q.visible === undefined || q.visible(t.namespace, t.tenant));
+    await this.state.applyDeferred();
     const counts = await readCoverage(this.state, days, accept, q.tenant);
     return { scannedFromMs, scannedToMs, entries: foldEntries(counts) };
   }

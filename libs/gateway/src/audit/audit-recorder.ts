@@ -1,14 +1,15 @@
 import type { AuditStore } from '@sluice/audit';
 import type { AuditRecord } from '@sluice/core';
 import type { AuditConfig } from '@sluice/config';
+import type { DeferrableWriteOp } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import { buildAuditRecord, type RecordInput } from './audit-record.js';
 import type { ComplianceStatus } from './compliance.js';
 import { redactPayload } from './redact.js';
 
-/** Something else that learns of every record as it is written (analytics rollups). */
+/** Something kept up to date from every record (analytics and coverage rollups): its writes are deferred with the record's. */
 export interface AuditObserver {
-  record(record: AuditRecord): Promise<void>;
+  writesFor(record: AuditRecord): readonly DeferrableWriteOp[];
 }
 
 export interface AuditRecorderDeps {
@@ -30,7 +31,11 @@ export type AuditEntry = Omit<RecordInput, 'ttlMs' | 'storedPayload'>;
  * request; otherwise the failure is logged and counted and the outcome still returned.
  */
 export class AuditRecorder {
-  constructor(private readonly deps: AuditRecorderDeps) {}
+  private readonly derived: (record: AuditRecord) => DeferrableWriteOp[];
+
+  constructor(private readonly deps: AuditRecorderDeps) {
+    this.derived = (record) => deps.observers.flatMap((o) => o.writesFor(record));
+  }
 
   async record(entry: AuditEntry): Promise<void> {
     const { config, compliance } = this.deps;
@@ -39,8 +44,7 @@ export class AuditRecorder {
     const storedPayload = config.store_payload ? redactPayload(action.payload, config.redact.fields, config.redact.placeholder) : null;
     const draft = buildAuditRecord({ ...entry, ttlMs, storedPayload });
     try {
-      const stored = await this.deps.store.append(draft, { ttlMs, chain: compliance.hash_chain });
-      await Promise.all(this.deps.observers.map((o) => o.record(stored)));
+      await this.deps.store.append(draft, { ttlMs, chain: compliance.hash_chain, derived: this.derived });
     } catch (err) {
       this.deps.onWriteFailed();
       if (compliance.sync_audit_writes) throw err;

@@ -19,11 +19,13 @@ const suppress: RuleActionHandler = async (ctx, { rule, action }) => {
 /**
  * deduplicate: one atomic set-if-absent before the provider runs, scoped to namespace+tenant and
  * keyed by dedup_key (the action id when there is none). The loser of a race is deduplicated.
+ * Only the key's existence matters, so the value is '1' (Redis keeps it as a shared integer):
+ * live dedup keys are the bulk of Redis memory, and the first action is in the audit trail.
  */
 const deduplicate: RuleActionHandler = async (ctx, { action }, deps) => {
   const { namespace, tenant, dedup_key, id } = ctx.action;
   const ttlMs = (action as Of<'deduplicate'>).ttl_seconds * 1000;
-  const first = await deps.state.setIfAbsent({ kind: 'dedup', namespace, tenant, id: dedup_key ?? id }, id, { ttlMs });
+  const first = await deps.state.setIfAbsent({ kind: 'dedup', namespace, tenant, id: dedup_key ?? id }, '1', { ttlMs });
   return first ? undefined : { outcome: 'deduplicated', action_id: id };
 };
 

@@ -14,10 +14,11 @@ import type {
   Versioned,
   WindowCount,
   WindowOptions,
+  WriteBatchOptions,
   WriteOp,
 } from '../state-store.js';
 import { checkScore, popLimit, rangeArgs, scanCount, scoreBounds, ttlOf, windowArgs } from '../store-args.js';
-import { checkSameScope, checkWrites } from '../write-ops.js';
+import { checkDeferrable, checkSameScope, checkWrites } from '../write-ops.js';
 import { Keyspace } from './memory-keyspace.js';
 import { LocalBus } from './memory-pubsub.js';
 import { addToIndex, applyWrite, checkApplicable, integer } from './memory-writes.js';
@@ -173,8 +174,9 @@ export class MemoryStateStore implements StateStore {
    * Mirrors redis/batch.ts: a failing write (wrong family, not an integer) does not stop the
    * ones after it, as in a Redis pipeline; the call then rejects with the first error.
    */
-  async writeBatch(ops: readonly WriteOp[]): Promise<void> {
-    const writes = checkWrites(ops);
+  async writeBatch(ops: readonly WriteOp[], opts: WriteBatchOptions = {}): Promise<void> {
+    // Nothing to gain from deferring in-process writes: the deferred ones are applied at once, last.
+    const writes = checkWrites(opts.deferred === undefined ? ops : [...ops, ...checkDeferrable(opts.deferred)]);
     let failure: { error: unknown } | undefined;
     for (const w of writes) {
       try {
@@ -185,6 +187,8 @@ export class MemoryStateStore implements StateStore {
     }
     if (failure !== undefined) throw failure.error;
   }
+
+  async applyDeferred(): Promise<void> {}
 
   /** Mirrors lua/compare-and-swap-with-1.ts: every write is checked before anything is written. */
   async compareAndSwapWith(key: StateKey, expectedVersion: number, value: string, writes: readonly WriteOp[]): Promise<CasResult> {

@@ -30,8 +30,15 @@ export function writeBatchCommands(ops: readonly WriteOp[], render: (key: StateK
   return checkWrites(ops).flatMap((w) => writeCommands(render(w.key), w));
 }
 
-export async function writeBatch(client: Redis, ops: readonly WriteOp[], render: (key: StateKey) => string): Promise<void> {
+/** The queue entry of the deferred writes, appended in the same pipeline. */
+export interface DeferredAppend {
+  queueKey: string;
+  entry: string;
+}
+
+export async function writeBatch(client: Redis, ops: readonly WriteOp[], render: (key: StateKey) => string, deferred?: DeferredAppend): Promise<void> {
   const commands = writeBatchCommands(ops, render);
+  if (deferred !== undefined) commands.push(['rpush', deferred.queueKey, deferred.entry]);
   if (commands.length === 0) return;
   const results = await client.pipeline(commands).exec();
   if (results === null) throw new Error('writeBatch: the pipeline was discarded');

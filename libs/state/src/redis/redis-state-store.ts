@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import { renderKey } from '../keys.js';
+import { GLOBAL_SCOPE, renderKey } from '../keys.js';
 import { warnHandlerError } from '../subscriber-errors.js';
 import type {
   CasResult,
@@ -14,9 +14,11 @@ import type {
   Versioned,
   WindowCount,
   WindowOptions,
+  WriteBatchOptions,
   WriteOp,
 } from '../state-store.js';
 import { writeBatch } from './batch.js';
+import { DeferredQueue, deferredEntry, type DeferredQueueOptions } from './deferred-writes.js';
 import { compareAndSwapWith } from './compare-and-swap-with.js';
 import { createClient, pingWithin, waitUntilReady, type RedisConnectionOptions } from './connection.js';
 import * as ranges from './index-range.js';
@@ -33,6 +35,8 @@ export interface RedisStateStoreOptions extends RedisConnectionOptions {
   prefix: string;
   /** Deadline of ping() (default 1000). */
   pingTimeoutMs?: number;
+  /** Timing of deferred writes (WriteBatchOptions.deferred); see deferred-writes.ts. */
+  deferred?: DeferredQueueOptions;
   /** Called when a subscribe handler throws; default: process.emitWarning. */
   onHandlerError?: (channel: string, err: unknown) => void;
 }
@@ -48,6 +52,7 @@ export class RedisStateStore implements StateStore {
   private readonly prefix: string;
   private readonly pubsub: RedisPubSub;
   private readonly pingTimeoutMs: number;
+  private readonly deferred: DeferredQueue;
   private lastError: unknown;
 
   /** Connects in the background; use RedisStateStore.connect() to wait until Redis answers. */
@@ -61,6 +66,7 @@ export class RedisStateStore implements StateStore {
     });
     registerScripts(this.client);
     this.pubsub = new RedisPubSub(this.client, this.prefix, opts.onHandlerError ?? warnHandlerError);
+    this.deferred = new DeferredQueue(this.client, this.k({ kind: 'deferred', ...GLOBAL_SCOPE, id: 'queue' }), opts.deferred);
   }
 
   /** Creates a store and waits until Redis is ready; throws an error naming the URL if not. */
@@ -140,8 +146,16 @@ export class RedisStateStore implements StateStore {
     return values.getValues(this.client, keys.map((key) => this.k(key)));
   }
 
-  writeBatch(ops: readonly WriteOp[]): Promise<void> {
-    return writeBatch(this.client, ops, (key) => this.k(key));
+  async writeBatch(ops: readonly WriteOp[], opts: WriteBatchOptions = {}): Promise<void> {
+    const render = (key: StateKey) => this.k(key);
+    if (opts.deferred === undefined || opts.deferred.length === 0) return writeBatch(this.client, ops, render);
+    const entry = deferredEntry(opts.deferred, render);
+    await writeBatch(this.client, ops, render, { queueKey: this.deferred.queueKey, entry });
+    this.deferred.queued();
+  }
+
+  applyDeferred(): Promise<void> {
+    return this.deferred.applyAll();
   }
 
   compareAndSwapWith(key: StateKey, expectedVersion: number, value: string, writes: readonly WriteOp[]): Promise<CasResult> {
@@ -165,6 +179,7 @@ export class RedisStateStore implements StateStore {
   }
 
   async close(): Promise<void> {
+    await this.deferred.close();
     await this.pubsub.close();
     await closeClient(this.client);
   }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import type { DeferrableWriteOp } from '../../src/state-store.js';
 import { key, type ContractContext } from './harness.js';
 
 /** getMany and writeBatch, including the TTL rules of WriteOp. */
@@ -150,6 +151,80 @@ export function batchContract(ctx: ContractContext): void {
       ).rejects.toThrow(/not an integer/);
       expect(await ctx.store.getMany([key('batch', 'before'), text, key('batch', 'after')])).toEqual(['x', 'not a number', 'y']);
       await expect(ctx.store.writeBatch([{ op: 'indexAdd', index: text, member: 'm', score: 1 }])).rejects.toThrow(/WRONGTYPE/);
+    });
+  });
+
+  describe('writeBatch with deferred writes', () => {
+    it('applies them by applyDeferred, with the same result as writing them one by one', async () => {
+      const n = key('deferred', 'n');
+      const zero = key('deferred', 'zero');
+      const idx = key('deferred', 'idx');
+      const v = key('deferred', 'v');
+      await ctx.store.writeBatch(
+        [{ op: 'set', key: v, value: 'now' }],
+        {
+          deferred: [
+            { op: 'increment', key: n, by: 2 },
+            { op: 'indexAdd', index: idx, member: 'a', score: 1 },
+            { op: 'indexAdd', index: idx, member: 'b', score: 2 },
+          ],
+        },
+      );
+      expect(await ctx.store.get(v)).toBe('now');
+      await ctx.store.writeBatch([], {
+        deferred: [
+          { op: 'increment', key: n, by: 3 },
+          { op: 'increment', key: n, by: -1 },
+          { op: 'indexAdd', index: idx, member: 'a', score: 3 },
+          { op: 'increment', key: zero, by: 0 },
+        ],
+      });
+      await ctx.store.applyDeferred();
+      expect(await ctx.store.getMany([n, zero])).toEqual(['4', '0']);
+      expect(await ctx.store.indexRange(idx, { limit: 10 })).toEqual([
+        { member: 'b', score: 2 },
+        { member: 'a', score: 3 },
+      ]);
+    });
+
+    it('gives a key the first TTL of its writes, and never moves an expiry it already has', async () => {
+      const fresh = key('deferred', 'ttl-fresh');
+      const kept = key('deferred', 'ttl-kept');
+      const idx = key('deferred', 'ttl-index');
+      await ctx.store.writeBatch([{ op: 'increment', key: kept, by: 1, ttlMs: 2 * ctx.unit }]);
+      await ctx.store.writeBatch([], {
+        deferred: [
+          { op: 'increment', key: fresh, by: 1, ttlMs: 2 * ctx.unit },
+          { op: 'increment', key: fresh, by: 1, ttlMs: 10 * ctx.unit },
+          { op: 'increment', key: kept, by: 1, ttlMs: 10 * ctx.unit },
+          { op: 'indexAdd', index: idx, member: 'a', score: 1, ttlMs: 2 * ctx.unit },
+        ],
+      });
+      await ctx.store.applyDeferred();
+      expect(await ctx.store.getMany([fresh, kept])).toEqual(['2', '2']);
+      await ctx.h.advance(3 * ctx.unit);
+      expect(await ctx.store.getMany([fresh, kept])).toEqual([null, null]);
+      expect(await ctx.store.indexCount(idx)).toBe(0);
+    });
+
+    it('rejects a deferred set or a bad argument with nothing written', async () => {
+      const v = key('deferred', 'untouched');
+      const bad = [
+        { op: 'set', key: key('deferred', 's'), value: 'x' },
+        { op: 'increment', key: key('deferred', 'n'), by: 1.5 },
+        { op: 'indexAdd', index: key('deferred', 'i'), member: 'm', score: NaN, ttlMs: 0 },
+      ];
+      for (const op of bad) {
+        const deferred = [op] as unknown as DeferrableWriteOp[];
+        await expect(ctx.store.writeBatch([{ op: 'set', key: v, value: 'x' }], { deferred })).rejects.toThrow(RangeError);
+      }
+      await ctx.store.applyDeferred();
+      expect(await ctx.store.getMany([v, key('deferred', 's'), key('deferred', 'n')])).toEqual([null, null, null]);
+      expect(await ctx.store.indexCount(key('deferred', 'i'))).toBe(0);
+    });
+
+    it('applyDeferred resolves when nothing is queued', async () => {
+      await expect(ctx.store.applyDeferred()).resolves.toBeUndefined();
     });
   });
 }

@@ -1,3 +1,4 @@
+import { applyDeferredScript } from './apply-deferred-1.js';
 import { compareAndSwapScript } from './compare-and-swap-1.js';
 import { compareAndSwapWithScript } from './compare-and-swap-with-1.js';
 import { incrementWindowScript } from './increment-window-1.js';
@@ -6,7 +7,7 @@ import type { LuaScript } from './lua-script.js';
 import { readWindowScript } from './read-window-1.js';
 
 export type { LuaScript } from './lua-script.js';
-export { compareAndSwapScript, compareAndSwapWithScript, incrementWindowScript, indexPopDueScript, readWindowScript };
+export { applyDeferredScript, compareAndSwapScript, compareAndSwapWithScript, incrementWindowScript, indexPopDueScript, readWindowScript };
 
 /** Every script the Redis StateStore registers on its client at construction. */
 export const LUA_SCRIPTS: readonly LuaScript[] = [
@@ -15,4 +16,5 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   compareAndSwapScript,
   compareAndSwapWithScript,
   indexPopDueScript,
+  applyDeferredScript,
 ];
