@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { GLOBAL_SCOPE, type StateKey } from '@sluice/state';
 
 /*
@@ -70,8 +69,14 @@ export function scopeCodeKey(code: string): StateKey {
 }
 
 export function actionPointerKey(actionId: string): StateKey {
-  const bucket = createHash('sha256').update(actionId).digest('hex').slice(0, 2);
-  return { kind: KIND.actionPointer, namespace: '_', tenant: `#${bucket}`, id: actionId };
+  return { kind: KIND.actionPointer, namespace: '_', tenant: `#${bucketOf(actionId)}`, id: actionId };
+}
+
+/** 256 buckets by FNV-1a (a hash per dispatch: it must be cheap; it only needs to spread ids). */
+function bucketOf(actionId: string): string {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < actionId.length; i++) h = Math.imul(h ^ actionId.charCodeAt(i), 0x01000193);
+  return ((h ^ (h >>> 8) ^ (h >>> 16) ^ (h >>> 24)) & 0xff).toString(16).padStart(2, '0');
 }
 
 /** The field name comes first and never contains '=', so `<field>=<value>` is unambiguous. */
