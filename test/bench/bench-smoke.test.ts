@@ -55,8 +55,10 @@ describe('bench smoke', () => {
       await client.ping(); // and one more
       proxy.ignore = (c) => c.name === 'GET' && c.arg === 'bench-smoke:ignored';
       await client.get('bench-smoke:ignored'); // left out
+      proxy.offPath = (c) => c.name === 'ECHO';
+      await client.echo('background'); // a command, not a round trip
       const d = trafficDelta(proxy.snapshot(), before);
-      expect(d).toEqual({ commands: 6, roundTrips: 3, byCommand: { PING: 6 } });
+      expect(d).toEqual({ commands: 7, roundTrips: 3, byCommand: { PING: 6, ECHO: 1 } });
     } finally {
       client.disconnect();
       await proxy.close();

@@ -30,6 +30,11 @@ export class RedisCountingProxy {
    * measured, such as periodic polls. They neither start a round trip nor hold one open.
    */
   ignore: (command: RespCommand) => boolean = () => false;
+  /**
+   * Commands counted as commands but not as round trips: work the client does off the request
+   * path (the deferred-write applies), whose replies no request waits for.
+   */
+  offPath: (command: RespCommand) => boolean = () => false;
 
   private constructor(
     private readonly server: Server,
@@ -66,19 +71,21 @@ export class RedisCountingProxy {
     this.sockets.add(client).add(upstream);
     const commands = new RespStream(true);
     const replies = new RespStream(false);
-    // Replies come back in command order: for each unanswered command, whether it is counted.
+    // Replies come back in command order: for each unanswered command, whether it holds a round trip open.
     const awaiting: boolean[] = [];
     let head = 0;
     let countedOutstanding = 0;
     client.on('data', (chunk: Buffer) => {
       for (const command of commands.push(chunk)) {
         const counted = !this.ignore(command);
-        awaiting.push(counted);
+        const onPath = counted && !this.offPath(command);
+        awaiting.push(onPath);
         if (!counted) continue;
-        if (countedOutstanding === 0) this.totals.roundTrips++;
-        countedOutstanding++;
         this.totals.commands++;
         this.totals.byCommand[command.name] = (this.totals.byCommand[command.name] ?? 0) + 1;
+        if (!onPath) continue;
+        if (countedOutstanding === 0) this.totals.roundTrips++;
+        countedOutstanding++;
       }
       upstream.write(chunk);
     });
