@@ -36,11 +36,12 @@ describe('SortedIndex (memory sorted set)', () => {
     expect([...words].sort(compareMembers)).toEqual(bytes);
   });
 
-  it('agrees with a sort-on-read model over random operations', () => {
+  // Chunks of 1-2 entries make every operation cross chunk boundaries, split and drop chunks.
+  it.each([512, 1])('agrees with a sort-on-read model over random operations (chunk size %i)', (chunkSize) => {
     const rnd = random(42);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
     const bound = () => (rnd() < 0.2 ? undefined : pick(SCORES));
-    const index = new SortedIndex();
+    const index = new SortedIndex(chunkSize);
     const model = new NaiveIndex();
     for (let step = 0; step < 5000; step++) {
       const roll = rnd();
@@ -85,6 +86,26 @@ describe('SortedIndex (memory sorted set)', () => {
     }
     expect(found).toBe(10_000 * 11); // one entry per range, ten per count (every min here is below n - 9)
     expect(index.range(n - 3, Infinity, true, 0, 5).map((e) => e.member)).toEqual([`m${n - 1}`, `m${n - 2}`, `m${n - 3}`]);
+  });
+
+  it('stays consistent through splits and front removals at scale (eviction of the oldest)', () => {
+    const index = new SortedIndex(8);
+    for (let i = 0; i < 1000; i++) index.add(`m${String(i).padStart(4, '0')}`, i % 100);
+    // Remove from the front, as eviction does, while adding at the back.
+    for (let i = 0; i < 500; i++) {
+      const [oldest] = index.range(-Infinity, Infinity, false, 0, 1);
+      expect(oldest && index.remove(oldest.member)).toBe(true);
+      index.add(`n${i}`, 1000 + i);
+    }
+    expect(index.size).toBe(1000);
+    const all = index.range(-Infinity, Infinity, false, 0, 2000);
+    expect(all.map((e) => e.score)).toEqual([...all.map((e) => e.score)].sort((a, b) => a - b));
+    expect(index.count(1000, Infinity)).toBe(500);
+    expect(index.removeRange(-Infinity, 999)).toBe(500);
+    expect(index.popDue(1009, 3).map((e) => e.member)).toEqual(['n0', 'n1', 'n2']);
+    expect(index.removeRange(1003, 1009)).toBe(7);
+    expect(index.size).toBe(490);
+    expect(index.range(-Infinity, Infinity, false, 0, 2).map((e) => e.member)).toEqual(['n10', 'n11']);
   });
 
   it('hands out copies, so callers cannot reorder the index', () => {
