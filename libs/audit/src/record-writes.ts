@@ -1,6 +1,6 @@
 import type { AuditRecord } from '@sluice/core';
 import type { DeferrableWriteOp, StateStore, WriteOp } from '@sluice/state';
-import { placementOf } from './index-layout.js';
+import { placementOf, type RecordPlacement } from './index-layout.js';
 import { actionPointerKey, recordKey } from './keys.js';
 import { dispatchedAtMs, encodeRecord, expiresAtMs } from './record-codec.js';
 import { globalMember, tenantMember } from './record-ref.js';
@@ -18,8 +18,7 @@ export function valueWrite(record: AuditRecord): WriteOp {
 }
 
 /** Tenant indexes and the chain index: in the record's slot. */
-export function tenantIndexWrites(record: AuditRecord): DeferrableWriteOp[] {
-  const placement = placementOf(record);
+export function tenantIndexWrites(record: AuditRecord, placement: RecordPlacement = placementOf(record)): DeferrableWriteOp[] {
   const member = tenantMember(record.id);
   const score = dispatchedAtMs(record);
   const ops: DeferrableWriteOp[] = placement.tenant.map((index) => ({ op: 'indexAdd', index, member, score }));
@@ -30,8 +29,7 @@ export function tenantIndexWrites(record: AuditRecord): DeferrableWriteOp[] {
 }
 
 /** Global indexes and the expiry index. */
-export function globalIndexWrites(record: AuditRecord, scopeCode: string): DeferrableWriteOp[] {
-  const placement = placementOf(record);
+export function globalIndexWrites(record: AuditRecord, scopeCode: string, placement: RecordPlacement = placementOf(record)): DeferrableWriteOp[] {
   const member = globalMember(record.id, scopeCode);
   const score = dispatchedAtMs(record);
   const ops: DeferrableWriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score }));

@@ -4,7 +4,7 @@ import { runQuery } from './audit-query.js';
 import type { AppendOptions, AuditStore, StoreQuery } from './audit-store.js';
 import { verifyChain } from './chain-verifier.js';
 import { linkIntoChain, type UnlinkedRecord } from './hash-chain.js';
-import { globalAllIndex } from './index-layout.js';
+import { globalAllIndex, placementOf } from './index-layout.js';
 import { actionPointerKey, expiryIndexKey } from './keys.js';
 import { isExpired } from './record-codec.js';
 import { RecordIdGenerator } from './record-id.js';
@@ -72,8 +72,9 @@ export class StateAuditStore implements AuditStore {
       });
     } else {
       record = { ...unlinked, sequence_number: null, previous_hash: null, record_hash: null };
+      const placement = placementOf(record);
       await this.store.writeBatch([valueWrite(record), pointerWrite(record, scopeCode, this.clock.now())], {
-        deferred: [...tenantIndexWrites(record), ...globalIndexWrites(record, scopeCode), ...(opts.derived?.(record) ?? [])],
+        deferred: [...tenantIndexWrites(record, placement), ...globalIndexWrites(record, scopeCode, placement), ...(opts.derived?.(record) ?? [])],
       });
     }
     if (this.maxRecords !== null) await this.evictBeyond(this.maxRecords);
