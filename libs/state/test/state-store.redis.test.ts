@@ -4,6 +4,7 @@ import { deleteKeys } from '../../../test/support/delete-keys.js';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { createStateStore } from '../src/create-state-store.js';
 import { renderKey } from '../src/keys.js';
+import { deferredEntry } from '../src/redis/deferred-writes.js';
 import { RedisStateStore } from '../src/redis/redis-state-store.js';
 import { stateStoreContract } from './contract/state-store.contract.js';
 
@@ -164,13 +165,24 @@ describe('RedisStateStore deferred writes', () => {
     }
   });
 
-  it('sweeps entries a closed (or dead) store left queued', async () => {
+  it('applies what it queued when closed', async () => {
     const prefix = uniquePrefix();
-    const leaver = await open(prefix, { delayMs: 60_000, sweepMs: 60_000 });
+    const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000 });
+    try {
+      await store.writeBatch([], { deferred: [{ op: 'increment', key: k('n'), by: 3 }] });
+      await store.close();
+      expect(await admin.get(renderKey(prefix, k('n')))).toBe('3');
+    } finally {
+      await deleteKeys(admin, `${prefix}:*`);
+    }
+  });
+
+  it('sweeps entries a dead process left queued', async () => {
+    const prefix = uniquePrefix();
     const survivor = await open(prefix, { delayMs: 60_000, sweepMs: 50 });
     try {
-      await leaver.writeBatch([], { deferred: [{ op: 'increment', key: k('n'), by: 7 }] });
-      await leaver.close();
+      // What a process that died right after its pipeline leaves behind.
+      await admin.rpush(queueOf(prefix), deferredEntry([{ op: 'increment', key: k('n'), by: 7 }], (key) => renderKey(prefix, key)));
       await vi.waitFor(async () => expect(await admin.get(renderKey(prefix, k('n')))).toBe('7'), { timeout: 2000, interval: 20 });
       expect(await survivor.get(k('n'))).toBe('7');
     } finally {

@@ -78,11 +78,16 @@ export class DeferredQueue {
     return next;
   }
 
+  /** Stops the timers; what this process queued and has not applied yet is applied first. */
   async close(): Promise<void> {
+    if (this.closed) return;
     this.closed = true;
     clearInterval(this.sweeper);
-    if (this.timer !== undefined) clearTimeout(this.timer);
+    const pending = this.timer !== undefined;
+    if (pending) clearTimeout(this.timer);
     this.timer = undefined;
+    // Best effort: if Redis is gone, the entries wait in the queue for any other process.
+    if (pending && this.client.status === 'ready') await this.applyAll().catch((err: unknown) => this.onError(err));
     await this.running;
   }
 
