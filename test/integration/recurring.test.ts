@@ -159,8 +159,13 @@ describe.each(BACKENDS)('recurring actions over HTTP (%s backend)', (backend) =>
     );
     expect(fired.execution_count).toBeGreaterThanOrEqual(3);
     const paused = await api('POST', `/v1/recurring/${id}/pause?namespace=payments&tenant=firing`);
-    off();
     const count = paused.body.execution_count as number;
+    // An execution's event follows its count update: under load the last one may not be out yet.
+    await until(
+      async () => events.length,
+      (n) => n >= count,
+    );
+    off();
 
     // Every execution is one executed audit record by the internal caller, one per occurrence.
     const audit = await until(
