@@ -22,3 +22,24 @@ export class ManualClock implements Clock {
     this.current = ms;
   }
 }
+
+const MAX_DATE_MS = 8.64e15;
+// The last second isoString formatted, up to and including its '.'.
+let isoSecond = Number.NaN;
+let isoPrefix = '';
+
+/**
+ * `new Date(ms).toISOString()`, formatting the date and time once per second: dispatches and
+ * log lines format the current time many times a second, and toISOString is slow.
+ */
+export function isoString(ms: number): string {
+  // Fractions (Date truncates them), NaN and times out of Date's range (toISOString throws) take Date's own path.
+  if (!Number.isInteger(ms) || Math.abs(ms) > MAX_DATE_MS) return new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000);
+  if (second !== isoSecond) {
+    isoPrefix = new Date(second * 1000).toISOString().slice(0, -4);
+    isoSecond = second;
+  }
+  const fraction = ms - second * 1000;
+  return `${isoPrefix}${fraction < 10 ? '00' : fraction < 100 ? '0' : ''}${fraction}Z`;
+}

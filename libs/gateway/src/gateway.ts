@@ -32,9 +32,9 @@ export class Gateway {
   constructor(private readonly deps: GatewayDeps) {}
 
   async dispatch(input: ActionInput, opts: DispatchOptions = {}): Promise<DispatchOutcome> {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const dispatchedAtMs = this.deps.clock.now();
-    const action = normalizeAction(input, this.deps.clock);
+    const action = normalizeAction(input, this.deps.clock, dispatchedAtMs);
     const ctx: DispatchContext = {
       action,
       dryRun: opts.dryRun === true,
@@ -64,7 +64,7 @@ export class Gateway {
       matched_rule: ctx.matchedRule,
       would_be_provider: ctx.provider,
     };
-    this.deps.recorder.recordDispatch(outcome.outcome, Number(process.hrtime.bigint() - started) / 1e9);
+    this.deps.recorder.recordDispatch(outcome.outcome, (performance.now() - started) / 1000);
     return outcome;
   }
 

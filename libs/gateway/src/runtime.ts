@@ -66,7 +66,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     clock,
     sweepIntervalMs: config.state.memory_sweep_interval_seconds * 1000,
   });
-  const scheduler = createScheduler({
+  const scheduler = await createScheduler({
     backend: config.state.backend,
     url: config.state.url,
     prefix: config.state.prefix,

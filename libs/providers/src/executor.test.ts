@@ -1,5 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { Executor, type ExecutorOptions } from './executor.js';
+import { NoopProvider } from './noop-provider.js';
 import { ProviderError, type Provider } from './provider.js';
 import { closedPortUrl, makeAction, reply, startServer, type TestServer } from './testing/http-server.js';
 import { WebhookProvider } from './webhook-provider.js';
@@ -156,5 +157,57 @@ describe('Executor backoff and failure handling', () => {
     const result = await ex.execute(scripted([retryable()]), makeAction(), { signal: ac.signal });
     expect(result).toMatchObject({ ok: false, error: { code: 'EXECUTION_FAILED', retryable: true, attempts: 1 } });
     expect(result.ok ? '' : result.error.message).toContain('aborted');
+  });
+});
+
+describe('Executor with in-process providers', () => {
+  it('runs them without a timer or an AbortController, observing each attempt', async () => {
+    const seen: string[] = [];
+    const ex = executor({ metrics: { observe: (name, result) => seen.push(`${name}:${result}`) } });
+    const timers = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const noop = new NoopProvider('email');
+      expect(await ex.execute(noop, makeAction())).toEqual({ ok: true, response: { status: 'success', body: {}, headers: {} }, attempts: 1 });
+      expect(timers).not.toHaveBeenCalled();
+    } finally {
+      timers.mockRestore();
+    }
+    expect(seen).toEqual(['email:success']);
+    expect(ex.inFlight).toBe(0);
+  });
+
+  it('hand them a signal that never aborts, and report what they throw as before', async () => {
+    const signals: AbortSignal[] = [];
+    const flaky: Provider = {
+      name: 'flaky',
+      type: 'fake',
+      inProcess: true,
+      execute: async (_action, ctx) => {
+        signals.push(ctx.signal);
+        throw ctx.attempt === 1 ? retryable() : new TypeError('boom');
+      },
+    };
+    const result = await executor().execute(flaky, makeAction());
+    expect(result).toMatchObject({ ok: false, error: { code: 'EXECUTION_FAILED', message: 'provider "flaky" failed: boom', retryable: false, attempts: 2 } });
+    expect(signals.map((s) => s.aborted)).toEqual([false, false]);
+  });
+
+  it('still wait for a permit, and stop when the caller aborts', async () => {
+    const ex = executor({ maxConcurrent: 1 });
+    let open: () => void = () => {};
+    const gate = new Promise<void>((r) => (open = r));
+    const slow: Provider = { name: 'slow', type: 'fake', execute: async () => (await gate, { status: 'success', body: null, headers: {} }) };
+    const holding = ex.execute(slow, makeAction());
+    await new Promise((r) => setImmediate(r));
+    const waiting = ex.execute(new NoopProvider(), makeAction());
+    await new Promise((r) => setImmediate(r));
+    expect(ex.queued).toBe(1);
+    open();
+    expect(await holding).toMatchObject({ ok: true });
+    expect(await waiting).toMatchObject({ ok: true, attempts: 1 });
+    const ac = new AbortController();
+    ac.abort(new Error('gone'));
+    expect(await ex.execute(new NoopProvider(), makeAction(), { signal: ac.signal })).toMatchObject({ ok: false, error: { attempts: 0 } });
+    expect(ex.inFlight).toBe(0);
   });
 });

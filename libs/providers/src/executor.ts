@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Action, FailureInfo, ProviderResponse } from '@sluice/core';
 import { ProviderError, type Provider, type ProviderMetricsSink } from './provider.js';
-import { Semaphore } from './semaphore.js';
+import { Semaphore, type Release } from './semaphore.js';
 
 export type ExecutionResult = { ok: true; response: ProviderResponse; attempts: number } | { ok: false; error: FailureInfo };
 
@@ -81,7 +81,7 @@ export class Executor {
     for (let attempt = 1; ; attempt++) {
       let result: AttemptResult;
       try {
-        result = await this.#attempt(provider, action, attempt, signal);
+        result = await (provider.inProcess === true ? this.#inProcessAttempt(provider, action, attempt, signal) : this.#attempt(provider, action, attempt, signal));
       } catch {
         return aborted(signal, attempt - 1); // only the permit wait rejects, and only on abort
       }
@@ -110,9 +110,14 @@ export class Executor {
     return Math.max(backoff, err.retryAfterMs);
   }
 
+  /** A free permit without going through a promise; undefined when the caller must wait (or has aborted: acquire rejects). */
+  #freePermit(outer: AbortSignal | undefined): Release | undefined {
+    return outer?.aborted === true ? undefined : this.#semaphore.tryAcquire();
+  }
+
   /** One attempt, holding a permit throughout; rejects only if `outer` aborts while waiting for the permit. */
   async #attempt(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
-    const release = await this.#semaphore.acquire(outer);
+    const release = this.#freePermit(outer) ?? (await this.#semaphore.acquire(outer));
     const timeout = new AbortController();
     const ms = this.#opts.timeoutMs;
     const timer = setTimeout(() => {
@@ -132,7 +137,30 @@ export class Executor {
       release();
     }
   }
+
+  /**
+   * An attempt of a provider that settles without I/O or timers: its timeout could never fire
+   * first, so no AbortController or timer is made (they were most of a noop dispatch's executor cost).
+   */
+  async #inProcessAttempt(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
+    const release = this.#freePermit(outer) ?? (await this.#semaphore.acquire(outer));
+    const started = performance.now();
+    try {
+      const work = provider.execute(action, { signal: outer ?? NEVER_ABORTED, attempt });
+      const response = await (outer === undefined ? work : untilAborted(work, outer));
+      this.#opts.metrics?.observe(provider.name, 'success', performance.now() - started);
+      return { ok: true, response };
+    } catch (err) {
+      this.#opts.metrics?.observe(provider.name, 'failure', performance.now() - started);
+      return { ok: false, error: toProviderError(err, NEVER_ABORTED, provider.name) };
+    } finally {
+      release();
+    }
+  }
 }
+
+/** Handed to in-process providers when the caller gave no signal; shared, so they must not listen on it. */
+const NEVER_ABORTED = new AbortController().signal;
 
 /** Settles with `work`, or rejects with the signal's reason as soon as it aborts (a provider may ignore its signal). */
 function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {

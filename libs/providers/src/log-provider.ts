@@ -18,6 +18,7 @@ export function actionView(action: Action): Record<string, unknown> {
 /** Logs the action through `log` and echoes what it received, so callers can see what a provider gets. */
 export class LogProvider implements Provider {
   readonly type = 'log';
+  readonly inProcess = true;
 
   constructor(
     readonly name: string,

@@ -4,6 +4,7 @@ import type { ExecuteContext, Provider } from './provider.js';
 /** Accepts every action and does nothing: the default target when no providers are configured. */
 export class NoopProvider implements Provider {
   readonly type = 'noop';
+  readonly inProcess = true;
 
   constructor(readonly name: string = 'noop') {}
 

@@ -36,6 +36,11 @@ export interface ExecuteContext {
 export interface Provider {
   readonly name: string;
   readonly type: string;
+  /**
+   * True when execute() settles without waiting on I/O or timers (noop, log): the per-attempt
+   * timeout could never fire before it, so the executor arms none.
+   */
+  readonly inProcess?: boolean;
   execute(action: Action, ctx: ExecuteContext): Promise<ProviderResponse>;
   close?(): Promise<void>;
 }

@@ -34,3 +34,21 @@ describe('Semaphore', () => {
     expect(() => new Semaphore(0)).toThrow(RangeError);
   });
 });
+
+describe('Semaphore.tryAcquire', () => {
+  it('takes a free permit at once and never jumps the queue', async () => {
+    const sem = new Semaphore(1);
+    const first = sem.tryAcquire();
+    expect(first).toBeTypeOf('function');
+    expect(sem.tryAcquire()).toBeUndefined();
+    const queued = sem.acquire();
+    first?.();
+    // The permit went straight to the waiter, so there is still none free.
+    expect(sem.tryAcquire()).toBeUndefined();
+    (await queued)();
+    expect(sem.inUse).toBe(0);
+    const again = sem.tryAcquire();
+    expect(sem.inUse).toBe(1);
+    again?.();
+  });
+});

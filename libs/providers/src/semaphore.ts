@@ -26,6 +26,13 @@ export class Semaphore {
     return this.#queue.length;
   }
 
+  /** A permit right now, or undefined when none is free (then use acquire to queue); never jumps the queue. */
+  tryAcquire(): Release | undefined {
+    if (this.#available === 0) return undefined;
+    this.#available--;
+    return this.#permit();
+  }
+
   /** Resolves with a release function once a permit is free; rejects with the signal's reason if aborted first. */
   acquire(signal?: AbortSignal): Promise<Release> {
     if (signal?.aborted) return Promise.reject(signal.reason);

@@ -25,6 +25,28 @@ export interface RetentionCounts {
 
 const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
+/** Label sets cached per metric family; past this many, calls go through prom-client uncached. */
+const MAX_CACHED_LABEL_SETS = 1000;
+
+/**
+ * The labelled children of the per-request metrics, built once per label set: prom-client builds
+ * and checks a label object (and, for histograms, a closure) on every call with an object.
+ */
+class LabelledChildren<T> {
+  private readonly children = new Map<string, T>();
+
+  constructor(private readonly make: (key: string) => T) {}
+
+  get(key: string): T {
+    let child = this.children.get(key);
+    if (child === undefined) {
+      child = this.make(key);
+      if (this.children.size < MAX_CACHED_LABEL_SETS) this.children.set(key, child);
+    }
+    return child;
+  }
+}
+
 /**
  * All Prometheus metrics of one process, on a registry of its own (several apps can live in one
  * test process). Label sets are small and fixed; nothing here is built per request.
@@ -155,6 +177,20 @@ export class Metrics {
     registers: [this.registry],
   });
   private readonly retention: RetentionCounts = { retention_deleted_state: 0, retention_skipped_compliance: 0, retention_errors: 0 };
+  private readonly byOutcome = new LabelledChildren((outcome) => ({
+    count: this.actions.labels(outcome),
+    duration: this.dispatchDuration.labels(outcome),
+  }));
+  private readonly byProvider = new LabelledChildren((provider) => ({
+    success: this.providerRequests.labels(provider, 'success'),
+    failure: this.providerRequests.labels(provider, 'failure'),
+    duration: this.providerDuration.labels(provider),
+  }));
+  /** Keyed by `method route status`; recordHttpRequest skips the cache when a part holds a space. */
+  private readonly byHttpRequest = new LabelledChildren((key) => {
+    const [method = '', route = '', status = ''] = key.split(' ');
+    return { count: this.httpRequests.labels(method, route, status), duration: this.httpDuration.labels(method, route) };
+  });
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
@@ -164,14 +200,29 @@ export class Metrics {
   recordDispatch(outcome: string, seconds: number): void {
     this.counts.dispatched += 1;
     if (outcome in this.counts) this.counts[outcome as CounterName] += 1;
-    this.actions.inc({ outcome });
-    this.dispatchDuration.observe({ outcome }, seconds);
+    const children = this.byOutcome.get(outcome);
+    children.count.inc();
+    children.duration.observe(seconds);
   }
 
   /** Implements the providers lib's ProviderMetricsSink. */
   observe(provider: string, result: 'success' | 'failure', durationMs: number): void {
-    this.providerRequests.inc({ provider, result });
-    this.providerDuration.observe({ provider }, durationMs / 1000);
+    const children = this.byProvider.get(provider);
+    (result === 'success' ? children.success : children.failure).inc();
+    children.duration.observe(durationMs / 1000);
+  }
+
+  /** Counts one HTTP request (`sluice_http_requests_total` and its duration histogram). */
+  recordHttpRequest(method: string, route: string, status: number, seconds: number): void {
+    if (method.includes(' ') || route.includes(' ')) {
+      // Not a key of the cache (spaces separate its parts); never seen from Fastify.
+      this.httpRequests.inc({ method, route, status: String(status) });
+      this.httpDuration.observe({ method, route }, seconds);
+      return;
+    }
+    const children = this.byHttpRequest.get(`${method} ${route} ${status}`);
+    children.count.inc();
+    children.duration.observe(seconds);
   }
 
   snapshot(): CounterSnapshot {

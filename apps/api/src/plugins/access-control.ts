@@ -43,15 +43,33 @@ export function installAccessControl(app: FastifyInstance, opts: AccessControlOp
     if (route.config.access === 'public' && route.schema) route.schema = { ...route.schema, security: [] };
   });
 
-  // Authentication, then the role check, then the caller's rate limit: a request refused earlier is not counted.
-  app.addHook('onRequest', async (request) => {
-    const access = request.routeOptions.config.access;
-    // undefined: no route matched; the not-found handler answers 404 whoever asks.
-    if (access === undefined || access === 'public') return;
-    const caller = opts.authenticator ? await opts.authenticator.authenticate(request.headers) : ANONYMOUS_CALLER;
+  /** The role check, then the caller's rate limit; a promise only when the limiter has to count. */
+  const admit = (request: FastifyRequest, access: Exclude<Access, 'public'>, caller: Caller): Promise<void> | undefined => {
     request.caller = caller;
     if (access !== 'authenticated') assertRoleAllows(caller.role, access);
-    await opts.rateLimiter.checkCaller(caller.id);
+    return opts.rateLimiter.enabled ? opts.rateLimiter.checkCaller(caller.id) : undefined;
+  };
+
+  // Authentication, then the role check, then the caller's rate limit: a request refused earlier is not counted.
+  // A callback hook, so that with auth and rate limits off a request costs no promise here.
+  app.addHook('onRequest', (request, _reply, done) => {
+    const access = request.routeOptions.config.access;
+    // undefined: no route matched; the not-found handler answers 404 whoever asks.
+    if (access === undefined || access === 'public') return done();
+    let pending: Promise<void> | undefined;
+    try {
+      pending = opts.authenticator
+        ? opts.authenticator.authenticate(request.headers).then((caller) => admit(request, access, caller))
+        : admit(request, access, ANONYMOUS_CALLER);
+    } catch (err) {
+      return done(err as Error);
+    }
+    if (pending === undefined) return done();
+    // Like Fastify's handling of an async hook: a rejection without an error still fails the request.
+    pending.then(
+      () => done(),
+      (err: unknown) => done((err || new Error('Undefined error has occurred')) as Error),
+    );
   });
 }
 

@@ -30,7 +30,8 @@ export class Pipeline {
   async run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> {
     const stages = ctx.dryRun ? this.dry : this.live;
     for (const stage of stages) {
-      const outcome = await stage.run(ctx);
+      const result = stage.run(ctx);
+      const outcome = result instanceof Promise ? await result : result;
       if (outcome) return outcome;
     }
     return undefined;

@@ -10,5 +10,6 @@ export interface Stage {
   readonly name: StageName;
   /** Whether the stage also runs for dry runs (it must then write no state). */
   readonly inDryRun: boolean;
-  run(ctx: DispatchContext): Promise<DispatchOutcome | undefined>;
+  /** May answer synchronously when it has nothing to wait for (no quota policy, no rules), saving a promise. */
+  run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> | DispatchOutcome | undefined;
 }

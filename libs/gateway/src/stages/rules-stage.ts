@@ -16,29 +16,27 @@ export interface RulesStageDeps {
   onRuleError?: (rule: CompiledRule) => void;
   /** Handlers of features wired at start-up (group, state_machine, ...), replacing the defaults. */
   handlers?: Partial<Record<RuleActionType, RuleActionHandler>>;
-  /** The current lifecycle state of the action's event (`state.current` in conditions), if any. */
-  currentState?: (ctx: DispatchContext) => Promise<string | undefined>;
+  /** The current lifecycle state of the action's event (`state.current` in conditions), if any; may answer synchronously. */
+  currentState?: (ctx: DispatchContext) => Promise<string | undefined> | string | undefined;
 }
 
 /** What conditions see of a dispatch; `state.current` is the event's lifecycle state when there is one. */
 export function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalInput {
   const a = ctx.action;
-  return {
-    action: {
-      namespace: a.namespace,
-      tenant: a.tenant,
-      provider: a.provider,
-      action_type: a.action_type,
-      payload: a.payload,
-      metadata: a.metadata,
-      id: a.id,
-      ...(a.dedup_key !== undefined ? { dedup_key: a.dedup_key } : {}),
-      ...(a.status !== undefined ? { status: a.status } : {}),
-      ...(a.fingerprint !== undefined ? { fingerprint: a.fingerprint } : {}),
-    },
-    state: current === undefined ? {} : { current },
-    now,
+  const action: EvalInput['action'] = {
+    namespace: a.namespace,
+    tenant: a.tenant,
+    provider: a.provider,
+    action_type: a.action_type,
+    payload: a.payload,
+    metadata: a.metadata,
+    id: a.id,
   };
+  // Assigned rather than spread in: same keys in the same order, without a spread's slow path per dispatch.
+  if (a.dedup_key !== undefined) action.dedup_key = a.dedup_key;
+  if (a.status !== undefined) action.status = a.status;
+  if (a.fingerprint !== undefined) action.fingerprint = a.fingerprint;
+  return { action, state: current === undefined ? {} : { current }, now };
 }
 
 /**
@@ -56,17 +54,23 @@ export function rulesStage(deps: RulesStageDeps): Stage {
   return {
     name: 'rules',
     inDryRun: true,
-    async run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> {
-      const current = await deps.currentState?.(ctx);
-      const decision = deps.rules.current.evaluate(evalInputOf(ctx, deps.clock.now(), current), deps.rules.isEnabled, onError);
-      if (!decision) return undefined;
-      ctx.verdict = decision.action.type;
-      ctx.matchedRule = decision.rule.name;
-      if (ctx.dryRun) {
-        if (decision.action.type === 'reroute') ctx.provider = decision.action.target_provider;
-        return undefined;
-      }
-      return handlers[decision.action.type](ctx, decision, deps);
+    run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> | undefined {
+      // No rules: nothing can match, so neither state.current nor the evaluation input is needed.
+      if (deps.rules.current.size === 0) return undefined;
+      const current = deps.currentState?.(ctx);
+      return current instanceof Promise ? current.then((state) => decide(ctx, state)) : decide(ctx, current);
     },
   };
+
+  function decide(ctx: DispatchContext, current: string | undefined): Promise<DispatchOutcome | undefined> | undefined {
+    const decision = deps.rules.current.evaluate(evalInputOf(ctx, deps.clock.now(), current), deps.rules.isEnabled, onError);
+    if (!decision) return undefined;
+    ctx.verdict = decision.action.type;
+    ctx.matchedRule = decision.rule.name;
+    if (ctx.dryRun) {
+      if (decision.action.type === 'reroute') ctx.provider = decision.action.target_provider;
+      return undefined;
+    }
+    return handlers[decision.action.type](ctx, decision, deps);
+  }
 }

@@ -175,10 +175,13 @@ export class StateMachineService {
     });
   }
 
-  /** `state.current` for rule conditions: the stored state of the event the action names by `fingerprint`. */
-  async currentState(action: Action): Promise<string | undefined> {
+  /**
+   * `state.current` for rule conditions: the stored state of the event the action names by
+   * `fingerprint`. Synchronous (no promise on the dispatch path) when the action names none.
+   */
+  currentState(action: Action): Promise<string | undefined> | undefined {
     if (action.fingerprint === undefined || action.fingerprint === '') return undefined;
-    return (await this.store.get(action.namespace, action.tenant, action.fingerprint))?.record.state;
+    return this.store.get(action.namespace, action.tenant, action.fingerprint).then((stored) => stored?.record.state);
   }
 
   async get(namespace: string, tenant: string, fingerprint: string): Promise<EventRecordView | null> {

@@ -1,0 +1,65 @@
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { createLogger } from './logger.js';
+import { Metrics } from './metrics.js';
+
+describe('Metrics recorders', () => {
+  it('write exactly what direct prom-client calls write', async () => {
+    const cached = new Metrics({ defaultMetrics: false });
+    const direct = new Metrics({ defaultMetrics: false });
+    const calls: [string, string, number, string, string, number, number][] = [
+      ['POST', '/v1/dispatch', 200, 'executed', 'email', 0.0004, 3],
+      ['POST', '/v1/dispatch', 200, 'suppressed', 'email', 0.02, 0.2],
+      ['GET', 'unmatched', 404, 'failed', 'hook', 7, 12_000],
+      ['POST', '/v1/dispatch', 429, 'executed', 'email', 0.0011, 0.9],
+      ['GET', '/v1/x y', 200, 'dry_run', 'noop', 40, 1],
+    ];
+    for (const [method, route, status, outcome, provider, seconds, ms] of calls) {
+      for (let i = 0; i < 3; i++) {
+        cached.recordHttpRequest(method, route, status, seconds);
+        cached.recordDispatch(outcome, seconds);
+        cached.observe(provider, i === 1 ? 'failure' : 'success', ms);
+        direct.httpRequests.inc({ method, route, status: String(status) });
+        direct.httpDuration.observe({ method, route }, seconds);
+        direct.recordDispatch(outcome, 0); // keeps the JSON counters in step; the samples are replaced below
+        direct.providerRequests.inc({ provider, result: i === 1 ? 'failure' : 'success' });
+        direct.providerDuration.observe({ provider }, ms / 1000);
+      }
+    }
+    // recordDispatch's prom-client samples, the way it wrote them before.
+    direct.actions.reset();
+    direct.dispatchDuration.reset();
+    for (const [, , , outcome, , seconds] of calls) {
+      for (let i = 0; i < 3; i++) {
+        direct.actions.inc({ outcome });
+        direct.dispatchDuration.observe({ outcome }, seconds);
+      }
+    }
+    expect(await cached.prometheusText()).toBe(await direct.prometheusText());
+    expect(cached.snapshot()).toEqual(direct.snapshot());
+  });
+});
+
+describe('logger timestamps', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('are the ISO time of each line, also when lines share a millisecond', () => {
+    const lines: string[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(chunk.toString());
+        done();
+      },
+    });
+    const logger = createLogger({ level: 'info', role: 'test', destination });
+    vi.useFakeTimers({ toFake: ['Date'] });
+    const times = [Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1, Date.UTC(2027, 5, 6, 7, 8, 9, 10), Date.UTC(2026, 0, 1)];
+    for (const t of times) {
+      vi.setSystemTime(t);
+      logger.info('x');
+    }
+    expect(lines.map((l) => (JSON.parse(l) as { time: string }).time)).toEqual(times.map((t) => new Date(t).toISOString()));
+  });
+});
