@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parseCredentials } from '@sluice/auth';
+import { parseCredentials } from '@sluice/auth/authentication';
 import { loadConfig } from '@sluice/config';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';

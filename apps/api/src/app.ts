@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { createAuth } from '@sluice/auth';
+import { loadAuth } from '@sluice/auth';
 import type { Runtime } from '@sluice/gateway';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import { installAccessControl } from './plugins/access-control.js';
@@ -38,7 +38,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   const { runtime, readiness } = deps;
   const { config, logger, metrics } = runtime;
   const maxBodyBytes = config.server.max_body_bytes;
-  const auth = createAuth(config.auth, { state: runtime.state, logger: logger.child({ component: 'auth' }), clock: runtime.clock });
+  const auth = await loadAuth(config.auth, { state: runtime.state, logger: logger.child({ component: 'auth' }), clock: runtime.clock });
   const rateLimiter = new RateLimiter({
     config: config.rate_limit,
     state: runtime.state,

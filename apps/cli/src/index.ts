@@ -1,9 +1,5 @@
-import { ConfigError } from '@sluice/config';
-import { SecretError } from '@sluice/auth';
 import { USAGE, UsageError, parseCliArgs } from './args.js';
-import { encrypt } from './encrypt.js';
-import { serve } from './serve.js';
-import { worker } from './worker.js';
+import { holdYoungGeneration } from './young-generation.js';
 
 const VERSION = '0.1.0';
 
@@ -12,15 +8,27 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
   try {
     const args = parseCliArgs(argv);
     switch (args.command) {
-      case 'serve':
+      // Each command loads its modules when it runs: the gateway's, for serve and worker, only after
+      // the young generation is held (young-generation.ts).
+      case 'serve': {
+        const started = holdYoungGeneration();
+        const { serve } = await import('./serve.js');
         await serve(args);
+        started();
         return undefined;
-      case 'worker':
+      }
+      case 'worker': {
+        const started = holdYoungGeneration();
+        const { worker } = await import('./worker.js');
         await worker(args);
+        started();
         return undefined;
-      case 'encrypt':
+      }
+      case 'encrypt': {
+        const { encrypt } = await import('./encrypt.js');
         process.stdout.write(`${await encrypt(process.stdin, process.env)}\n`);
         return 0;
+      }
       case 'version':
         process.stdout.write(`sluice ${VERSION}\n`);
         return 0;
@@ -31,10 +39,17 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
         throw new UsageError(`unknown command: ${args.command}`);
     }
   } catch (err) {
-    if (err instanceof UsageError || err instanceof ConfigError || err instanceof SecretError) {
+    if (err instanceof Error && (await isUserError(err))) {
       process.stderr.write(`sluice: ${err.message}\n${err instanceof UsageError ? `\n${USAGE}` : ''}`);
       return 2;
     }
     throw err;
   }
+}
+
+/** Bad arguments, config or secrets. Their classes are imported here, not up front, for the same reason as the commands'. */
+async function isUserError(err: Error): Promise<boolean> {
+  if (err instanceof UsageError) return true;
+  const [{ ConfigError }, { SecretError }] = await Promise.all([import('@sluice/config'), import('@sluice/auth')]);
+  return err instanceof ConfigError || err instanceof SecretError;
 }

@@ -4,12 +4,9 @@ export * from './grants.js';
 export * from './caller.js';
 export * from './auth-logger.js';
 export { hashApiKey } from './api-key-hash.js';
-export { passwordHashProblem, verifyPassword } from './password-hash.js';
-export { CredentialsError, parseCredentials, type ApiKeyCredential, type Credentials, type ParsedCredentials, type UserCredential } from './credentials.js';
-export { CredentialStore, type CredentialStoreOptions, type ReloadResult } from './credential-store.js';
-export { MAX_TOKEN_LENGTH, TokenService, type IssuedToken, type TokenClaims, type TokenServiceOptions, type TokenSubject } from './token-service.js';
-export { RevocationList } from './revocation-list.js';
 export { MAX_CREDENTIAL_LENGTH, type AuthHeaders } from './auth-headers.js';
-export { Authenticator, type AuthenticatorDeps } from './authenticator.js';
-export { createAuth, type Auth, type AuthDeps, type AuthSettings } from './create-auth.js';
 export { seesEverything, tenantFilterFor, visibleTo } from './list-scope.js';
+export { loadAuth } from './load-auth.js';
+// Authentication (argon2, jose) loads on demand: its values are in `@sluice/auth/authentication`
+// (and behind loadAuth); only its types are re-exported here.
+export type * from './authentication.js';

@@ -1,5 +1,4 @@
 import type { Scheduler } from './scheduler.js';
-import { BullMqScheduler } from './bullmq/bullmq-scheduler.js';
 import { InProcessScheduler } from './memory/in-process-scheduler.js';
 
 export interface CreateSchedulerOptions {
@@ -12,10 +11,14 @@ export interface CreateSchedulerOptions {
   stalledIntervalMs?: number;
 }
 
-/** The Scheduler for the configured state backend: in-process for memory, BullMQ for Redis. */
-export function createScheduler(opts: CreateSchedulerOptions): Scheduler {
+/**
+ * The Scheduler for the configured state backend: in-process for memory, BullMQ for Redis.
+ * Async because BullMQ is loaded only for Redis.
+ */
+export async function createScheduler(opts: CreateSchedulerOptions): Promise<Scheduler> {
   if (opts.backend === 'memory') return new InProcessScheduler();
   if (!opts.url) throw new Error('the redis scheduler backend needs a url');
+  const { BullMqScheduler } = await import('./bullmq/bullmq-scheduler.js');
   return new BullMqScheduler({
     url: opts.url,
     prefix: opts.prefix,

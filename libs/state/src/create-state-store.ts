@@ -1,6 +1,5 @@
 import type { Clock } from '@sluice/core';
 import { MemoryStateStore } from './memory/memory-state-store.js';
-import { RedisStateStore } from './redis/redis-state-store.js';
 import type { StateStore } from './state-store.js';
 
 export interface CreateStateStoreOptions {
@@ -24,5 +23,7 @@ export async function createStateStore(opts: CreateStateStoreOptions): Promise<S
     return new MemoryStateStore({ clock: opts.clock, sweepIntervalMs: opts.sweepIntervalMs });
   }
   if (!opts.url) throw new Error('state backend "redis" needs a Redis URL');
+  // Loaded here so that the memory backend never loads ioredis.
+  const { RedisStateStore } = await import('./redis/redis-state-store.js');
   return RedisStateStore.connect({ url: opts.url, prefix: opts.prefix, connectTimeoutMs: opts.connectTimeoutMs, clientName: opts.clientName });
 }

@@ -5,5 +5,5 @@ export * from './create-state-store.js';
 export * from './create-scheduler.js';
 export * from './memory/memory-state-store.js';
 export * from './memory/in-process-scheduler.js';
-export * from './redis/redis-state-store.js';
-export * from './bullmq/bullmq-scheduler.js';
+// The Redis backend (ioredis, BullMQ) is loaded on demand; its classes are in `@sluice/state/redis`.
+export * from './lazy-redis.js';
