@@ -1,4 +1,4 @@
-import type { Action, ActionInput, DispatchOutcome, NewAuditRecord } from '@sluice/core';
+import { isoString, type Action, type ActionInput, type DispatchOutcome, type NewAuditRecord } from '@sluice/core';
 import type { DispatchCaller } from '../pipeline/context.js';
 
 /** Action fields outside payload and metadata, kept under `__<name>` metadata keys so a replay can rebuild the action. */
@@ -47,10 +47,10 @@ export function buildAuditRecord(input: RecordInput): NewAuditRecord {
     verdict_details: { verdict: input.verdict },
     outcome_details: outcomeDetails(input.outcome),
     metadata,
-    dispatched_at: new Date(input.dispatchedAtMs).toISOString(),
-    completed_at: new Date(input.completedAtMs).toISOString(),
+    dispatched_at: isoString(input.dispatchedAtMs),
+    completed_at: isoString(input.completedAtMs),
     duration_ms: input.completedAtMs - input.dispatchedAtMs,
-    expires_at: input.ttlMs === null ? null : new Date(input.dispatchedAtMs + input.ttlMs).toISOString(),
+    expires_at: input.ttlMs === null ? null : isoString(input.dispatchedAtMs + input.ttlMs),
     caller_id: input.caller?.id ?? 'internal',
     auth_method: input.caller?.method ?? 'internal',
   };

@@ -1,6 +1,6 @@
 import type { StateKey } from '../state-store.js';
 import type { CheckedWrite } from '../write-ops.js';
-import type { Keyspace } from './memory-keyspace.js';
+import type { Entry, Keyspace } from './memory-keyspace.js';
 import { SortedIndex } from './sorted-index.js';
 
 /*
@@ -15,27 +15,33 @@ export function integer(value: string): number {
   return n;
 }
 
-/** INCRBY: a counter starts at 0 and keeps its TTL. */
-export function incrementBy(ks: Keyspace, rendered: string, key: StateKey, by: number): number {
+/** INCRBY: a counter starts at 0 and keeps its TTL. Returns the live entry. */
+function incrementBy(ks: Keyspace, rendered: string, key: StateKey, by: number): Entry {
   const entry = ks.typed(rendered, 'string');
   const count = (entry === undefined ? 0 : integer(entry.value)) + by;
   if (!Number.isSafeInteger(count)) throw new Error('ERR increment or decrement would overflow');
   // In place when it exists: rollup counters take several increments per dispatch.
-  if (entry !== undefined) entry.value = String(count);
-  else ks.put(rendered, { type: 'string', key: { ...key }, value: String(count), expiresAt: undefined });
-  return count;
+  if (entry !== undefined) {
+    entry.value = String(count);
+    return entry;
+  }
+  const created: Entry = { type: 'string', key: { ...key }, value: String(count), expiresAt: undefined };
+  ks.put(rendered, created);
+  return created;
 }
 
-/** ZADD: adds or moves the member; the index keeps its TTL. */
-export function addToIndex(ks: Keyspace, rendered: string, key: StateKey, member: string, score: number): void {
+/** ZADD: adds or moves the member; the index keeps its TTL. Returns the live entry. */
+export function addToIndex(ks: Keyspace, rendered: string, key: StateKey, member: string, score: number): Entry {
   const entry = ks.typed(rendered, 'zset');
   if (entry !== undefined) {
     entry.members.add(member, score);
-    return;
+    return entry;
   }
   const members = new SortedIndex();
   members.add(member, score);
-  ks.put(rendered, { type: 'zset', key: { ...key }, members, expiresAt: undefined });
+  const created: Entry = { type: 'zset', key: { ...key }, members, expiresAt: undefined };
+  ks.put(rendered, created);
+  return created;
 }
 
 export function applyWrite(ks: Keyspace, rendered: string, w: CheckedWrite): void {
@@ -45,13 +51,12 @@ export function applyWrite(ks: Keyspace, rendered: string, w: CheckedWrite): voi
       ks.put(rendered, { type: 'string', key: { ...w.key }, value: w.value, expiresAt: w.ttl === undefined ? undefined : ks.now() + w.ttl });
       return;
     case 'increment':
-      incrementBy(ks, rendered, w.key, w.by);
-      break;
+      expireIfPersistent(ks, incrementBy(ks, rendered, w.key, w.by), w.ttl);
+      return;
     case 'indexAdd':
-      addToIndex(ks, rendered, w.key, w.member, w.score);
-      break;
+      expireIfPersistent(ks, addToIndex(ks, rendered, w.key, w.member, w.score), w.ttl);
+      return;
   }
-  if (w.ttl !== undefined) expireIfPersistent(ks, rendered, w.ttl);
 }
 
 /** Throws where applyWrite would fail on the key's current type or value, changing nothing (for all-or-nothing). */
@@ -65,7 +70,6 @@ export function checkApplicable(ks: Keyspace, rendered: string, w: CheckedWrite)
 }
 
 /** PEXPIRE NX: only a key without an expiry gets one, so repeated writes never move it. */
-function expireIfPersistent(ks: Keyspace, rendered: string, ttl: number): void {
-  const entry = ks.live(rendered);
-  if (entry !== undefined && entry.expiresAt === undefined) entry.expiresAt = ks.now() + ttl;
+function expireIfPersistent(ks: Keyspace, entry: Entry, ttl: number | undefined): void {
+  if (ttl !== undefined && entry.expiresAt === undefined) entry.expiresAt = ks.now() + ttl;
 }
