@@ -65,6 +65,13 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     prefix: config.state.prefix,
     clock,
     sweepIntervalMs: config.state.memory_sweep_interval_seconds * 1000,
+    deferred: {
+      onApplied: ({ left, failed }) => {
+        opts.metrics.deferredQueueLength.set(left);
+        if (failed > 0) opts.metrics.deferredWritesFailed.inc(failed);
+      },
+      onError: (err) => opts.logger.error({ err }, 'deferred writes'),
+    },
   });
   const scheduler = await createScheduler({
     backend: config.state.backend,

@@ -1,5 +1,6 @@
 import type { Clock } from '@sluice/core';
 import { MemoryStateStore } from './memory/memory-state-store.js';
+import type { DeferredQueueOptions } from './redis/deferred-writes.js';
 import type { StateStore } from './state-store.js';
 
 export interface CreateStateStoreOptions {
@@ -15,6 +16,8 @@ export interface CreateStateStoreOptions {
   /** Redis only: how long to wait for the first connection (default 5000). */
   connectTimeoutMs?: number;
   clientName?: string;
+  /** Redis only: how the deferred-write queue reports (see redis/deferred-writes.ts). */
+  deferred?: Pick<DeferredQueueOptions, 'onError' | 'onApplied'>;
 }
 
 /** The configured StateStore; for redis, resolves only once Redis answers (else throws naming the URL). */
@@ -25,5 +28,11 @@ export async function createStateStore(opts: CreateStateStoreOptions): Promise<S
   if (!opts.url) throw new Error('state backend "redis" needs a Redis URL');
   // Loaded here so that the memory backend never loads ioredis.
   const { RedisStateStore } = await import('./redis/redis-state-store.js');
-  return RedisStateStore.connect({ url: opts.url, prefix: opts.prefix, connectTimeoutMs: opts.connectTimeoutMs, clientName: opts.clientName });
+  return RedisStateStore.connect({
+    url: opts.url,
+    prefix: opts.prefix,
+    connectTimeoutMs: opts.connectTimeoutMs,
+    clientName: opts.clientName,
+    deferred: opts.deferred,
+  });
 }

@@ -229,6 +229,24 @@ describe('RedisStateStore deferred writes', () => {
     }
   });
 
+  it('reports each script call: entries applied, entries left in the shared queue, writes failed', async () => {
+    const prefix = uniquePrefix();
+    const results: unknown[] = [];
+    const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000, batchSize: 2, onError: () => {}, onApplied: (r) => results.push(r) });
+    try {
+      await store.set(k('text'), 'not a number');
+      for (const by of [1, 2, 3]) await store.writeBatch([], { deferred: [{ op: 'increment', key: k(by === 2 ? 'text' : 'n'), by }] });
+      await store.applyDeferred();
+      expect(results).toEqual([
+        { popped: 2, left: 1, failed: 1 },
+        { popped: 1, left: 0, failed: 0 },
+      ]);
+      expect(await store.get(k('n'))).toBe('4');
+    } finally {
+      await deleteKeys(admin, `${prefix}:*`);
+    }
+  });
+
   it('applies large queues in script calls of batchSize entries, grouping each key into one command', async () => {
     const prefix = uniquePrefix();
     const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000, batchSize: 50 });

@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** The counters the spec's JSON /health and /metrics bodies show (per process). */
 export const OUTCOME_COUNTERS = [
@@ -156,6 +156,16 @@ export class Metrics {
     name: 'sluice_state_errors_total',
     help: 'Failed state backend (Redis) operations',
     labelNames: ['operation'] as const,
+    registers: [this.registry],
+  });
+  readonly deferredQueueLength = new Gauge({
+    name: 'sluice_deferred_queue_length',
+    help: 'Deferred writes (audit indexes, rollups) queued in Redis and not yet applied, as this process last saw it (0 on the memory backend)',
+    registers: [this.registry],
+  });
+  readonly deferredWritesFailed = new Counter({
+    name: 'sluice_deferred_writes_failed_total',
+    help: 'Deferred writes this process failed to apply (a key of the wrong type or an unreadable queue entry)',
     registers: [this.registry],
   });
   readonly retentionDeleted = new Counter({

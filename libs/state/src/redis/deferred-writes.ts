@@ -22,6 +22,15 @@ export interface DeferredQueueOptions {
   batchSize?: number;
   /** Told when an apply fails or some writes in it failed (the queue keeps going). */
   onError?: (err: unknown) => void;
+  /** Told after each script call: entries applied, entries still queued, writes that failed. */
+  onApplied?: (result: DeferredApplyResult) => void;
+}
+
+export interface DeferredApplyResult {
+  popped: number;
+  /** The shared queue's length after the call: near zero when the processes keep up. */
+  left: number;
+  failed: number;
 }
 
 /** A queue entry: 5 strings per write, as the script reads them. */
@@ -40,6 +49,7 @@ export class DeferredQueue {
   private readonly delayMs: number;
   private readonly batchSize: number;
   private readonly onError: (err: unknown) => void;
+  private readonly onApplied: ((result: DeferredApplyResult) => void) | undefined;
   private timer: NodeJS.Timeout | undefined;
   private readonly sweeper: NodeJS.Timeout;
   /** The apply in progress; the next waits for it, so one process never runs two at once. */
@@ -54,6 +64,7 @@ export class DeferredQueue {
     this.delayMs = opts.delayMs ?? 20;
     this.batchSize = opts.batchSize ?? 200;
     this.onError = opts.onError ?? ((err) => process.emitWarning(`deferred writes: ${String(err)}`));
+    this.onApplied = opts.onApplied;
     this.sweeper = setInterval(() => this.applyInBackground(), opts.sweepMs ?? 1000);
     this.sweeper.unref();
   }
@@ -107,10 +118,12 @@ export class DeferredQueue {
     }
   }
 
-  private async applyBatch(): Promise<{ popped: number; left: number }> {
+  private async applyBatch(): Promise<DeferredApplyResult> {
     const reply = await runScript(this.client, applyDeferredScript, { keys: [this.queueKey], args: [this.batchSize] });
     const [popped = 0, left = 0, failed = 0] = numbers(reply, 3, 'applyDeferred');
+    const result = { popped, left, failed };
+    this.onApplied?.(result);
     if (failed > 0) this.onError(new Error(`${failed} deferred writes failed (wrong key type or unreadable entry)`));
-    return { popped, left };
+    return result;
   }
 }
