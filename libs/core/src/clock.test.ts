@@ -13,6 +13,14 @@ describe('isoString', () => {
     for (const t of times) expect(isoString(t)).toBe(new Date(t).toISOString());
   });
 
+  it('is toISOString when two seconds alternate (a record formats now and now + TTL)', () => {
+    const now = Date.UTC(2026, 10, 25, 12, 0, 0, 0);
+    const ttl = 30 * 86_400_000;
+    for (let i = 0; i < 3000; i += 7) {
+      for (const t of [now + i, now + i + ttl, now + i + 1, now + ttl + 2 * i]) expect(isoString(t)).toBe(new Date(t).toISOString());
+    }
+  });
+
   it('throws where toISOString does', () => {
     for (const t of [NaN, Infinity, -Infinity, 8.64e15 + 1, 8.64e15 + 500, -8.64e15 - 1]) {
       expect(() => new Date(t).toISOString()).toThrow(RangeError);

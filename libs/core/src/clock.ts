@@ -24,9 +24,15 @@ export class ManualClock implements Clock {
 }
 
 const MAX_DATE_MS = 8.64e15;
-// The last second isoString formatted, up to and including its '.'.
-let isoSecond = Number.NaN;
-let isoPrefix = '';
+
+/** One formatted second: the ISO text up to and including its '.'. */
+interface IsoSecond {
+  second: number;
+  prefix: string;
+}
+// Two seconds, least recently used first: an audit record formats now and now + its TTL in turn.
+let older: IsoSecond = { second: Number.NaN, prefix: '' };
+let newer: IsoSecond = { second: Number.NaN, prefix: '' };
 
 /**
  * `new Date(ms).toISOString()`, formatting the date and time once per second: dispatches and
@@ -36,10 +42,16 @@ export function isoString(ms: number): string {
   // Fractions (Date truncates them), NaN and times out of Date's range (toISOString throws) take Date's own path.
   if (!Number.isInteger(ms) || Math.abs(ms) > MAX_DATE_MS) return new Date(ms).toISOString();
   const second = Math.floor(ms / 1000);
-  if (second !== isoSecond) {
-    isoPrefix = new Date(second * 1000).toISOString().slice(0, -4);
-    isoSecond = second;
+  let hit = newer;
+  if (hit.second !== second) {
+    hit = older;
+    if (hit.second !== second) {
+      hit.second = second;
+      hit.prefix = new Date(second * 1000).toISOString().slice(0, -4);
+    }
+    older = newer;
+    newer = hit;
   }
   const fraction = ms - second * 1000;
-  return `${isoPrefix}${fraction < 10 ? '00' : fraction < 100 ? '0' : ''}${fraction}Z`;
+  return `${hit.prefix}${fraction < 10 ? '00' : fraction < 100 ? '0' : ''}${fraction}Z`;
 }

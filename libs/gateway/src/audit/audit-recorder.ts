@@ -34,7 +34,11 @@ export class AuditRecorder {
   private readonly derived: (record: AuditRecord) => DeferrableWriteOp[];
 
   constructor(private readonly deps: AuditRecorderDeps) {
-    this.derived = (record) => deps.observers.flatMap((o) => o.writesFor(record));
+    this.derived = (record) => {
+      const writes: DeferrableWriteOp[] = [];
+      for (const observer of deps.observers) for (const w of observer.writesFor(record)) writes.push(w);
+      return writes;
+    };
   }
 
   async record(entry: AuditEntry): Promise<void> {
