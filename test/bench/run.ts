@@ -1,6 +1,6 @@
 /**
- * `npm run bench [-- options]`: runs the scenarios of issue 7 against the built CLI (run
- * `npm run build` first), prints a Markdown table with each scenario's ratio to the bare-Fastify
+ * `npm run bench [-- options]`: runs the scenarios of issue 7 against the built CLI (the
+ * `prebench` script builds it), prints a Markdown table with each scenario's ratio to the bare-Fastify
  * baseline (measured in the same run) and the targets, and writes .bench-results/bench.json.
  *
  * Options:
