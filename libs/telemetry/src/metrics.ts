@@ -160,7 +160,7 @@ export class Metrics {
   });
   readonly deferredQueueLength = new Gauge({
     name: 'sluice_deferred_queue_length',
-    help: 'Deferred writes (audit indexes, rollups) queued in Redis and not yet applied, as this process last saw it (0 on the memory backend)',
+    help: 'Entries of deferred writes (audit indexes and rollups, one per audited dispatch) queued in Redis and not yet applied, as this process last saw it (0 on the memory backend)',
     registers: [this.registry],
   });
   readonly deferredWritesFailed = new Counter({
