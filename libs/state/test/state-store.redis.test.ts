@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
@@ -12,22 +13,31 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
 /**
  * Commands that touch keys under `prefix`, seen through MONITOR (which also shows commands run by
- * scripts). Filtering by prefix keeps other test files sharing the server out of the count.
+ * scripts). Filtering by prefix keeps other test files sharing the server out of the count. A raw
+ * socket, not ioredis's monitor(): on a busy server the first monitor line can arrive in the same
+ * read as MONITOR's +OK, before ioredis has switched to monitoring, and it then throws.
  */
 async function watchCommands(prefix: string): Promise<{ commands: string[]; stop: () => void }> {
-  const client = new Redis(testRedisUrl());
+  const { hostname, port } = new URL(testRedisUrl());
+  const socket = connect({ host: hostname, port: Number(port) }).setEncoding('utf8');
   const commands: string[] = [];
-  const monitor = await client.monitor();
-  monitor.on('monitor', (_time: string, args: string[]) => {
-    if (args.slice(1).some((a) => String(a).includes(prefix))) commands.push(String(args[0]).toLowerCase());
+  let buffered = '';
+  await new Promise<void>((resolve, reject) => {
+    socket.once('error', reject);
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      let end: number;
+      while ((end = buffered.indexOf('\r\n')) >= 0) {
+        const line = buffered.slice(0, end);
+        buffered = buffered.slice(end + 2);
+        if (line === '+OK') resolve();
+        // +<time> [<db> <client>] "<command>" "<arg>" ...: the first quoted token is the command.
+        else if (line.includes(prefix)) commands.push((/"([^"]*)"/.exec(line)?.[1] ?? '').toLowerCase());
+      }
+    });
+    socket.write('MONITOR\r\n');
   });
-  return {
-    commands,
-    stop: () => {
-      monitor.disconnect();
-      client.disconnect();
-    },
-  };
+  return { commands, stop: () => socket.destroy() };
 }
 
 let admin: Redis;
