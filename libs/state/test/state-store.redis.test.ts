@@ -17,10 +17,12 @@ const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
  * socket, not ioredis's monitor(): on a busy server the first monitor line can arrive in the same
  * read as MONITOR's +OK, before ioredis has switched to monitoring, and it then throws.
  */
-async function watchCommands(prefix: string): Promise<{ commands: string[]; stop: () => void }> {
+async function watchCommands(prefix: string): Promise<{ commands: string[]; settled: () => Promise<void>; stop: () => void }> {
   const { hostname, port } = new URL(testRedisUrl());
   const socket = connect({ host: hostname, port: Number(port) }).setEncoding('utf8');
+  const barrierKey = `${prefix}:monitor-barrier`;
   const commands: string[] = [];
+  let onBarrier = () => {};
   let buffered = '';
   await new Promise<void>((resolve, reject) => {
     socket.once('error', reject);
@@ -31,13 +33,23 @@ async function watchCommands(prefix: string): Promise<{ commands: string[]; stop
         const line = buffered.slice(0, end);
         buffered = buffered.slice(end + 2);
         if (line === '+OK') resolve();
+        else if (line.includes(barrierKey)) onBarrier();
         // +<time> [<db> <client>] "<command>" "<arg>" ...: the first quoted token is the command.
         else if (line.includes(prefix)) commands.push((/"([^"]*)"/.exec(line)?.[1] ?? '').toLowerCase());
       }
     });
     socket.write('MONITOR\r\n');
   });
-  return { commands, stop: () => socket.destroy() };
+  return {
+    commands,
+    // MONITOR output trails the commands: a command sent after them, once seen, means they all are.
+    settled: async () => {
+      const seen = new Promise<void>((resolve) => (onBarrier = resolve));
+      await admin.exists(barrierKey);
+      await seen;
+    },
+    stop: () => socket.destroy(),
+  };
 }
 
 let admin: Redis;
@@ -167,7 +179,7 @@ describe('RedisStateStore deferred writes', () => {
           { op: 'indexAdd', index: k('i'), member: 'm', score: 1, ttlMs: 60_000 },
         ],
       });
-      await sleep(50);
+      await monitor.settled();
       expect(monitor.commands).toEqual(['set', 'rpush']);
       expect(await admin.llen(queueOf(prefix))).toBe(1);
       expect(await admin.exists(renderKey(prefix, k('n')), renderKey(prefix, k('i')))).toBe(0);
@@ -274,6 +286,7 @@ describe('RedisStateStore deferred writes', () => {
       const monitor = await watchCommands(prefix);
       try {
         await store.applyDeferred();
+        await monitor.settled();
       } finally {
         monitor.stop();
       }
