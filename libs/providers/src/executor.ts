@@ -81,7 +81,7 @@ export class Executor {
     for (let attempt = 1; ; attempt++) {
       let result: AttemptResult;
       try {
-        result = await (provider.inProcess === true ? this.#inProcessAttempt(provider, action, attempt, signal) : this.#attempt(provider, action, attempt, signal));
+        result = await this.#attempt(provider, action, attempt, signal);
       } catch {
         return aborted(signal, attempt - 1); // only the permit wait rejects, and only on abort
       }
@@ -118,43 +118,42 @@ export class Executor {
   /** One attempt, holding a permit throughout; rejects only if `outer` aborts while waiting for the permit. */
   async #attempt(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
     const release = this.#freePermit(outer) ?? (await this.#semaphore.acquire(outer));
+    if (provider.inProcess === true) {
+      // Settles without I/O or timers, so its timeout could never fire first: no AbortController or
+      // timer is made (they were most of a noop dispatch's executor cost).
+      try {
+        return await this.#observed(provider, NEVER_ABORTED, () => {
+          const work = provider.execute(action, { signal: outer ?? NEVER_ABORTED, attempt });
+          return outer === undefined ? work : untilAborted(work, outer);
+        });
+      } finally {
+        release();
+      }
+    }
     const timeout = new AbortController();
     const ms = this.#opts.timeoutMs;
     const timer = setTimeout(() => {
       timeout.abort(new ProviderError('TIMEOUT', `provider "${provider.name}" attempt ${attempt} timed out after ${ms} ms`, { retryable: true }));
     }, ms);
     const signal = outer === undefined ? timeout.signal : AbortSignal.any([timeout.signal, outer]);
-    const started = performance.now();
     try {
-      const response = await untilAborted(provider.execute(action, { signal, attempt }), signal);
-      this.#opts.metrics?.observe(provider.name, 'success', performance.now() - started);
-      return { ok: true, response };
-    } catch (err) {
-      this.#opts.metrics?.observe(provider.name, 'failure', performance.now() - started);
-      return { ok: false, error: toProviderError(err, timeout.signal, provider.name) };
+      return await this.#observed(provider, timeout.signal, () => untilAborted(provider.execute(action, { signal, attempt }), signal));
     } finally {
       clearTimeout(timer);
       release();
     }
   }
 
-  /**
-   * An attempt of a provider that settles without I/O or timers: its timeout could never fire
-   * first, so no AbortController or timer is made (they were most of a noop dispatch's executor cost).
-   */
-  async #inProcessAttempt(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
-    const release = this.#freePermit(outer) ?? (await this.#semaphore.acquire(outer));
+  /** Runs one attempt's call, recording its duration and result; `timeout` tells a timeout from other failures. */
+  async #observed(provider: Provider, timeout: AbortSignal, call: () => Promise<ProviderResponse>): Promise<AttemptResult> {
     const started = performance.now();
     try {
-      const work = provider.execute(action, { signal: outer ?? NEVER_ABORTED, attempt });
-      const response = await (outer === undefined ? work : untilAborted(work, outer));
+      const response = await call();
       this.#opts.metrics?.observe(provider.name, 'success', performance.now() - started);
       return { ok: true, response };
     } catch (err) {
       this.#opts.metrics?.observe(provider.name, 'failure', performance.now() - started);
-      return { ok: false, error: toProviderError(err, NEVER_ABORTED, provider.name) };
-    } finally {
-      release();
+      return { ok: false, error: toProviderError(err, timeout, provider.name) };
     }
   }
 }
