@@ -1,25 +1,126 @@
-/** Time source. Everything that reasons about windows, TTLs and schedules takes a Clock so tests need not sleep. */
+/** A pending timer of a Clock; cancelling twice, or after it fired, does nothing. */
+export interface TimerHandle {
+  cancel(): void;
+}
+
+/**
+ * Time source. Everything that reasons about windows, TTLs and schedules, and everything that
+ * waits (timers, polls, sweeps), takes a Clock, so tests move time instead of sleeping.
+ */
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
+  /** Calls `fn` once, `delayMs` from now by this clock. A timer never keeps the process alive. */
+  setTimer(fn: () => void, delayMs: number): TimerHandle;
+  /** Calls `fn` every `intervalMs` by this clock until cancelled. Never keeps the process alive. */
+  setRepeating(fn: () => void, intervalMs: number): TimerHandle;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+/** Node clamps setTimeout delays above 2^31-1 ms (~24.8 days) to 1 ms; longer waits re-arm in steps. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
-/** A clock that only moves when told to; for tests of windows and expiry. */
+/** The wall clock and Node's timers, unref'd. */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  setTimer(fn, delayMs) {
+    const at = Date.now() + delayMs;
+    let timer: NodeJS.Timeout | undefined;
+    const arm = (): void => {
+      const wait = at - Date.now();
+      timer = wait > MAX_TIMEOUT_MS ? setTimeout(arm, MAX_TIMEOUT_MS) : setTimeout(fn, Math.max(0, wait));
+      timer.unref();
+    };
+    arm();
+    return { cancel: () => clearTimeout(timer) };
+  },
+  setRepeating(fn, intervalMs) {
+    const timer = setInterval(fn, Math.min(Math.max(1, intervalMs), MAX_TIMEOUT_MS));
+    timer.unref();
+    return { cancel: () => clearInterval(timer) };
+  },
+};
+
+interface ManualTimer {
+  at: number;
+  seq: number;
+  fn: () => void;
+  /** Set for repeating timers. */
+  everyMs: number | undefined;
+  cancelled: boolean;
+}
+
+/**
+ * A clock that only moves when told to, for tests of windows, expiry, timeouts and schedules.
+ * Its timers fire during advance()/set(), in time order (ties in creation order), each with
+ * now() reading its due time; a timer set by a callback fires in the same advance if it is due.
+ */
 export class ManualClock implements Clock {
+  private readonly timers: ManualTimer[] = [];
+  private seq = 0;
+
   constructor(private current = Date.UTC(2026, 0, 1)) {}
 
   now(): number {
     return this.current;
   }
 
-  advance(ms: number): void {
-    this.current += ms;
+  setTimer(fn: () => void, delayMs: number): TimerHandle {
+    return this.add(fn, delayMs, undefined);
   }
 
+  setRepeating(fn: () => void, intervalMs: number): TimerHandle {
+    return this.add(fn, intervalMs, Math.max(1, intervalMs));
+  }
+
+  /** Timers not yet fired nor cancelled. */
+  get pendingTimers(): number {
+    return this.timers.filter((t) => !t.cancelled).length;
+  }
+
+  advance(ms: number): void {
+    this.set(this.current + ms);
+  }
+
+  /** Moves to `ms`, firing every timer due on the way. Moving back in time fires nothing. */
   set(ms: number): void {
+    for (;;) {
+      const due = this.nextDue(ms);
+      if (!due) break;
+      this.current = Math.max(this.current, due.at);
+      if (due.everyMs === undefined) due.cancelled = true;
+      else {
+        due.at += due.everyMs;
+        due.seq = this.seq++;
+      }
+      due.fn();
+    }
     this.current = ms;
+    this.prune();
+  }
+
+  /** advance(), then lets the promise callbacks and I/O the timers started run before returning. */
+  async advanceAsync(ms: number): Promise<void> {
+    this.advance(ms);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
+
+  private add(fn: () => void, delayMs: number, everyMs: number | undefined): TimerHandle {
+    const timer: ManualTimer = { at: this.current + Math.max(0, delayMs), seq: this.seq++, fn, everyMs, cancelled: false };
+    this.timers.push(timer);
+    return { cancel: () => void (timer.cancelled = true) };
+  }
+
+  private nextDue(until: number): ManualTimer | undefined {
+    let best: ManualTimer | undefined;
+    for (const t of this.timers) {
+      if (t.cancelled || t.at > until) continue;
+      if (!best || t.at < best.at || (t.at === best.at && t.seq < best.seq)) best = t;
+    }
+    return best;
+  }
+
+  private prune(): void {
+    for (let i = this.timers.length - 1; i >= 0; i--) if (this.timers[i]?.cancelled) this.timers.splice(i, 1);
   }
 }
 
