@@ -7,3 +7,7 @@ export * from './memory/memory-state-store.js';
 export * from './memory/in-process-scheduler.js';
 // The Redis backend (ioredis, BullMQ) is loaded on demand; its classes are in `@sluice/state/redis`.
 export * from './lazy-redis.js';
+export * from './records/cas-retry.js';
+export * from './records/generation-sync.js';
+export * from './records/record-keys.js';
+export * from './records/record-repository.js';

@@ -73,6 +73,9 @@ export interface ScanPage {
 
 export type Unsubscribe = () => Promise<void>;
 
+/** What indexAddBounded did: added the member, found it there already (unchanged), or found the index full. */
+export type BoundedAddResult = 'added' | 'present' | 'full';
+
 export interface IndexRangeQuery {
   /** Inclusive score bounds; absent = unbounded. */
   min?: number;
@@ -127,6 +130,12 @@ export interface StateStore {
 
   /** Adds or moves a member of a time-ordered index (score = epoch ms, usually). */
   indexAdd(index: StateKey, member: string, score: number): Promise<void>;
+  /**
+   * Adds `member` only while the index holds fewer than `maxMembers` members: one atomic step,
+   * so N writers racing for the last slot get one 'added'. A member already in the index is left
+   * as it is, score included ('present'), whatever the count. An exclusive claim is maxMembers 1.
+   */
+  indexAddBounded(index: StateKey, member: string, score: number, maxMembers: number): Promise<BoundedAddResult>;
   indexRemove(index: StateKey, member: string): Promise<boolean>;
   /** Atomically removes and returns up to `limit` members with score <= maxScore, lowest first. */
   indexPopDue(index: StateKey, maxScore: number, limit: number): Promise<IndexEntry[]>;

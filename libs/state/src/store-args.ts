@@ -34,6 +34,12 @@ export function checkScore(score: number): number {
   return score;
 }
 
+/** A positive whole member count for indexAddBounded. */
+export function maxMembersArg(max: number): number {
+  if (!Number.isSafeInteger(max) || max < 1) throw new RangeError(`maxMembers must be a positive integer, got ${max}`);
+  return max;
+}
+
 /** Non-negative whole count for indexPopDue. */
 export function popLimit(limit: number): number {
   return nonNegativeInteger(limit, 'limit');

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '@sluice/core';
 import { renderKey } from '../keys.js';
 import { warnHandlerError } from '../subscriber-errors.js';
 import type {
+  BoundedAddResult,
   CasResult,
   IndexEntry,
   IndexRangeQuery,
@@ -17,7 +18,7 @@ import type {
   WriteBatchOptions,
   WriteOp,
 } from '../state-store.js';
-import { checkScore, popLimit, rangeArgs, scanCount, scoreBounds, ttlOf, windowArgs } from '../store-args.js';
+import { checkScore, maxMembersArg, popLimit, rangeArgs, scanCount, scoreBounds, ttlOf, windowArgs } from '../store-args.js';
 import { checkDeferrable, checkSameScope, checkWrites } from '../write-ops.js';
 import { Keyspace } from './memory-keyspace.js';
 import { LocalBus } from './memory-pubsub.js';
@@ -119,6 +120,17 @@ export class MemoryStateStore implements StateStore {
   /** ZADD: adds or moves the member. */
   async indexAdd(index: StateKey, member: string, score: number): Promise<void> {
     addToIndex(this.ks, r(index), index, member, checkScore(score));
+  }
+
+  /** Mirrors lua/index-add-bounded-1.ts. */
+  async indexAddBounded(index: StateKey, member: string, score: number, maxMembers: number): Promise<BoundedAddResult> {
+    checkScore(score);
+    maxMembersArg(maxMembers);
+    const entry = this.ks.typed(r(index), 'zset');
+    if (entry?.members.has(member)) return 'present';
+    if ((entry?.members.size ?? 0) >= maxMembers) return 'full';
+    addToIndex(this.ks, r(index), index, member, score);
+    return 'added';
   }
 
   /** ZREM: an emptied index disappears, as in Redis. */

@@ -19,6 +19,11 @@ export class SortedIndex {
     return this.total;
   }
 
+  /** ZSCORE is not nil */
+  has(member: string): boolean {
+    return this.scores.has(member);
+  }
+
   /** ZADD: adds or moves the member. */
   add(member: string, score: number): void {
     const old = this.scores.get(member);

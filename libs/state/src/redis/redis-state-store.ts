@@ -2,6 +2,7 @@ import type { Redis } from 'ioredis';
 import { GLOBAL_SCOPE, renderKey } from '../keys.js';
 import { warnHandlerError } from '../subscriber-errors.js';
 import type {
+  BoundedAddResult,
   CasResult,
   IndexEntry,
   IndexRangeQuery,
@@ -120,6 +121,10 @@ export class RedisStateStore implements StateStore {
 
   indexAdd(indexKey: StateKey, member: string, score: number): Promise<void> {
     return index.indexAdd(this.client, this.k(indexKey), member, score);
+  }
+
+  indexAddBounded(indexKey: StateKey, member: string, score: number, maxMembers: number): Promise<BoundedAddResult> {
+    return index.indexAddBounded(this.client, this.k(indexKey), member, score, maxMembers);
   }
 
   indexRemove(indexKey: StateKey, member: string): Promise<boolean> {

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
-import { checkScore, popLimit } from '../store-args.js';
-import type { IndexEntry } from '../state-store.js';
-import { indexPopDueScript } from './lua/index.js';
+import { checkScore, maxMembersArg, popLimit } from '../store-args.js';
+import type { BoundedAddResult, IndexEntry } from '../state-store.js';
+import { indexAddBoundedScript, indexPopDueScript } from './lua/index.js';
 import { runScript, type ScriptCall } from './scripts.js';
 
 /* Time-ordered indexes: a sorted set of member → score (usually epoch ms). */
@@ -24,6 +24,19 @@ export function parseScore(raw: string): number {
 
 export async function indexAdd(client: Redis, key: string, member: string, score: number): Promise<void> {
   await client.zadd(key, scoreArg(score), member);
+}
+
+export function indexAddBoundedArgs(key: string, member: string, score: number, maxMembers: number): ScriptCall {
+  return { keys: [key], args: [scoreArg(score), member, maxMembersArg(maxMembers)] };
+}
+
+const BOUNDED_RESULTS: readonly BoundedAddResult[] = ['added', 'present', 'full'];
+
+export async function indexAddBounded(client: Redis, key: string, member: string, score: number, maxMembers: number): Promise<BoundedAddResult> {
+  const reply = await runScript(client, indexAddBoundedScript, indexAddBoundedArgs(key, member, score, maxMembers));
+  const result = BOUNDED_RESULTS[Number(reply)];
+  if (result === undefined) throw new Error(`unexpected indexAddBounded reply: ${JSON.stringify(reply)}`);
+  return result;
 }
 
 export async function indexRemove(client: Redis, key: string, member: string): Promise<boolean> {

@@ -1,6 +1,7 @@
 import { describe } from 'vitest';
 import { batchContract } from './batch.contract.js';
 import { contractContext, type ContractHarness, type ContractOptions } from './harness.js';
+import { indexBoundedContract } from './index-bounded.contract.js';
 import { indexRangeContract } from './index-range.contract.js';
 import { pubsubContract } from './pubsub.contract.js';
 import { scanContract } from './scan.contract.js';
@@ -29,6 +30,7 @@ export function stateStoreContract(
     versionedWithContract(ctx);
     timeIndexContract(ctx);
     indexRangeContract(ctx);
+    indexBoundedContract(ctx);
     batchContract(ctx);
     scanContract(ctx);
     pubsubContract(ctx);

@@ -2,12 +2,13 @@ import { applyDeferredScript } from './apply-deferred-1.js';
 import { compareAndSwapScript } from './compare-and-swap-1.js';
 import { compareAndSwapWithScript } from './compare-and-swap-with-1.js';
 import { incrementWindowScript } from './increment-window-1.js';
+import { indexAddBoundedScript } from './index-add-bounded-1.js';
 import { indexPopDueScript } from './index-pop-due-1.js';
 import type { LuaScript } from './lua-script.js';
 import { readWindowScript } from './read-window-1.js';
 
 export type { LuaScript } from './lua-script.js';
-export { applyDeferredScript, compareAndSwapScript, compareAndSwapWithScript, incrementWindowScript, indexPopDueScript, readWindowScript };
+export { applyDeferredScript, compareAndSwapScript, compareAndSwapWithScript, incrementWindowScript, indexAddBoundedScript, indexPopDueScript, readWindowScript };
 
 /** Every script the Redis StateStore registers on its client at construction. */
 export const LUA_SCRIPTS: readonly LuaScript[] = [
@@ -16,5 +17,6 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   compareAndSwapScript,
   compareAndSwapWithScript,
   indexPopDueScript,
+  indexAddBoundedScript,
   applyDeferredScript,
 ];

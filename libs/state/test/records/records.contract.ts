@@ -1,0 +1,223 @@
+import { ManualClock } from '@sluice/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RecordRepository, type RecordRepositoryOptions } from '../../src/records/record-repository.js';
+import type { StateStore } from '../../src/state-store.js';
+
+/** Two connections to one backend: two replicas as far as the repository can tell. */
+export interface ReplicaPair {
+  stores: [StateStore, StateStore];
+  cleanup(): Promise<void>;
+}
+
+export interface Note {
+  id: string;
+  namespace: string;
+  tenant: string;
+  title: string;
+  count: number;
+}
+
+const decode = (raw: unknown): Note | null => {
+  const r = raw as Partial<Note> | null;
+  return r && typeof r.id === 'string' && typeof r.namespace === 'string' && typeof r.tenant === 'string' && typeof r.title === 'string' && typeof r.count === 'number'
+    ? { id: r.id, namespace: r.namespace, tenant: r.tenant, title: r.title, count: r.count }
+    : null;
+};
+
+export const note = (id: string, over: Partial<Note> = {}): Note => ({ id, namespace: 'ns', tenant: 't', title: id, count: 0, ...over });
+
+const silentLog = { warn: () => {}, error: () => {} };
+
+/** The record repository contract: every backend runs exactly these tests. */
+export function recordRepositoryContract(name: string, makePair: () => Promise<ReplicaPair>): void {
+  describe(`RecordRepository contract: ${name}`, () => {
+    let pair: ReplicaPair | undefined;
+    const clock = new ManualClock(Date.UTC(2026, 10, 25, 12));
+    const repos: RecordRepository<Note>[] = [];
+    beforeEach(async () => {
+      pair = await makePair();
+    });
+    afterEach(async () => {
+      await Promise.all(repos.splice(0).map((r) => r.close()));
+      await pair?.cleanup();
+    });
+    /** A repository on replica 0 or 1 (each test has fresh stores, so tests never share keys). */
+    const repo = (replica: 0 | 1, over: Partial<RecordRepositoryOptions<Note>> = {}) => {
+      if (!pair) throw new Error('no stores outside a test');
+      const r = new RecordRepository<Note>({ state: pair.stores[replica], clock, kind: 'note', label: 'note', decode, globalIds: true, ...over });
+      repos.push(r);
+      return r;
+    };
+    const ids = async (r: RecordRepository<Note>) => (await r.listAll()).records.map((s) => s.record.id);
+
+    it('creates, reads by scope and by id, lists, updates and deletes', async () => {
+      const r = repo(0);
+      expect(await r.create(note('a'))).toBe('created');
+      expect(await r.create(note('b', { tenant: 'u' }))).toBe('created');
+      expect(await r.get({ namespace: 'ns', tenant: 't', id: 'a' })).toEqual({ record: note('a'), version: 1 });
+      expect(await r.get({ namespace: 'ns', tenant: 'u', id: 'a' })).toBeNull();
+      expect((await r.find('b'))?.record).toEqual(note('b', { tenant: 'u' }));
+      expect(await r.find('nope')).toBeNull();
+      expect(await ids(r)).toEqual(['a', 'b']);
+      const updated = await r.update('a', (n) => ({ ...n, count: 5 }));
+      expect(updated).toEqual({ record: note('a', { count: 5 }), version: 2 });
+      expect(await r.remove('a')).toBe(true);
+      expect(await r.remove('a')).toBe(false);
+      expect(await r.update('a', (n) => n)).toBeNull();
+      expect(await ids(r)).toEqual(['b']);
+    });
+
+    it('keeps ids unique across scopes, and a unique name within a scope', async () => {
+      const r = repo(0, { uniqueName: () => 'the-one' });
+      expect(await r.create(note('a'))).toBe('created');
+      expect(await r.create(note('a', { tenant: 'u' }))).toBe('id-taken');
+      expect(await r.create(note('b'))).toBe('unique-taken');
+      // The refused creates released what they had claimed: b and the other scope are free.
+      expect(await r.create(note('b', { tenant: 'u' }))).toBe('created');
+      await r.remove('a');
+      expect(await r.create(note('c'))).toBe('created');
+    });
+
+    it('pages one scope in creation order', async () => {
+      const r = repo(0);
+      for (const [i, id] of ['e', 'a', 'd', 'b', 'c'].entries()) {
+        clock.advance(1);
+        expect(await r.create(note(id, { count: i }))).toBe('created');
+      }
+      await r.create(note('other', { tenant: 'u' }));
+      const scope = { namespace: 'ns', tenant: 't' };
+      const page = async (offset: number, limit: number) => (await r.list(scope, { offset, limit })).records.map((s) => s.record.id);
+      expect(await page(0, 2)).toEqual(['e', 'a']);
+      expect(await page(2, 2)).toEqual(['d', 'b']);
+      expect(await page(4, 2)).toEqual(['c']);
+      expect(await page(5, 2)).toEqual([]);
+      expect((await r.list(scope)).total).toBe(5);
+    });
+
+    it('lets one of many concurrent creates of an id win, across two replicas', async () => {
+      const [r0, r1] = [repo(0), repo(1)];
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? r1 : r0).create(note('same', { tenant: `t${i}`, count: i }))));
+      expect(results.filter((x) => x === 'created')).toHaveLength(1);
+      const winner = (await r1.find('same'))?.record;
+      expect(winner).toBeDefined();
+      expect(await ids(r0)).toEqual(['same']);
+      // The losers left nothing behind: once the winner is gone, the id is free at once.
+      expect(await r0.remove('same')).toBe(true);
+      expect(await r1.create(note('same'))).toBe('created');
+    });
+
+    it('fills a bounded scope exactly, however the creates interleave', async () => {
+      const [r0, r1] = [repo(0, { maxPerScope: 3, globalIds: false }), repo(1, { maxPerScope: 3, globalIds: false })];
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => (i % 2 ? r1 : r0).create(note(`n${i}`))));
+      expect(results.filter((x) => x === 'created')).toHaveLength(3);
+      expect(results.filter((x) => x === 'scope-full')).toHaveLength(9);
+      expect((await r0.list({ namespace: 'ns', tenant: 't' })).records).toHaveLength(3);
+    });
+
+    it('gives a unique name to one of many concurrent creates', async () => {
+      const opts = { uniqueName: () => 'pair' };
+      const [r0, r1] = [repo(0, opts), repo(1, opts)];
+      const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? r1 : r0).create(note(`p${i}`))));
+      expect(results.filter((x) => x === 'created')).toHaveLength(1);
+      expect(results.filter((x) => x === 'unique-taken')).toHaveLength(9);
+    });
+
+    it('loses no update when two replicas update at once', async () => {
+      const [r0, r1] = [repo(0, { attempts: 100 }), repo(1, { attempts: 100 })];
+      await r0.create(note('c'));
+      await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? r1 : r0).update('c', (n) => ({ ...n, count: n.count + 1 }))));
+      expect((await r0.find('c'))?.record.count).toBe(20);
+    });
+
+    it('never resurrects a record when an update races its delete', async () => {
+      const [r0, r1] = [repo(0), repo(1)];
+      for (let round = 0; round < 10; round++) {
+        const id = `r${round}`;
+        await r0.create(note(id));
+        const [updated, removed] = await Promise.all([r0.update(id, (n) => ({ ...n, count: 1 })), r1.remove(id)]);
+        expect(removed).toBe(true);
+        expect(await r0.find(id)).toBeNull();
+        expect(await r1.get({ namespace: 'ns', tenant: 't', id })).toBeNull();
+        // The update either landed before the delete or found nothing.
+        if (updated) expect(updated.record.count).toBe(1);
+      }
+      expect(await ids(r0)).toEqual([]);
+    });
+
+    it('a stale update never overwrites the record created again with the same id', async () => {
+      const [r0, r1] = [repo(0), repo(1)];
+      await r0.create(note('x', { count: 1 }));
+      const stale = await r0.get({ namespace: 'ns', tenant: 't', id: 'x' });
+      await r1.remove('x');
+      expect(await r1.create(note('x', { count: 2 }))).toBe('created');
+      // A compare-and-swap from the version read before the delete: the tombstone moved the version on.
+      expect(stale && (await r0.swap({ ...stale.record, count: 99 }, stale.version))).toBeNull();
+      expect((await r1.find('x'))?.record.count).toBe(2);
+      expect((await r1.find('x'))?.version).toBe(3);
+    });
+
+    it('reports unreadable records and skips them', async () => {
+      const r = repo(0);
+      await r.create(note('ok'));
+      await r.create(note('broken'));
+      await pair!.stores[0].compareAndSwap(r.keys.record({ namespace: 'ns', tenant: 't', id: 'broken' }), 1, '{not json');
+      expect(await r.listAll()).toEqual({ records: [{ record: note('ok'), version: 1 }], bad: [{ namespace: 'ns', tenant: 't', id: 'broken' }] });
+      // An unreadable record can still be deleted.
+      expect(await r.remove('broken')).toBe(true);
+      expect((await r.listAll()).bad).toEqual([]);
+    });
+
+    it('evicts what a create that died half-way left, once it is old', async () => {
+      const r = repo(0, { uniqueName: () => 'pair', maxPerScope: 2, staleClaimMs: 60_000 });
+      const state = pair!.stores[0];
+      // A dead create of "ghost": every claim and the listing entry, but no record.
+      const scope = { namespace: 'ns', tenant: 't' };
+      await state.indexAdd(r.keys.locator('ghost'), JSON.stringify(['ns', 't']), clock.now());
+      await state.indexAdd(r.keys.unique(scope, 'pair'), 'ghost', clock.now());
+      await state.indexAdd(r.keys.scopeIndex(scope), 'ghost', clock.now());
+      await state.indexAdd(r.keys.scopeIndex(scope), 'ghost2', clock.now());
+      await state.indexAdd(r.keys.all, JSON.stringify(['ns', 't', 'ghost']), clock.now());
+      // While it may still be in flight, it blocks.
+      expect(await r.create(note('ghost'))).toBe('id-taken');
+      expect(await r.create(note('real'))).toBe('unique-taken');
+      expect(await ids(r)).toEqual([]);
+      clock.advance(60_001);
+      expect(await r.create(note('real'))).toBe('created');
+      expect(await r.remove('real')).toBe(true);
+      expect(await r.create(note('ghost'))).toBe('created');
+      expect(await ids(r)).toEqual(['ghost']);
+      expect(await state.indexCount(r.keys.all)).toBe(1);
+    });
+
+    it('shows a write on one replica to a watcher on the other', async () => {
+      const sync = { intervalMs: 60_000, log: silentLog };
+      const [writer, watcher] = [repo(0, { sync }), repo(1, { sync })];
+      const seen: string[][] = [];
+      let writerLoads = 0;
+      await writer.watch(async () => void writerLoads++);
+      await watcher.watch(async () => void seen.push(await ids(watcher)));
+      expect(seen).toEqual([[]]);
+      await writer.create(note('w'));
+      // The writer reloads before its create returns (and may hear its own broadcast); the other replica on the broadcast.
+      expect(writerLoads).toBeGreaterThanOrEqual(2);
+      await expect.poll(() => seen.at(-1)).toEqual(['w']);
+      await writer.update('w', (n) => ({ ...n, count: 1 }));
+      await writer.remove('w');
+      await expect.poll(() => seen.at(-1)).toEqual([]);
+    });
+
+    it('catches up from the generation when a broadcast is lost', async () => {
+      const sync = { intervalMs: 1000, log: silentLog };
+      const writer = repo(0, { sync });
+      const deaf = repo(1, { sync });
+      let loads = 0;
+      await writer.watch(async () => {});
+      await deaf.watch(async () => void loads++);
+      // Published before the watcher could hear it: a bump of the generation alone, as after a lost message.
+      await pair!.stores[0].set(writer.keys.generation, 'moved-on');
+      expect(loads).toBe(1);
+      clock.advance(1000);
+      await expect.poll(() => loads).toBe(2);
+    });
+  });
+}
