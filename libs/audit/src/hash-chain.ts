@@ -1,5 +1,5 @@
 import type { AuditRecord } from '@sluice/core';
-import type { StateStore, WriteOp } from '@sluice/state';
+import { RETRY, retryCas, type StateStore, type WriteOp } from '@sluice/state';
 import { chainHeadKey, type TenantScope } from './keys.js';
 import { recordHash } from './record-hash.js';
 
@@ -31,17 +31,17 @@ export async function linkIntoChain(
 ): Promise<LinkedRecord> {
   const headKey = chainHeadKey(draft);
   const maxAttempts = opts.maxAttempts ?? 1000;
-  for (let attempt = 0; attempt < maxAttempts; attempt++) {
+  const onExhausted = (): never => {
+    throw new Error(`audit hash chain ${draft.namespace}/${draft.tenant}: gave up after ${maxAttempts} conflicting appends`);
+  };
+  return retryCas({ what: `audit hash chain ${draft.namespace}/${draft.tenant}`, attempts: maxAttempts, onExhausted }, async () => {
     const stored = await store.getVersioned(headKey);
     const head = stored === null ? null : parseHead(stored.value, draft);
     const linked = link(draft, head);
     const next: ChainHead = { s: linked.sequence_number, h: linked.record_hash };
     const swap = await store.compareAndSwapWith(headKey, stored?.version ?? 0, JSON.stringify(next), writesFor(linked));
-    if (swap.ok) return linked;
-    // Under heavy contention, spread the retries a little so one round does not starve another.
-    if (attempt >= 2) await sleep(Math.random() * Math.min(20, attempt));
-  }
-  throw new Error(`audit hash chain ${draft.namespace}/${draft.tenant}: gave up after ${maxAttempts} conflicting appends`);
+    return swap.ok ? linked : RETRY;
+  });
 }
 
 /** A record with its chain fields filled in. */
@@ -67,8 +67,4 @@ function parseHead(value: string, scope: TenantScope): ChainHead {
     if (typeof s === 'number' && Number.isSafeInteger(s) && typeof h === 'string') return { s, h };
   }
   throw new Error(`audit hash chain ${scope.namespace}/${scope.tenant}: unreadable chain head`);
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -96,6 +96,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
   });
   const rules = new RuleRepository({
     state,
+    clock,
     directory: config.rules.directory,
     // Neither the plugin runtime nor an embedding provider exists yet: rules needing them fail to load, saying so.
     env: { wasmRuntime: false, embeddingProvider: false },

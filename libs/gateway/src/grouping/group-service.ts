@@ -1,8 +1,7 @@
 import { errors, newId, type Action, type EventGroup, type GroupFlushResult, type GroupList, type GroupListQuery, type GroupedEvent, type GroupedOutcome } from '@sluice/core';
 import type { RuleAction } from '@sluice/rules';
-import type { Job, WriteOp } from '@sluice/state';
+import { RETRY, retryCas, type Job, type WriteOp } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
-import { casLoop, RETRY } from './cas-loop.js';
 import { groupIdentity } from './group-fields.js';
 import { GROUP_FLUSH_KIND, flushId, groupRecordKey, groupSummaryKey, locatorKey, outboxKey, type FlushJobData, type GroupScope } from './group-keys.js';
 import { FLUSH_JOB_ATTEMPTS, GroupNotifier, enqueueFlush, type DeliveryResult, type GroupNotifierDeps } from './group-notifier.js';
@@ -30,6 +29,8 @@ export interface GroupServiceDeps<P> extends Omit<GroupNotifierDeps<P>, 'onResul
 }
 
 const iso = (ms: number): string => new Date(ms).toISOString();
+/** Compare-and-swap rounds: enough for every replica appending to one hot group at once (each round, one of them wins). */
+const HOT_GROUP_ATTEMPTS = 200;
 
 /**
  * Event grouping (spec "Event group"): the `group` rule action appends, a flush job per (group,
@@ -59,7 +60,7 @@ export class GroupService<P = unknown> {
     const origin = { groupKey, labels, ...scope, rule, provider, action_type: action.action_type, settings };
     const newGroupId = newId();
     let located = false;
-    const plan = await casLoop(`group ${groupKey}`, async () => {
+    const plan = await retryCas({ what: `group ${groupKey}`, attempts: HOT_GROUP_ATTEMPTS }, async () => {
       const now = this.deps.clock.now();
       const event: GroupedEvent = {
         action_id: action.id,
@@ -110,7 +111,7 @@ export class GroupService<P = unknown> {
   async close(groupKey: string): Promise<GroupFlushResult> {
     const scope = await this.locate(groupKey);
     if (!scope) throw errors.notFound('group', groupKey);
-    const { job, snapshot } = await casLoop(`group ${groupKey}`, async () => {
+    const { job, snapshot } = await retryCas({ what: `group ${groupKey}`, attempts: HOT_GROUP_ATTEMPTS }, async () => {
       const now = this.deps.clock.now();
       const { decoded, version } = await this.read(scope, groupKey);
       const plan = planClose(decoded, now);
@@ -163,7 +164,7 @@ export class GroupService<P = unknown> {
 
   /** One claim per (group, cycle): the CAS that moves the group on also writes the outbox. */
   private async claim(scope: GroupScope, data: FlushJobData): Promise<boolean> {
-    return casLoop(`group ${data.group_key}`, async () => {
+    return retryCas({ what: `group ${data.group_key}`, attempts: HOT_GROUP_ATTEMPTS }, async () => {
       const now = this.deps.clock.now();
       const { decoded, version } = await this.read(scope, data.group_key);
       const plan = planFlush(decoded, data, now);

@@ -1,6 +1,6 @@
 import type { QuotaPolicy } from '@sluice/core';
 import { ConfigError, type QuotaPolicyConfig } from '@sluice/config';
-import { scopeId } from './quota-keys.js';
+import { scopeMember } from '@sluice/state';
 
 /**
  * The policies of `quotas.policies`, checked for what the schema cannot see: a repeated id, or
@@ -15,7 +15,7 @@ export function configQuotaPolicies(entries: readonly QuotaPolicyConfig[]): Quot
     const sameId = ids.get(e.id);
     if (sameId !== undefined) problems.push(`  - quotas.policies.${i}.id: duplicate id "${e.id}" (also quotas.policies.${sameId})`);
     else ids.set(e.id, i);
-    const scope = scopeId(e.namespace, e.tenant);
+    const scope = scopeMember(e);
     const sameScope = scopes.get(scope);
     if (sameScope !== undefined) {
       problems.push(

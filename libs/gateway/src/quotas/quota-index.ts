@@ -1,5 +1,6 @@
 import type { QuotaPolicy } from '@sluice/core';
-import { scopeId } from './quota-keys.js';
+import { scopeMember } from '@sluice/state';
+import { sortPolicies } from '../policies/policy-listing.js';
 
 /** A policy namespace or tenant matching any value. */
 export const QUOTA_WILDCARD = '*';
@@ -18,11 +19,9 @@ export class QuotaIndex {
   constructor(policies: readonly QuotaPolicy[]) {
     for (const p of policies) {
       this.byId.set(p.id, p);
-      if (p.enabled) this.byScope.set(scopeId(p.namespace, p.tenant), p);
+      if (p.enabled) this.byScope.set(scopeMember(p), p);
     }
-    this.sorted = [...this.byId.values()].sort(
-      (a, b) => cmp(a.namespace, b.namespace) || cmp(a.tenant, b.tenant) || cmp(a.id, b.id),
-    );
+    this.sorted = sortPolicies(this.byId.values());
   }
 
   get(id: string): QuotaPolicy | undefined {
@@ -37,14 +36,10 @@ export class QuotaIndex {
   match(namespace: string, tenant: string): QuotaPolicy | undefined {
     if (this.byScope.size === 0) return undefined; // the common case: no policies, no work per dispatch
     return (
-      this.byScope.get(scopeId(namespace, tenant)) ??
-      this.byScope.get(scopeId(QUOTA_WILDCARD, tenant)) ??
-      this.byScope.get(scopeId(namespace, QUOTA_WILDCARD)) ??
-      this.byScope.get(scopeId(QUOTA_WILDCARD, QUOTA_WILDCARD))
+      this.byScope.get(scopeMember({ namespace, tenant })) ??
+      this.byScope.get(scopeMember({ namespace: QUOTA_WILDCARD, tenant })) ??
+      this.byScope.get(scopeMember({ namespace, tenant: QUOTA_WILDCARD })) ??
+      this.byScope.get(scopeMember({ namespace: QUOTA_WILDCARD, tenant: QUOTA_WILDCARD }))
     );
   }
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

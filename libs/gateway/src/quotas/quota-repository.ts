@@ -1,11 +1,11 @@
 import { errors, newId, type Clock, type QuotaCreateInput, type QuotaPolicy, type QuotaUpdateInput, type QuotaUsage } from '@sluice/core';
-import type { StateStore } from '@sluice/state';
+import { scopeMember, type CreateResult, type RecordRepository, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
+import { definedOnly } from '../policies/defined-only.js';
+import { pagePolicies, type PolicyListOptions } from '../policies/policy-listing.js';
 import { readQuota } from './quota-counter.js';
 import { QUOTA_WILDCARD, QuotaIndex } from './quota-index.js';
-import { QUOTAS_CHANNEL, QUOTAS_GENERATION_KEY, scopeId } from './quota-keys.js';
-import { QuotaRecords } from './quota-records.js';
-import { GenerationSync } from '../sync/generation-sync.js';
+import { quotaRecords } from './quota-records.js';
 
 export interface QuotaRepositoryDeps {
   state: StateStore;
@@ -17,16 +17,7 @@ export interface QuotaRepositoryDeps {
   syncIntervalMs?: number;
 }
 
-export interface QuotaListOptions {
-  namespace?: string | undefined;
-  tenant?: string | undefined;
-  limit: number;
-  offset: number;
-  /** Keeps only the policies this returns true for (the caller's grants), before counting and paging. */
-  visible?: (policy: QuotaPolicy) => boolean;
-}
-
-const DEFAULT_SYNC_MS = 5000;
+export type QuotaListOptions = PolicyListOptions<QuotaPolicy>;
 
 /**
  * The quota policies one replica enforces: config policies (read-only through the API) plus API
@@ -36,22 +27,13 @@ const DEFAULT_SYNC_MS = 5000;
  */
 export class QuotaRepository {
   private index: QuotaIndex;
-  private readonly records: QuotaRecords;
+  private readonly records: RecordRepository<QuotaPolicy>;
   private readonly log: Logger;
-  private readonly sync: GenerationSync;
 
   constructor(private readonly deps: QuotaRepositoryDeps) {
     this.index = new QuotaIndex(deps.policies);
-    this.records = new QuotaRecords(deps.state);
     this.log = deps.logger.child({ component: 'quotas' });
-    this.sync = new GenerationSync({
-      state: deps.state,
-      generationKey: QUOTAS_GENERATION_KEY,
-      channel: QUOTAS_CHANNEL,
-      intervalMs: deps.syncIntervalMs ?? DEFAULT_SYNC_MS,
-      logger: this.log,
-      reload: () => this.refresh(),
-    });
+    this.records = quotaRecords({ state: deps.state, clock: deps.clock, log: this.log, syncIntervalMs: deps.syncIntervalMs, reload: () => this.refresh() });
   }
 
   get current(): QuotaIndex {
@@ -64,19 +46,16 @@ export class QuotaRepository {
   }
 
   start(): Promise<void> {
-    return this.sync.start();
+    return this.records.start();
   }
 
   close(): Promise<void> {
-    return this.sync.close();
+    return this.records.close();
   }
 
   list(opts: QuotaListOptions): { quotas: QuotaPolicy[]; count: number } {
-    const all = this.index
-      .list()
-      .filter((p) => (opts.namespace === undefined || p.namespace === opts.namespace) && (opts.tenant === undefined || p.tenant === opts.tenant))
-      .filter((p) => opts.visible?.(p) ?? true);
-    return { quotas: all.slice(opts.offset, opts.offset + opts.limit), count: all.length };
+    const { items, count } = pagePolicies(this.index.list(), opts);
+    return { quotas: items, count };
   }
 
   get(id: string): QuotaPolicy {
@@ -101,11 +80,10 @@ export class QuotaRepository {
       created_at: now,
       updated_at: now,
     };
-    const configured = this.deps.policies.find((p) => p.id === policy.id || scopeId(p.namespace, p.tenant) === scopeId(policy.namespace, policy.tenant));
-    if (configured) throw conflictWith(policy, configured.id === policy.id ? 'id-taken' : 'scope-taken');
+    const configured = this.deps.policies.find((p) => p.id === policy.id || scopeMember(p) === scopeMember(policy));
+    if (configured) throw conflictWith(policy, configured.id === policy.id ? 'id-taken' : 'unique-taken');
     const result = await this.records.create(policy);
     if (result !== 'created') throw conflictWith(policy, result);
-    await this.sync.announce();
     return policy;
   }
 
@@ -120,14 +98,12 @@ export class QuotaRepository {
       return { ...rest, ...definedOnly(fields), ...(keep !== undefined ? { description: keep } : {}), updated_at };
     });
     if (!next) throw errors.notFound('quota policy', id);
-    await this.sync.announce();
-    return next;
+    return next.record;
   }
 
   async delete(id: string): Promise<void> {
     this.refuseConfigPolicy(id, 'deleted');
     if (!(await this.records.remove(id))) throw errors.notFound('quota policy', id);
-    await this.sync.announce();
   }
 
   /**
@@ -160,13 +136,13 @@ export class QuotaRepository {
 
   /** Rebuilds the snapshot. A config policy wins over an API policy with its id or pair (config may change after the API wrote). */
   private async refresh(): Promise<void> {
-    const { policies, bad } = await this.records.readAll();
-    for (const scope of bad) this.log.error({ scope }, 'stored quota policy is unreadable; skipped');
+    const { records, bad } = await this.records.listAll();
+    for (const ref of bad) this.log.error({ policy: ref.id, namespace: ref.namespace, tenant: ref.tenant }, 'stored quota policy is unreadable; skipped');
     const ids = new Set(this.deps.policies.map((p) => p.id));
-    const scopes = new Set(this.deps.policies.map((p) => scopeId(p.namespace, p.tenant)));
+    const scopes = new Set(this.deps.policies.map((p) => scopeMember(p)));
     const api: QuotaPolicy[] = [];
-    for (const p of policies.sort((a, b) => (a.created_at ?? '').localeCompare(b.created_at ?? ''))) {
-      if (ids.has(p.id) || scopes.has(scopeId(p.namespace, p.tenant))) {
+    for (const { record: p } of records.sort((a, b) => (a.record.created_at ?? '').localeCompare(b.record.created_at ?? ''))) {
+      if (ids.has(p.id) || scopes.has(scopeMember(p))) {
         this.log.warn({ policy: p.id, namespace: p.namespace, tenant: p.tenant }, 'API quota policy shadowed by a config policy; ignored');
         continue;
       }
@@ -177,10 +153,10 @@ export class QuotaRepository {
   }
 }
 
-function conflictWith(policy: QuotaPolicy, result: 'id-taken' | 'scope-taken') {
-  return result === 'id-taken'
-    ? errors.conflict(`quota policy already exists: ${policy.id}`)
-    : errors.conflict(`a quota policy already exists for namespace ${policy.namespace}, tenant ${policy.tenant}`);
+function conflictWith(policy: QuotaPolicy, result: Exclude<CreateResult, 'created'>) {
+  return result === 'unique-taken'
+    ? errors.conflict(`a quota policy already exists for namespace ${policy.namespace}, tenant ${policy.tenant}`)
+    : errors.conflict(`quota policy already exists: ${policy.id}`);
 }
 
 function concrete(policy: QuotaPolicy, field: 'namespace' | 'tenant', given: string | undefined): string {
@@ -190,9 +166,4 @@ function concrete(policy: QuotaPolicy, field: 'namespace' | 'tenant', given: str
   }
   if (given === undefined) throw errors.badRequest(`quota policy ${policy.id} counts each ${field} separately: name one with ?${field}=`);
   return given;
-}
-
-/** Drops keys whose value is undefined, so a partial update never blanks a field. */
-function definedOnly<T extends object>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

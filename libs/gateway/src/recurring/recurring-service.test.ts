@@ -85,9 +85,9 @@ async function rejects(p: Promise<unknown>, status: number, message?: RegExp) {
   if (message) expect((err as SluiceError).message).toMatch(message);
 }
 
-describe('RecurringService (memory)', () => {
+describe.each(['memory', 'redis'] as const)('RecurringService (%s)', (backend) => {
   it('creates an enabled action with its first execution and declares its schedule', async () => {
-    const { service, scheduler } = await setup('memory');
+    const { service, scheduler } = await setup(backend);
     const created = await service.create(input({ timezone: 'Europe/Berlin', description: 'ping', max_executions: 3, labels: {} }), scope);
     expect(created).toEqual({
       id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -119,7 +119,7 @@ describe('RecurringService (memory)', () => {
   });
 
   it('computes next_execution in the zone across DST (09:00 New York, before and after the March change)', async () => {
-    const { service, clock } = await setup('memory', { start: '2026-03-07T15:00:00Z' });
+    const { service, clock } = await setup(backend, { start: '2026-03-07T15:00:00Z' });
     const created = await service.create(input({ cron_expr: '0 9 * * *', timezone: 'America/New_York' }), scope);
     expect(created.next_execution).toBe('2026-03-08T13:00:00.000Z'); // EDT from that morning
     clock.set(at('2026-03-08T13:00:00.100Z'));
@@ -128,7 +128,7 @@ describe('RecurringService (memory)', () => {
   });
 
   it('refuses a missing cron, a bad cron or zone, aliases that disagree, and a schedule that never fires (400)', async () => {
-    const { service } = await setup('memory');
+    const { service } = await setup(backend);
     await rejects(service.create(input({ cron_expr: undefined }), scope), 400, /cron_expr is required/);
     await rejects(service.create(input({ cron_expr: '* * *' }), scope), 400, /invalid cron expression/);
     await rejects(service.create(input({ timezone: 'Nowhere/City' }), scope), 400, /invalid timezone/);
@@ -139,7 +139,7 @@ describe('RecurringService (memory)', () => {
   });
 
   it('pauses and resumes: 409 on a double pause or resume, schedule cancelled and re-declared, next recomputed from now', async () => {
-    const { service, scheduler, clock } = await setup('memory');
+    const { service, scheduler, clock } = await setup(backend);
     const { id } = await service.create(input(), scope);
     const paused = await service.pause(scope, id);
     expect(paused).toMatchObject({ enabled: false, next_execution: null });
@@ -155,7 +155,7 @@ describe('RecurringService (memory)', () => {
   });
 
   it('updates partially: a new cron recomputes next_execution; null clears; 404 for an unknown id', async () => {
-    const { service, scheduler, clock } = await setup('memory');
+    const { service, scheduler, clock } = await setup(backend);
     const { id } = await service.create(input({ description: 'd', max_executions: 5 }), scope);
     clock.advance(60_000);
     const updated = await service.update(scope, id, { cron_expression: '0 12 * * *', timezone: 'Asia/Tokyo', description: null, payload: { to: 'b@example.com' } });
@@ -168,7 +168,7 @@ describe('RecurringService (memory)', () => {
   });
 
   it('deletes: 404 afterwards, schedule removed, and a stray delivery cancels its schedule', async () => {
-    const { service, scheduler } = await setup('memory');
+    const { service, scheduler } = await setup(backend);
     const { id } = await service.create(input(), scope);
     await service.delete(scope, id);
     expect(scheduler.of(id)).toBeUndefined();
@@ -180,7 +180,7 @@ describe('RecurringService (memory)', () => {
   });
 
   it('lists a pair in creation order with the enabled/status filter and paging', async () => {
-    const { service } = await setup('memory');
+    const { service } = await setup(backend);
     const a = await service.create(input({ name: 'a' }), scope);
     const b = await service.create(input({ name: 'b' }), scope);
     await service.create(input({ name: 'other' }), { namespace: 'ns', tenant: 'u' });
@@ -195,7 +195,7 @@ describe('RecurringService (memory)', () => {
   });
 
   it('fires through the gateway with the template, a per-occurrence id, the internal caller, and an event', async () => {
-    const { service, gateway, events, clock } = await setup('memory');
+    const { service, gateway, events, clock } = await setup(backend);
     const { id } = await service.create(input({ metadata: { labels: { team: 'ops' } }, dedup_key: 'k' }), scope);
     clock.set(at('2026-01-01T00:05:00.010Z'));
     expect(await service.fire({ ...scope, id })).toBe('fired');
@@ -228,7 +228,7 @@ describe('RecurringService (memory)', () => {
   });
 
   it('max_executions: stops after the last one and drops the schedule; resume is refused until the limit is raised', async () => {
-    const { service, scheduler, gateway, clock } = await setup('memory');
+    const { service, scheduler, gateway, clock } = await setup(backend);
     const { id } = await service.create(input({ max_executions: 2 }), scope);
     for (const t of ['00:05', '00:10', '00:15']) {
       clock.set(at(`2026-01-01T${t}:00.000Z`));
@@ -243,7 +243,7 @@ describe('RecurringService (memory)', () => {
   });
 
   it('end_date: no execution after it', async () => {
-    const { service, gateway, clock } = await setup('memory');
+    const { service, gateway, clock } = await setup(backend);
     const { id } = await service.create(input({ end_date: '2026-01-01T00:12:00Z' }), scope);
     for (const t of ['00:05', '00:10', '00:15', '00:20']) {
       clock.set(at(`2026-01-01T${t}:00.000Z`));
@@ -254,7 +254,7 @@ describe('RecurringService (memory)', () => {
   });
 
   it('after downtime: missed occurrences are skipped, and declareAll re-creates lost schedules', async () => {
-    const { service, scheduler, gateway, clock } = await setup('memory');
+    const { service, scheduler, gateway, clock } = await setup(backend);
     const { id } = await service.create(input(), scope);
     const paused = await service.create(input(), scope);
     await service.pause(scope, paused.id);

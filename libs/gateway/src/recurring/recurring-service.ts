@@ -9,7 +9,7 @@ import {
   type RecurringListQuery,
   type RecurringUpdateInput,
 } from '@sluice/core';
-import type { Scheduler, StateStore } from '@sluice/state';
+import { RETRY, retryCas, type RecordRepository, type Scheduler, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import type { InternalEventBus } from '../events/internal-events.js';
 import type { Gateway } from '../gateway.js';
@@ -17,7 +17,7 @@ import { MISFIRE_GRACE_MS, planOccurrence, upcoming, withNext } from './occurren
 import { occurrenceAction, occurrenceCaller } from './occurrence-action.js';
 import type { RecurringScope } from './recurring-input.js';
 import { isFireJobData } from './recurring-keys.js';
-import { RecurringRecords } from './recurring-records.js';
+import { recurringRecords } from './recurring-records.js';
 import { applyPatch, newRecord, patchedSchedule } from './recurring-record.js';
 import { RecurringScheduling } from './recurring-scheduling.js';
 import { secondsCronAllowed } from './cron-schedule.js';
@@ -48,14 +48,14 @@ const DECLARE_CONCURRENCY = 16;
  * action, declared by whoever changes the record and re-declared by every worker on start.
  */
 export class RecurringService {
-  private readonly records: RecurringRecords;
+  private readonly records: RecordRepository<RecurringAction>;
   private readonly scheduling: RecurringScheduling;
   private readonly log: Logger;
   private readonly allowSeconds: boolean;
 
   constructor(private readonly deps: RecurringServiceDeps) {
-    this.records = new RecurringRecords(deps.state, deps.clock);
-    this.scheduling = new RecurringScheduling(deps.scheduler, async (scope, id) => (await this.records.read(scope, id))?.record ?? null);
+    this.records = recurringRecords(deps.state, deps.clock, deps.maxPerTenant);
+    this.scheduling = new RecurringScheduling(deps.scheduler, async (scope, id) => (await this.records.get({ ...scope, id }))?.record ?? null);
     this.log = deps.logger.child({ component: 'recurring' });
     this.allowSeconds = deps.allowSecondsCron ?? secondsCronAllowed();
   }
@@ -63,51 +63,56 @@ export class RecurringService {
   /** 400 for a bad cron, zone or missing field; 409 when the pair is at its maximum. */
   async create(input: RecurringCreateInput, scope: RecurringScope): Promise<RecurringAction> {
     const record = newRecord(input, scope, { id: newId(), nowMs: this.deps.clock.now(), allowSeconds: this.allowSeconds });
-    await this.records.create(record, this.deps.maxPerTenant);
+    const result = await this.records.create(record);
+    if (result === 'scope-full') {
+      throw errors.conflict(`tenant already has the maximum of ${this.deps.maxPerTenant} recurring actions (namespace=${scope.namespace} tenant=${scope.tenant})`);
+    }
+    if (result !== 'created') throw errors.conflict(`recurring action already exists: ${record.id}`);
     await this.scheduling.reconcile(scope, record.id);
     return record;
   }
 
   async get(scope: RecurringScope, id: string): Promise<RecurringAction> {
-    const found = await this.records.read(scope, id);
+    const found = await this.records.get({ ...scope, id });
     if (!found) throw errors.notFound('recurring action', id);
     return found.record;
   }
 
   async list(query: RecurringListQuery): Promise<RecurringList> {
     const wantEnabled = query.enabled ?? (query.status === undefined ? undefined : query.status === 'active');
-    const all = (await this.records.listPair(query)).filter((r) => wantEnabled === undefined || r.enabled === wantEnabled);
+    const pair = await this.records.list({ namespace: query.namespace, tenant: query.tenant });
+    const all = pair.records.map((s) => s.record).filter((r) => wantEnabled === undefined || r.enabled === wantEnabled);
     return { recurring_actions: all.slice(query.offset, query.offset + query.limit).map(toRecurringSummary), count: all.length };
   }
 
   async update(scope: RecurringScope, id: string, patch: RecurringUpdateInput): Promise<RecurringAction> {
     const current = await this.get(scope, id);
     const schedule = patchedSchedule(patch, this.allowSeconds, current);
-    const updated = await this.records.update(scope, id, (stored) => applyPatch(stored, patch, schedule, this.deps.clock.now()));
+    const updated = await this.records.update({ ...scope, id }, (stored) => applyPatch(stored, patch, schedule, this.deps.clock.now()));
     if (!updated) throw errors.notFound('recurring action', id);
     await this.scheduling.reconcile(scope, id);
-    return updated;
+    return updated.record;
   }
 
   async delete(scope: RecurringScope, id: string): Promise<void> {
-    if (!(await this.records.remove(scope, id))) throw errors.notFound('recurring action', id);
+    if (!(await this.records.remove({ ...scope, id }))) throw errors.notFound('recurring action', id);
     await this.scheduling.cancel(id);
   }
 
   /** No future executions; 409 when already paused (or finished). */
   async pause(scope: RecurringScope, id: string): Promise<RecurringAction> {
-    const updated = await this.records.update(scope, id, (stored) => {
+    const updated = await this.records.update({ ...scope, id }, (stored) => {
       if (!stored.enabled) throw errors.conflict('recurring action is already paused');
       return { ...withNext(stored, null), updated_at: this.iso() };
     });
     if (!updated) throw errors.notFound('recurring action', id);
     await this.scheduling.reconcile(scope, id);
-    return updated;
+    return updated.record;
   }
 
   /** The next execution is recomputed from now; 409 when already active, or when its limits leave none. */
   async resume(scope: RecurringScope, id: string): Promise<RecurringAction> {
-    const updated = await this.records.update(scope, id, (stored) => {
+    const updated = await this.records.update({ ...scope, id }, (stored) => {
       if (stored.enabled) throw errors.conflict('recurring action is already active');
       const next = upcoming(stored, this.deps.clock.now());
       if (next === null) throw errors.conflict('recurring action has no executions left (max_executions reached or end_date passed)');
@@ -115,7 +120,7 @@ export class RecurringService {
     });
     if (!updated) throw errors.notFound('recurring action', id);
     await this.scheduling.reconcile(scope, id);
-    return updated;
+    return updated.record;
   }
 
   /**
@@ -129,8 +134,12 @@ export class RecurringService {
       return 'invalid';
     }
     const scope = { namespace: data.namespace, tenant: data.tenant };
-    for (let attempt = 0; attempt < MAX_FIRE_ATTEMPTS; attempt++) {
-      const found = await this.records.read(scope, data.id);
+    const onExhausted = (): FireResult => {
+      this.log.warn({ recurring_id: data.id }, 'recurring occurrence not claimed after repeated conflicts');
+      return 'contended';
+    };
+    return retryCas<FireResult>({ what: `recurring action ${data.id}`, attempts: MAX_FIRE_ATTEMPTS, onExhausted }, async () => {
+      const found = await this.records.get({ ...scope, id: data.id });
       if (!found) {
         // Deleted (ids are never reused): a schedule left by a delete that raced a resume.
         await this.scheduling.cancel(data.id);
@@ -139,7 +148,7 @@ export class RecurringService {
       const nowMs = this.deps.clock.now();
       const plan = planOccurrence(found.record, nowMs);
       if (plan.kind === 'idle') return plan.reason;
-      if (!(await this.records.swap(plan.record, found.version))) continue; // an edit, pause or another delivery won: re-read
+      if (!(await this.records.swap(plan.record, found.version))) return RETRY; // an edit, pause or another delivery won: re-read
       if (plan.kind === 'skip') {
         this.log.info({ recurring_id: data.id, reason: plan.reason, next_execution: plan.record.next_execution }, 'recurring occurrence skipped');
         if (!plan.record.enabled) await this.scheduling.reconcile(scope, data.id);
@@ -148,9 +157,7 @@ export class RecurringService {
       await this.dispatch(plan.record, plan.slot, nowMs);
       if (!plan.record.enabled) await this.scheduling.reconcile(scope, data.id); // finished: drop the schedule
       return 'fired';
-    }
-    this.log.warn({ recurring_id: data.id }, 'recurring occurrence not claimed after repeated conflicts');
-    return 'contended';
+    });
   }
 
   /**
@@ -159,13 +166,13 @@ export class RecurringService {
    * so next_execution reads true at once. Returns how many actions are scheduled.
    */
   async declareAll(): Promise<number> {
-    const entries = await this.records.scanAll();
+    const entries = (await this.records.listAll()).records.map(({ record }) => record);
     let scheduled = 0;
     let next = 0;
     const lane = async (): Promise<void> => {
       for (let i = next++; i < entries.length; i = next++) {
         const entry = entries[i];
-        if (entry && (await this.declare(entry.scope, entry.id))) scheduled += 1;
+        if (entry && (await this.declare({ namespace: entry.namespace, tenant: entry.tenant }, entry.id))) scheduled += 1;
       }
     };
     await Promise.all(Array.from({ length: Math.min(DECLARE_CONCURRENCY, entries.length) }, lane));
@@ -174,9 +181,8 @@ export class RecurringService {
   }
 
   private async declare(scope: RecurringScope, id: string): Promise<boolean> {
-    const found = await this.records.read(scope, id);
+    const found = await this.records.get({ ...scope, id });
     if (!found) {
-      await this.records.forgetDirectoryEntry(scope, id);
       await this.scheduling.cancel(id);
       return false;
     }
@@ -187,7 +193,7 @@ export class RecurringService {
       await this.records.swap(withNext(record, upcoming(record, nowMs)), found.version);
     }
     await this.scheduling.reconcile(scope, id);
-    return (await this.records.read(scope, id))?.record.enabled === true;
+    return (await this.records.get({ ...scope, id }))?.record.enabled === true;
   }
 
   private async dispatch(record: RecurringAction, slotMs: number, nowMs: number): Promise<void> {

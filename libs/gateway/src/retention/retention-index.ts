@@ -1,5 +1,6 @@
 import type { RetentionPolicy } from '@sluice/core';
-import { pairId } from './retention-keys.js';
+import { scopeMember } from '@sluice/state';
+import { sortPolicies } from '../policies/policy-listing.js';
 
 /**
  * An immutable snapshot of the retention policies one replica knows, swapped whole on every
@@ -14,9 +15,9 @@ export class RetentionIndex {
   constructor(policies: readonly RetentionPolicy[]) {
     for (const p of policies) {
       this.byId.set(p.id, p);
-      this.byPair.set(pairId(p.namespace, p.tenant), p);
+      this.byPair.set(scopeMember(p), p);
     }
-    this.sorted = [...this.byId.values()].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.tenant, b.tenant) || cmp(a.id, b.id));
+    this.sorted = sortPolicies(this.byId.values());
   }
 
   get(id: string): RetentionPolicy | undefined {
@@ -26,15 +27,11 @@ export class RetentionIndex {
   /** The pair's policy, enabled or not. */
   forScope(namespace: string, tenant: string): RetentionPolicy | undefined {
     if (this.byPair.size === 0) return undefined; // the common case: no policies, no key to build per audit record
-    return this.byPair.get(pairId(namespace, tenant));
+    return this.byPair.get(scopeMember({ namespace, tenant }));
   }
 
   /** Every policy, by namespace, tenant, id. */
   list(): readonly RetentionPolicy[] {
     return this.sorted;
   }
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -118,14 +118,14 @@ describe('RetentionRepository', () => {
     const state = new MemoryStateStore({ clock });
     let release: (() => void) | null = null;
     let holdNextScan = false;
-    // The first scan after arming reads, then waits for `release`: an older reload overtaken by a newer one.
+    // The first listing read after arming reads, then waits for `release`: an older reload overtaken by a newer one.
     const slow = new Proxy(state, {
       get(target, prop) {
         const value: unknown = Reflect.get(target, prop, target);
-        if (prop === 'scan' && holdNextScan) {
+        if (prop === 'indexRange' && holdNextScan) {
           holdNextScan = false;
-          return async (...args: Parameters<MemoryStateStore['scan']>) => {
-            const page = await target.scan(...args);
+          return async (...args: Parameters<MemoryStateStore['indexRange']>) => {
+            const page = await target.indexRange(...args);
             await new Promise<void>((r) => (release = r));
             return page;
           };

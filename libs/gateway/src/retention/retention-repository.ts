@@ -1,10 +1,10 @@
 import { errors, newId, type Clock, type RetentionCreateInput, type RetentionPolicy, type RetentionUpdateInput } from '@sluice/core';
-import type { StateStore } from '@sluice/state';
+import type { CreateResult, RecordRepository, StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
-import { GenerationSync } from '../sync/generation-sync.js';
+import { definedOnly } from '../policies/defined-only.js';
+import { pagePolicies, type PolicyListOptions } from '../policies/policy-listing.js';
 import { RetentionIndex } from './retention-index.js';
-import { RETENTION_CHANNEL, RETENTION_GENERATION_KEY } from './retention-keys.js';
-import { RetentionRecords, type CreateResult } from './retention-records.js';
+import { retentionRecords } from './retention-records.js';
 
 export interface RetentionRepositoryDeps {
   state: StateStore;
@@ -14,16 +14,8 @@ export interface RetentionRepositoryDeps {
   syncIntervalMs?: number;
 }
 
-export interface RetentionListOptions {
-  namespace?: string | undefined;
-  tenant?: string | undefined;
-  limit: number;
-  offset: number;
-  /** Keeps only the policies this returns true for (the caller's grants), before counting and paging. */
-  visible?: (policy: RetentionPolicy) => boolean;
-}
+export type RetentionListOptions = PolicyListOptions<RetentionPolicy>;
 
-const DEFAULT_SYNC_MS = 5000;
 const WILDCARD = '*';
 
 /** A policy's fields with the optional ones possibly null (cleared) or undefined (unset). */
@@ -43,24 +35,15 @@ type PolicyFields = Omit<RetentionPolicy, 'audit_ttl_seconds' | 'state_ttl_secon
  */
 export class RetentionRepository {
   private index = new RetentionIndex([]);
-  private readonly records: RetentionRecords;
+  private readonly records: RecordRepository<RetentionPolicy>;
   private readonly log: Logger;
-  private readonly sync: GenerationSync;
   /** Reloads may overlap (an edit here, a broadcast, the reaper): only a newer one may replace the snapshot. */
   private loadsStarted = 0;
   private loadInstalled = 0;
 
   constructor(private readonly deps: RetentionRepositoryDeps) {
-    this.records = new RetentionRecords(deps.state);
     this.log = deps.logger.child({ component: 'retention' });
-    this.sync = new GenerationSync({
-      state: deps.state,
-      generationKey: RETENTION_GENERATION_KEY,
-      channel: RETENTION_CHANNEL,
-      intervalMs: deps.syncIntervalMs ?? DEFAULT_SYNC_MS,
-      logger: this.log,
-      reload: () => this.reload(),
-    });
+    this.records = retentionRecords({ state: deps.state, clock: deps.clock, log: this.log, syncIntervalMs: deps.syncIntervalMs, reload: () => this.reload() });
   }
 
   get current(): RetentionIndex {
@@ -73,29 +56,26 @@ export class RetentionRepository {
   }
 
   start(): Promise<void> {
-    return this.sync.start();
+    return this.records.start();
   }
 
   close(): Promise<void> {
-    return this.sync.close();
+    return this.records.close();
   }
 
   /** Re-reads every policy from the shared store (the reaper does so at the start of each cycle). */
   async reload(): Promise<void> {
     const load = ++this.loadsStarted;
-    const { policies, bad } = await this.records.readAll();
-    for (const pair of bad) this.log.error({ pair }, 'stored retention policy is unreadable; skipped');
+    const { records, bad } = await this.records.listAll();
+    for (const ref of bad) this.log.error({ policy: ref.id, namespace: ref.namespace, tenant: ref.tenant }, 'stored retention policy is unreadable; skipped');
     if (load < this.loadInstalled) return; // a reload that started later has already installed newer data
     this.loadInstalled = load;
-    this.index = new RetentionIndex(policies);
+    this.index = new RetentionIndex(records.map((r) => r.record));
   }
 
   list(opts: RetentionListOptions): { policies: RetentionPolicy[]; count: number } {
-    const all = this.index
-      .list()
-      .filter((p) => (opts.namespace === undefined || p.namespace === opts.namespace) && (opts.tenant === undefined || p.tenant === opts.tenant))
-      .filter((p) => opts.visible?.(p) ?? true);
-    return { policies: all.slice(opts.offset, opts.offset + opts.limit), count: all.length };
+    const { items, count } = pagePolicies(this.index.list(), opts);
+    return { policies: items, count };
   }
 
   get(id: string): RetentionPolicy {
@@ -113,7 +93,6 @@ export class RetentionRepository {
     const policy = canonical({ ...input, id: newId(), enabled: true, created_at: now, updated_at: now });
     const result = await this.records.create(policy);
     if (result !== 'created') throw conflictWith(policy, result);
-    await this.sync.announce();
     return policy;
   }
 
@@ -122,14 +101,12 @@ export class RetentionRepository {
     const updated_at = new Date(this.deps.clock.now()).toISOString();
     const next = await this.records.update(id, (stored) => canonical({ ...stored, ...definedOnly(patch), updated_at }));
     if (!next) throw errors.notFound('retention policy', id);
-    await this.sync.announce();
-    return next;
+    return next.record;
   }
 
   /** The pair reverts to the gateway defaults. */
   async delete(id: string): Promise<void> {
     if (!(await this.records.remove(id))) throw errors.notFound('retention policy', id);
-    await this.sync.announce();
   }
 }
 
@@ -152,12 +129,7 @@ function canonical(f: PolicyFields): RetentionPolicy {
 }
 
 function conflictWith(policy: RetentionPolicy, result: Exclude<CreateResult, 'created'>) {
-  return result === 'pair-taken'
+  return result === 'unique-taken'
     ? errors.conflict(`a retention policy already exists for namespace=${policy.namespace} tenant=${policy.tenant}`)
     : errors.conflict(`retention policy already exists: ${policy.id}`);
-}
-
-/** Drops keys whose value is undefined (absent from the patch); null stays, meaning "clear". */
-function definedOnly<T extends object>(fields: T): Partial<T> {
-  return Object.fromEntries(Object.entries(fields).filter(([, v]) => v !== undefined)) as Partial<T>;
 }

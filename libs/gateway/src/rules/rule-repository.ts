@@ -1,4 +1,4 @@
-import { errors } from '@sluice/core';
+import { errors, type Clock } from '@sluice/core';
 import {
   RuleDefinitionError,
   RuleSet,
@@ -8,14 +8,14 @@ import {
   type CompiledRule,
   type RuleLoadError,
 } from '@sluice/rules';
-import type { StateStore } from '@sluice/state';
+import { GenerationSync, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import { RULES_CHANNEL, RULES_GENERATION_KEY, apiRuleKey, enabledFlagKey } from './rule-keys.js';
-import { GenerationSync } from '../sync/generation-sync.js';
 import { readAllGlobal } from './shared-rules.js';
 
 export interface RuleRepositoryDeps {
   state: StateStore;
+  clock: Clock;
   directory: string | null;
   env: CompileEnv;
   logger: Logger;
@@ -42,10 +42,11 @@ export class RuleRepository {
   constructor(private readonly deps: RuleRepositoryDeps) {
     this.sync = new GenerationSync({
       state: deps.state,
+      clock: deps.clock,
       generationKey: RULES_GENERATION_KEY,
       channel: RULES_CHANNEL,
       intervalMs: deps.syncIntervalMs,
-      logger: deps.logger,
+      log: deps.logger,
       reload: async (tag) => {
         if (tag === RELOAD_TAG) await this.reloadFiles();
         await this.refreshShared();

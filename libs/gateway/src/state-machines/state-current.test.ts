@@ -33,7 +33,7 @@ describe('state machines in the rules stage', () => {
     const { service, state, clock } = setup();
     const directory = mkdtempSync(join(tmpdir(), 'sluice-sm-rules-'));
     writeFileSync(join(directory, 'rules.yaml'), RULES);
-    const rules = new RuleRepository({ state, directory, env: { wasmRuntime: false, embeddingProvider: false }, logger, syncIntervalMs: 60_000 });
+    const rules = new RuleRepository({ state, clock, directory, env: { wasmRuntime: false, embeddingProvider: false }, logger, syncIntervalMs: 60_000 });
     await rules.start();
     repos.push(rules);
     const run = rulesStage({

@@ -1,5 +1,5 @@
 import { errors, type Action, type Clock, type DispatchOutcome, type EventList, type EventRecordView, type EventTransitionResult, type StateChangedOutcome } from '@sluice/core';
-import type { Scheduler, StateStore } from '@sluice/state';
+import { RETRY, retryCas, type Scheduler, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import type { InternalEventBus } from '../events/internal-events.js';
 import type { RetentionSource } from '../retention/retention-source.js';
@@ -200,7 +200,10 @@ export class StateMachineService {
    * being left is disarmed after it.
    */
   private async advance<R>(scope: Scope, source: TransitionSource, extra: Record<string, unknown>, step: (stored: StoredEvent | null, nowMs: number) => Step<R>): Promise<R> {
-    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+    const onExhausted = (): never => {
+      throw new StateContentionError(scope.fingerprint);
+    };
+    return retryCas<R>({ what: `event ${scope.fingerprint}`, attempts: this.maxAttempts, onExhausted }, async () => {
       const stored = await this.store.get(scope.namespace, scope.tenant, scope.fingerprint);
       const decided = step(stored, this.deps.clock.now());
       const next = decided.write;
@@ -208,13 +211,12 @@ export class StateMachineService {
       const expected = stored?.version ?? 0;
       await this.armTimeout(next, expected + 1);
       const cas = await this.store.write(expected, next);
-      if (!cas.ok) continue;
+      if (!cas.ok) return RETRY;
       // A timeout run is the job of the stay it ends: nothing left to cancel.
       if (stored && source !== 'timeout') await this.timeouts.disarm(stored.record, stored.version);
       if (decided.change) this.report(scope, source, next, cas.version, decided.change, extra);
       return decided.result;
-    }
-    throw new StateContentionError(scope.fingerprint);
+    });
   }
 
   private async armTimeout(record: EventRecord, version: number): Promise<void> {

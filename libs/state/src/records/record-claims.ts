@@ -31,12 +31,24 @@ export interface ClaimDeps {
  * older than staleMs whose record is not live evicts it, so nothing stays blocked for good.
  */
 export class Claims {
+  private lastScore = 0;
+
   constructor(private readonly deps: ClaimDeps) {}
+
+  /**
+   * The score of a new claim: the clock's ms, made strictly increasing within this process by a
+   * thousandth of a ms where the clock has not moved, so creates listed "in creation order"
+   * keep their order here (across processes, creates within one ms have no order to keep).
+   */
+  nextScore(): number {
+    this.lastScore = Math.max(this.deps.clock.now(), this.lastScore + 0.001);
+    return this.lastScore;
+  }
 
   /** Takes a one-member index; false when a live record, or a create still in flight, holds it. */
   async takeOne(index: StateKey, member: string, holderOf: HolderOf, taken: Claim[]): Promise<boolean> {
     for (let round = 0; round < 2; round++) {
-      if ((await this.deps.state.indexAddBounded(index, member, this.deps.clock.now(), 1)) === 'added') {
+      if ((await this.deps.state.indexAddBounded(index, member, this.nextScore(), 1)) === 'added') {
         taken.push({ index, member });
         return true;
       }
@@ -52,10 +64,10 @@ export class Claims {
    * leftover) is not this call's to give back. A full index is cleared of leftovers once.
    */
   async takeIn(index: StateKey, member: string, max: number, holderOf: HolderOf, taken: Claim[]): Promise<'added' | 'present' | 'full'> {
-    let result = await this.deps.state.indexAddBounded(index, member, this.deps.clock.now(), max);
+    let result = await this.deps.state.indexAddBounded(index, member, this.nextScore(), max);
     if (result === 'full') {
       await this.evictLeftovers(index, max, holderOf);
-      result = await this.deps.state.indexAddBounded(index, member, this.deps.clock.now(), max);
+      result = await this.deps.state.indexAddBounded(index, member, this.nextScore(), max);
     }
     if (result === 'added') taken.push({ index, member });
     return result;

@@ -41,8 +41,11 @@ export interface RecordRepositoryOptions<T extends RecordValue> {
   staleClaimMs?: number;
   /** How long a deleted record's tombstone keeps its version growing (default 7 days). */
   tombstoneTtlMs?: number;
-  /** Replicas keep a copy (watch): every write bumps a shared generation and is broadcast. */
-  sync?: { intervalMs: number; log: SyncLog };
+  /**
+   * Replicas keep a copy: `reload` runs on start(), after every write here (before the write
+   * returns) and whenever another replica writes (broadcast, with a poll of the generation behind it).
+   */
+  sync?: { intervalMs: number; log: SyncLog; reload(): Promise<void> };
 }
 
 /** What a deleted record leaves: its version keeps growing, so a stale compare-and-swap never matches again. */
@@ -71,7 +74,6 @@ export class RecordRepository<T extends RecordValue> {
   private readonly claims: Claims;
   private readonly sync: GenerationSync | null;
   private readonly staleMs: number;
-  private reload: () => Promise<void> = async () => {};
 
   constructor(private readonly opts: RecordRepositoryOptions<T>) {
     this.keys = new RecordKeys(opts.kind);
@@ -85,15 +87,14 @@ export class RecordRepository<T extends RecordValue> {
           channel: opts.kind,
           intervalMs: opts.sync.intervalMs,
           log: opts.sync.log,
-          reload: () => this.reload(),
+          reload: opts.sync.reload,
         })
       : null;
   }
 
-  /** Runs `reload` now, after every write here (before the write returns) and whenever another replica writes. */
-  async watch(reload: () => Promise<void>): Promise<void> {
+  /** Loads the copy (sync.reload) and follows every replica's writes from now on. */
+  async start(): Promise<void> {
     if (!this.sync) throw new Error(`${this.opts.kind} records are not synced: give the repository a sync option`);
-    this.reload = reload;
     await this.sync.start();
   }
 
@@ -103,8 +104,8 @@ export class RecordRepository<T extends RecordValue> {
 
   async create(record: T): Promise<CreateResult> {
     const ref = refOf(record);
-    const recordKey = this.keys.record(ref);
-    const current = await this.opts.state.getVersioned(recordKey);
+    const key = this.keys.record(ref);
+    const current = await this.opts.state.getVersioned(key);
     if (current && current.value !== TOMBSTONE) return 'id-taken';
     const taken: Claim[] = [];
     const scope = (member: string): RecordRef => ({ namespace: ref.namespace, tenant: ref.tenant, id: member });
@@ -127,7 +128,7 @@ export class RecordRepository<T extends RecordValue> {
       return 'scope-full';
     }
     await this.claims.takeIn(this.keys.all, globalMember(ref), UNBOUNDED, parseGlobalMember, taken);
-    if ((await this.opts.state.compareAndSwap(recordKey, current?.version ?? 0, JSON.stringify(record))).ok) {
+    if ((await this.opts.state.compareAndSwap(key, current?.version ?? 0, JSON.stringify(record))).ok) {
       await this.announce();
       return 'created';
     }

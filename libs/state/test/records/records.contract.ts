@@ -190,12 +190,12 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
     });
 
     it('shows a write on one replica to a watcher on the other', async () => {
-      const sync = { intervalMs: 60_000, log: silentLog };
-      const [writer, watcher] = [repo(0, { sync }), repo(1, { sync })];
       const seen: string[][] = [];
       let writerLoads = 0;
-      await writer.watch(async () => void writerLoads++);
-      await watcher.watch(async () => void seen.push(await ids(watcher)));
+      const writer = repo(0, { sync: { intervalMs: 60_000, log: silentLog, reload: async () => void writerLoads++ } });
+      const watcher: RecordRepository<Note> = repo(1, { sync: { intervalMs: 60_000, log: silentLog, reload: async () => void seen.push(await ids(watcher)) } });
+      await writer.start();
+      await watcher.start();
       expect(seen).toEqual([[]]);
       await writer.create(note('w'));
       // The writer reloads before its create returns (and may hear its own broadcast); the other replica on the broadcast.
@@ -207,13 +207,12 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
     });
 
     it('catches up from the generation when a broadcast is lost', async () => {
-      const sync = { intervalMs: 1000, log: silentLog };
-      const writer = repo(0, { sync });
-      const deaf = repo(1, { sync });
       let loads = 0;
-      await writer.watch(async () => {});
-      await deaf.watch(async () => void loads++);
-      // Published before the watcher could hear it: a bump of the generation alone, as after a lost message.
+      const writer = repo(0, { sync: { intervalMs: 1000, log: silentLog, reload: async () => {} } });
+      const deaf = repo(1, { sync: { intervalMs: 1000, log: silentLog, reload: async () => void loads++ } });
+      await writer.start();
+      await deaf.start();
+      // A bump of the generation alone, as when the broadcast of a write was lost.
       await pair!.stores[0].set(writer.keys.generation, 'moved-on');
       expect(loads).toBe(1);
       clock.advance(1000);
