@@ -1,8 +1,9 @@
-import { buildApiApp, Readiness } from '@sluice/api';
+import { composeApi } from '@sluice/api';
 import { SluiceConfig } from '@sluice/config';
-import { createRuntime, type Runtime } from '@sluice/gateway';
+import type { Runtime } from '@sluice/gateway';
+import type { Readiness } from '@sluice/http';
 import { Metrics, createLogger } from '@sluice/telemetry';
-import { startWorker } from '@sluice/worker';
+import { startConsumers } from '@sluice/worker';
 import type { FastifyInstance } from 'fastify';
 import { testRedisUrl, uniquePrefix } from './redis-url.js';
 
@@ -25,10 +26,8 @@ export async function startGateway(backend: Backend, raw: Record<string, unknown
   const config = SluiceConfig.parse({ ...raw, state: { ...state, ...(raw.state as object | undefined) }, logging: { level: 'silent' } });
   const logger = createLogger({ level: 'silent', role: 'test' });
   const metrics = new Metrics({ defaultMetrics: false });
-  const runtime = await createRuntime(config, { logger, metrics });
-  const readiness = new Readiness(() => runtime.state.ping());
-  const app = await buildApiApp({ runtime, readiness });
-  await startWorker(runtime);
+  const { app, runtime, readiness } = await composeApi(config, { logger, metrics });
+  await startConsumers(runtime);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url,

@@ -2,28 +2,18 @@ import { randomUUID } from 'node:crypto';
 import { loadAuth } from '@sluice/auth';
 import type { Runtime } from '@sluice/gateway';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { installErrorHandling, operationsRoutes, type Readiness } from '@sluice/http';
 import { installAccessControl } from './plugins/access-control.js';
-import { installErrorHandling } from './plugins/errors.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installRequestLog } from './plugins/request-log.js';
 import { installValidation } from './plugins/validation.js';
 import { RateLimiter } from './rate-limiter.js';
-import type { Readiness } from './readiness.js';
-import { analyticsRoutes } from './routes/analytics.js';
-import { auditRoutes } from './routes/audit.js';
 import { authRoutes } from './routes/auth.js';
 import { dispatchRoutes } from './routes/dispatch.js';
-import { operationsRoutes } from './routes/operations.js';
-import { quotasRoutes } from './routes/quotas.js';
-import { recurringRoutes } from './routes/recurring.js';
-import { retentionRoutes } from './routes/retention.js';
-import { rulesRoutes } from './routes/rules.js';
-import { rulesCoverageRoutes } from './routes/rules-coverage.js';
-import { eventsRoutes } from './routes/events.js';
-import { groupsRoutes } from './routes/groups.js';
+import { FEATURE_ROUTES, type RoutesRuntime } from './routes/feature-routes.js';
 
 export interface ApiDeps {
-  runtime: Pick<Runtime, 'config' | 'clock' | 'logger' | 'metrics' | 'state' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit' | 'stateMachines' | 'recurring' | 'grouping'>;
+  runtime: RoutesRuntime & Pick<Runtime, 'config' | 'logger' | 'metrics' | 'state'>;
   readiness: Readiness;
   version?: string;
 }
@@ -73,14 +63,8 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(operationsRoutes, { metrics, readiness });
   await app.register(authRoutes, { authenticator: auth?.authenticator ?? null });
   await app.register(dispatchRoutes, { gateway: runtime.gateway, rateLimiter });
-  await app.register(rulesRoutes, { rules: runtime.rules, clock: runtime.clock });
-  await app.register(quotasRoutes, { quotas: runtime.quotas });
-  await app.register(retentionRoutes, { retention: runtime.retention });
-  await app.register(recurringRoutes, { recurring: runtime.recurring });
-  await app.register(auditRoutes, { store: runtime.audit.store, compliance: runtime.audit.compliance, gateway: runtime.gateway });
-  await app.register(analyticsRoutes, { analytics: runtime.audit.analytics, clock: runtime.clock });
-  await app.register(rulesCoverageRoutes, { coverage: runtime.audit.coverage, rules: runtime.rules, clock: runtime.clock });
-  await app.register(eventsRoutes, { stateMachines: runtime.stateMachines });
-  await app.register(groupsRoutes, { grouping: runtime.grouping });
+  for (const registers of Object.values(FEATURE_ROUTES)) {
+    for (const register of registers) await register(app, runtime);
+  }
   return app;
 }

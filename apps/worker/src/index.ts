@@ -1,4 +1,4 @@
-export * from './job-topology.js';
+export * from './compose.js';
+export * from './health-server.js';
 export * from './run-job.js';
 export * from './start-worker.js';
-export * from './health-server.js';

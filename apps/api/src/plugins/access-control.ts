@@ -1,19 +1,11 @@
-import { ANONYMOUS_CALLER, assertRoleAllows, type Authenticator, type Caller, type Permission } from '@sluice/auth';
+import { ANONYMOUS_CALLER, assertRoleAllows, type Authenticator, type Caller } from '@sluice/auth';
 import { errors } from '@sluice/core';
+import type { Access } from '@sluice/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../rate-limiter.js';
 
-/**
- * What a route needs from its caller: nothing (`public`), any valid credentials
- * (`authenticated`), or a role holding a permission. Every route declares one in
- * `config.access`; a route without it fails start-up, so none is left open by accident.
- */
-export type Access = Permission | 'public' | 'authenticated';
-
+// Every route declares its `config.access` (see @sluice/http); a route without it fails start-up, so none is left open by accident.
 declare module 'fastify' {
-  interface FastifyContextConfig {
-    access?: Access;
-  }
   interface FastifyRequest {
     /** Set on every protected route before its handler runs; null on public routes. */
     caller: Caller | null;

@@ -2,7 +2,7 @@ import type { AnalyticsRollups } from '@sluice/audit';
 import { seesEverything, tenantFilterFor, visibleTo } from '@sluice/auth';
 import { AnalyticsQuery, AnalyticsResult, ErrorBody, SluiceError, type Clock } from '@sluice/core';
 import type { FastifyInstance } from 'fastify';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const error = responseSchema(ErrorBody);

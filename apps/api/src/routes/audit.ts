@@ -19,7 +19,7 @@ import {
 } from '@sluice/core';
 import { replayAction, type ComplianceStatus, type Gateway } from '@sluice/gateway';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['audit'];

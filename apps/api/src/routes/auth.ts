@@ -1,7 +1,7 @@
 import type { Authenticator } from '@sluice/auth';
 import { ErrorBody, LoginInput, LoginResult, LogoutResult, SluiceError } from '@sluice/core';
 import type { FastifyInstance } from 'fastify';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['auth'];

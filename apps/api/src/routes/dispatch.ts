@@ -2,7 +2,7 @@ import { ActionInput, BatchInput, BatchResponse, DispatchOutcome, DispatchQuery,
 import { callerCovers, noGrantCovers, type Caller } from '@sluice/auth';
 import type { DispatchOptions, Gateway } from '@sluice/gateway';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 import type { RateLimiter } from '../rate-limiter.js';
 

@@ -12,7 +12,7 @@ import {
 } from '@sluice/core';
 import type { StateMachineService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['events'];

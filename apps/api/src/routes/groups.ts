@@ -2,7 +2,7 @@ import { assertCallerCovers, assertCallerCoversScope, seesEverything, tenantFilt
 import { ErrorBody, EventGroup, GroupFlushResult, GroupKeyParams, GroupList, GroupListQuery, errors } from '@sluice/core';
 import type { GroupService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['groups'];

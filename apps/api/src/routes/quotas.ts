@@ -12,7 +12,7 @@ import {
 import type { QuotaRepository } from '@sluice/gateway';
 import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['quotas'];

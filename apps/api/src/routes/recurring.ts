@@ -15,7 +15,7 @@ import {
 import { resolveScope, type RecurringScope, type RecurringService } from '@sluice/gateway';
 import { assertCallerCovers, assertCallerCoversScope, type Caller } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['recurring'];

@@ -11,7 +11,7 @@ import {
 import type { RetentionRepository } from '@sluice/gateway';
 import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['retention'];

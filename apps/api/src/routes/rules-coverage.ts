@@ -3,7 +3,7 @@ import { seesEverything, tenantFilterFor, visibleTo } from '@sluice/auth';
 import { CoverageQuery, CoverageReport, ErrorBody, SluiceError, type Clock } from '@sluice/core';
 import type { RuleRepository } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const error = responseSchema(ErrorBody);

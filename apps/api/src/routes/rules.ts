@@ -14,7 +14,7 @@ import type { CompiledRule } from '@sluice/rules';
 import { assertCallerCoversScope } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { requestSchema, responseSchema } from '../json-schema.js';
+import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['rules'];

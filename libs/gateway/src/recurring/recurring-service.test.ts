@@ -43,14 +43,17 @@ class RecordingGateway {
   }
 }
 
+/** A RecurringService whose occurrence jobs dispatch through the recording gateway (the worker passes its gateway to each job). */
+type TestService = Omit<RecurringService, 'fire'> & { fire(data: unknown): ReturnType<RecurringService['fire']> };
+
 interface Setup {
   clock: ManualClock;
   scheduler: RecordingScheduler;
   gateway: RecordingGateway;
   events: InternalEvent[];
-  service: RecurringService;
+  service: TestService;
   /** Another process (worker) on the same state. */
-  peer(): RecurringService;
+  peer(): TestService;
 }
 
 const stores: StateStore[] = [];
@@ -67,8 +70,11 @@ async function setup(backend: 'memory' | 'redis', opts: { max?: number; start?: 
   const events: InternalEvent[] = [];
   const bus = new InternalEventBus();
   bus.on((e) => events.push(e));
-  const make = () =>
-    new RecurringService({ state, scheduler, clock, logger, events: bus, gateway: () => gateway, maxPerTenant: opts.max ?? 100, allowSecondsCron: false });
+  const make = (): TestService => {
+    const service = new RecurringService({ state, scheduler, clock, logger, events: bus, maxPerTenant: opts.max ?? 100, allowSecondsCron: false });
+    const fire = service.fire.bind(service);
+    return Object.assign(service, { fire: (data: unknown) => fire(data, gateway) });
+  };
   return { clock, scheduler, gateway, events, service: make(), peer: make };
 }
 

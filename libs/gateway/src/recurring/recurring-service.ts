@@ -28,8 +28,6 @@ export interface RecurringServiceDeps {
   clock: Clock;
   logger: Logger;
   events: InternalEventBus;
-  /** The gateway occurrences dispatch through (built after this service). */
-  gateway: () => Pick<Gateway, 'dispatch'>;
   /** Most recurring actions one (namespace, tenant) pair may hold. */
   maxPerTenant: number;
   /** Test mode: accept 6-field (seconds) cron. Default: the SLUICE_TEST_SECONDS_CRON environment flag. */
@@ -125,10 +123,10 @@ export class RecurringService {
 
   /**
    * The job handler: one delivery of an action's schedule. Claims the due occurrence with a
-   * compare-and-swap on the record and dispatches it through the full pipeline; any other
+   * compare-and-swap on the record and dispatches it through `gateway` (the full pipeline); any other
    * delivery of the same occurrence loses or finds it claimed, and does nothing.
    */
-  async fire(data: unknown): Promise<FireResult> {
+  async fire(data: unknown, gateway: Pick<Gateway, 'dispatch'>): Promise<FireResult> {
     if (!isFireJobData(data)) {
       this.log.error({ data }, 'recurring job without namespace, tenant and id; ignored');
       return 'invalid';
@@ -154,7 +152,7 @@ export class RecurringService {
         if (!plan.record.enabled) await this.scheduling.reconcile(scope, data.id);
         return plan.reason;
       }
-      await this.dispatch(plan.record, plan.slot, nowMs);
+      await this.dispatch(gateway, plan.record, plan.slot, nowMs);
       if (!plan.record.enabled) await this.scheduling.reconcile(scope, data.id); // finished: drop the schedule
       return 'fired';
     });
@@ -196,7 +194,7 @@ export class RecurringService {
     return (await this.records.get({ ...scope, id }))?.record.enabled === true;
   }
 
-  private async dispatch(record: RecurringAction, slotMs: number, nowMs: number): Promise<void> {
+  private async dispatch(gateway: Pick<Gateway, 'dispatch'>, record: RecurringAction, slotMs: number, nowMs: number): Promise<void> {
     const action = occurrenceAction(record, slotMs);
     const occurrence = new Date(slotMs).toISOString();
     const event = (outcome: string) =>
@@ -208,7 +206,7 @@ export class RecurringService {
         data: { recurring_id: record.id, occurrence, action_id: action.id, outcome, execution_count: record.execution_count },
       });
     try {
-      const outcome = await this.deps.gateway().dispatch(action, { caller: occurrenceCaller(record.id) });
+      const outcome = await gateway.dispatch(action, { caller: occurrenceCaller(record.id) });
       event(outcome.outcome);
       this.log.debug({ recurring_id: record.id, occurrence, action_id: action.id, outcome: outcome.outcome }, 'recurring action fired');
     } catch (err) {

@@ -1,9 +1,11 @@
 import { ErrorBody } from '@sluice/core';
 import { OUTCOME_COUNTERS, type Metrics } from '@sluice/telemetry';
+// Types only: route schemas carry OpenAPI `tags` and `summary` (the API documents these routes; the worker does not load swagger).
+import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { responseSchema } from '../json-schema.js';
-import type { Readiness } from '../readiness.js';
+import { responseSchema } from './json-schema.js';
+import type { Readiness } from './readiness.js';
 
 const Counters = z.object(Object.fromEntries(OUTCOME_COUNTERS.map((n) => [n, z.number().int()])));
 const Health = z.object({ status: z.literal('ok'), metrics: Counters });

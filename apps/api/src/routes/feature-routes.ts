@@ -1,0 +1,38 @@
+import type { Features, Runtime } from '@sluice/gateway';
+import type { FastifyInstance } from 'fastify';
+import { analyticsRoutes } from './analytics.js';
+import { auditRoutes } from './audit.js';
+import { eventsRoutes } from './events.js';
+import { groupsRoutes } from './groups.js';
+import { quotasRoutes } from './quotas.js';
+import { recurringRoutes } from './recurring.js';
+import { retentionRoutes } from './retention.js';
+import { rulesRoutes } from './rules.js';
+import { rulesCoverageRoutes } from './rules-coverage.js';
+
+/** What the feature routes read of the runtime. */
+export type RoutesRuntime = Pick<Runtime, 'clock' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit' | 'stateMachines' | 'recurring' | 'grouping'>;
+
+type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
+
+/**
+ * Each feature's HTTP routes, by feature name. Keyed by `Features`, so a feature added to the
+ * runtime's list does not compile here until it says which routes it has (none is `[]`).
+ */
+export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRoutes[]>> = {
+  quotas: [(app, rt) => app.register(quotasRoutes, { quotas: rt.quotas })],
+  retention: [(app, rt) => app.register(retentionRoutes, { retention: rt.retention })],
+  audit: [
+    (app, rt) => app.register(auditRoutes, { store: rt.audit.store, compliance: rt.audit.compliance, gateway: rt.gateway }),
+    (app, rt) => app.register(analyticsRoutes, { analytics: rt.audit.analytics, clock: rt.clock }),
+  ],
+  stateMachines: [(app, rt) => app.register(eventsRoutes, { stateMachines: rt.stateMachines })],
+  grouping: [(app, rt) => app.register(groupsRoutes, { grouping: rt.grouping })],
+  recurring: [(app, rt) => app.register(recurringRoutes, { recurring: rt.recurring })],
+  reaper: [],
+  rules: [
+    (app, rt) => app.register(rulesRoutes, { rules: rt.rules, clock: rt.clock }),
+    (app, rt) => app.register(rulesCoverageRoutes, { coverage: rt.audit.coverage, rules: rt.rules, clock: rt.clock }),
+  ],
+  execute: [],
+};

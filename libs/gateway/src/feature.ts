@@ -1,0 +1,58 @@
+import type { Clock } from '@sluice/core';
+import type { SluiceConfig } from '@sluice/config';
+import type { Executor, ProviderRegistry } from '@sluice/providers';
+import type { RuleActionType } from '@sluice/rules';
+import type { Job, Scheduler, StateStore } from '@sluice/state';
+import type { Logger, Metrics } from '@sluice/telemetry';
+import type { InternalEventBus } from './events/internal-events.js';
+import type { Gateway } from './gateway.js';
+import type { Stage } from './pipeline/stage.js';
+import type { RetentionSource } from './retention/retention-source.js';
+import type { RuleActionHandler } from './rule-actions/rule-action-handler.js';
+
+/** What every feature may build on: the process's shared parts, made before any feature. */
+export interface FeatureContext {
+  config: SluiceConfig;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  state: StateStore;
+  scheduler: Scheduler;
+  providers: ProviderRegistry;
+  executor: Executor;
+  /** What background work reports (the SSE stream's internal source). */
+  events: InternalEventBus;
+}
+
+/** What a job handler gets besides its job: parts built after the features (the gateway dispatches through all of them). */
+export interface JobEnv {
+  gateway: Gateway;
+}
+
+export interface JobDefinition {
+  /** Parallel jobs of this kind per worker process. */
+  concurrency: number;
+  /** Calls one lib function; throws to have the scheduler retry. Logging and metrics are wrapped around it once, by the worker. */
+  handler(job: Job, env: JobEnv): Promise<void>;
+}
+
+/**
+ * What one feature contributes to a process, declared once. The runtime builder collects these:
+ * stages into the pipeline (in spec order), rule actions into the rules stage's handler map, job
+ * kinds into the worker's consumers. Nothing is registered later and no shared map is changed.
+ */
+export interface Feature {
+  readonly name: string;
+  /** Its step of the dispatch pipeline. */
+  readonly stage?: Stage;
+  /** The rule actions it implements (the others answer "not available"). */
+  readonly ruleActions?: Partial<Record<RuleActionType, RuleActionHandler>>;
+  /** Its job kinds, keyed by durable queue name (never rename one without a migration: queued jobs would be orphaned). */
+  readonly jobs?: Readonly<Record<string, JobDefinition>>;
+  /** What the retention reaper deletes of it per tenant, once older than a policy's TTL. */
+  readonly retentionSources?: readonly RetentionSource[];
+  /** Run by every process that consumes jobs, before it starts: its repeatable schedules, or ones Redis lost. */
+  declareSchedules?(): Promise<void>;
+  /** Stops what it runs (syncs, timers); the builder closes features in reverse order. */
+  close?(): Promise<void>;
+}

@@ -1,0 +1,26 @@
+import type { FeatureContext, Feature } from '../feature.js';
+import { quotaStage } from '../stages/quota-stage.js';
+import { configQuotaPolicies } from './quota-config.js';
+import { QuotaRepository } from './quota-repository.js';
+
+export interface QuotasFeature extends Feature {
+  readonly repository: QuotaRepository;
+}
+
+/** Checked before anything connects: duplicate ids or scope pairs in the config stop start-up, naming them. */
+export function checkQuotasConfig(ctx: Pick<FeatureContext, 'config'>): void {
+  configQuotaPolicies(ctx.config.quotas.policies);
+}
+
+/** Per-tenant quotas: config and API policies, and the first pipeline stage that counts against them. */
+export async function quotasFeature(ctx: FeatureContext): Promise<QuotasFeature> {
+  const { state, clock, logger, metrics } = ctx;
+  const repository = new QuotaRepository({ state, clock, logger, policies: configQuotaPolicies(ctx.config.quotas.policies) });
+  await repository.start();
+  return {
+    name: 'quotas',
+    repository,
+    stage: quotaStage({ quotas: repository, state, clock, logger, onExceeded: (policy, behavior) => metrics.quotaExceeded.inc({ policy: policy.id, behavior }) }),
+    close: () => repository.close(),
+  };
+}

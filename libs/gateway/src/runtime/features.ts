@@ -1,0 +1,86 @@
+import type { RuleActionType } from '@sluice/rules';
+import { auditFeature, type AuditFeature } from '../audit/audit-feature.js';
+import type { Feature, FeatureContext, JobDefinition } from '../feature.js';
+import { groupingFeature, type GroupingFeature } from '../grouping/grouping-feature.js';
+import { quotasFeature, type QuotasFeature } from '../quotas/quotas-feature.js';
+import { recurringFeature, type RecurringFeature } from '../recurring/recurring-feature.js';
+import {
+  retentionPoliciesFeature,
+  retentionReaperFeature,
+  type RetentionPoliciesFeature,
+  type RetentionReaperFeature,
+} from '../retention/retention-feature.js';
+import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
+import { rulesFeature, type RulesFeature } from '../rules/rules-feature.js';
+import { executeFeature } from '../stages/execute-feature.js';
+import { stateMachinesFeature, type StateMachinesFeature } from '../state-machines/state-machines-feature.js';
+
+/** Every feature of a process, by name: what the apps reach (routes, the worker's consumers). */
+export interface Features {
+  quotas: QuotasFeature;
+  retention: RetentionPoliciesFeature;
+  audit: AuditFeature;
+  stateMachines: StateMachinesFeature;
+  grouping: GroupingFeature;
+  recurring: RecurringFeature;
+  reaper: RetentionReaperFeature;
+  rules: RulesFeature;
+  execute: Feature;
+}
+
+/**
+ * THE list of features: each line builds one from the shared parts and what earlier ones made.
+ * Adding a feature is its own folder plus one line here (and its entry in `Features`, which the
+ * API's route table must then cover). `onBuilt` hears of each as soon as it exists, so a
+ * failure further down can still close it.
+ */
+export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feature) => void): Promise<Features> {
+  const built = <F extends Feature>(feature: F): F => {
+    onBuilt(feature);
+    return feature;
+  };
+  const quotas = built(await quotasFeature(ctx));
+  const retention = built(await retentionPoliciesFeature(ctx));
+  const audit = built(auditFeature(ctx, retention.repository));
+  const stateMachines = built(stateMachinesFeature(ctx));
+  const grouping = built(groupingFeature(ctx));
+  const recurring = built(recurringFeature(ctx));
+  const others = [quotas, retention, audit, stateMachines, grouping, recurring];
+  const reaper = built(
+    retentionReaperFeature(ctx, {
+      policies: retention.repository,
+      audit: audit.parts.store ?? undefined,
+      immutableAudit: audit.parts.compliance.immutable_audit,
+      sources: others.flatMap((f) => f.retentionSources ?? []),
+    }),
+  );
+  const rules = built(
+    await rulesFeature(ctx, { ruleActions: ruleActionsOf(others), currentState: (dispatch) => stateMachines.service.currentState(dispatch.action) }),
+  );
+  const execute = built(executeFeature(ctx));
+  return { quotas, retention, audit, stateMachines, grouping, recurring, reaper, rules, execute };
+}
+
+/** The rule actions the features implement; two features claiming one action is a programming error. */
+export function ruleActionsOf(features: readonly Feature[]): Partial<Record<RuleActionType, RuleActionHandler>> {
+  return mergeOnce(features, (f) => f.ruleActions ?? {}, 'rule action');
+}
+
+/** Every job kind of the features, by durable queue name. */
+export function jobsOf(features: readonly Feature[]): Readonly<Record<string, JobDefinition>> {
+  return mergeOnce(features, (f) => f.jobs ?? {}, 'job kind');
+}
+
+function mergeOnce<V>(features: readonly Feature[], part: (f: Feature) => Readonly<Record<string, V>>, what: string): Record<string, V> {
+  const merged: Record<string, V> = {};
+  const owner = new Map<string, string>();
+  for (const feature of features) {
+    for (const [key, value] of Object.entries(part(feature))) {
+      const other = owner.get(key);
+      if (other !== undefined) throw new Error(`${what} ${key} is declared by both ${other} and ${feature.name}`);
+      owner.set(key, feature.name);
+      merged[key] = value;
+    }
+  }
+  return merged;
+}

@@ -1,0 +1,81 @@
+import type { Clock } from '@sluice/core';
+import type { SluiceConfig } from '@sluice/config';
+import { Executor, createProviders } from '@sluice/providers';
+import { createScheduler, createStateStore } from '@sluice/state';
+import type { Logger, Metrics } from '@sluice/telemetry';
+import { InternalEventBus } from '../events/internal-events.js';
+import type { FeatureContext } from '../feature.js';
+
+/** A part to close on shutdown, named for the log when closing it fails. */
+export interface Closer {
+  name: string;
+  close(): Promise<void>;
+}
+
+/**
+ * The shared parts every feature builds on: state store, scheduler, providers, executor and the
+ * internal event bus. Returns them with their closers, in the order they must be closed.
+ */
+export async function createInfrastructure(
+  config: SluiceConfig,
+  opts: { logger: Logger; metrics: Metrics; clock: Clock },
+): Promise<{ ctx: FeatureContext; closers: Closer[] }> {
+  const { logger, metrics, clock } = opts;
+  const closers: Closer[] = [];
+  const state = await createStateStore({
+    backend: config.state.backend,
+    url: config.state.url,
+    prefix: config.state.prefix,
+    clock,
+    sweepIntervalMs: config.state.memory_sweep_interval_seconds * 1000,
+    deferred: {
+      onApplied: ({ left, failed }) => {
+        metrics.deferredQueueLength.set(left);
+        if (failed > 0) metrics.deferredWritesFailed.inc(failed);
+      },
+      onError: (err) => logger.error({ err }, 'deferred writes'),
+    },
+  });
+  closers.unshift({ name: 'state', close: () => state.close() });
+  try {
+    const scheduler = await createScheduler({
+      backend: config.state.backend,
+      url: config.state.url,
+      prefix: config.state.prefix,
+      lockDurationMs: config.worker.lock_duration_ms,
+      stalledIntervalMs: config.worker.stalled_interval_ms,
+    });
+    const log = logger.child({ component: 'provider' });
+    const providers = createProviders(config.providers, { log: (obj) => log.info(obj, 'log provider') });
+    // Scheduler first (it waits for running jobs), then providers, then state.
+    closers.unshift({ name: 'providers', close: () => providers.close() });
+    closers.unshift({ name: 'scheduler', close: () => scheduler.close() });
+    const executor = new Executor({
+      maxRetries: config.executor.max_retries,
+      timeoutMs: config.executor.timeout_seconds * 1000,
+      maxConcurrent: config.executor.max_concurrent,
+      backoffBaseMs: config.executor.backoff_base_ms,
+      backoffMaxMs: config.executor.backoff_max_ms,
+      metrics,
+    });
+    const events = new InternalEventBus({
+      onEmit: (type) => metrics.internalEvents.inc({ type }),
+      onListenerError: (err, event) => logger.error({ err, type: event.type }, 'internal event listener failed'),
+    });
+    return { ctx: { config, clock, logger, metrics, state, scheduler, providers, executor, events }, closers };
+  } catch (err) {
+    await closeAll(closers, logger);
+    throw err;
+  }
+}
+
+/** Closes every part even when an earlier one fails (say, Redis is gone), logging each failure. */
+export async function closeAll(closers: readonly Closer[], logger: Logger): Promise<void> {
+  for (const part of closers) {
+    try {
+      await part.close();
+    } catch (err) {
+      logger.warn({ err, part: part.name }, 'close failed; continuing shutdown');
+    }
+  }
+}

@@ -1,0 +1,98 @@
+import { systemClock, type Clock } from '@sluice/core';
+import type { SluiceConfig } from '@sluice/config';
+import type { Provider, ProviderRegistry } from '@sluice/providers';
+import type { Scheduler, StateStore } from '@sluice/state';
+import type { Logger, Metrics } from '@sluice/telemetry';
+import type { AuditParts } from '../audit/create-audit.js';
+import type { InternalEventBus } from '../events/internal-events.js';
+import type { Feature, JobDefinition } from '../feature.js';
+import { Gateway } from '../gateway.js';
+import type { GroupService } from '../grouping/group-service.js';
+import { Pipeline } from '../pipeline/pipeline.js';
+import { checkQuotasConfig } from '../quotas/quotas-feature.js';
+import type { QuotaRepository } from '../quotas/quota-repository.js';
+import type { RecurringService } from '../recurring/recurring-service.js';
+import type { RetentionReaper } from '../retention/retention-reaper.js';
+import type { RetentionRepository } from '../retention/retention-repository.js';
+import type { RuleRepository } from '../rules/rule-repository.js';
+import type { StateMachineService } from '../state-machines/state-machine-service.js';
+import { buildFeatures, jobsOf, type Features } from './features.js';
+import { closeAll, createInfrastructure, type Closer } from './infrastructure.js';
+
+/** Everything one process shares: built once at start-up from the validated config, never changed after. */
+export interface Runtime {
+  config: SluiceConfig;
+  clock: Clock;
+  logger: Logger;
+  metrics: Metrics;
+  state: StateStore;
+  scheduler: Scheduler;
+  providers: ProviderRegistry;
+  /** What background work reports (the SSE stream's internal source). */
+  events: InternalEventBus;
+  features: Features;
+  /** The services of the features the apps use most, by their feature's name. */
+  rules: RuleRepository;
+  quotas: QuotaRepository;
+  retention: RetentionRepository;
+  reaper: RetentionReaper;
+  audit: AuditParts;
+  stateMachines: StateMachineService;
+  recurring: RecurringService;
+  grouping: GroupService<Provider>;
+  /** The dispatch entry point: the features' stages in spec order. */
+  gateway: Gateway;
+  /** Every feature's job kinds, by durable queue name: what a worker consumes. */
+  jobs: Readonly<Record<string, JobDefinition>>;
+  /** Each feature's repeatable schedules (and ones a new Redis lost): run by every process that consumes jobs. */
+  declareSchedules(): Promise<void>;
+  /** Closes the features (newest first), then scheduler (waits for running jobs), providers and state. */
+  close(): Promise<void>;
+}
+
+export interface RuntimeOptions {
+  logger: Logger;
+  metrics: Metrics;
+  clock?: Clock;
+}
+
+/** The one runtime builder both apps compose on: shared parts, then the features, then the gateway over their stages. */
+export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions): Promise<Runtime> {
+  const clock = opts.clock ?? systemClock;
+  const { logger, metrics } = opts;
+  checkQuotasConfig({ config });
+  const { ctx, closers } = await createInfrastructure(config, { logger, metrics, clock });
+  const closeFeature = (feature: Feature): void => {
+    const { close } = feature;
+    if (close) closers.unshift({ name: feature.name, close } satisfies Closer);
+  };
+  let features: Features;
+  try {
+    features = await buildFeatures(ctx, closeFeature);
+  } catch (err) {
+    await closeAll(closers, logger);
+    throw err;
+  }
+  const all: Feature[] = Object.values(features);
+  const pipeline = new Pipeline(all.flatMap((f) => (f.stage ? [f.stage] : [])));
+  const audit = features.audit.parts;
+  const gateway = new Gateway({ pipeline, clock, recorder: metrics, providerExists: (name) => ctx.providers.has(name), ...(audit.recorder ? { audit: audit.recorder } : {}) });
+  return {
+    ...ctx,
+    features,
+    rules: features.rules.repository,
+    quotas: features.quotas.repository,
+    retention: features.retention.repository,
+    reaper: features.reaper.reaper,
+    audit,
+    stateMachines: features.stateMachines.service,
+    recurring: features.recurring.service,
+    grouping: features.grouping.service,
+    gateway,
+    jobs: jobsOf(all),
+    async declareSchedules() {
+      for (const feature of all) await feature.declareSchedules?.();
+    },
+    close: () => closeAll(closers, logger),
+  };
+}

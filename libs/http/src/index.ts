@@ -1,0 +1,5 @@
+export * from './error-handler.js';
+export * from './json-schema.js';
+export * from './operations-routes.js';
+export * from './readiness.js';
+export * from './route-access.js';
