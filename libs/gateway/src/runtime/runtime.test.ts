@@ -1,0 +1,34 @@
+import { SluiceConfig } from '@sluice/config';
+import { Metrics, createLogger } from '@sluice/telemetry';
+import { describe, expect, it } from 'vitest';
+import type { Feature } from '../feature.js';
+import { jobsOf, ruleActionsOf } from './features.js';
+import { createRuntime } from './runtime.js';
+
+const logger = createLogger({ level: 'silent', role: 'test' });
+
+describe('the runtime builder', () => {
+  it('collects every feature: stages in spec order, the durable job kinds, and closes', async () => {
+    const runtime = await createRuntime(SluiceConfig.parse({}), { logger, metrics: new Metrics({ defaultMetrics: false }) });
+    try {
+      const features: Feature[] = Object.values(runtime.features);
+      expect(features.map((f) => f.name)).toEqual(['quotas', 'retention-policies', 'audit', 'state-machines', 'grouping', 'recurring', 'retention-reaper', 'rules', 'execute']);
+      expect(features.flatMap((f) => (f.stage ? [f.stage.name] : []))).toEqual(['quota', 'rules', 'execute']);
+      // Durable BullMQ queue names: renaming one orphans the jobs already queued under it.
+      expect(Object.keys(runtime.jobs).sort()).toEqual(['group-flush', 'group-sweep', 'recurring-fire', 'retention-reap', 'state-timeout']);
+      expect(Object.keys(ruleActionsOf(features)).sort()).toEqual(['group', 'state_machine']);
+      const outcome = await runtime.gateway.dispatch({ namespace: 'n', tenant: 't', provider: 'email', action_type: 'a', payload: {} });
+      expect(outcome).toMatchObject({ outcome: 'executed' });
+    } finally {
+      await runtime.close();
+    }
+  });
+
+  it('refuses two features claiming one job kind or one rule action', () => {
+    const job = { concurrency: 1, handler: async () => {} };
+    const a: Feature = { name: 'a', jobs: { same: job }, ruleActions: { group: async () => undefined } };
+    const b: Feature = { name: 'b', jobs: { same: job }, ruleActions: { group: async () => undefined } };
+    expect(() => jobsOf([a, b])).toThrow(/job kind same is declared by both a and b/);
+    expect(() => ruleActionsOf([a, b])).toThrow(/rule action group is declared by both a and b/);
+  });
+});
