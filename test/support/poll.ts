@@ -17,8 +17,16 @@ export interface PollOptions {
  * Waiting is not proof of timing: where the code under test takes a Clock, move a ManualClock
  * instead; on real time, assert on recorded timestamps.
  */
-export async function poll<T>(what: string, read: () => T | Promise<T>, done: (value: T) => boolean = Boolean, opts: PollOptions = {}): Promise<T> {
-  const { timeoutMs = 10_000, intervalMs = 20 } = opts;
+export function poll<T>(what: string, read: () => T | Promise<T>, opts?: PollOptions): Promise<T>;
+export function poll<T>(what: string, read: () => T | Promise<T>, done: (value: T) => boolean, opts?: PollOptions): Promise<T>;
+export async function poll<T>(
+  what: string,
+  read: () => T | Promise<T>,
+  doneOrOpts?: ((value: T) => boolean) | PollOptions,
+  maybeOpts: PollOptions = {},
+): Promise<T> {
+  const done = typeof doneOrOpts === 'function' ? doneOrOpts : Boolean;
+  const { timeoutMs = 10_000, intervalMs = 20 } = typeof doneOrOpts === 'object' ? doneOrOpts : maybeOpts;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
