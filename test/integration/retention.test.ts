@@ -221,7 +221,7 @@ describe('retention across two replicas sharing Redis', () => {
     const created = await call(a.url, 'POST', '/v1/retention', { namespace: 'sync', tenant: 't' });
     const id = created.body.id as string;
     // The staleness bound under test: the other replica follows within a second.
-    const within = (what: string, check: () => boolean) => poll(what, check, Boolean, { timeoutMs: 1000 });
+    const within = (what: string, check: () => boolean) => poll(what, check, { timeoutMs: 1000 });
     await within('the create on replica b', () => b.runtime.retention.forScope('sync', 't')?.id === id);
     await call(b.url, 'PUT', `/v1/retention/${id}`, { compliance_hold: true });
     await within('the edit on replica a', () => a.runtime.retention.forScope('sync', 't')?.compliance_hold === true);
