@@ -53,16 +53,12 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
     };
 
     /** Records every run of `kind`, then does what `behave` does (throw to fail the attempt). */
-    const recorder = (s: Scheduler, kind: string, opts: { concurrency?: number; behave?: (job: Job) => void } = {}): Run[] => {
+    const recorder = (s: Scheduler, kind: string, behave?: (job: Job) => void): Run[] => {
       const runs: Run[] = [];
-      s.consume(
-        kind,
-        async (job) => {
-          runs.push({ job, at: now() });
-          if (!job.id.startsWith(SENTINEL)) opts.behave?.(job);
-        },
-        opts.concurrency === undefined ? {} : { concurrency: opts.concurrency },
-      );
+      s.consume(kind, async (job) => {
+        runs.push({ job, at: now() });
+        if (!job.id.startsWith(SENTINEL)) behave?.(job);
+      });
       return runs;
     };
     const real = (runs: Run[]): Run[] => runs.filter((r) => !r.job.id.startsWith(SENTINEL));
@@ -151,10 +147,8 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
 
     it('retries a failing handler after the backoff, with visible attempt numbers', async () => {
       const s = await open();
-      const runs = recorder(s, 'flaky', {
-        behave: (job) => {
-          if (job.attempt < 2) throw new Error('transient');
-        },
+      const runs = recorder(s, 'flaky', (job) => {
+        if (job.attempt < 2) throw new Error('transient');
       });
       await s.start();
       await s.enqueue('flaky', { id: 'f', attempts: 3 });
@@ -171,10 +165,8 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
 
     it('stops after the configured number of attempts', async () => {
       const s = await open();
-      const runs = recorder(s, 'doomed', {
-        behave: () => {
-          throw new Error('permanent');
-        },
+      const runs = recorder(s, 'doomed', () => {
+        throw new Error('permanent');
       });
       await s.start();
       await s.enqueue('doomed', { id: 'z', attempts: 2 });
