@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startSink, type HttpSink } from '../support/http-sink.js';
+import { startSink, type HttpSink } from '../support/http-sink.js';
+import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { sampleAction } from '../support/start-gateway.js';
 import { Cluster } from './harness.js';
@@ -58,7 +59,7 @@ describe('cluster: event groups (3 replicas, 2 workers)', () => {
     expect(outcomes.map((o) => o.group_size).sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(new Set(outcomes.map((o) => o.notify_at)).size).toBe(1);
 
-    await eventually('the consolidated notification', () => notificationsFor(groupId).length > 0, 30_000);
+    await poll('the consolidated notification', () => notificationsFor(groupId).length > 0, { timeoutMs: 30_000, intervalMs: 50 });
     await new Promise((r) => setTimeout(r, QUIET_MS));
     const notes = notificationsFor(groupId);
     expect(notes).toHaveLength(1);
@@ -78,7 +79,7 @@ describe('cluster: event groups (3 replicas, 2 workers)', () => {
     const late = await Promise.all([0, 1].map((i) => dispatch({ tenant: 'kill', payload: { cluster: 'after-kill', i } })));
     groupIds.push(late[0]!.group_id);
 
-    await eventually('every group flushed', () => groupIds.every((id) => notificationsFor(id).length > 0), 60_000);
+    await poll('every group flushed', () => groupIds.every((id) => notificationsFor(id).length > 0), { timeoutMs: 60_000, intervalMs: 50 });
     await new Promise((r) => setTimeout(r, QUIET_MS));
     expect(groupIds.map((id) => notificationsFor(id).length)).toEqual(groupIds.map(() => 1));
     for (const id of groupIds.slice(0, 10)) expect((notificationsFor(id)[0]?.payload['events'] as unknown[]).length).toBe(3);

@@ -4,6 +4,7 @@ import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
+import { poll } from '../support/poll.js';
 import { spawnSluice } from '../support/sluice-process.js';
 import { Cluster } from './harness.js';
 
@@ -33,15 +34,6 @@ async function startSink(): Promise<{ url: string; deliveries: Delivery[]; serve
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, deliveries, server };
 }
 
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 /** Every delivery is its own occurrence: no action id and no occurrence time arrives twice. */
 function expectOncePerOccurrence(deliveries: Delivery[]): void {
   expect(new Set(deliveries.map((d) => d.id)).size).toBe(deliveries.length);
@@ -64,13 +56,23 @@ describe('cluster: a recurring action with 3 replicas and 2 workers', () => {
     return { status: res.status, body: (text ? JSON.parse(text) : {}) as Json };
   };
   const record = async (id: string) => (await api('GET', `/v1/recurring/${id}?${scope}`)).body;
+  /** Polls the cluster over HTTP every 200 ms, for up to 30 s. */
+  const POLL = { timeoutMs: 30_000, intervalMs: 200 };
 
   beforeAll(async () => {
     sink = await startSink();
     cluster = await Cluster.start({
       apis: 3,
       workers: 2,
-      config: { providers: [{ name: 'hook', type: 'webhook', url: sink.url }], executor: { max_retries: 0 }, background: { enable_retention_reaper: false } },
+      config: {
+        // `quiet` delivers nowhere: the probe schedule below must not show up in the sink.
+        providers: [
+          { name: 'hook', type: 'webhook', url: sink.url },
+          { name: 'quiet', type: 'noop' },
+        ],
+        executor: { max_retries: 0 },
+        background: { enable_retention_reaper: false },
+      },
     });
   }, 90_000);
   afterAll(async () => {
@@ -92,7 +94,7 @@ describe('cluster: a recurring action with 3 replicas and 2 workers', () => {
       extra += 3;
     }, 150);
     try {
-      await until(async () => sink.deliveries.length, (n) => n >= 6);
+      await poll('six deliveries', () => sink.deliveries.length, (n) => n >= 6, POLL);
     } finally {
       clearInterval(duplicator);
       await queue.close();
@@ -104,21 +106,27 @@ describe('cluster: a recurring action with 3 replicas and 2 workers', () => {
     expect(count).toBeGreaterThanOrEqual(6);
 
     // An occurrence claimed just before the pause may still be delivering: wait for the sink to catch up.
-    const delivered = await until(async () => sink.deliveries.length, (n) => n >= count, 10_000);
+    const delivered = await poll(`${count} deliveries`, () => sink.deliveries.length, (n) => n >= count, { ...POLL, timeoutMs: 10_000 });
     expect(delivered).toBe(count);
     expectOncePerOccurrence(sink.deliveries);
 
     // The audit trail agrees, whichever replica is asked: one executed record per occurrence.
-    const audit = await until(
+    const audit = await poll(
+      `${count} audit records`,
       async () => (await api('GET', `/v1/audit?caller_id=${encodeURIComponent(`recurring:${id}`)}&limit=1000`)).body.records as Json[],
       (records) => records.length >= count,
+      POLL,
     );
     expect(audit).toHaveLength(count);
     expect(audit.every((r) => r.outcome === 'executed')).toBe(true);
     expect(new Set(audit.map((r) => r.action_id))).toEqual(new Set(sink.deliveries.map((d) => d.id)));
 
-    // Paused: a few more seconds bring nothing.
-    await new Promise((r) => setTimeout(r, 2500));
+    // Paused: nothing more comes. A probe schedule created after the pause firing twice means at
+    // least one whole slot passed with the workers firing; the paused one would have fired in it too.
+    const probe = await api('POST', `/v1/recurring?${scope}`, { cron_expr: '* * * * * *', provider: 'quiet', action_type: 'probe', payload: {} });
+    const probeId = probe.body.recurring_id as string;
+    await poll('two executions of the probe', () => record(probeId), (r) => (r.execution_count as number) >= 2, POLL);
+    await api('DELETE', `/v1/recurring/${probeId}?${scope}`);
     expect(sink.deliveries).toHaveLength(count);
     expect(await record(id)).toMatchObject({ enabled: false, next_execution: null, execution_count: count });
     await api('DELETE', `/v1/recurring/${id}?${scope}`);
@@ -128,7 +136,7 @@ describe('cluster: a recurring action with 3 replicas and 2 workers', () => {
     sink.deliveries.length = 0;
     const created = await api('POST', `/v1/recurring?${scope}`, { cron_expr: '* * * * * *', provider: 'hook', action_type: 'tick', payload: { n: 2 } });
     const id = created.body.recurring_id as string;
-    await until(async () => sink.deliveries.length, (n) => n >= 2);
+    await poll('two deliveries', () => sink.deliveries.length, (n) => n >= 2, POLL);
 
     // All workers die and BullMQ's data is lost; the records stay in state.
     for (const w of cluster.workers) w.kill('SIGKILL');
@@ -148,13 +156,13 @@ describe('cluster: a recurring action with 3 replicas and 2 workers', () => {
     const spawnedAt = Date.now();
     const fresh = await spawnSluice(['worker', '--config', cluster.configFile, '--port', String(port), '--host', '127.0.0.1'], { port });
     cluster.workers.push(fresh);
-    const after = await until(() => record(id), (r) => (r.execution_count as number) >= beforeRestart + 3);
+    const after = await poll('three executions after the restart', () => record(id), (r) => (r.execution_count as number) >= beforeRestart + 3, POLL);
     expect(after.execution_count as number).toBeGreaterThanOrEqual(beforeRestart + 3);
     expect(after.enabled).toBe(true);
 
     await api('POST', `/v1/recurring/${id}/pause?${scope}`);
     const total = (await record(id)).execution_count as number;
-    await until(async () => sink.deliveries.length, (n) => n >= total, 10_000);
+    await poll(`${total} deliveries`, () => sink.deliveries.length, (n) => n >= total, { ...POLL, timeoutMs: 10_000 });
     expect(sink.deliveries).toHaveLength(total);
     expectOncePerOccurrence(sink.deliveries);
     // No backlog: nothing was fired for the seconds without a worker.

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { sampleAction } from '../support/start-gateway.js';
 import { Cluster } from './harness.js';
@@ -30,15 +31,10 @@ async function dispatch(url: string, over: Record<string, unknown>) {
 
 const count = (outcomes: { outcome: string }[], name: string) => outcomes.filter((o) => o.outcome === name).length;
 
-/** Polls until `check` passes on every replica, or fails after `ms`. */
-async function everyReplicaWithin(cluster: Cluster, ms: number, check: (url: string) => Promise<boolean>): Promise<number> {
-  const started = Date.now();
-  while (Date.now() - started < ms) {
-    const results = await Promise.all(cluster.apis.map((api) => check(api.url)));
-    if (results.every(Boolean)) return Date.now() - started;
-    await new Promise((r) => setTimeout(r, 25));
-  }
-  throw new Error(`not every replica converged within ${ms} ms`);
+/** Polls until `check` passes on every replica; `ms` is the staleness bound under test. */
+function everyReplicaWithin(cluster: Cluster, ms: number, check: (url: string) => Promise<boolean>): Promise<boolean> {
+  const everywhere = async () => (await Promise.all(cluster.apis.map((api) => check(api.url)))).every(Boolean);
+  return poll(`every replica to converge within ${ms} ms`, everywhere, { timeoutMs: ms, intervalMs: 25 });
 }
 
 describe('rules across 3 replicas sharing Redis', () => {

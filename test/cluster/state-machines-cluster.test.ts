@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { sampleAction } from '../support/start-gateway.js';
 import { Cluster } from './harness.js';
@@ -13,12 +14,18 @@ rules:
     priority: 2
     condition: { field: action.action_type, eq: ticket }
     action: { type: state_machine, state_machine: ticket }
+  - name: track-probe
+    priority: 3
+    condition: { field: action.action_type, eq: probe }
+    action: { type: state_machine, state_machine: probe }
 `;
 
 const STATE_MACHINES = [
   // Both moves always allowed, so every request either moves the event or finds it already there.
   { name: 'toggle', initial_state: 'a', states: ['a', 'b'], transitions: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] },
   { name: 'ticket', initial_state: 'new', states: ['new', 'stale', 'closed'], transitions: [{ from: 'new', to: 'closed' }], timeouts: [{ state: 'new', after_seconds: 1, transition_to: 'stale' }] },
+  // Times out a second after a ticket would: it closes the window in which a duplicate ticket timeout would show.
+  { name: 'probe', initial_state: 'new', states: ['new', 'stale'], transitions: [], timeouts: [{ state: 'new', after_seconds: 2, transition_to: 'stale' }] },
 ];
 
 type Json = Record<string, unknown>;
@@ -85,16 +92,15 @@ describe('state machines across 3 replicas and 2 workers', () => {
     // One more event leaves its timed state first: its timeout must not fire.
     await call('POST', `${cluster.nextApi().url}/v1/dispatch`, sampleAction({ tenant: 'acme', action_type: 'ticket', fingerprint: 'tk-closed' }));
     await call('PUT', `${cluster.nextApi().url}/v1/events/tk-closed/transition`, { namespace: 'payments', tenant: 'acme', to: 'closed' });
-    const deadline = Date.now() + 15_000;
-    for (;;) {
-      const states = await Promise.all(fps.map(async (fp) => (await getEvent(cluster.nextApi().url, fp)).state));
-      if (states.every((s) => s === 'stale')) break;
-      if (Date.now() > deadline) throw new Error(`timeouts did not fire: ${states.join(', ')}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    // Leave room for a duplicate (there must be none) to surface.
-    await new Promise((r) => setTimeout(r, 1500));
-    expect((await timeoutsFired()) - before).toBe(fps.length);
+    // Its timeout falls due a second after the tickets': once it fired, a duplicate run of theirs
+    // (there must be none), a retry after the 1 s backoff included, has had its turn.
+    await call('POST', `${cluster.nextApi().url}/v1/dispatch`, sampleAction({ tenant: 'acme', action_type: 'probe', fingerprint: 'probe' }));
+    const timed = [...fps, 'probe'];
+    const states = () => Promise.all(timed.map(async (fp) => (await getEvent(cluster.nextApi().url, fp)).state));
+    await poll('every timeout to fire', states, (all) => all.every((state) => state === 'stale'), { timeoutMs: 15_000, intervalMs: 100 });
+    // The counters are scraped from the workers, which count a timeout just after its transition.
+    const fired = await poll('the timeout counters', async () => (await timeoutsFired()) - before, (n) => n >= timed.length, { timeoutMs: 5000, intervalMs: 100 });
+    expect(fired).toBe(timed.length);
     for (const fp of fps) expect(await getEvent(cluster.nextApi().url, fp)).toMatchObject({ state: 'stale', version: 2, transition_count: 1 });
     expect(await getEvent(cluster.nextApi().url, 'tk-closed')).toMatchObject({ state: 'closed', version: 2 });
   });

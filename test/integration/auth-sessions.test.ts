@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { SignJWT } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, rawKey, TEST_JWT_SECRET, WILDCARD_GRANT, type CredentialsSpec } from '../support/credentials.js';
+import { poll } from '../support/poll.js';
 import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const SPEC: CredentialsSpec = {
@@ -115,14 +116,8 @@ describe.each(BACKENDS)('credentials on requests (%s backend)', (backend) => {
   it('picks up a key added to the credentials file within 2 s, without a restart', async () => {
     expect((await dispatchWith(keyHeader('late'))).status).toBe(401);
     creds.rewrite({ ...SPEC, keys: [...(SPEC.keys ?? []), { name: 'late', role: 'operator', grants: [WILDCARD_GRANT] }] });
-    const started = Date.now();
-    let status = 0;
-    while (Date.now() - started < 2000) {
-      status = (await dispatchWith(keyHeader('late'))).status;
-      if (status === 200) break;
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    expect(status).toBe(200);
+    const status = async () => (await dispatchWith(keyHeader('late'))).status;
+    await poll('the new key to be accepted', status, (code) => code === 200, { timeoutMs: 2000, intervalMs: 50 });
     // A broken file keeps the last good credentials.
     creds.rewrite({ keys: [{ name: 'x', role: 'operator', grants: [WILDCARD_GRANT] }], jwtSecret: 'short' });
     await new Promise((r) => setTimeout(r, 1500));

@@ -1,6 +1,7 @@
 import type { InternalEvent } from '@sluice/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
+import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
@@ -50,15 +51,6 @@ async function request(method: string, url: string, body?: unknown, headers: Rec
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   return { status: res.status, body: (await res.json()) as Json };
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error(`timed out waiting for ${what}`);
 }
 
 describe.each(BACKENDS)('event state machines through HTTP (%s backend)', (backend) => {
@@ -142,10 +134,13 @@ describe.each(BACKENDS)('event state machines through HTTP (%s backend)', (backe
     await dispatch({ action_type: 'ticket', fingerprint: 'tk-timeout' });
     await dispatch({ action_type: 'ticket', fingerprint: 'tk-closed' });
     expect(await dispatch({ action_type: 'ticket', fingerprint: 'tk-closed', status: 'closed' })).toMatchObject({ new_state: 'closed' });
-    await waitFor('the timeout', async () => (await event('tk-timeout')).body.state === 'stale');
-    // Give a duplicate run (there should be none) the chance to show up.
-    await new Promise((r) => setTimeout(r, 300));
-    const timeouts = seen.slice(before).filter((e) => e.type === 'timeout');
+    // Created last, so its timeout falls due last: once it fired, a duplicate run of the first
+    // (there should be none) has had its turn.
+    await dispatch({ action_type: 'ticket', fingerprint: 'tk-later' });
+    for (const fp of ['tk-timeout', 'tk-later']) {
+      await poll(`the timeout of ${fp}`, async () => (await event(fp)).body.state === 'stale', { intervalMs: 50 });
+    }
+    const timeouts = seen.slice(before).filter((e) => e.type === 'timeout' && e.data.fingerprint !== 'tk-later');
     expect(timeouts).toHaveLength(1);
     expect(timeouts[0]).toMatchObject({ tenant, data: { fingerprint: 'tk-timeout', state_machine: 'ticket', previous_state: 'new', new_state: 'stale' } });
     expect((await event('tk-timeout')).body).toMatchObject({ state: 'stale', version: 2, transition_count: 1 });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WILDCARD_GRANT, credentialsFile, keyHeader } from '../support/credentials.js';
-import { eventually, startSink, type HttpSink } from '../support/http-sink.js';
+import { startSink, type HttpSink } from '../support/http-sink.js';
+import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
@@ -65,7 +66,7 @@ describe.each(BACKENDS)('event groups through HTTP (%s backend)', (backend) => {
     expect(full.body).toMatchObject({ group_id: groupId, group_key: key, state: 'pending', labels: { 'payload.cluster': 'c1' }, group_wait_seconds: 1, repeat_interval_seconds: null });
     expect((full.body['events'] as Json[]).map((e) => e['action_id'])).toEqual(outcomes.map((o) => o['action_id']));
 
-    await eventually('the consolidated notification', () => notificationsFor(groupId).length > 0);
+    await poll('the consolidated notification', () => notificationsFor(groupId).length > 0, { timeoutMs: 15_000, intervalMs: 50 });
     const [note] = notificationsFor(groupId);
     expect((note?.payload as unknown as Payload).flush_reason).toBe('group_wait');
     expect((note?.payload as unknown as Payload).events).toHaveLength(3);
@@ -76,7 +77,7 @@ describe.each(BACKENDS)('event groups through HTTP (%s backend)', (backend) => {
     const next = await dispatch({ tenant, action_type: 'alert', payload: { cluster: 'c1' } });
     expect(next).toMatchObject({ outcome: 'grouped', group_size: 1 });
     expect(next['group_id']).not.toBe(groupId);
-    await eventually('the second cycle notification', () => notificationsFor(next['group_id'] as string).length > 0);
+    await poll('the second cycle notification', () => notificationsFor(next['group_id'] as string).length > 0, { timeoutMs: 15_000, intervalMs: 50 });
     expect(notificationsFor(groupId)).toHaveLength(1);
   });
 
@@ -86,7 +87,7 @@ describe.each(BACKENDS)('event groups through HTTP (%s backend)', (backend) => {
     const groupId = outcomes[0]?.['group_id'] as string;
     expect(outcomes[2]).toMatchObject({ group_id: groupId, group_size: 3 });
     // group_wait is an hour: only the size can have flushed it.
-    await eventually('the early flush', () => notificationsFor(groupId).length > 0);
+    await poll('the early flush', () => notificationsFor(groupId).length > 0, { timeoutMs: 15_000, intervalMs: 50 });
     expect((notificationsFor(groupId)[0]?.payload as unknown as Payload)).toMatchObject({ flush_reason: 'max_group_size' });
   });
 

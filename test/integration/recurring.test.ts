@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT, type TestKey } from '../support/credentials.js';
+import { poll } from '../support/poll.js';
 import { BACKENDS, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Json = Record<string, unknown>;
@@ -17,15 +18,8 @@ async function call(base: string, method: string, path: string, body?: unknown, 
   return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
 }
 
-/** Polls `read` until `done` holds (no fixed sleeps; fails after `ms`). */
-async function until<T>(read: () => Promise<T>, done: (value: T) => boolean, ms = 15_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > deadline) return value;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+/** Polls over HTTP, as the hand-made loop here did: every 100 ms, for up to 15 s. */
+const POLL = { timeoutMs: 15_000, intervalMs: 100 };
 
 const template = { provider: 'email', action_type: 'send', payload: { to: 'a@example.com' } };
 const Q = '?namespace=payments&tenant=acme';
@@ -155,24 +149,20 @@ describe.each(BACKENDS)('recurring actions over HTTP (%s backend)', (backend) =>
     const id = created.body.recurring_id as string;
     const path = `/v1/recurring/${id}?namespace=payments&tenant=firing`;
     const firesOfThis = () => fires.filter((f) => f.recurring_id === id).length;
-    const fired = await until(
-      async () => (await api('GET', path)).body,
-      (r) => (r.execution_count as number) >= 3,
-    );
+    const fired = await poll('three executions', async () => (await api('GET', path)).body, (r) => (r.execution_count as number) >= 3, POLL);
     expect(fired.execution_count).toBeGreaterThanOrEqual(3);
     const paused = await api('POST', `/v1/recurring/${id}/pause?namespace=payments&tenant=firing`);
     const count = paused.body.execution_count as number;
     // An execution's event follows its count update: under load the last one may not be out yet.
-    await until(
-      async () => firesOfThis(),
-      (n) => n >= count,
-    );
+    await poll(`${count} fired events`, firesOfThis, (n) => n >= count, POLL);
     off();
 
     // Every execution is one executed audit record by the internal caller, one per occurrence.
-    const audit = await until(
+    const audit = await poll(
+      `${count} audit records`,
       async () => (await api('GET', `/v1/audit?caller_id=${encodeURIComponent(`recurring:${id}`)}&limit=1000`)).body.records as Json[],
       (records) => records.length >= count,
+      POLL,
     );
     expect(audit).toHaveLength(count);
     expect(audit.every((r) => r.outcome === 'executed' && r.namespace === 'payments' && r.tenant === 'firing')).toBe(true);
@@ -181,12 +171,13 @@ describe.each(BACKENDS)('recurring actions over HTTP (%s backend)', (backend) =>
     expect(new Set(audit.map((r) => r.action_id)).size).toBe(count);
     expect(firesOfThis()).toBe(count);
 
-    // Paused: nothing more fires.
-    const later = await until(
-      async () => (await api('GET', path)).body,
-      () => false,
-      2500,
-    );
+    // Paused: nothing more fires. A schedule created after the pause firing twice means at least
+    // one whole slot passed with the scheduler firing; the paused one would have fired in it too.
+    const after = await api('POST', '/v1/recurring?namespace=payments&tenant=firing-after', { cron_expr: '* * * * * *', ...template });
+    const afterPath = `/v1/recurring/${after.body.recurring_id as string}?namespace=payments&tenant=firing-after`;
+    await poll('two executions of a schedule created after the pause', async () => (await api('GET', afterPath)).body, (r) => (r.execution_count as number) >= 2, POLL);
+    await api('DELETE', afterPath);
+    const later = (await api('GET', path)).body;
     expect(later.execution_count).toBe(count);
     expect(later).toMatchObject({ enabled: false, next_execution: null, last_executed_at: expect.any(String) });
   });

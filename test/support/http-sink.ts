@@ -32,12 +32,3 @@ export async function startSink(): Promise<HttpSink> {
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
 }
-
-/** Polls until `check` holds (no fixed sleeps); fails with `what` after `timeoutMs`. */
-export async function eventually(what: string, check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

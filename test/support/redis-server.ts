@@ -4,6 +4,7 @@ import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
+import { poll } from './poll.js';
 
 export interface RunningRedis {
   url: string;
@@ -43,17 +44,15 @@ export async function startRedisServer(): Promise<RunningRedis> {
 }
 
 async function waitForPort(port: number, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const ok = await new Promise<boolean>((resolve) => {
-      const sock = createConnection({ port, host: '127.0.0.1' }, () => {
-        sock.end();
-        resolve(true);
-      });
-      sock.on('error', () => resolve(false));
+  await poll(`redis-server to listen on port ${port}`, () => canConnect(port), { timeoutMs, intervalMs: 50 });
+}
+
+function canConnect(port: number): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    const sock = createConnection({ port, host: '127.0.0.1' }, () => {
+      sock.end();
+      resolve(true);
     });
-    if (ok) return;
-    if (Date.now() > deadline) throw new Error(`redis-server did not start on port ${port}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    sock.on('error', () => resolve(false));
+  });
 }

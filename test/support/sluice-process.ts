@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { poll } from './poll.js';
 
 /** The built CLI (npm test builds first); child processes run exactly what `npx sluice` runs. */
 export const SLUICE_BIN = fileURLToPath(new URL('../../apps/cli/bin/sluice.js', import.meta.url));
@@ -49,21 +50,23 @@ export async function spawnSluice(args: string[], opts: SpawnOptions): Promise<S
 }
 
 async function waitUntilReady(proc: SluiceProcess, path: string, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let done = false;
-  void proc.exited.then(() => (done = true));
-  while (Date.now() < deadline) {
-    if (done) throw new Error(`sluice exited before becoming ready:\n${proc.output.join('\n')}`);
+  let exited = false;
+  void proc.exited.then(() => (exited = true));
+  const ready = async (): Promise<boolean> => {
+    if (exited) throw new Error(`sluice exited before becoming ready:\n${proc.output.join('\n')}`);
     try {
-      const res = await fetch(`${proc.url}${path}`);
-      if (res.status === 200) return;
+      return (await fetch(`${proc.url}${path}`)).status === 200;
     } catch {
-      // not listening yet
+      return false; // not listening yet
     }
-    await new Promise((r) => setTimeout(r, 100));
+  };
+  try {
+    await poll(`sluice to answer ${path}`, ready, { timeoutMs, intervalMs: 100 });
+  } catch (err) {
+    if (exited) throw err;
+    proc.kill('SIGKILL');
+    throw new Error(`sluice did not become ready within ${timeoutMs} ms:\n${proc.output.join('\n')}`);
   }
-  proc.kill('SIGKILL');
-  throw new Error(`sluice did not become ready within ${timeoutMs} ms:\n${proc.output.join('\n')}`);
 }
 
 /** Runs the CLI to completion (for commands that end: encrypt, help, refused starts). */

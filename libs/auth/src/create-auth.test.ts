@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { MemoryStateStore } from '@sluice/state';
 import { describe, expect, it } from 'vitest';
-import { capturingLogger, credentialsYaml, eventually, JWT_SECRET, scryptPhc, tempCredentialsFile } from '../test/auth-fixtures.js';
+import { poll } from '../../../test/support/poll.js';
+import { capturingLogger, credentialsYaml, JWT_SECRET, scryptPhc, tempCredentialsFile } from '../test/auth-fixtures.js';
 import { hashApiKey } from './api-key-hash.js';
 import { createAuth } from './create-auth.js';
 import { CredentialsError } from './credentials.js';
@@ -45,7 +46,7 @@ describe('createAuth', () => {
       const started = Date.now();
       writeFileSync(file, credentialsYaml({ api_keys: `  - { name: fresh, key_hash: ${hashApiKey(headers['x-api-key'])}, role: viewer }\n` }));
       const works = () => auth?.authenticator.authenticate(headers).then(() => true, () => false) ?? false;
-      expect(await eventually(works, 2000)).toBe(true);
+      await poll('the added key to work', works, { timeoutMs: 2000, intervalMs: 25 });
       expect(Date.now() - started).toBeLessThan(2000);
     } finally {
       auth?.close();

@@ -2,7 +2,8 @@ import { mkdirSync, mkdtempSync, renameSync, symlinkSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { capturingLogger, credentialsYaml, eventually, tempCredentialsFile } from '../test/auth-fixtures.js';
+import { poll } from '../../../test/support/poll.js';
+import { capturingLogger, credentialsYaml, tempCredentialsFile } from '../test/auth-fixtures.js';
 import { hashApiKey } from './api-key-hash.js';
 import { CredentialStore, type CredentialStoreOptions } from './credential-store.js';
 import { CredentialsError } from './credentials.js';
@@ -44,7 +45,7 @@ describe('CredentialStore reload', () => {
     const file = tempCredentialsFile(credentialsYaml({ api_keys: keyEntry('one', 'k1') }));
     const { store, logger } = open({ file });
     writeFileSync(file, credentialsYaml({ api_keys: keyEntry('one', 'k1') + keyEntry('two', 'k2') }));
-    expect(await eventually(() => store.current.apiKeys.has(hashApiKey('k2')), 2000)).toBe(true);
+    await poll('key k2', () => store.current.apiKeys.has(hashApiKey('k2')), { timeoutMs: 2000, intervalMs: 25 });
     expect(logger.lines.some((l) => l.message === 'credentials reloaded' && l.fields.api_keys === 2)).toBe(true);
   });
 
@@ -62,7 +63,7 @@ describe('CredentialStore reload', () => {
     writeVersion('..v2', credentialsYaml({ api_keys: keyEntry('two', 'k2') }));
     symlinkSync('..v2', join(dir, '..data_tmp'));
     renameSync(join(dir, '..data_tmp'), join(dir, '..data'));
-    expect(await eventually(() => store.current.apiKeys.has(hashApiKey('k2')), 2000)).toBe(true);
+    await poll('key k2', () => store.current.apiKeys.has(hashApiKey('k2')), { timeoutMs: 2000, intervalMs: 25 });
     expect(store.current.apiKeys.has(hashApiKey('k1'))).toBe(false);
   });
 
@@ -71,7 +72,7 @@ describe('CredentialStore reload', () => {
     const { store, logger } = open({ file });
     writeFileSync(file, credentialsYaml({ api_keys: '  - { name: two, key_hash: zz, role: admin }\n' }));
     const failed = () => logger.lines.some((l) => l.level === 'warn' && l.message.startsWith('credentials reload failed'));
-    expect(await eventually(failed, 2000)).toBe(true);
+    await poll('the reload failure warning', failed, { timeoutMs: 2000, intervalMs: 25 });
     expect(store.current.apiKeys.has(hashApiKey('k1'))).toBe(true);
     const warning = logger.lines.find((l) => l.message.startsWith('credentials reload failed'));
     expect(warning?.fields.reason).toMatch(/api_keys\.0\.key_hash: must be 64 hex/);
@@ -81,7 +82,7 @@ describe('CredentialStore reload', () => {
     expect(logger.lines.filter((l) => l.message.startsWith('credentials reload failed'))).toHaveLength(1);
 
     writeFileSync(file, credentialsYaml({ api_keys: keyEntry('two', 'k2') }));
-    expect(await eventually(() => store.current.apiKeys.has(hashApiKey('k2')), 2000)).toBe(true);
+    await poll('key k2', () => store.current.apiKeys.has(hashApiKey('k2')), { timeoutMs: 2000, intervalMs: 25 });
   });
 
   it('keeps the start-up JWT secret when a reload changes it', () => {

@@ -2,7 +2,7 @@ import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { eventually } from '../test/auth-fixtures.js';
+import { poll } from '../../../test/support/poll.js';
 import { watchFile } from './file-watcher.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -14,9 +14,9 @@ describe('watchFile', () => {
     let calls = 0;
     const watcher = watchFile(file, () => calls++, { debounceMs: 20 });
     try {
-      expect(await eventually(() => calls === 1, 1000)).toBe(true);
+      await poll('the start-up call', () => calls === 1, { timeoutMs: 1000, intervalMs: 25 });
       writeFileSync(file, 'b');
-      expect(await eventually(() => calls === 2, 2000)).toBe(true);
+      await poll('the call for the change', () => calls === 2, { timeoutMs: 2000, intervalMs: 25 });
     } finally {
       watcher.close();
     }
@@ -28,7 +28,7 @@ describe('watchFile', () => {
     let calls = 0;
     const watcher = watchFile(file, () => calls++, { debounceMs: 150, pollIntervalMs: 60_000 });
     try {
-      await eventually(() => calls === 1, 1000);
+      await poll('the start-up call', () => calls === 1, { timeoutMs: 1000, intervalMs: 25 });
       for (let i = 0; i < 5; i++) writeFileSync(file, `v${i}`);
       await sleep(400);
       expect(calls).toBe(2);
@@ -46,9 +46,9 @@ describe('watchFile', () => {
     let calls = 0;
     const watcher = watchFile(link, () => calls++, { debounceMs: 10, pollIntervalMs: 50 });
     try {
-      await eventually(() => calls === 1, 1000);
+      await poll('the start-up call', () => calls === 1, { timeoutMs: 1000, intervalMs: 25 });
       writeFileSync(join(targetDir, 'real.yaml'), 'changed content');
-      expect(await eventually(() => calls >= 2, 1000)).toBe(true);
+      await poll('the call for the changed target', () => calls >= 2, { timeoutMs: 1000, intervalMs: 25 });
     } finally {
       watcher.close();
     }

@@ -46,16 +46,6 @@ export function capturingLogger(): AuthLogger & { lines: CapturedLine[] } {
   };
 }
 
-/** Polls `check` until it holds or `timeoutMs` passes (for hot-reload tests; no long sleeps). */
-export async function eventually(check: () => boolean | Promise<boolean>, timeoutMs = 2000, stepMs = 25): Promise<boolean> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await check()) return true;
-    if (Date.now() > deadline) return false;
-    await new Promise((resolve) => setTimeout(resolve, stepMs));
-  }
-}
-
 /** A credentials YAML document with the test secret and the given sections. */
 export function credentialsYaml(sections: { users?: string; api_keys?: string; settings?: string } = {}): string {
   const settings = sections.settings ?? `  jwt_secret: ${JWT_SECRET}\n`;

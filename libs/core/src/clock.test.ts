@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { isoString } from './clock.js';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ManualClock, isoString, systemClock } from './clock.js';
 
 describe('isoString', () => {
   it('is toISOString, whatever the order of the times', () => {
@@ -26,5 +26,133 @@ describe('isoString', () => {
       expect(() => new Date(t).toISOString()).toThrow(RangeError);
       expect(() => isoString(t)).toThrow(RangeError);
     }
+  });
+});
+
+describe('ManualClock timers', () => {
+  it('fires a timer at its due time, not a millisecond before, with now() reading that time', () => {
+    const clock = new ManualClock(1000);
+    const seen: number[] = [];
+    clock.setTimer(() => seen.push(clock.now()), 300);
+    clock.advance(299);
+    expect(seen).toEqual([]);
+    clock.advance(50);
+    expect(seen).toEqual([1300]);
+    expect(clock.now()).toBe(1349);
+    clock.advance(10_000);
+    expect(seen).toEqual([1300]);
+    expect(clock.pendingTimers).toBe(0);
+  });
+
+  it('fires in time order, ties in creation order, and fires a timer set by a callback when it is due', () => {
+    const clock = new ManualClock(0);
+    const seen: string[] = [];
+    clock.setTimer(() => seen.push('b@20'), 20);
+    clock.setTimer(() => seen.push('a@10'), 10);
+    clock.setTimer(() => seen.push('c@20'), 20);
+    clock.setTimer(() => {
+      seen.push('d@5');
+      clock.setTimer(() => seen.push(`e@${clock.now()}`), 10);
+      clock.setTimer(() => seen.push('late'), 100);
+    }, 5);
+    clock.set(30);
+    expect(seen).toEqual(['d@5', 'a@10', 'e@15', 'b@20', 'c@20']);
+    expect(clock.pendingTimers).toBe(1);
+  });
+
+  it('cancels: a cancelled timer never fires; cancelling twice or after firing does nothing', () => {
+    const clock = new ManualClock(0);
+    const seen: string[] = [];
+    const a = clock.setTimer(() => seen.push('a'), 10);
+    const b = clock.setTimer(() => seen.push('b'), 10);
+    a.cancel();
+    a.cancel();
+    expect(clock.pendingTimers).toBe(1);
+    clock.advance(10);
+    b.cancel();
+    clock.advance(100);
+    expect(seen).toEqual(['b']);
+  });
+
+  it('repeats once per period passed until cancelled', () => {
+    const clock = new ManualClock(0);
+    const seen: number[] = [];
+    const every = clock.setRepeating(() => seen.push(clock.now()), 100);
+    clock.advance(99);
+    expect(seen).toEqual([]);
+    clock.advance(251);
+    expect(seen).toEqual([100, 200, 300]);
+    every.cancel();
+    clock.advance(1000);
+    expect(seen).toEqual([100, 200, 300]);
+  });
+
+  it('fires nothing when set back in time; timers stay due at their own time', () => {
+    const clock = new ManualClock(1000);
+    const seen: number[] = [];
+    clock.setTimer(() => seen.push(clock.now()), 100);
+    clock.set(500);
+    expect(seen).toEqual([]);
+    clock.set(1099);
+    expect(seen).toEqual([]);
+    clock.set(1100);
+    expect(seen).toEqual([1100]);
+  });
+
+  it('advanceAsync runs the async work a timer starts at that timer\'s time, and timers it sets when due', async () => {
+    const clock = new ManualClock(0);
+    const attempts: number[] = [];
+    // Like a retrying job: each attempt awaits, fails, and sets the retry timer in a continuation.
+    const attempt = async (n: number): Promise<void> => {
+      await Promise.resolve();
+      await Promise.resolve();
+      attempts.push(clock.now());
+      if (n < 3) clock.setTimer(() => void attempt(n + 1), 50 * n);
+    };
+    clock.setTimer(() => void attempt(1), 0);
+    await clock.advanceAsync(0);
+    expect(attempts).toEqual([0]);
+    await clock.advanceAsync(49);
+    expect(attempts).toEqual([0]);
+    await clock.advanceAsync(1_000);
+    expect(attempts).toEqual([0, 50, 150]);
+    expect(clock.now()).toBe(1049);
+    // The synchronous advance fires the timer but leaves its continuation for later.
+    const sync = new ManualClock(0);
+    const done: number[] = [];
+    sync.setTimer(() => void Promise.resolve().then(() => sync.setTimer(() => done.push(sync.now()), 10)), 0);
+    sync.advance(100);
+    expect(done).toEqual([]);
+  });
+});
+
+describe('systemClock timers', () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it('fires a timer once, and not after cancel', async () => {
+    const seen: string[] = [];
+    const cancelled = systemClock.setTimer(() => seen.push('cancelled'), 1);
+    cancelled.cancel();
+    // Node fires due timers in order: once the later one has run, the cancelled one would have too.
+    await new Promise<void>((resolve) => systemClock.setTimer(() => resolve(void seen.push('fired')), 5));
+    expect(seen).toEqual(['fired']);
+  });
+
+  it('waits past Node\'s 2^31-1 ms timer limit by re-arming, and repeats until cancelled', () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'], now: 0 });
+    const day = 86_400_000;
+    const seen: number[] = [];
+    systemClock.setTimer(() => seen.push(Date.now()), 30 * day);
+    vi.advanceTimersByTime(30 * day - 1);
+    expect(seen).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(seen).toEqual([30 * day]);
+    const every = systemClock.setRepeating(() => seen.push(Date.now() - 30 * day), 100);
+    vi.advanceTimersByTime(250);
+    every.cancel();
+    vi.advanceTimersByTime(1000);
+    expect(seen).toEqual([30 * day, 100, 200]);
   });
 });

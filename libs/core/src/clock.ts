@@ -53,6 +53,7 @@ interface ManualTimer {
  * A clock that only moves when told to, for tests of windows, expiry, timeouts and schedules.
  * Its timers fire during advance()/set(), in time order (ties in creation order), each with
  * now() reading its due time; a timer set by a callback fires in the same advance if it is due.
+ * A repeating timer fires once per period passed, as if time had run steadily.
  */
 export class ManualClock implements Clock {
   private readonly timers: ManualTimer[] = [];
@@ -83,25 +84,37 @@ export class ManualClock implements Clock {
 
   /** Moves to `ms`, firing every timer due on the way. Moving back in time fires nothing. */
   set(ms: number): void {
-    for (;;) {
-      const due = this.nextDue(ms);
-      if (!due) break;
-      this.current = Math.max(this.current, due.at);
-      if (due.everyMs === undefined) due.cancelled = true;
-      else {
-        due.at += due.everyMs;
-        due.seq = this.seq++;
-      }
-      due.fn();
-    }
+    for (let due = this.nextDue(ms); due; due = this.nextDue(ms)) this.fire(due);
     this.current = ms;
     this.prune();
   }
 
-  /** advance(), then lets the promise callbacks and I/O the timers started run before returning. */
+  /**
+   * advance() for code whose timers start async work: after each timer fires (and once before
+   * the first), lets the promise chains it started run to their end, so that what they do in
+   * turn (record a result, set the next timer, e.g. a retry after a failed job) happens at that
+   * timer's time and a timer they set fires in this same advance when due. Work waiting on
+   * real I/O (sockets, files) is not waited for.
+   */
   async advanceAsync(ms: number): Promise<void> {
-    this.advance(ms);
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    const until = this.current + ms;
+    await settle();
+    for (let due = this.nextDue(until); due; due = this.nextDue(until)) {
+      this.fire(due);
+      await settle();
+    }
+    this.current = until;
+    this.prune();
+  }
+
+  private fire(due: ManualTimer): void {
+    this.current = Math.max(this.current, due.at);
+    if (due.everyMs === undefined) due.cancelled = true;
+    else {
+      due.at += due.everyMs;
+      due.seq = this.seq++;
+    }
+    due.fn();
   }
 
   private add(fn: () => void, delayMs: number, everyMs: number | undefined): TimerHandle {
@@ -122,6 +135,14 @@ export class ManualClock implements Clock {
   private prune(): void {
     for (let i = this.timers.length - 1; i >= 0; i--) if (this.timers[i]?.cancelled) this.timers.splice(i, 1);
   }
+}
+
+/**
+ * One turn of the event loop: every queued promise callback (and those they queue) runs before
+ * a setImmediate callback does.
+ */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
 }
 
 const MAX_DATE_MS = 8.64e15;

@@ -1,3 +1,4 @@
+import type { Clock } from '@sluice/core';
 import type { Scheduler } from './scheduler.js';
 import { InProcessScheduler } from './memory/in-process-scheduler.js';
 
@@ -9,6 +10,8 @@ export interface CreateSchedulerOptions {
   prefix: string;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** Drives the in-process scheduler's timers (default: the system clock); BullMQ keeps Redis and wall time. */
+  clock?: Clock;
 }
 
 /**
@@ -16,7 +19,7 @@ export interface CreateSchedulerOptions {
  * Async because BullMQ is loaded only for Redis.
  */
 export async function createScheduler(opts: CreateSchedulerOptions): Promise<Scheduler> {
-  if (opts.backend === 'memory') return new InProcessScheduler();
+  if (opts.backend === 'memory') return new InProcessScheduler({ clock: opts.clock });
   if (!opts.url) throw new Error('the redis scheduler backend needs a url');
   const { BullMqScheduler } = await import('./bullmq/bullmq-scheduler.js');
   return new BullMqScheduler({

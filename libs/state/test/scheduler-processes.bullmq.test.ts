@@ -4,9 +4,9 @@ import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { BullMqScheduler } from '../src/bullmq/bullmq-scheduler.js';
 import { bullPrefix } from '../src/bullmq/bullmq-naming.js';
 import type { Job } from '../src/scheduler.js';
-import { sleep, waitFor } from './contract/scheduler.contract.js';
 import { spawnFixture, stopChild, type Child } from './support/child-process.js';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
+import { poll } from '../../../test/support/poll.js';
 
 /** Separate OS processes sharing one Redis: what API replicas and workers really are. */
 describe('BullMqScheduler across processes', () => {
@@ -53,9 +53,11 @@ describe('BullMqScheduler across processes', () => {
       const created = reports.filter((r) => (r.enqueued as Record<string, boolean>)[id] === true);
       expect(created, `exactly one creator for ${id}`).toHaveLength(1);
     }
-    await waitFor('every job to run', () => runs.length >= ids.length);
-    await sleep(300);
-    expect(runs.map((j) => j.id).sort()).toEqual([...ids].sort());
+    await poll('every job to run', () => runs.length >= ids.length);
+    // A duplicate would have been created before the producers reported, so it waits ahead of a job enqueued now.
+    await worker.enqueue('flush', { id: 'sentinel' });
+    await poll('the sentinel job', () => runs.some((j) => j.id === 'sentinel'));
+    expect(runs.map((j) => j.id).filter((id) => id !== 'sentinel').sort()).toEqual([...ids].sort());
     expect(await Promise.all(producers.map((p) => p.exited))).toEqual([0, 0]);
   });
 
@@ -72,8 +74,11 @@ describe('BullMqScheduler across processes', () => {
     const rescuer = child(['consume', 'approve', 'count']);
     const done = await rescuer.waitFor((m) => m.done === 'approval:t1:42');
     expect(done.attempt).toBe(2); // a rerun after a crash counts as a new attempt
-    await sleep(1500); // two more stall checks: nothing else may pick the job up again
-    expect(rescuer.messages.filter((m) => m.started !== undefined)).toHaveLength(1);
+    // Nothing may pick the job up again: a job due after two more stall checks (every 0.5 s) runs
+    // after anything those checks would have put back in the queue.
+    await producer.enqueue('approve', { id: 'sentinel', delayMs: 1500 });
+    await rescuer.waitFor((m) => m.done === 'sentinel');
+    expect(rescuer.messages.filter((m) => m.started === 'approval:t1:42')).toHaveLength(1);
     expect(await admin.get(`${prefix}:test:done:approval:t1:42`)).toBe('1');
     // Finished and remembered: the same id is not enqueued again.
     expect(await producer.enqueue('approve', { id: 'approval:t1:42' })).toEqual({ enqueued: false });

@@ -3,7 +3,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { BullMqScheduler } from '../src/bullmq/bullmq-scheduler.js';
 import { bullPrefix } from '../src/bullmq/bullmq-naming.js';
-import { schedulerContract } from './contract/scheduler.contract.js';
+import { CONTRACT_BACKOFF_MS, schedulerContract } from './contract/scheduler.contract.js';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
 
 const admin = new Redis(testRedisUrl());
@@ -11,7 +11,7 @@ afterAll(() => admin.quit());
 
 schedulerContract('bullmq', async () => {
   const prefix = uniquePrefix();
-  const scheduler = new BullMqScheduler({ url: testRedisUrl(), prefix, backoffBaseMs: 50 });
+  const scheduler = new BullMqScheduler({ url: testRedisUrl(), prefix, backoffBaseMs: CONTRACT_BACKOFF_MS });
   return {
     scheduler,
     async cleanup() {

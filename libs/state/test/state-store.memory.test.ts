@@ -45,6 +45,23 @@ describe('MemoryStateStore', () => {
     await store.close();
   });
 
+  it('sweeps on its clock every sweepIntervalMs, and stops at close', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStateStore({ clock, sweepIntervalMs: 1000 });
+    const fill = async (tag: string) => {
+      for (let i = 0; i < 10; i++) await store.set({ kind: 'v', namespace: 'n', tenant: 't', id: `${tag}${i}` }, 'v', { ttlMs: 10 * (i + 1) });
+    };
+    await fill('a');
+    clock.advance(999);
+    expect(store.sweep()).toBe(10); // expired, but no periodic sweep yet
+    await fill('b');
+    clock.advance(1001);
+    expect(store.sweep()).toBe(0); // the sweep at 2000 freed them
+    expect(clock.pendingTimers).toBe(1);
+    await store.close();
+    expect(clock.pendingTimers).toBe(0);
+  });
+
   it('fails loudly when used after close', async () => {
     const store = new MemoryStateStore();
     await store.close();

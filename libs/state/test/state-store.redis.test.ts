@@ -2,6 +2,7 @@ import { connect } from 'node:net';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
+import { poll } from '../../../test/support/poll.js';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { createStateStore } from '../src/create-state-store.js';
 import { renderKey } from '../src/keys.js';
@@ -131,7 +132,7 @@ describe('RedisStateStore on Redis', () => {
       await a.subscribe('c', (m) => heard.push(`a:${m}`));
       await a.publish('c', 'x');
       await b.publish('c', 'y');
-      for (let i = 0; i < 200 && heard.length < 2; i++) await sleep(5);
+      await poll('both messages', () => heard.length >= 2);
       expect(heard.sort()).toEqual(['a:x', 'b:y']);
     } finally {
       await a.close();

@@ -230,8 +230,7 @@ describe('GroupService', () => {
     // The first worker claims and calls the provider, which never answers (the worker is killed).
     providers.next = () => new Promise<ExecutionResult>(() => {});
     void service.runFlushJob(jobOf(job!.id));
-    await new Promise((r) => setTimeout(r, 10));
-    expect(providers.sent).toHaveLength(1);
+    await expect.poll(() => providers.sent.length).toBe(1);
     providers.next = () => ({ ok: true, response: { status: 'success', body: null, headers: {} }, attempts: 1 });
     // The retry on another worker: the lease is held, so it backs off without calling the provider.
     await expect(service.runFlushJob(jobOf(job!.id, 2))).rejects.toThrow(/being delivered/);

@@ -42,6 +42,7 @@ export async function createInfrastructure(
       backend: config.state.backend,
       url: config.state.url,
       prefix: config.state.prefix,
+      clock,
       lockDurationMs: config.worker.lock_duration_ms,
       stalledIntervalMs: config.worker.stalled_interval_ms,
     });

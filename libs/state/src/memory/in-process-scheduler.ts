@@ -1,13 +1,18 @@
+import { systemClock, type Clock, type TimerHandle } from '@sluice/core';
 import type { ConsumeOptions, EnqueueOptions, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, backoffDelay, nextCronTime, type RepeatRule } from '../scheduler-rules.js';
 import { resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
-import { runAt, type TimerHandle } from './timer.js';
 
 export interface InProcessSchedulerOptions {
   /** How long finished (completed or failed) ids are remembered for dedupe; default 24 h. */
   retentionMs?: number;
   /** Base of the exponential retry backoff; default 1000 ms. */
   backoffBaseMs?: number;
+  /**
+   * Runs every delay, retry, schedule and sweep (default: the system clock). Its timers must
+   * not keep the process alive: a pending job must not hold a finished CLI or test open.
+   */
+  clock?: Clock;
 }
 
 /** One run of a handler: a one-off job (kept in `jobs` for dedupe) or one occurrence of a schedule. */
@@ -53,16 +58,17 @@ export class InProcessScheduler implements Scheduler {
   private readonly ready = new Map<string, Task[]>();
   private readonly consumers = new Map<string, Consumer>();
   private readonly running = new Set<Promise<void>>();
-  private readonly sweeper: NodeJS.Timeout;
+  private readonly clock: Clock;
+  private readonly sweeper: TimerHandle;
   private started = false;
   private closed = false;
 
   constructor(opts: InProcessSchedulerOptions = {}) {
     this.retentionMs = opts.retentionMs ?? DEFAULT_RETENTION_MS;
     this.backoffBaseMs = opts.backoffBaseMs ?? DEFAULT_BACKOFF_BASE_MS;
+    this.clock = opts.clock ?? systemClock;
     // Finished ids are only needed for dedupe; forget them once past retention so memory stays bounded.
-    this.sweeper = setInterval(() => this.sweep(), Math.max(10, Math.min(this.retentionMs, 60_000)));
-    this.sweeper.unref();
+    this.sweeper = this.clock.setRepeating(() => this.sweep(), Math.max(10, Math.min(this.retentionMs, 60_000)));
   }
 
   async enqueue(kind: string, opts: EnqueueOptions): Promise<{ enqueued: boolean }> {
@@ -73,7 +79,7 @@ export class InProcessScheduler implements Scheduler {
     const task: Task = { kind, id: opts.id, data: opts.data, attempt: 1, attempts, state: 'delayed', finishedAt: 0 };
     this.jobs.set(`${kind}:${opts.id}`, task);
     // Even a 0 ms delay goes through a timer, so a handler never starts before enqueue returns.
-    task.timer = runAt(Date.now() + delayMs, () => this.makeReady(task));
+    task.timer = this.clock.setTimer(() => this.makeReady(task), delayMs);
     return { enqueued: true };
   }
 
@@ -87,7 +93,8 @@ export class InProcessScheduler implements Scheduler {
     const schedule: Schedule = { kind, id: opts.id, data: opts.data, rule };
     this.schedules.set(`${kind}:${opts.id}`, schedule);
     // Like BullMQ's `every`, a fixed period fires once right away; cron waits for its next slot.
-    this.arm(schedule, 'everyMs' in rule ? Date.now() : nextCronTime(rule, Date.now()));
+    const now = this.clock.now();
+    this.arm(schedule, 'everyMs' in rule ? now : nextCronTime(rule, now));
   }
 
   async cancel(kind: string, id: string): Promise<boolean> {
@@ -115,14 +122,14 @@ export class InProcessScheduler implements Scheduler {
 
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.sweeper);
+    this.sweeper.cancel();
     for (const task of this.jobs.values()) task.timer?.cancel();
     for (const schedule of this.schedules.values()) schedule.timer?.cancel();
     await Promise.allSettled([...this.running]);
   }
 
   private arm(schedule: Schedule, at: number): void {
-    schedule.timer = runAt(at, () => {
+    schedule.timer = this.clock.setTimer(() => {
       if (this.schedules.get(`${schedule.kind}:${schedule.id}`) !== schedule) return; // replaced or cancelled
       if (!schedule.waiting) {
         const task: Task = { kind: schedule.kind, id: schedule.id, data: schedule.data, attempt: 1, attempts: 1, state: 'delayed', finishedAt: 0, schedule };
@@ -132,9 +139,9 @@ export class InProcessScheduler implements Scheduler {
       const { rule } = schedule;
       // Never arm in the past (a stalled event loop would replay missed slots), nor from a time
       // before the planned one (a timer firing a little early would hit the same cron slot again).
-      const from = Math.max(at, Date.now());
-      this.arm(schedule, 'everyMs' in rule ? Math.max(at + rule.everyMs, Date.now()) : nextCronTime(rule, from));
-    });
+      const now = this.clock.now();
+      this.arm(schedule, 'everyMs' in rule ? Math.max(at + rule.everyMs, now) : nextCronTime(rule, Math.max(at, now)));
+    }, at - this.clock.now());
   }
 
   private makeReady(task: Task): void {
@@ -179,7 +186,7 @@ export class InProcessScheduler implements Scheduler {
         const wait = backoffDelay(this.backoffBaseMs, task.attempt);
         task.attempt += 1;
         task.state = 'delayed';
-        task.timer = runAt(Date.now() + wait, () => this.makeReady(task));
+        task.timer = this.clock.setTimer(() => this.makeReady(task), wait);
       } else {
         this.finish(task); // out of attempts: failed, still remembered for dedupe like BullMQ's removeOnFail age
       }
@@ -188,7 +195,7 @@ export class InProcessScheduler implements Scheduler {
 
   private finish(task: Task): void {
     task.state = 'finished';
-    task.finishedAt = Date.now();
+    task.finishedAt = this.clock.now();
   }
 
   private removeSchedule(kind: string, id: string): boolean {
@@ -209,7 +216,7 @@ export class InProcessScheduler implements Scheduler {
   }
 
   private expired(task: Task): boolean {
-    return task.state === 'finished' && Date.now() - task.finishedAt >= this.retentionMs;
+    return task.state === 'finished' && this.clock.now() - task.finishedAt >= this.retentionMs;
   }
 
   private sweep(): void {

@@ -1,4 +1,4 @@
-import type { Clock } from '@sluice/core';
+import type { Clock, TimerHandle } from '@sluice/core';
 import type { StateKey } from '../state-store.js';
 import type { SortedIndex } from './sorted-index.js';
 
@@ -20,7 +20,7 @@ const WRONGTYPE = 'WRONGTYPE Operation against a key holding the wrong kind of v
 
 export class Keyspace {
   private readonly entries = new Map<string, Entry>();
-  private readonly timer: NodeJS.Timeout;
+  private readonly sweeper: TimerHandle;
   private closed = false;
 
   /** Expiry is lazy on access (like Redis); the sweep only frees memory of keys nobody reads. */
@@ -28,8 +28,7 @@ export class Keyspace {
     private readonly clock: Clock,
     sweepIntervalMs: number,
   ) {
-    this.timer = setInterval(() => this.sweep(), sweepIntervalMs);
-    this.timer.unref();
+    this.sweeper = clock.setRepeating(() => this.sweep(), sweepIntervalMs);
   }
 
   now(): number {
@@ -96,7 +95,7 @@ export class Keyspace {
 
   close(): void {
     this.closed = true;
-    clearInterval(this.timer);
+    this.sweeper.cancel();
     this.entries.clear();
   }
 

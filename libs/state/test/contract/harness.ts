@@ -56,15 +56,6 @@ export function key(kind: string, id: string, namespace = 'ns', tenant = 't1'): 
   return { kind, namespace, tenant, id };
 }
 
-/** Polls (in real time) until `cond` holds; pub/sub delivery is asynchronous on both backends. */
-export async function waitFor(cond: () => boolean, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
-
 export function expectWithin(actual: number, expected: number, tolerance: number): void {
   if (Math.abs(actual - expected) > tolerance) {
     throw new Error(`expected ${actual} to be within ${tolerance} of ${expected} (off by ${actual - expected})`);

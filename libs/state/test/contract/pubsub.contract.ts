@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { waitFor, type ContractContext } from './harness.js';
+import { poll } from '../../../../test/support/poll.js';
+import type { ContractContext } from './harness.js';
 
 export function pubsubContract(ctx: ContractContext): void {
   describe('pub/sub', () => {
@@ -12,7 +13,7 @@ export function pubsubContract(ctx: ContractContext): void {
       await ctx.store.subscribe('events-2', (m) => other.push(m));
       for (let i = 0; i < 20; i++) await ctx.store.publish('events', `m${i}`);
       const want = Array.from({ length: 20 }, (_, i) => `m${i}`);
-      await waitFor(() => a.length === 20 && b.length === 20);
+      await poll('20 messages on each subscriber', () => a.length === 20 && b.length === 20);
       expect(a).toEqual(want);
       expect(b).toEqual(want);
       expect(other).toEqual([]);
@@ -26,7 +27,7 @@ export function pubsubContract(ctx: ContractContext): void {
       const pending = ctx.store.publish('async', 'x');
       expect(delivered).toBe(false);
       await pending;
-      await waitFor(() => delivered);
+      await poll('the delivery', () => delivered);
     });
 
     it('stops delivering after unsubscribe, leaving other subscribers in place', async () => {
@@ -35,12 +36,12 @@ export function pubsubContract(ctx: ContractContext): void {
       const unsubscribe = await ctx.store.subscribe('chan', (m) => gone.push(m));
       await ctx.store.subscribe('chan', (m) => stays.push(m));
       await ctx.store.publish('chan', 'before');
-      await waitFor(() => gone.length === 1 && stays.length === 1);
+      await poll('the first message on both', () => gone.length === 1 && stays.length === 1);
       await unsubscribe();
       await unsubscribe(); // idempotent
       await ctx.store.publish('chan', 'after');
       // The remaining subscriber is the barrier: once it has the message, the other would too.
-      await waitFor(() => stays.length === 2);
+      await poll('the second message', () => stays.length === 2);
       expect(gone).toEqual(['before']);
       expect(stays).toEqual(['before', 'after']);
     });
@@ -52,7 +53,7 @@ export function pubsubContract(ctx: ContractContext): void {
       await off();
       await ctx.store.subscribe('again', (m) => second.push(m));
       await ctx.store.publish('again', 'x');
-      await waitFor(() => second.length === 1);
+      await poll('the message to the new subscriber', () => second.length === 1);
       expect(first).toEqual([]);
     });
 

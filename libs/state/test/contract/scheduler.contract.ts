@@ -1,42 +1,80 @@
+import type { ManualClock } from '@sluice/core';
 import { afterEach, describe, expect, it } from 'vitest';
+import { poll } from '../../../../test/support/poll.js';
 import type { Job, Scheduler } from '../../src/scheduler.js';
+
+/** The retry backoff base every fixture must configure, so the tests know when retries fall due. */
+export const CONTRACT_BACKOFF_MS = 50;
 
 export interface SchedulerFixture {
   scheduler: Scheduler;
+  /** The clock the scheduler runs on, if it can run on ours (memory); BullMQ runs on real time. */
+  clock?: ManualClock;
   cleanup(): Promise<void>;
 }
 
-/** Polls until `cond` holds; fails with `what` after `timeoutMs`. */
-export async function waitFor(what: string, cond: () => boolean, timeoutMs = 8000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!cond()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
+/** One handler run, stamped with the scheduler's time when it started. */
+interface Run {
+  job: Job;
+  at: number;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+const SENTINEL = 'sentinel:';
+let sentinels = 0;
 
 /**
- * One suite, both backends. `make` must return a scheduler with a fast retry backoff (≤ 100 ms).
- * Each test builds its own scheduler so no state leaks between them.
+ * One suite, both backends. `make` must return a scheduler whose retry backoff base is
+ * CONTRACT_BACKOFF_MS. Each test builds its own scheduler so no state leaks between them.
+ *
+ * No test sleeps. On a manual clock, timing is proven by moving the clock: 1 ms before a job is
+ * due it has not run, at its due time it has. On real time (BullMQ, which cannot use our clock),
+ * tests wait for what they expect by polling, and prove timing from the times runs recorded.
  */
 export function schedulerContract(name: string, make: () => Promise<SchedulerFixture>): void {
   describe(`Scheduler contract: ${name}`, () => {
     const fixtures: SchedulerFixture[] = [];
+    let current: SchedulerFixture | undefined;
     const open = async (): Promise<Scheduler> => {
-      const f = await make();
-      fixtures.push(f);
-      return f.scheduler;
+      current = await make();
+      fixtures.push(current);
+      return current.scheduler;
     };
     afterEach(async () => {
       await Promise.all(fixtures.splice(0).map((f) => f.cleanup()));
+      current = undefined;
     });
+    const clock = (): ManualClock | undefined => current?.clock;
+    const now = (): number => clock()?.now() ?? Date.now();
+    /** Timer slack allowed when comparing recorded times: none on a manual clock. */
+    const slack = (): number => (clock() ? 0 : 10);
+    /** Lets `ms` of scheduler time pass: moves the manual clock (running what falls due); real time needs no help. */
+    const elapse = async (ms: number): Promise<void> => {
+      await clock()?.advanceAsync(ms);
+    };
 
-    const recorder = (s: Scheduler, kind: string, opts: { concurrency?: number } = {}): Job[] => {
-      const runs: Job[] = [];
-      s.consume(kind, async (job) => void runs.push(job), opts);
+    /** Records every run of `kind`, then does what `behave` does (throw to fail the attempt). */
+    const recorder = (s: Scheduler, kind: string, behave?: (job: Job) => void): Run[] => {
+      const runs: Run[] = [];
+      s.consume(kind, async (job) => {
+        runs.push({ job, at: now() });
+        if (!job.id.startsWith(SENTINEL)) behave?.(job);
+      });
       return runs;
+    };
+    const real = (runs: Run[]): Run[] => runs.filter((r) => !r.job.id.startsWith(SENTINEL));
+    const ran = (runs: Run[], count: number): Promise<Run[]> => poll(`${count} run(s)`, () => real(runs), (r) => r.length >= count);
+
+    /**
+     * Bounds a "nothing more happens" assertion: anything enqueued so far with a delay (or
+     * backoff) of at most `horizonMs` that wrongly still runs has run once this returns. A
+     * sentinel job of the same kind due `horizonMs` from now is enqueued and awaited; both
+     * backends start jobs in due order, and the manual clock is moved to the sentinel's time.
+     */
+    const quiet = async (s: Scheduler, kind: string, runs: Run[], horizonMs: number): Promise<void> => {
+      const id = `${SENTINEL}${++sentinels}`;
+      await s.enqueue(kind, { id, delayMs: horizonMs, attempts: 1 });
+      await elapse(horizonMs);
+      await poll(`the sentinel due in ${horizonMs} ms`, () => runs.some((r) => r.job.id === id));
     };
 
     it('runs an immediate job once with its data', async () => {
@@ -44,9 +82,10 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       const runs = recorder(s, 'immediate');
       await s.start();
       expect(await s.enqueue('immediate', { id: 'a', data: { n: 1, tags: ['x'] } })).toEqual({ enqueued: true });
-      await waitFor('the job', () => runs.length === 1);
-      await sleep(150);
-      expect(runs).toEqual([{ id: 'a', kind: 'immediate', data: { n: 1, tags: ['x'] }, attempt: 1 }]);
+      await elapse(0);
+      await ran(runs, 1);
+      await quiet(s, 'immediate', runs, 100);
+      expect(real(runs).map((r) => r.job)).toEqual([{ id: 'a', kind: 'immediate', data: { n: 1, tags: ['x'] }, attempt: 1 }]);
     });
 
     it('keeps ids with ":" and integer-like ids intact', async () => {
@@ -54,31 +93,35 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       const runs = recorder(s, 'ids');
       await s.start();
       for (const id of ['group-flush:t1:g:7', '42', '%3A', '#1']) await s.enqueue('ids', { id });
-      await waitFor('four jobs', () => runs.length === 4);
-      expect(runs.map((j) => j.id).sort()).toEqual(['#1', '%3A', '42', 'group-flush:t1:g:7']);
+      await elapse(0);
+      await ran(runs, 4);
+      expect(runs.map((r) => r.job.id).sort()).toEqual(['#1', '%3A', '42', 'group-flush:t1:g:7']);
     });
 
     it('holds jobs until a consumer starts', async () => {
       const s = await open();
       await s.enqueue('late', { id: 'early-bird', data: 'x' });
-      await sleep(100);
+      await elapse(100); // due long before anyone consumes
       const runs = recorder(s, 'late');
       await s.start();
-      await waitFor('the held job', () => runs.length === 1);
-      expect(runs[0]?.data).toBe('x');
+      await elapse(0);
+      const [run] = await ran(runs, 1);
+      expect(run?.job.data).toBe('x');
     });
 
     it('does not run a delayed job early, and runs it once', async () => {
       const s = await open();
-      const ranAt: number[] = [];
-      s.consume('delayed', async () => void ranAt.push(Date.now()));
+      const runs = recorder(s, 'delayed');
       await s.start();
-      const t0 = Date.now();
+      const t0 = now();
       await s.enqueue('delayed', { id: 'd', delayMs: 300 });
-      await waitFor('the delayed job', () => ranAt.length === 1);
-      expect((ranAt[0] ?? 0) - t0).toBeGreaterThanOrEqual(290); // a few ms of timer slack
-      await sleep(150);
-      expect(ranAt).toHaveLength(1);
+      await elapse(299);
+      expect(runs.filter((r) => r.at < t0 + 300 - slack())).toEqual([]);
+      await elapse(1);
+      const [run] = await ran(runs, 1);
+      expect(run!.at - t0).toBeGreaterThanOrEqual(300 - slack());
+      await quiet(s, 'delayed', runs, 300);
+      expect(real(runs)).toHaveLength(1);
     });
 
     it('dedupes an id that is pending, running or recently done', async () => {
@@ -89,10 +132,11 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       expect(await s.enqueue('dedupe', { id: 'x' })).toEqual({ enqueued: false });
       const burst = await Promise.all(Array.from({ length: 10 }, () => s.enqueue('dedupe', { id: 'y' })));
       expect(burst.filter((r) => r.enqueued)).toHaveLength(1);
-      await waitFor('both jobs', () => runs.length === 2);
+      await elapse(200);
+      await ran(runs, 2);
       expect(await s.enqueue('dedupe', { id: 'y' })).toEqual({ enqueued: false }); // finished, within retention
-      await sleep(200);
-      expect(runs.map((j) => j.id).sort()).toEqual(['x', 'y']);
+      await quiet(s, 'dedupe', runs, 200); // a second x would have been due by then
+      expect(real(runs).map((r) => r.job.id).sort()).toEqual(['x', 'y']);
     });
 
     it('dedupes per kind, not across kinds', async () => {
@@ -101,34 +145,35 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       expect(await s.enqueue('kind-b', { id: 'same', delayMs: 10_000 })).toEqual({ enqueued: true });
     });
 
-    it('retries a failing handler with visible attempt numbers', async () => {
+    it('retries a failing handler after the backoff, with visible attempt numbers', async () => {
       const s = await open();
-      const attempts: number[] = [];
-      let succeeded = false;
-      s.consume('flaky', async (job) => {
-        attempts.push(job.attempt);
+      const runs = recorder(s, 'flaky', (job) => {
         if (job.attempt < 2) throw new Error('transient');
-        succeeded = true;
       });
       await s.start();
       await s.enqueue('flaky', { id: 'f', attempts: 3 });
-      await waitFor('the retry', () => succeeded);
-      await sleep(200);
-      expect(attempts).toEqual([1, 2]);
+      await elapse(0);
+      const [first] = await ran(runs, 1);
+      await elapse(CONTRACT_BACKOFF_MS - 1);
+      expect(runs.filter((r) => r.at < first!.at + CONTRACT_BACKOFF_MS - slack())).toHaveLength(1);
+      await elapse(1);
+      const [, second] = await ran(runs, 2);
+      expect(second!.at - first!.at).toBeGreaterThanOrEqual(CONTRACT_BACKOFF_MS - slack());
+      await quiet(s, 'flaky', runs, 4 * CONTRACT_BACKOFF_MS); // a third attempt would come 2x the base after the second
+      expect(real(runs).map((r) => r.job.attempt)).toEqual([1, 2]);
     });
 
     it('stops after the configured number of attempts', async () => {
       const s = await open();
-      const attempts: number[] = [];
-      s.consume('doomed', async (job) => {
-        attempts.push(job.attempt);
+      const runs = recorder(s, 'doomed', () => {
         throw new Error('permanent');
       });
       await s.start();
       await s.enqueue('doomed', { id: 'z', attempts: 2 });
-      await waitFor('two attempts', () => attempts.length === 2);
-      await sleep(400); // a third attempt would come after 4x the base backoff
-      expect(attempts).toEqual([1, 2]);
+      await elapse(CONTRACT_BACKOFF_MS);
+      await ran(runs, 2);
+      await quiet(s, 'doomed', runs, 4 * CONTRACT_BACKOFF_MS); // a third attempt would come 2x the base after the second
+      expect(real(runs).map((r) => r.job.attempt)).toEqual([1, 2]);
     });
 
     it('cancels a delayed job before it runs', async () => {
@@ -139,35 +184,55 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       expect(await s.cancel('cancel', 'c')).toBe(true);
       expect(await s.cancel('cancel', 'c')).toBe(false);
       expect(await s.cancel('cancel', 'never-existed')).toBe(false);
-      await sleep(500);
-      expect(runs).toHaveLength(0);
+      await quiet(s, 'cancel', runs, 300);
+      expect(real(runs)).toHaveLength(0);
       expect(await s.enqueue('cancel', { id: 'c' })).toEqual({ enqueued: true }); // the id is free again
-      await waitFor('the re-enqueued job', () => runs.length === 1);
+      await elapse(0);
+      await ran(runs, 1);
     });
 
     it('repeats every N ms, replaces a schedule by id, and stops on cancel', async () => {
       const s = await open();
       const runs = recorder(s, 'tick');
       await s.start();
+      const t0 = now();
       await s.repeat('tick', { id: 'heartbeat', everyMs: 100, data: 'v1' });
-      await waitFor('three ticks', () => runs.length >= 3);
-      expect(runs.every((j) => j.id === 'heartbeat' && j.kind === 'tick')).toBe(true);
+      await elapse(0);
+      await ran(runs, 1); // a fixed period fires once right away
+      await elapse(99);
+      expect(runs.filter((r) => r.at < t0 + 100 - slack())).toHaveLength(1);
+      await elapse(101);
+      const ticks = await ran(runs, 3);
+      // Slots follow the first run (BullMQ keeps that offset too); on a manual clock, exactly.
+      expect(ticks[2]!.at - t0).toBeGreaterThanOrEqual(200 - slack());
+      if (clock()) expect(ticks.map((r) => r.at - t0)).toEqual([0, 100, 200]);
+      expect(ticks.every((r) => r.job.id === 'heartbeat' && r.job.kind === 'tick' && r.job.data === 'v1')).toBe(true);
       await s.repeat('tick', { id: 'heartbeat', everyMs: 100, data: 'v2' });
-      await waitFor('a tick with the new data', () => runs.some((j) => j.data === 'v2'));
+      await elapse(100);
+      await poll('a tick with the new data', () => runs.some((r) => r.job.data === 'v2'));
       expect(await s.cancel('tick', 'heartbeat')).toBe(true);
-      const seen = runs.length;
-      await sleep(400);
-      expect(runs.length).toBeLessThanOrEqual(seen + 1); // at most one already in flight
+      const seen = real(runs).length;
+      await quiet(s, 'tick', runs, 300);
+      // BullMQ may already have moved the next occurrence to the wait list; in process, nothing is left.
+      expect(real(runs).length - seen).toBeLessThanOrEqual(clock() ? 0 : 1);
     });
 
     it('re-declaring an unchanged schedule adds no runs', async () => {
       const s = await open();
       const runs = recorder(s, 'boot');
       await s.start();
-      for (let i = 0; i < 5; i++) await s.repeat('boot', { id: 'nightly-ish', everyMs: 1000, data: { v: 1 } });
-      await sleep(700);
-      expect(runs.length).toBeGreaterThanOrEqual(1);
-      expect(runs.length).toBeLessThanOrEqual(2); // the immediate run, maybe one slot boundary
+      const t0 = now();
+      const declare = () => s.repeat('boot', { id: 'nightly-ish', everyMs: 1000, data: { v: 1 } });
+      for (let i = 0; i < 5; i++) await declare();
+      await elapse(0);
+      await ran(runs, 1);
+      await elapse(250);
+      await declare(); // a worker booting later keeps the schedule's timing
+      await quiet(s, 'boot', runs, 500); // an extra immediate run from any declaration would be in by then
+      await elapse(249);
+      expect(real(runs).filter((r) => r.at < t0 + 1000 - slack())).toHaveLength(1);
+      await elapse(1);
+      if (clock()) expect(real(runs).map((r) => r.at - t0)).toEqual([0, 1000]);
     });
 
     it('rejects malformed repeat and enqueue options', async () => {
@@ -183,18 +248,36 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
     });
 
     it('close waits for a running handler', async () => {
+      // Two schedulers with the same parts (a worker, a queue, a producer) and nothing running.
+      const idle: Scheduler[] = [];
+      for (let i = 0; i < 2; i++) {
+        const other = await open();
+        other.consume('slow', async () => {});
+        await other.start();
+        await other.enqueue('slow', { id: 'later', delayMs: 60_000 });
+        idle.push(other);
+      }
       const s = await open();
+      let release = (): void => {};
+      const gate = new Promise<void>((resolve) => (release = resolve));
       let started = false;
       let finished = false;
       s.consume('slow', async () => {
         started = true;
-        await sleep(300);
+        await gate;
         finished = true;
       });
       await s.start();
       await s.enqueue('slow', { id: 's' });
-      await waitFor('the handler to start', () => started);
-      await s.close();
+      await elapse(0);
+      await poll('the handler to start', () => started);
+      let closed = false;
+      const closing = s.close().then(() => (closed = true));
+      // Two of the same shutdowns, one after the other: a close that did not wait would be done by then.
+      for (const other of idle) await other.close();
+      expect(closed).toBe(false);
+      release();
+      await closing;
       expect(finished).toBe(true);
       await s.close(); // idempotent
     });
