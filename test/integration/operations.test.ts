@@ -70,7 +70,7 @@ describe('readiness with Redis down', () => {
       await redis.stop();
       const res = await fetch(`${gw.url}/ready`);
       expect(res.status).toBe(503);
-      expect(await res.json()).toMatchObject({ error: 'not ready: state backend unreachable' });
+      expect(await res.json()).toEqual({ error: 'not ready: state backend unreachable', code: 'NOT_READY' });
       expect((await fetch(`${gw.url}/health`)).status).toBe(200);
     } finally {
       await gw.app.close();

@@ -1,8 +1,9 @@
-import { ErrorBody } from '@sluice/core';
+import { ErrorBody, errors } from '@sluice/core';
 import { OUTCOME_COUNTERS, type Metrics } from '@sluice/telemetry';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { responseSchema } from '../json-schema.js';
+import { sendError } from '../plugins/errors.js';
 import type { Readiness } from '../readiness.js';
 
 const Counters = z.object(Object.fromEntries(OUTCOME_COUNTERS.map((n) => [n, z.number().int()])));
@@ -30,7 +31,8 @@ export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Me
     },
     async (_request, reply) => {
       const reason = await readiness.check();
-      if (reason) return reply.status(503).send({ error: `not ready: ${reason}`, code: 'NOT_READY' });
+      // Rendered, not thrown: probes poll this while draining, and the error handler would log each 503 at error.
+      if (reason) return sendError(reply, errors.notReady(reason));
       return { status: 'ready' as const };
     },
   );
