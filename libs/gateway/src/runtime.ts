@@ -79,6 +79,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     prefix: config.state.prefix,
     lockDurationMs: config.worker.lock_duration_ms,
     stalledIntervalMs: config.worker.stalled_interval_ms,
+    onError: (err, { suppressed }) => logger.warn({ err, suppressed }, 'scheduler'),
   });
   const log = logger.child({ component: 'provider' });
   const providers = createProviders(config.providers, { log: (obj) => log.info(obj, 'log provider') });

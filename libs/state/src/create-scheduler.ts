@@ -1,3 +1,4 @@
+import type { BackgroundErrorHandler } from './error-reports.js';
 import type { Scheduler } from './scheduler.js';
 import { InProcessScheduler } from './memory/in-process-scheduler.js';
 
@@ -9,6 +10,8 @@ export interface CreateSchedulerOptions {
   prefix: string;
   lockDurationMs?: number;
   stalledIntervalMs?: number;
+  /** Redis backend: connection and worker errors no call can return (rate-limited); default stderr. */
+  onError?: BackgroundErrorHandler;
 }
 
 /**
@@ -24,5 +27,6 @@ export async function createScheduler(opts: CreateSchedulerOptions): Promise<Sch
     prefix: opts.prefix,
     ...(opts.lockDurationMs !== undefined && { lockDurationMs: opts.lockDurationMs }),
     ...(opts.stalledIntervalMs !== undefined && { stalledIntervalMs: opts.stalledIntervalMs }),
+    ...(opts.onError !== undefined && { onError: opts.onError }),
   });
 }

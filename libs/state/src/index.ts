@@ -7,3 +7,4 @@ export * from './memory/memory-state-store.js';
 export * from './memory/in-process-scheduler.js';
 // The Redis backend (ioredis, BullMQ) is loaded on demand; its classes are in `@sluice/state/redis`.
 export * from './lazy-redis.js';
+export type { BackgroundErrorHandler } from './error-reports.js';
