@@ -70,7 +70,7 @@ export const errors = {
   notFound: (thing: string, id: string) => new SluiceError('NOT_FOUND', `${thing} not found: ${id}`),
   /** For a lookup whose wording does not fit `<thing> not found: <id>` (an upstream 404's own message). */
   notFoundMessage: (message: string) => new SluiceError('NOT_FOUND', message),
-  /** A route whose feature is off answers 404, as if it did not exist; `dependsOn` names the feature that is off instead. */
+  /** A route whose feature is off answers 404, as if it did not exist; `dependsOn` names the feature whose being off turned it off. */
   featureNotEnabled: (feature: string, dependsOn?: string) =>
     new SluiceError('NOT_FOUND', dependsOn ? `${feature} is not available (${dependsOn} is disabled)` : `${feature} is not enabled`),
   routeNotFound: (method: string, url: string) => new SluiceError('NOT_FOUND', `route not found: ${method} ${url}`),
