@@ -1,3 +1,4 @@
+import { FAILURE_CODE_LIST } from '@sluice/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startRedisServer } from '../support/redis-server.js';
 import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
@@ -50,6 +51,8 @@ describe.each(BACKENDS)('operations endpoints (%s backend)', (backend) => {
     const doc = (await (await fetch(`${gw.url}/api-doc/openapi.json`)).json()) as { openapi: string; paths: Record<string, unknown> };
     expect(doc.openapi).toBe('3.1.0');
     expect(Object.keys(doc.paths)).toEqual(expect.arrayContaining(['/v1/dispatch', '/v1/dispatch/batch', '/health', '/ready', '/metrics']));
+    // A failed outcome's error.code is an enum of the registry's failure codes.
+    expect(JSON.stringify(doc)).toContain(JSON.stringify(FAILURE_CODE_LIST));
     const ui = await fetch(`${gw.url}/swagger-ui/`);
     expect(ui.status).toBe(200);
     expect(await ui.text()).toMatch(/swagger/i);
@@ -70,7 +73,7 @@ describe('readiness with Redis down', () => {
       await redis.stop();
       const res = await fetch(`${gw.url}/ready`);
       expect(res.status).toBe(503);
-      expect(await res.json()).toMatchObject({ error: 'not ready: state backend unreachable' });
+      expect(await res.json()).toEqual({ error: 'not ready: state backend unreachable', code: 'NOT_READY' });
       expect((await fetch(`${gw.url}/health`)).status).toBe(200);
     } finally {
       await gw.app.close();

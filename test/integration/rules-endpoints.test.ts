@@ -64,7 +64,7 @@ describe.each(BACKENDS)('rule endpoints (%s backend)', (backend) => {
     expect((await send('DELETE', `${gw.url}/v1/rules/api-one`)).status).toBe(204);
     expect((await send('DELETE', `${gw.url}/v1/rules/api-one`)).status).toBe(404);
     expect((await send('DELETE', `${gw.url}/v1/rules/file-suppress`)).status).toBe(409);
-    expect((await send('GET', `${gw.url}/v1/rules/api-one`)).status).toBe(404);
+    expect(await send('GET', `${gw.url}/v1/rules/api-one`)).toMatchObject({ status: 404, body: { error: 'rule not found: api-one', code: 'NOT_FOUND' } });
   });
 
   it('rejects an invalid rule with details and changes nothing', async () => {

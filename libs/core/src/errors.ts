@@ -1,6 +1,7 @@
 /**
  * The error registry: every error the API can return has one UPPER_SNAKE code, an HTTP status
- * and a message template. docs/errors.md lists the same codes (a test keeps the two in step).
+ * and a message template; every code a `failed` dispatch outcome can carry is registered here
+ * too. docs/errors.md lists the same codes (a test keeps the two in step, both ways).
  * Domain code throws these; only apps/api turns them into HTTP responses.
  */
 export interface ErrorDetail {
@@ -59,12 +60,19 @@ export const errors = {
     new SluiceError('VALIDATION_FAILED', `request validation failed: ${details.map((d) => `${d.path || '(root)'} ${d.message}`).join('; ')}`, {
       details,
     }),
-  payloadTooLarge: (limit: number) => new SluiceError('PAYLOAD_TOO_LARGE', `request body exceeds the limit of ${limit} bytes`),
+  /** Without a limit when the parser that refused the body does not say which one applied. */
+  payloadTooLarge: (limit?: number) =>
+    new SluiceError('PAYLOAD_TOO_LARGE', limit === undefined ? 'request body is too large' : `request body exceeds the limit of ${limit} bytes`),
   unsupportedMediaType: (type: string) =>
     new SluiceError('UNSUPPORTED_MEDIA_TYPE', `unsupported content type: ${type || '(none)'}; expected application/json`),
   unauthorized: (message = 'missing authentication credentials') => new SluiceError('UNAUTHORIZED', message),
   forbidden: (message: string) => new SluiceError('FORBIDDEN', message),
   notFound: (thing: string, id: string) => new SluiceError('NOT_FOUND', `${thing} not found: ${id}`),
+  /** For a lookup whose wording does not fit `<thing> not found: <id>` (an upstream 404's own message). */
+  notFoundMessage: (message: string) => new SluiceError('NOT_FOUND', message),
+  /** A route whose feature is off answers 404, as if it did not exist; `dependsOn` names the feature whose being off turned it off. */
+  featureNotEnabled: (feature: string, dependsOn?: string) =>
+    new SluiceError('NOT_FOUND', dependsOn ? `${feature} is not available (${dependsOn} is disabled)` : `${feature} is not enabled`),
   routeNotFound: (method: string, url: string) => new SluiceError('NOT_FOUND', `route not found: ${method} ${url}`),
   conflict: (message: string) => new SluiceError('CONFLICT', message),
   unprocessable: (message: string) => new SluiceError('UNPROCESSABLE', message),
@@ -74,3 +82,33 @@ export const errors = {
   featureDisabled: (message: string) => new SluiceError('FEATURE_DISABLED', message),
   internal: (cause?: unknown) => new SluiceError('INTERNAL', 'internal server error', { cause }),
 } as const;
+
+/** Whether a failure is worth retrying, when that follows from the code alone. */
+export type FailureRetryable = 'yes' | 'no' | 'depends';
+
+/**
+ * Dispatch failure codes: the `error.code` of a `failed` outcome. A failed dispatch is HTTP 200,
+ * not an HTTP error, so these are a registry of their own; the outcome's `retryable` field is
+ * authoritative where this says `depends`.
+ */
+export const FAILURE_CODES = {
+  // the pipeline, before any provider is called (attempts 0)
+  PROVIDER_NOT_FOUND: { retryable: 'no', meaning: 'the action names a provider that is not configured' },
+  RULE_ACTION_UNAVAILABLE: { retryable: 'no', meaning: 'a matching rule asks for an action type whose feature has not shipped' },
+  // state machines (a `state_machine` rule)
+  STATE_MACHINE_NOT_FOUND: { retryable: 'no', meaning: 'the rule names a state machine that is not configured' },
+  FINGERPRINT_REQUIRED: { retryable: 'no', meaning: 'the action has no fingerprint and the rule no `fingerprint_fields`' },
+  STATE_CONFLICT: { retryable: 'yes', meaning: 'the event kept changing under concurrent writers; the transition was not applied' },
+  // the provider call
+  EXECUTION_FAILED: { retryable: 'depends', meaning: 'the provider failed: a 5xx answer (retryable), another 4xx or a provider error (not), or the call was abandoned (retryable)' },
+  TIMEOUT: { retryable: 'yes', meaning: 'an attempt timed out, or the upstream answered 408' },
+  CONNECTION: { retryable: 'yes', meaning: 'the connection to the upstream failed (refused, reset, DNS, unreachable)' },
+  RATE_LIMITED: { retryable: 'yes', meaning: 'the upstream answered 429' },
+  CONFIGURATION: { retryable: 'no', meaning: 'the provider is misconfigured (bad URL, invalid request)' },
+  SERIALIZATION: { retryable: 'no', meaning: 'the action could not be serialised for the provider' },
+} as const satisfies Record<string, { retryable: FailureRetryable; meaning: string }>;
+
+export type FailureCode = keyof typeof FAILURE_CODES;
+
+// Object.keys loses the key type; the registry above is the only source of the list.
+export const FAILURE_CODE_LIST = Object.keys(FAILURE_CODES) as [FailureCode, ...FailureCode[]];

@@ -1,5 +1,5 @@
 import { SluiceError, errors, type ErrorDetail } from '@sluice/core';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -29,7 +29,7 @@ export function toSluiceError(err: unknown): SluiceError {
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
       return errors.unsupportedMediaType(String(fe.message.split(': ').pop() ?? ''));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return new SluiceError('PAYLOAD_TOO_LARGE', 'request body is too large');
+      return errors.payloadTooLarge();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidJson('body is empty');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
@@ -37,24 +37,29 @@ export function toSluiceError(err: unknown): SluiceError {
   }
   if (err instanceof SyntaxError && fe.statusCode === 400) return errors.invalidJson(err.message);
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return new SluiceError(fe.statusCode === 404 ? 'NOT_FOUND' : 'BAD_REQUEST', fe.message);
+    return fe.statusCode === 404 ? errors.notFoundMessage(fe.message) : errors.badRequest(fe.message);
   }
   return errors.internal(err);
 }
 
-/** One error body everywhere: {error, code} plus details/extra fields; never a stack trace. */
+/**
+ * One error body everywhere: {error, code} plus details/extra fields and the headers its code
+ * calls for; never a stack trace. Routes that answer an error without logging it (a polled
+ * /ready) send it through here too.
+ */
+export function sendError(reply: FastifyReply, e: SluiceError): FastifyReply {
+  if (e.code === 'RATE_LIMITED' && typeof e.extra?.retry_after === 'number') reply.header('retry-after', String(e.extra.retry_after));
+  if (e.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="sluice"');
+  return reply.status(e.statusCode).send({ error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}), ...e.extra });
+}
+
 export function installErrorHandling(app: FastifyInstance, opts: { maxBodyBytes: number }): void {
   app.setErrorHandler((err, request, reply) => {
     let e = toSluiceError(err);
     if (e.code === 'PAYLOAD_TOO_LARGE') e = errors.payloadTooLarge(opts.maxBodyBytes);
     if (e.statusCode >= 500) request.log.error({ err }, 'request failed');
     else request.log.info({ code: e.code, msg: e.message }, 'request rejected');
-    if (e.code === 'RATE_LIMITED' && typeof e.extra?.retry_after === 'number') reply.header('retry-after', String(e.extra.retry_after));
-    if (e.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="sluice"');
-    return reply.status(e.statusCode).send({ error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}), ...e.extra });
+    return sendError(reply, e);
   });
-  app.setNotFoundHandler((request, reply) => {
-    const e = errors.routeNotFound(request.method, request.url.split('?')[0] ?? '');
-    return reply.status(404).send({ error: e.message, code: e.code });
-  });
+  app.setNotFoundHandler((request, reply) => sendError(reply, errors.routeNotFound(request.method, request.url.split('?')[0] ?? '')));
 }

@@ -1,9 +1,10 @@
-import { ErrorBody } from '@sluice/core';
+import { ErrorBody, errors } from '@sluice/core';
 import { OUTCOME_COUNTERS, type Metrics } from '@sluice/telemetry';
 // Types only: route schemas carry OpenAPI `tags` and `summary` (the API documents these routes; the worker does not load swagger).
 import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { sendError } from './error-handler.js';
 import { responseSchema } from './json-schema.js';
 import type { Readiness } from './readiness.js';
 
@@ -32,7 +33,8 @@ export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Me
     },
     async (_request, reply) => {
       const reason = await readiness.check();
-      if (reason) return reply.status(503).send({ error: `not ready: ${reason}`, code: 'NOT_READY' });
+      // Rendered, not thrown: probes poll this while draining, and the error handler would log each 503 at error.
+      if (reason) return sendError(reply, errors.notReady(reason));
       return { status: 'ready' as const };
     },
   );

@@ -1,7 +1,7 @@
-import type { Action, ProviderResponse } from '@sluice/core';
+import type { Action, FailureCode, ProviderResponse } from '@sluice/core';
 
-/** Why a provider call failed. Retryable ones are tried again by the executor. */
-export type ProviderErrorCode = 'EXECUTION_FAILED' | 'TIMEOUT' | 'CONNECTION' | 'RATE_LIMITED' | 'CONFIGURATION' | 'SERIALIZATION';
+/** Why a provider call failed (the provider part of core's failure-code registry). Retryable ones are tried again by the executor. */
+export type ProviderErrorCode = Extract<FailureCode, 'EXECUTION_FAILED' | 'TIMEOUT' | 'CONNECTION' | 'RATE_LIMITED' | 'CONFIGURATION' | 'SERIALIZATION'>;
 
 export class ProviderError extends Error {
   readonly code: ProviderErrorCode;

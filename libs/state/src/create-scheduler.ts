@@ -1,4 +1,5 @@
 import type { Clock } from '@sluice/core';
+import type { BackgroundErrorHandler } from './error-reports.js';
 import type { Scheduler } from './scheduler.js';
 import { InProcessScheduler } from './memory/in-process-scheduler.js';
 
@@ -12,6 +13,8 @@ export interface CreateSchedulerOptions {
   stalledIntervalMs?: number;
   /** Drives the in-process scheduler's timers (default: the system clock); BullMQ keeps Redis and wall time. */
   clock?: Clock;
+  /** Redis backend: connection and worker errors no call can return (rate-limited); default stderr. */
+  onError?: BackgroundErrorHandler;
 }
 
 /**
@@ -27,5 +30,6 @@ export async function createScheduler(opts: CreateSchedulerOptions): Promise<Sch
     prefix: opts.prefix,
     ...(opts.lockDurationMs !== undefined && { lockDurationMs: opts.lockDurationMs }),
     ...(opts.stalledIntervalMs !== undefined && { stalledIntervalMs: opts.stalledIntervalMs }),
+    ...(opts.onError !== undefined && { onError: opts.onError }),
   });
 }

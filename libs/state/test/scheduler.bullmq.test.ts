@@ -1,5 +1,6 @@
 import { Redis } from 'ioredis';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { freePort } from '../../../test/support/free-port.js';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { BullMqScheduler } from '../src/bullmq/bullmq-scheduler.js';
 import { bullPrefix } from '../src/bullmq/bullmq-naming.js';
@@ -35,6 +36,33 @@ describe('BullMqScheduler specifics', () => {
     } finally {
       await s.close();
       await deleteKeys(admin, `${bullPrefix(prefix)}:*`);
+    }
+  });
+
+  it('reports connection errors through onError, rate-limited, and writes nothing to stderr', async () => {
+    const stderr = vi.spyOn(process.stderr, 'write');
+    const consoleError = vi.spyOn(console, 'error');
+    const reports: { message: string; suppressed: number }[] = [];
+    const s = new BullMqScheduler({
+      url: `redis://127.0.0.1:${await freePort()}`,
+      prefix: uniquePrefix(),
+      onError: (err, { suppressed }) => reports.push({ message: err.message, suppressed }),
+    });
+    try {
+      // Two queues on the shared producer connection: each re-emits the connection's errors.
+      const enqueued = Promise.all([s.enqueue('group-flush', { id: 'g:1' }), s.enqueue('sweep', { id: 's:1' })]).catch(() => {});
+      // ioredis keeps reconnecting (every 50-2000 ms), failing the same way each time.
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(reports.length).toBeGreaterThan(0);
+      expect(reports.some((r) => r.message.includes('ECONNREFUSED'))).toBe(true);
+      expect(new Set(reports.map((r) => r.message)).size).toBe(reports.length); // each message once per window
+      await s.close();
+      await enqueued;
+      expect(stderr).not.toHaveBeenCalled();
+      expect(consoleError).not.toHaveBeenCalled();
+    } finally {
+      stderr.mockRestore();
+      consoleError.mockRestore();
     }
   });
 

@@ -1,4 +1,6 @@
-import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { LabelledChildren } from './labelled-children.js';
+import { createMetricFields, type MetricFields } from './metric-table.js';
 
 /** The counters the spec's JSON /health and /metrics bodies show (per process). */
 export const OUTCOME_COUNTERS = [
@@ -23,169 +25,17 @@ export interface RetentionCounts {
   retention_errors: number;
 }
 
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
-
-/** Label sets cached per metric family; past this many, calls go through prom-client uncached. */
-const MAX_CACHED_LABEL_SETS = 1000;
-
-/**
- * The labelled children of the per-request metrics, built once per label set: prom-client builds
- * and checks a label object (and, for histograms, a closure) on every call with an object.
- */
-class LabelledChildren<T> {
-  private readonly children = new Map<string, T>();
-
-  constructor(private readonly make: (key: string) => T) {}
-
-  get(key: string): T {
-    let child = this.children.get(key);
-    if (child === undefined) {
-      child = this.make(key);
-      if (this.children.size < MAX_CACHED_LABEL_SETS) this.children.set(key, child);
-    }
-    return child;
-  }
-}
-
 /**
  * All Prometheus metrics of one process, on a registry of its own (several apps can live in one
- * test process). Label sets are small and fixed; nothing here is built per request.
+ * test process). Each row of METRICS (metric-table.ts) is a field of the same name; label sets
+ * are small and fixed, and nothing here is built per request.
  */
+// The table's fields: declared by this interface merged into the class, assigned in its constructor.
+export interface Metrics extends MetricFields {}
+
 export class Metrics {
   readonly registry = new Registry();
   private readonly counts: CounterSnapshot = Object.fromEntries(OUTCOME_COUNTERS.map((n) => [n, 0])) as CounterSnapshot;
-
-  readonly actions = new Counter({
-    name: 'sluice_actions_total',
-    help: 'Dispatched actions by outcome',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
-  readonly dispatchDuration = new Histogram({
-    name: 'sluice_dispatch_duration_seconds',
-    help: 'Time to decide and execute one action',
-    labelNames: ['outcome'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly providerRequests = new Counter({
-    name: 'sluice_provider_requests_total',
-    help: 'Provider attempts by provider and result',
-    labelNames: ['provider', 'result'] as const,
-    registers: [this.registry],
-  });
-  readonly providerDuration = new Histogram({
-    name: 'sluice_provider_request_duration_seconds',
-    help: 'Provider attempt latency',
-    labelNames: ['provider'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly httpRequests = new Counter({
-    name: 'sluice_http_requests_total',
-    help: 'HTTP requests by route and status class',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-  readonly httpDuration = new Histogram({
-    name: 'sluice_http_request_duration_seconds',
-    help: 'HTTP request latency by route',
-    labelNames: ['method', 'route'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly jobs = new Counter({
-    name: 'sluice_jobs_total',
-    help: 'Background jobs run by kind and result',
-    labelNames: ['kind', 'result'] as const,
-    registers: [this.registry],
-  });
-  readonly jobDuration = new Histogram({
-    name: 'sluice_job_duration_seconds',
-    help: 'Background job run time',
-    labelNames: ['kind'] as const,
-    buckets: LATENCY_BUCKETS,
-    registers: [this.registry],
-  });
-  readonly ruleErrors = new Counter({
-    name: 'sluice_rule_errors_total',
-    help: 'Rule conditions that failed to evaluate (treated as not matching)',
-    labelNames: ['rule'] as const,
-    registers: [this.registry],
-  });
-  readonly quotaExceeded = new Counter({
-    name: 'sluice_quota_exceeded_total',
-    help: 'Actions over their quota: blocked (behavior=block) or executed anyway (behavior=warn)',
-    labelNames: ['policy', 'behavior'] as const,
-    registers: [this.registry],
-  });
-  readonly internalEvents = new Counter({
-    name: 'sluice_internal_events_total',
-    help: 'Events reported by background work (group_flushed, timeout, recurring_fired, ...)',
-    labelNames: ['type'] as const,
-    registers: [this.registry],
-  });
-  readonly groupFlushes = new Counter({
-    name: 'sluice_group_flushes_total',
-    help: 'Group flushes: sent (notification accepted), failed (abandoned), resolved (idle group closed without one)',
-    labelNames: ['result'] as const,
-    registers: [this.registry],
-  });
-  readonly groupEventsDropped = new Counter({
-    name: 'sluice_group_events_dropped_total',
-    help: 'Grouped events dropped, oldest first, because their group reached max_group_size',
-    registers: [this.registry],
-  });
-  readonly auditWriteFailures = new Counter({
-    name: 'sluice_audit_write_failures_total',
-    help: 'Audit records that could not be written (the dispatch failed with them only in synchronous-write compliance modes)',
-    registers: [this.registry],
-  });
-  readonly auditEvicted = new Counter({
-    name: 'sluice_audit_evicted_total',
-    help: 'Memory backend: audit records evicted because audit.memory_max_records was reached',
-    registers: [this.registry],
-  });
-  readonly rateLimited = new Counter({
-    name: 'sluice_rate_limited_total',
-    help: 'Requests refused with 429 by the request rate limits, by the limit that refused them',
-    labelNames: ['scope'] as const,
-    registers: [this.registry],
-  });
-  readonly stateErrors = new Counter({
-    name: 'sluice_state_errors_total',
-    help: 'Failed state backend (Redis) operations',
-    labelNames: ['operation'] as const,
-    registers: [this.registry],
-  });
-  readonly deferredQueueLength = new Gauge({
-    name: 'sluice_deferred_queue_length',
-    help: 'Entries of deferred writes (audit indexes and rollups, one per audited dispatch) queued in Redis and not yet applied, as this process last saw it (0 on the memory backend)',
-    registers: [this.registry],
-  });
-  readonly deferredWritesFailed = new Counter({
-    name: 'sluice_deferred_writes_failed_total',
-    help: 'Deferred writes this process failed to apply (a key of the wrong type or an unreadable queue entry)',
-    registers: [this.registry],
-  });
-  readonly retentionDeleted = new Counter({
-    name: 'sluice_retention_deleted_state_total',
-    help: 'Records deleted by the retention reaper, by source (audit, chains, events, ...)',
-    labelNames: ['source'] as const,
-    registers: [this.registry],
-  });
-  readonly retentionSkippedCompliance = new Counter({
-    name: 'sluice_retention_skipped_compliance_total',
-    help: 'Retention reaper skips because of a compliance hold (source=policies: whole policies)',
-    labelNames: ['source'] as const,
-    registers: [this.registry],
-  });
-  readonly retentionErrors = new Counter({
-    name: 'sluice_retention_errors_total',
-    help: 'Retention reaper failures, by source (source=policies: the policy reload)',
-    labelNames: ['source'] as const,
-    registers: [this.registry],
-  });
   private readonly retention: RetentionCounts = { retention_deleted_state: 0, retention_skipped_compliance: 0, retention_errors: 0 };
   private readonly byOutcome = new LabelledChildren((outcome) => ({
     count: this.actions.labels(outcome),
@@ -203,6 +53,7 @@ export class Metrics {
   });
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
+    Object.assign(this, createMetricFields(this.registry));
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
   }
 

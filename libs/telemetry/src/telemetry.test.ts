@@ -1,7 +1,38 @@
 import { Writable } from 'node:stream';
+import { Histogram, type Counter, type Gauge } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from './logger.js';
+import { METRICS, type MetricSpec } from './metric-table.js';
 import { Metrics } from './metrics.js';
+
+describe('the metric table', () => {
+  const fields = Object.keys(METRICS) as (keyof typeof METRICS)[];
+
+  it('puts every row on the exposition with its name, help, type and label set', async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    for (const field of fields) {
+      const spec: MetricSpec = METRICS[field];
+      const labels = Object.fromEntries((spec.labelNames ?? []).map((l) => [l, 'x']));
+      const metric: Counter | Gauge | Histogram = metrics[field];
+      if (metric instanceof Histogram) metric.observe(labels, 1);
+      else metric.inc(labels, 1);
+    }
+    const text = await metrics.prometheusText();
+    for (const field of fields) {
+      const spec: MetricSpec = METRICS[field];
+      const labels = (spec.labelNames ?? []).map((l) => `${l}="x"`).join(',');
+      const sample = spec.type === 'histogram' ? `${spec.name}_count` : spec.name;
+      expect(text, field).toContain(`# HELP ${spec.name} ${spec.help}\n# TYPE ${spec.name} ${spec.type}\n`);
+      expect(text, field).toContain(`\n${sample}${labels ? `{${labels}}` : ''} 1\n`);
+    }
+  });
+
+  it('names every metric once, under the sluice_ prefix', () => {
+    const names = fields.map((f) => METRICS[f].name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const name of names) expect(name).toMatch(/^sluice_[a-z_]+$/);
+  });
+});
 
 describe('Metrics recorders', () => {
   it('write exactly what direct prom-client calls write', async () => {

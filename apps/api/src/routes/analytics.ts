@@ -1,6 +1,6 @@
 import type { AnalyticsRollups } from '@sluice/audit';
 import { seesEverything, tenantFilterFor, visibleTo } from '@sluice/auth';
-import { AnalyticsQuery, AnalyticsResult, ErrorBody, SluiceError, type Clock } from '@sluice/core';
+import { AnalyticsQuery, AnalyticsResult, ErrorBody, errors, type Clock } from '@sluice/core';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -30,7 +30,7 @@ export async function analyticsRoutes(app: FastifyInstance, opts: AnalyticsRoute
     },
     async (request) => {
       const { analytics } = opts;
-      if (!analytics) throw new SluiceError('NOT_FOUND', 'analytics is not available (audit is disabled)');
+      if (!analytics) throw errors.featureNotEnabled('analytics', 'audit');
       const caller = callerOf(request);
       const { from, to, group_by, top_n, ...q } = request.query;
       const tenant = tenantFilterFor(caller, q);

@@ -12,7 +12,6 @@ import {
   ComplianceStatusBody,
   ErrorBody,
   ReplayResult,
-  SluiceError,
   clampAuditLimit,
   errors,
   newId,
@@ -60,13 +59,13 @@ function scopedQuery(caller: Caller, q: Filters): Omit<StoreQuery, 'limit' | 'of
 export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions): Promise<void> {
   const { compliance, gateway } = opts;
   const store = (): AuditStore => {
-    if (!opts.store) throw new SluiceError('NOT_FOUND', 'audit is not enabled');
+    if (!opts.store) throw errors.featureNotEnabled('audit');
     return opts.store;
   };
   /** The record of an action the caller may see in full (tenant, namespace, provider, action type). */
   const recordFor = async (caller: Caller, actionId: string): Promise<AuditRecord> => {
     const record = await store().get(actionId);
-    if (!record) throw new SluiceError('NOT_FOUND', `no audit record found for action: ${actionId}`);
+    if (!record) throw errors.notFoundMessage(`no audit record found for action: ${actionId}`);
     if (!callerCovers(caller, record)) throw noGrantCovers(record);
     return record;
   };

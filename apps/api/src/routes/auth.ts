@@ -1,5 +1,5 @@
 import type { Authenticator } from '@sluice/auth';
-import { ErrorBody, LoginInput, LoginResult, LogoutResult, SluiceError } from '@sluice/core';
+import { ErrorBody, LoginInput, LoginResult, LogoutResult, errors } from '@sluice/core';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -10,7 +10,7 @@ const error = responseSchema(ErrorBody);
 /** Login and logout. With auth disabled both answer 404 `authentication is not enabled`. */
 export async function authRoutes(app: FastifyInstance, opts: { authenticator: Authenticator | null }): Promise<void> {
   const authenticator = (): Authenticator => {
-    if (!opts.authenticator) throw new SluiceError('NOT_FOUND', 'authentication is not enabled');
+    if (!opts.authenticator) throw errors.featureNotEnabled('authentication');
     return opts.authenticator;
   };
 

@@ -1,6 +1,6 @@
 import { coverageReport, type CoverageRollups } from '@sluice/audit';
 import { seesEverything, tenantFilterFor, visibleTo } from '@sluice/auth';
-import { CoverageQuery, CoverageReport, ErrorBody, SluiceError, type Clock } from '@sluice/core';
+import { CoverageQuery, CoverageReport, ErrorBody, errors, type Clock } from '@sluice/core';
 import type { RuleRepository } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
@@ -33,7 +33,7 @@ export async function rulesCoverageRoutes(app: FastifyInstance, opts: RulesCover
     },
     async (request) => {
       const { coverage } = opts;
-      if (!coverage) throw new SluiceError('NOT_FOUND', 'rules coverage is not available (audit is disabled)');
+      if (!coverage) throw errors.featureNotEnabled('rules coverage', 'audit');
       const caller = callerOf(request);
       const { from, to, namespace } = request.query;
       const tenant = tenantFilterFor(caller, request.query);

@@ -7,6 +7,7 @@ import {
   RuleEnabledResult,
   RuleList,
   RuleReloadResult,
+  errors,
   type Clock,
 } from '@sluice/core';
 import { evaluatePlayground, type RuleRepository } from '@sluice/gateway';
@@ -49,9 +50,9 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
   app.get<{ Params: { name: string } }>(
     '/v1/rules/:name',
     { config: { access: 'read' }, schema: { tags, summary: 'One rule with its definition', params: NameParams, response: { 200: responseSchema(RuleDetail), 404: error } } },
-    async (request, reply) => {
+    async (request) => {
       const rule = rules.current.get(request.params.name);
-      if (!rule) return reply.status(404).send({ error: `rule not found: ${request.params.name}`, code: 'NOT_FOUND' });
+      if (!rule) throw errors.notFound('rule', request.params.name);
       return detail(rule);
     },
   );

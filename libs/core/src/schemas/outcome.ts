@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FAILURE_CODE_LIST } from '../errors.js';
 import { StateChangedOutcome } from './events.js';
 import { GroupedOutcome } from './groups.js';
 
@@ -11,7 +12,7 @@ export const ProviderResponse = z.object({
 export type ProviderResponse = z.infer<typeof ProviderResponse>;
 
 export const FailureInfo = z.object({
-  code: z.string().describe('PROVIDER_NOT_FOUND, EXECUTION_FAILED, TIMEOUT, CONNECTION, RATE_LIMITED, CONFIGURATION'),
+  code: z.enum(FAILURE_CODE_LIST).describe('a dispatch failure code (docs/errors.md, "Dispatch failure codes")'),
   message: z.string(),
   retryable: z.boolean(),
   attempts: z.number().int(),

@@ -45,6 +45,7 @@ export async function createInfrastructure(
       clock,
       lockDurationMs: config.worker.lock_duration_ms,
       stalledIntervalMs: config.worker.stalled_interval_ms,
+      onError: (err, { suppressed }) => logger.warn({ err, suppressed }, 'scheduler'),
     });
     const log = logger.child({ component: 'provider' });
     const providers = createProviders(config.providers, { log: (obj) => log.info(obj, 'log provider') });

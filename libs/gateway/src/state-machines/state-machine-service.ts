@@ -1,4 +1,4 @@
-import { errors, type Action, type Clock, type DispatchOutcome, type EventList, type EventRecordView, type EventTransitionResult, type StateChangedOutcome } from '@sluice/core';
+import { errors, type Action, type Clock, type DispatchOutcome, type EventList, type EventRecordView, type EventTransitionResult, type FailureCode, type StateChangedOutcome } from '@sluice/core';
 import { RETRY, retryCas, type Scheduler, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import type { InternalEventBus } from '../events/internal-events.js';
@@ -250,6 +250,6 @@ function enter(machine: StateMachine, scope: Scope, previous: EventRecord | unde
   };
 }
 
-function failed(actionId: string, code: string, message: string, retryable: boolean): DispatchOutcome {
+function failed(actionId: string, code: FailureCode, message: string, retryable: boolean): DispatchOutcome {
   return { outcome: 'failed', action_id: actionId, error: { code, message, retryable, attempts: 0 } };
 }

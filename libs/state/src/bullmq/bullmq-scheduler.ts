@@ -3,6 +3,7 @@ import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import { Redis } from 'ioredis';
 import type { ConsumeOptions, EnqueueOptions, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, assertKind, resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
+import { throttleErrors, writeErrorToStderr, type BackgroundErrorHandler } from '../error-reports.js';
 import { bullPrefix, encodeJobId, type Envelope } from './bullmq-naming.js';
 
 export interface BullMqSchedulerOptions {
@@ -17,8 +18,11 @@ export interface BullMqSchedulerOptions {
   backoffBaseMs?: number;
   /** How long finished jobs (and so their ids, for dedupe) are kept (default 24 h). */
   completedRetentionMs?: number;
-  /** Connection and worker errors; default writes to stderr. */
-  onError?: (err: Error) => void;
+  /**
+   * Connection, queue and worker errors no call can return (Redis away, a worker's poll failing);
+   * identical messages are passed on at most once per 30 s. Default: a line on stderr.
+   */
+  onError?: BackgroundErrorHandler;
 }
 
 /** A job whose worker died is retried after this many stalls before BullMQ fails it; deploys kill workers. */
@@ -38,14 +42,14 @@ export class BullMqScheduler implements Scheduler {
   private readonly consumers = new Map<string, { handler: JobHandler; concurrency: number }>();
   private readonly workers: Worker[] = [];
   private readonly retentionSec: number;
-  private readonly onError: (err: Error) => void;
+  private readonly onError: (err: unknown) => void;
   private started = false;
   private closing: Promise<void> | undefined;
 
   constructor(private readonly opts: BullMqSchedulerOptions) {
     this.bullPrefix = bullPrefix(opts.prefix);
     this.retentionSec = Math.ceil((opts.completedRetentionMs ?? DEFAULT_RETENTION_MS) / 1000);
-    this.onError = opts.onError ?? ((err) => process.stderr.write(`sluice scheduler: ${err.message}\n`));
+    this.onError = throttleErrors(opts.onError ?? writeErrorToStderr('scheduler'));
     // Lazy so a process that never enqueues never connects; default retries so an enqueue
     // fails (and the API answers 5xx) instead of hanging while Redis is away.
     this.producer = new Redis(opts.url, { lazyConnect: true });
