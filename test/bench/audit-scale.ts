@@ -59,7 +59,10 @@ function weighted<T>(entries: readonly (readonly [T, number])[]): () => T {
   const total = entries.reduce((s, [, w]) => s + w, 0);
   return () => {
     let r = rand() * total;
-    for (const [value, w] of entries) if ((r -= w) < 0) return value;
+    for (const [value, w] of entries) {
+      r -= w;
+      if (r < 0) return value;
+    }
     return (entries.at(-1) as readonly [T, number])[0];
   };
 }
@@ -357,7 +360,10 @@ async function census(client: Client, prefix: string): Promise<KindCensus[]> {
     for (const key of keys) {
       const kind = kindOf(key, prefix);
       let entry = kinds.get(kind);
-      if (entry === undefined) kinds.set(kind, (entry = { count: 0, sample: [], all: [] }));
+      if (entry === undefined) {
+        entry = { count: 0, sample: [], all: [] };
+        kinds.set(kind, entry);
+      }
       entry.count++;
       if (entry.all !== null) {
         entry.all.push(key);

@@ -51,7 +51,7 @@ export function summarize(profile: CpuProfile): ProfileSummary {
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
   const sampled = new Map<number, number>();
-  profile.samples.forEach((id, i) => sampled.set(id, (sampled.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  for (const [i, id] of profile.samples.entries()) sampled.set(id, (sampled.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0));
 
   const add = (m: Map<string, number>, k: string, v: number) => m.set(k, (m.get(k) ?? 0) + v);
   const pkg = new Map<string, number>();

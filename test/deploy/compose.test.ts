@@ -124,6 +124,7 @@ describe('monitoring (profile `monitoring`)', () => {
     expect(dash.templating.list.map((v) => v.name)).toContain('datasource');
     const graphs = dash.panels.filter((p) => p.type !== 'row');
     for (const p of graphs) {
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Grafana's own variable syntax, not a template literal.
       expect(p.datasource?.uid, p.title).toBe('${datasource}');
       expect(p.targets?.length, p.title).toBeGreaterThan(0);
     }

@@ -36,6 +36,7 @@ describe('deploy/Dockerfile', () => {
   const one = (op: string) => runtime.filter((s) => s.op === op).map((s) => s.args);
 
   it('is multi-stage on Node 20 slim: build with dev dependencies, runtime with production ones', () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Dockerfile build-argument syntax, not a template literal.
     expect(stages.map((s) => s.args)).toEqual(['${NODE_IMAGE} AS build', '${NODE_IMAGE} AS runtime']);
     expect(steps.find((s) => s.op === 'ARG')?.args).toMatch(/^NODE_IMAGE=node:20-[a-z]+-slim$/);
     const buildRuns = build.filter((s) => s.op === 'RUN').map((s) => s.args).join('\n');

@@ -79,7 +79,7 @@ describe.each(BACKENDS)('rule endpoints (%s backend)', (backend) => {
     const off = await send('PUT', `${gw.url}/v1/rules/file-suppress/enabled`, { enabled: false });
     expect(off.body).toEqual({ name: 'file-suppress', enabled: false });
     expect((await postJson(`${gw.url}/v1/dispatch`, sampleAction({ action_type: 'blocked' }))).body).toMatchObject({ outcome: 'executed' });
-    expect(((await send('GET', `${gw.url}/v1/rules`)).body?.rules as { enabled: boolean }[])[0]?.enabled).toBe(false);
+    expect(((await send('GET', `${gw.url}/v1/rules`)).body?.rules as { enabled: boolean }[] | undefined)?.[0]?.enabled).toBe(false);
     await send('PUT', `${gw.url}/v1/rules/file-suppress/enabled`, { enabled: true });
     expect((await postJson(`${gw.url}/v1/dispatch`, sampleAction({ action_type: 'blocked' }))).body).toMatchObject({ outcome: 'suppressed' });
     expect((await send('PUT', `${gw.url}/v1/rules/nope/enabled`, { enabled: false })).status).toBe(404);

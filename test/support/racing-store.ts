@@ -22,5 +22,8 @@ export function racingStore(state: StateStore, method: Method = 'compareAndSwap'
       };
     },
   });
-  return { store, beforeNext: (other: () => Promise<unknown>) => void (pending = other) };
+  const beforeNext = (other: () => Promise<unknown>): void => {
+    pending = other;
+  };
+  return { store, beforeNext };
 }

@@ -24,10 +24,10 @@ export interface ParsedArgs {
 
 export class UsageError extends Error {}
 
-export function parseCliArgs(argv: readonly string[]): ParsedArgs {
-  let parsed;
+/** node:util's parseArgs, its complaints turned into usage errors. */
+function parseOptions(argv: readonly string[]) {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: [...argv],
       allowPositionals: true,
       strict: true,
@@ -43,7 +43,10 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const { values, positionals } = parsed;
+}
+
+export function parseCliArgs(argv: readonly string[]): ParsedArgs {
+  const { values, positionals } = parseOptions(argv);
   const command = values.help ? 'help' : values.version ? 'version' : (positionals[0] ?? 'help');
   if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
   let port: number | undefined;

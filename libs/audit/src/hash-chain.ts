@@ -48,7 +48,7 @@ export async function linkIntoChain(
 export type LinkedRecord = AuditRecord & { sequence_number: number; record_hash: string };
 
 /** The record as the successor of `head` (or as the first link). */
-export function link(draft: UnlinkedRecord, head: ChainHead | null): LinkedRecord {
+function link(draft: UnlinkedRecord, head: ChainHead | null): LinkedRecord {
   const sequence_number = head === null ? 0 : head.s + 1;
   const previous_hash = head === null ? null : head.h;
   return { ...draft, sequence_number, previous_hash, record_hash: recordHash({ ...draft, previous_hash }) };

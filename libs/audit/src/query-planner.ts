@@ -50,7 +50,7 @@ export async function planQuery(store: StateStore, filters: Filters, window: { f
 }
 
 /** The non-dominated indexes for these filters; the global index when there are none. */
-export function candidateIndexes(filters: Filters): TimeIndex[] {
+function candidateIndexes(filters: Filters): TimeIndex[] {
   const { namespace, tenant } = filters;
   const scope = namespace !== undefined && tenant !== undefined ? { namespace, tenant } : null;
   const out: TimeIndex[] = [];

@@ -30,5 +30,5 @@ export function rfc3339(timestamp: string): string {
   const ms = Date.parse(timestamp);
   if (Number.isNaN(ms)) return timestamp; // hashed as stored; only a tampered record gets here
   const iso = new Date(ms).toISOString();
-  return (iso.endsWith('.000Z') ? iso.slice(0, -5) : iso.slice(0, -1)) + '+00:00';
+  return `${iso.endsWith('.000Z') ? iso.slice(0, -5) : iso.slice(0, -1)}+00:00`;
 }

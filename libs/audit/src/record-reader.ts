@@ -32,7 +32,9 @@ export class RecordReader {
     if (present.length === 0) return refs.map(() => null);
     const values = await this.store.getMany(present.map((ref) => recordKey(ref, ref.id)));
     const byRef = new Map<RecordRef, AuditRecord | null>();
-    present.forEach((ref, i) => byRef.set(ref, decodeRecord(values[i] ?? null)));
+    present.forEach((ref, i) => {
+      byRef.set(ref, decodeRecord(values[i] ?? null));
+    });
     return refs.map((ref) => {
       const record = ref === null ? null : (byRef.get(ref) ?? null);
       // A value under another record's key (tampering, or a bug) is not the record the index named.

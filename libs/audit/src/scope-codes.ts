@@ -3,7 +3,7 @@ import type { StateStore } from '@sluice/state';
 import { scopeCodeKey, type TenantScope } from './keys.js';
 
 /** Length of a scope code; 22-char id + 6 keeps a global member within a 32-byte allocation on Redis. */
-export const SCOPE_CODE_LENGTH = 6;
+const SCOPE_CODE_LENGTH = 6;
 
 /**
  * Short codes for (namespace, tenant), so global index members need not repeat both names.

@@ -45,7 +45,10 @@ export function generateRecords(count: number, seed = 42): RollupRecord[] {
   const weighted = (xs: readonly [string, number][]): string => {
     const total = xs.reduce((s, [, w]) => s + w, 0);
     let r = rand() * total;
-    for (const [x, w] of xs) if ((r -= w) < 0) return x;
+    for (const [x, w] of xs) {
+      r -= w;
+      if (r < 0) return x;
+    }
     return xs[0]?.[0] ?? '';
   };
   const records: RollupRecord[] = [];

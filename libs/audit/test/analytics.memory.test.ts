@@ -22,12 +22,24 @@ function spied(store: StateStore): { store: StateStore; batches: WriteOp[][]; in
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
       if (prop === 'writeBatch') {
-        return async (ops: WriteOp[], opts?: WriteBatchOptions) => (batches.push([...ops, ...(opts?.deferred ?? [])]), target.writeBatch(ops, opts));
+        return async (ops: WriteOp[], opts?: WriteBatchOptions) => {
+          batches.push([...ops, ...(opts?.deferred ?? [])]);
+          return target.writeBatch(ops, opts);
+        };
       }
       if (prop === 'indexRange') {
-        return async (...args: Parameters<StateStore['indexRange']>) => (indexReads++, indexKinds.add(args[0].kind), target.indexRange(...args));
+        return async (...args: Parameters<StateStore['indexRange']>) => {
+          indexReads++;
+          indexKinds.add(args[0].kind);
+          return target.indexRange(...args);
+        };
       }
-      if (prop === 'getMany') return async (keys: Parameters<StateStore['getMany']>[0]) => ((keysRead += keys.length), target.getMany(keys));
+      if (prop === 'getMany') {
+        return async (keys: Parameters<StateStore['getMany']>[0]) => {
+          keysRead += keys.length;
+          return target.getMany(keys);
+        };
+      }
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });

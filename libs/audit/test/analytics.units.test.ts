@@ -25,7 +25,10 @@ describe('latency histogram', () => {
 
   it('reports a percentile at or above the exact nearest-rank value and less than 1.2x above it', () => {
     let seed = 1;
-    const rand = () => ((seed = (seed * 16807) % 2147483647) - 1) / 2147483646;
+    const rand = () => {
+      seed = (seed * 16807) % 2147483647;
+      return (seed - 1) / 2147483646;
+    };
     for (let round = 0; round < 50; round++) {
       const values = Array.from({ length: 1 + Math.floor(rand() * 500) }, () => 0.3 + rand() * 10 ** (rand() * 6));
       const bins = new Map<number, number>();

@@ -261,7 +261,10 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
           get(target, prop, receiver) {
             const value = Reflect.get(target, prop, receiver) as unknown;
             if ((prop === 'indexRange' || prop === 'getMany') && typeof value === 'function') {
-              return (...args: unknown[]) => (calls[prop]++, (value as (...a: unknown[]) => unknown).apply(target, args));
+              return (...args: unknown[]) => {
+                calls[prop]++;
+                return (value as (...a: unknown[]) => unknown).apply(target, args);
+              };
             }
             return value;
           },
@@ -494,7 +497,7 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
         );
         const bySeq = [...appended].sort((a, b) => (a.sequence_number ?? -1) - (b.sequence_number ?? -1));
         expect(bySeq.map((r) => r.sequence_number)).toEqual(Array.from({ length: 50 }, (_, i) => i));
-        bySeq.forEach((r, i) => expect(r.previous_hash).toBe(i === 0 ? null : bySeq[i - 1]?.record_hash));
+        for (const [i, r] of bySeq.entries()) expect(r.previous_hash).toBe(i === 0 ? null : bySeq[i - 1]?.record_hash);
         expect(await verify()).toMatchObject({ valid: true, records_checked: 50 });
         expect((await query({ namespace: 'ns', tenant: 't1', limit: 100 })).total).toBe(50);
       });

@@ -21,10 +21,23 @@ function spied(store: StateStore): { store: StateStore; batches: WriteOp[][]; in
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
       if (prop === 'writeBatch') {
-        return async (ops: WriteOp[], opts?: WriteBatchOptions) => (batches.push([...ops, ...(opts?.deferred ?? [])]), target.writeBatch(ops, opts));
+        return async (ops: WriteOp[], opts?: WriteBatchOptions) => {
+          batches.push([...ops, ...(opts?.deferred ?? [])]);
+          return target.writeBatch(ops, opts);
+        };
       }
-      if (prop === 'indexRange') return async (...args: Parameters<StateStore['indexRange']>) => (indexReads++, target.indexRange(...args));
-      if (prop === 'getMany') return async (keys: Parameters<StateStore['getMany']>[0]) => ((keysRead += keys.length), target.getMany(keys));
+      if (prop === 'indexRange') {
+        return async (...args: Parameters<StateStore['indexRange']>) => {
+          indexReads++;
+          return target.indexRange(...args);
+        };
+      }
+      if (prop === 'getMany') {
+        return async (keys: Parameters<StateStore['getMany']>[0]) => {
+          keysRead += keys.length;
+          return target.getMany(keys);
+        };
+      }
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });
@@ -71,7 +84,12 @@ describe('CoverageRollups on memory: costs, retention, damaged data', () => {
     const kinds = new Set<string>();
     const spy = new Proxy(store, {
       get(target, prop, receiver) {
-        if (prop === 'indexRange') return async (...args: Parameters<StateStore['indexRange']>) => (kinds.add(args[0].kind), target.indexRange(...args));
+        if (prop === 'indexRange') {
+          return async (...args: Parameters<StateStore['indexRange']>) => {
+            kinds.add(args[0].kind);
+            return target.indexRange(...args);
+          };
+        }
         return Reflect.get(target, prop, receiver) as unknown;
       },
     });

@@ -8,7 +8,12 @@ function counting(store: StateStore): { store: StateStore; offsets: number[] } {
   const offsets: number[] = [];
   const proxy = new Proxy(store, {
     get(target, prop, receiver) {
-      if (prop === 'indexRange') return async (...args: Parameters<StateStore['indexRange']>) => (offsets.push(args[1].offset ?? 0), target.indexRange(...args));
+      if (prop === 'indexRange') {
+        return async (...args: Parameters<StateStore['indexRange']>) => {
+          offsets.push(args[1].offset ?? 0);
+          return target.indexRange(...args);
+        };
+      }
       return Reflect.get(target, prop, receiver) as unknown;
     },
   });

@@ -16,17 +16,17 @@ const GRANT = { tenants: ['acme'], namespaces: ['*'], providers: ['*'], actions:
 
 let yamlUsers = '';
 beforeAll(async () => {
-  yamlUsers = [
+  yamlUsers = `${[
     `  - { username: alice, password_hash: '${await argon2Phc('alice-pw')}', role: admin, grants: [{ tenants: [acme], namespaces: ['*'], actions: ['*'] }] }`,
     `  - { username: bob, password_hash: '${scryptPhc('bob-pw')}', role: viewer }`,
-  ].join('\n') + '\n';
+  ].join('\n')}\n`;
 });
 
 function credentials(users = yamlUsers): Credentials {
-  const apiKeys = [
+  const apiKeys = `${[
     `  - { name: ci, key_hash: ${hashApiKey(API_KEY)}, role: operator, grants: [{ tenants: [acme], namespaces: ['*'], actions: ['*'] }] }`,
     `  - { name: dotted, key_hash: ${hashApiKey(DOTTED_KEY)}, role: viewer }`,
-  ].join('\n') + '\n';
+  ].join('\n')}\n`;
   return parseCredentials(credentialsYaml({ users, api_keys: apiKeys }), 'test', undefined).credentials;
 }
 

@@ -98,8 +98,6 @@ export const CredentialsFileSchema = z
     flagDuplicates(file.api_keys, (k) => k.keyHash, 'key', 'api_keys', ctx, { echo: false });
   });
 
-export type CredentialsFile = z.output<typeof CredentialsFileSchema>;
-
 function flagDuplicates<T>(
   list: T[],
   keyOf: (item: T) => string,

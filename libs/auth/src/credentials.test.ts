@@ -23,7 +23,7 @@ describe('parseCredentials: valid files', () => {
   it('reads settings, users (argon2id and scrypt) and both api key forms', async () => {
     const text = credentialsYaml({
       settings: `  jwt_secret: ${JWT_SECRET}\n  jwt_expiry_seconds: 600\n`,
-      users: [
+      users: `${[
         `  - username: alice`,
         `    password_hash: '${await argon2Phc('alice-pw')}'`,
         `    role: Admin`,
@@ -31,8 +31,8 @@ describe('parseCredentials: valid files', () => {
         `  - username: bob`,
         `    password_hash: '${scryptPhc('bob-pw')}'`,
         `    role: viewer`,
-      ].join('\n') + '\n',
-      api_keys: [
+      ].join('\n')}\n`,
+      api_keys: `${[
         `  - name: ci`,
         `    key_hash: ${hashApiKey('ci-key').toUpperCase()}`,
         `    role: OPERATOR`,
@@ -44,7 +44,7 @@ describe('parseCredentials: valid files', () => {
         `  - key: another-raw-key-value-0001`,
         `    role: viewer`,
         `    tenant: globex`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     });
     const { credentials, warnings } = parse(text);
 
@@ -101,10 +101,10 @@ describe('parseCredentials: ENC values', () => {
     const text = credentialsYaml({
       settings: `  jwt_secret: '${enc(JWT_SECRET)}'\n`,
       users: `  - { username: alice, password_hash: '${enc(await argon2Phc('pw'))}', role: admin }\n`,
-      api_keys: [
+      api_keys: `${[
         `  - { name: ci, key_hash: '${enc(hashApiKey('ci-key'))}', role: admin }`,
         `  - { key: '${enc(RAW_KEY)}', role: viewer, tenant: acme }`,
-      ].join('\n') + '\n',
+      ].join('\n')}\n`,
     });
     const { credentials } = parse(text, keyText);
     expect(credentials.jwtSecret).toBe(JWT_SECRET);
@@ -135,7 +135,7 @@ describe('parseCredentials: broken files name the path', () => {
     ['unknown user role', credentialsYaml({ users: `  - { username: u, password_hash: '${scryptPhc('p')}', role: superuser }\n` }), /users\.0\.role: unknown role "superuser"/],
     ['unknown key', credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin, extra: 1 }\n` }), /api_keys\.0\.extra: unknown key/],
     ['unknown grant key', credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin, grants: [{ tenants: [a], namespaces: [b], actions: [c], agent: x }] }\n` }), /api_keys\.0\.grants\.0\.agent: unknown key/],
-    ['unknown top-level key', credentialsYaml() + 'extras: 1\n', /extras: unknown key/],
+    ['unknown top-level key', `${credentialsYaml()}extras: 1\n`, /extras: unknown key/],
     ['missing settings', 'users: []\n', /settings: required/],
     ['missing jwt_secret', 'settings:\n  jwt_expiry_seconds: 60\n', /settings\.jwt_secret: required/],
     ['short jwt_secret', 'settings:\n  jwt_secret: short\n', /settings\.jwt_secret: must be at least 32 characters/],

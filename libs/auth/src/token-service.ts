@@ -101,7 +101,7 @@ export class TokenService {
   }
 }
 
-export function invalidToken(reason: string): SluiceError {
+function invalidToken(reason: string): SluiceError {
   return errors.unauthorized(`invalid token: ${reason}`);
 }
 

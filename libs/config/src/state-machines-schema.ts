@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { boundedName } from '@sluice/core';
 
 /**
  * `state_machines:` — event lifecycles. Each machine is checked as a whole at start-up, so a
@@ -6,11 +7,7 @@ import { z } from 'zod';
  * instead of surfacing as a refused transition in production.
  */
 
-const StateName = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+const StateName = boundedName();
 
 /** A year: long enough for any lifecycle, short enough to stay an exact delay in ms. */
 export const MAX_STATE_TIMEOUT_SECONDS = 31_536_000;

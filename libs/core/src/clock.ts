@@ -120,7 +120,11 @@ export class ManualClock implements Clock {
   private add(fn: () => void, delayMs: number, everyMs: number | undefined): TimerHandle {
     const timer: ManualTimer = { at: this.current + Math.max(0, delayMs), seq: this.seq++, fn, everyMs, cancelled: false };
     this.timers.push(timer);
-    return { cancel: () => void (timer.cancelled = true) };
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
+    };
   }
 
   private nextDue(until: number): ManualTimer | undefined {

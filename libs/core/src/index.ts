@@ -1,6 +1,7 @@
 export * from './clock.js';
 export * from './ids.js';
 export * from './errors.js';
+export * from './schemas/names.js';
 export * from './schemas/action.js';
 export * from './schemas/outcome.js';
 export * from './schemas/rules.js';

@@ -196,7 +196,14 @@ describe('Executor with in-process providers', () => {
     const ex = executor({ maxConcurrent: 1 });
     let open: () => void = () => {};
     const gate = new Promise<void>((r) => (open = r));
-    const slow: Provider = { name: 'slow', type: 'fake', execute: async () => (await gate, { status: 'success', body: null, headers: {} }) };
+    const slow: Provider = {
+      name: 'slow',
+      type: 'fake',
+      execute: async () => {
+        await gate;
+        return { status: 'success', body: null, headers: {} };
+      },
+    };
     const holding = ex.execute(slow, makeAction());
     await new Promise((r) => setImmediate(r));
     const waiting = ex.execute(new NoopProvider(), makeAction());

@@ -6,7 +6,12 @@ describe('Semaphore', () => {
     const sem = new Semaphore(1);
     const order: number[] = [];
     const first = await sem.acquire();
-    const waiters = [1, 2, 3].map((n) => sem.acquire().then((release) => (order.push(n), release)));
+    const waiters = [1, 2, 3].map((n) =>
+      sem.acquire().then((release) => {
+        order.push(n);
+        return release;
+      }),
+    );
     expect(sem.inUse).toBe(1);
     expect(sem.waiting).toBe(3);
     first();

@@ -6,7 +6,7 @@ import type { ConsumeOptions, EnqueueOptions, RepeatOptions } from './scheduler.
  * in memory mode as in Redis mode instead of only in production.
  */
 
-export const DEFAULT_ATTEMPTS = 5;
+const DEFAULT_ATTEMPTS = 5;
 export const DEFAULT_BACKOFF_BASE_MS = 1000;
 export const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 

@@ -72,7 +72,7 @@ export function rangeArgs(query: IndexRangeQuery): RangeArgs {
   };
 }
 
-export const DEFAULT_SCAN_COUNT = 100;
+const DEFAULT_SCAN_COUNT = 100;
 
 export function scanCount(opts: ScanOptions | undefined): number {
   const count = opts?.count ?? DEFAULT_SCAN_COUNT;

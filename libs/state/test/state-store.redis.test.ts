@@ -29,8 +29,7 @@ async function watchCommands(prefix: string): Promise<{ commands: string[]; sett
     socket.once('error', reject);
     socket.on('data', (chunk: string) => {
       buffered += chunk;
-      let end: number;
-      while ((end = buffered.indexOf('\r\n')) >= 0) {
+      for (let end = buffered.indexOf('\r\n'); end >= 0; end = buffered.indexOf('\r\n')) {
         const line = buffered.slice(0, end);
         buffered = buffered.slice(end + 2);
         if (line === '+OK') resolve();

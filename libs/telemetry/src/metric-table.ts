@@ -9,7 +9,7 @@ export interface MetricSpec {
 }
 
 /** Histogram buckets (seconds) shared by every latency histogram. */
-export const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 
 /**
  * Every Prometheus metric of a process, keyed by the Metrics field that holds it: adding a row

@@ -7,6 +7,7 @@ import { PRODUCTION_VALUES } from './commands.js';
 import { REPO_ROOT, type K8sObject } from './helm.js';
 
 /** Rendered YAML: any shape. */
+// biome-ignore lint/suspicious/noExplicitAny: rendered YAML documents of every shape, walked freely by the checks.
 export type Json = Record<string, any>;
 
 export interface ProductionValues {

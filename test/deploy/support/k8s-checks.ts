@@ -6,6 +6,7 @@ import * as coreV1 from 'kubernetes-models/v1';
 import type { K8sObject } from './helm.js';
 
 /** Rendered YAML: any shape. */
+// biome-ignore lint/suspicious/noExplicitAny: rendered YAML documents of every shape, walked freely by the checks.
 type Json = Record<string, any>;
 type Validatable = new (data: unknown) => { validate(): void };
 

@@ -9,7 +9,7 @@ import type { RateLimiter } from '../rate-limiter.js';
 const TRACEPARENT = /^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$/;
 
 /** A valid W3C traceparent header, else undefined (invalid ones are ignored, per the W3C spec). */
-export function traceparentOf(request: FastifyRequest): string | undefined {
+function traceparentOf(request: FastifyRequest): string | undefined {
   const value = request.headers.traceparent;
   return typeof value === 'string' && TRACEPARENT.test(value) ? value : undefined;
 }

@@ -4,7 +4,7 @@ import type { Tuple } from './rollup-keys.js';
 import type { RollupRead } from './rollup-reader.js';
 
 /** The outcome error_rate counts. */
-export const FAILED_OUTCOME = 'failed';
+const FAILED_OUTCOME = 'failed';
 
 interface Accumulator {
   bucketMs: number;
@@ -50,7 +50,10 @@ export function aggregate(read: RollupRead, metric: AnalyticsMetric, groupBy: An
     const group = groupBy === undefined ? null : tuple[groupBy];
     const id = JSON.stringify([bucketMs, group]);
     let acc = accs.get(id);
-    if (!acc) accs.set(id, (acc = { bucketMs, group, count: 0, failed: 0, micros: 0, bins: new Map() }));
+    if (!acc) {
+      acc = { bucketMs, group, count: 0, failed: 0, micros: 0, bins: new Map() };
+      accs.set(id, acc);
+    }
     return acc;
   };
   let totalCount = 0;

@@ -9,7 +9,7 @@
  */
 export const LATENCY_BOUNDS_MS: readonly number[] = Array.from({ length: 105 }, (_, i) => Number((2 ** ((i - 8) / 4)).toPrecision(3)));
 
-export const LAST_BIN = LATENCY_BOUNDS_MS.length - 1;
+const LAST_BIN = LATENCY_BOUNDS_MS.length - 1;
 
 /** The bin of a duration (binary search for the first bound >= durationMs). */
 export function binOf(durationMs: number): number {

@@ -106,7 +106,10 @@ export class MemberDecoder {
     if (comma < 0 || !member.endsWith(']') || !Number.isInteger(bin)) return null;
     const head = member.slice(0, comma);
     let ref = this.refs.get(head);
-    if (ref === undefined) this.refs.set(head, (ref = parseTuple(`${head}]`)));
+    if (ref === undefined) {
+      ref = parseTuple(`${head}]`);
+      this.refs.set(head, ref);
+    }
     return ref === null ? null : { ref, bin };
   }
 }

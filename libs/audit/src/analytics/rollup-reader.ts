@@ -5,20 +5,20 @@ import type { Segment } from './read-plan.js';
 import { MemberDecoder, binKey, countKey, indexKey, sumKey, tenantIndexKey, type IndexedCell, type Tuple, type TupleRef } from './rollup-keys.js';
 
 /** Actions of one tuple in one segment. */
-export interface TupleCount {
+interface TupleCount {
   segment: Segment;
   ref: TupleRef;
   count: number;
 }
 
 /** Actions of one tuple in one histogram bin of one segment. */
-export interface CellCount extends IndexedCell {
+interface CellCount extends IndexedCell {
   segment: Segment;
   count: number;
 }
 
 /** Summed durations (µs) of one tuple in one segment. */
-export interface TupleSum {
+interface TupleSum {
   segment: Segment;
   ref: TupleRef;
   micros: number;
@@ -62,7 +62,10 @@ async function listAccepted(state: StateStore, segments: Segment[], opts: ReadOp
       const cell = decoder.decode(member);
       if (!cell) continue;
       let ok = accepted.get(cell.ref);
-      if (ok === undefined) accepted.set(cell.ref, (ok = opts.accept(cell.ref.tuple)));
+      if (ok === undefined) {
+        ok = opts.accept(cell.ref.tuple);
+        accepted.set(cell.ref, ok);
+      }
       if (!ok) continue;
       const seen = bins.get(cell.ref);
       if (seen) seen.push(cell.bin);
@@ -104,7 +107,10 @@ export async function readRollups(state: StateStore, segments: Segment[], opts: 
   const totals = new Map<Segment, Map<TupleRef, number>>();
   for (const c of readCells) {
     let bySegment = totals.get(c.segment);
-    if (!bySegment) totals.set(c.segment, (bySegment = new Map()));
+    if (!bySegment) {
+      bySegment = new Map();
+      totals.set(c.segment, bySegment);
+    }
     bySegment.set(c.ref, (bySegment.get(c.ref) ?? 0) + c.count);
   }
   return {

@@ -30,7 +30,8 @@ export function foldEntries(counts: readonly TupleCount[]): CoverageEntry[] {
     if (!acc) {
       const { namespace, tenant, provider, action_type } = tuple;
       const entry = { namespace, tenant, provider, action_type, total: 0, covered: 0, uncovered: 0, matched_rules: [] };
-      entries.set(id, (acc = { entry, rules: new Set() }));
+      acc = { entry, rules: new Set() };
+      entries.set(id, acc);
     }
     acc.entry.total += count;
     if (tuple.matched_rule === null) acc.entry.uncovered += count;

@@ -32,7 +32,8 @@ export async function readCoverage(
       let ref = decoded.get(member);
       if (ref === undefined) {
         const t = decodeMember(member);
-        decoded.set(member, (ref = t !== null && accept(t) ? tupleRef(t) : null));
+        ref = t !== null && accept(t) ? tupleRef(t) : null;
+        decoded.set(member, ref);
       }
       if (ref) wanted.push({ day, ref });
     }

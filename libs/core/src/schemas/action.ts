@@ -1,11 +1,8 @@
 import { z } from 'zod';
+import { boundedName } from './names.js';
 
 /** A scope or routing name: non-empty, bounded, and free of control characters. */
-const Name = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+const Name = boundedName();
 
 export const Labels = z.record(z.string(), z.string()).describe('string labels read by rules, silences and groups');
 

@@ -1,17 +1,10 @@
 import { z } from 'zod';
+import { boundedName } from './names.js';
 
 /** A namespace, tenant, state or fingerprint: non-empty, bounded, free of control characters. */
-const Name = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+const Name = boundedName();
 
-const Fingerprint = z
-  .string()
-  .min(1)
-  .max(1024)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+const Fingerprint = boundedName(1024);
 
 /** Why a dispatch left its event where it was although it asked for another state. */
 export const StateRefusal = z.enum(['transition_not_allowed', 'unknown_state']);

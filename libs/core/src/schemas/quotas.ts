@@ -1,11 +1,8 @@
 import { z } from 'zod';
+import { boundedName } from './names.js';
 
 /** A policy scope or id: non-empty, bounded, free of control characters. `*` as a scope matches any value. */
-const Name = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+const Name = boundedName();
 
 /** Windows are aligned to UTC calendar boundaries: the hour, the day, the ISO week (Monday), the month. */
 export const QuotaWindowName = z.enum(['hourly', 'daily', 'weekly', 'monthly']);

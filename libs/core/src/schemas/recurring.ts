@@ -1,12 +1,9 @@
 import { z } from 'zod';
+import { boundedName } from './names.js';
 import { ActionMetadata, Labels } from './action.js';
 
 /** A namespace, tenant or routing name: non-empty, bounded, free of control characters. */
-const Name = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+const Name = boundedName();
 
 const CronText = z.string().min(1).max(256);
 const TimeZone = z.string().min(1).max(128);

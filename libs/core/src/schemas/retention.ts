@@ -1,11 +1,8 @@
 import { z } from 'zod';
+import { boundedName } from './names.js';
 
 /** A namespace or tenant: non-empty, bounded, free of control characters. */
-const Name = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[^\u0000-\u001f\u007f]+$/, 'must not contain control characters');
+const Name = boundedName();
 
 /** 100 years: far beyond any real retention, and small enough that a TTL in ms stays exact. */
 export const MAX_RETENTION_TTL_SECONDS = 3_153_600_000;

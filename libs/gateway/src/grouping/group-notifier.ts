@@ -7,7 +7,7 @@ import { GROUP_FLUSH_KIND, deliveryLeaseKey, flushId, outboxKey, type GroupScope
 import { decodeOutbox, notificationAction, type Outbox } from './group-outbox.js';
 
 /** A delivered (or abandoned) outbox is kept this long, as long as the scheduler remembers job ids. */
-export const SENT_OUTBOX_TTL_MS = 24 * 60 * 60 * 1000;
+const SENT_OUTBOX_TTL_MS = 24 * 60 * 60 * 1000;
 
 /** Attempts of a flush job: enough backoff (1 s doubling: ~8.5 min in all) to outlast a dead holder's lease. */
 export const FLUSH_JOB_ATTEMPTS = 10;

@@ -2,7 +2,7 @@ import type { Clock } from '@sluice/core';
 import { RecordRepository, type RecordValue, type StateStore, type SyncLog } from '@sluice/state';
 
 /** Parses with a zod schema (anything with safeParse); null when the stored JSON no longer fits. */
-export interface RecordSchema<T> {
+interface RecordSchema<T> {
   safeParse(raw: unknown): { success: true; data: T } | { success: false };
 }
 

@@ -10,7 +10,10 @@ function series(expr: string, timezone: string, from: string, n: number): string
   const schedule = parseSchedule(expr, timezone, { allowSeconds: false });
   const out: string[] = [];
   let t = at(from);
-  for (let i = 0; i < n; i++) out.push(iso((t = nextAfter(schedule, t))));
+  for (let i = 0; i < n; i++) {
+    t = nextAfter(schedule, t);
+    out.push(iso(t));
+  }
   return out;
 }
 

@@ -14,7 +14,7 @@ type Fields = Omit<RecurringAction, 'name' | 'dedup_key' | 'ends_at' | 'max_exec
 };
 
 /** The stored and returned form: fixed field order, unset optional settings omitted, empty labels omitted. */
-export function canonical(f: Fields): RecurringAction {
+function canonical(f: Fields): RecurringAction {
   return {
     id: f.id,
     namespace: f.namespace,

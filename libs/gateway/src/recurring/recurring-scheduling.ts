@@ -5,14 +5,14 @@ import { RECURRING_FIRE_KIND, scheduleId, type FireJobData } from './recurring-k
 import { storedSchedule } from './cron-schedule.js';
 
 /** How often a test-mode (seconds) schedule is polled; the handler decides which occurrence is due. */
-export const TICK_MS = 1000;
+const TICK_MS = 1000;
 const MAX_ROUNDS = 5;
 
 /** What the Scheduler should hold for a record: nothing, its cron, or (test mode) a 1 s tick. */
 type Desired = { kind: 'off' } | { kind: 'cron'; cron: string; timezone: string } | { kind: 'tick' };
 
 function desired(record: RecurringAction | null): Desired {
-  if (!record || !record.enabled || record.next_execution === null) return { kind: 'off' };
+  if (!record?.enabled || record.next_execution === null) return { kind: 'off' };
   if (storedSchedule(record.cron_expr, record.timezone).seconds) return { kind: 'tick' };
   return { kind: 'cron', cron: record.cron_expr, timezone: record.timezone };
 }

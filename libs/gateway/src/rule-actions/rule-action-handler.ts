@@ -3,7 +3,7 @@ import type { Decision } from '@sluice/rules';
 import type { StateStore } from '@sluice/state';
 import type { DispatchContext } from '../pipeline/context.js';
 
-export interface RuleActionDeps {
+interface RuleActionDeps {
   state: StateStore;
   clock: Clock;
 }

@@ -16,7 +16,7 @@ const ALLOW = new CelVerdict(Object.freeze({ type: 'allow' }));
 const SUPPRESS = new CelVerdict(Object.freeze({ type: 'suppress' }));
 
 /** Bounded parse-time size: expressions are small predicates, not programs. */
-export const CEL_LIMITS = { maxAstNodes: 2000, maxDepth: 64, maxListElements: 1000, maxMapEntries: 1000, maxCallArguments: 16 };
+const CEL_LIMITS = { maxAstNodes: 2000, maxDepth: 64, maxListElements: 1000, maxMapEntries: 1000, maxCallArguments: 16 };
 
 export const MAX_EXPRESSION_LENGTH = 4096;
 

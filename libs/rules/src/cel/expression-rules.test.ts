@@ -146,7 +146,7 @@ describe('expression rules: load-time checks', () => {
   it('bounds expression length and size', () => {
     expect(issuesOf({ name: 'x', expression: `true || ${'false || '.repeat(600)}false`, action: suppressAll }, cel)[0]?.message).toMatch(/longer than 4096/);
     const wide = `action.payload.n in [${Array.from({ length: 2100 }, (_, i) => i).join(',')}]`.slice(0, 4000);
-    expect(issuesOf({ name: 'x', expression: wide.slice(0, wide.lastIndexOf(',')) + ']', action: suppressAll }, cel)[0]?.message).toMatch(/maxAstNodes|maxListElements/);
+    expect(issuesOf({ name: 'x', expression: `${wide.slice(0, wide.lastIndexOf(','))}]`, action: suppressAll }, cel)[0]?.message).toMatch(/maxAstNodes|maxListElements/);
   });
 });
 

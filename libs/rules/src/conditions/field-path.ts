@@ -1,13 +1,13 @@
 import type { EvalInput } from '../types.js';
 
 /** A field reader: returns the value at the path, or `undefined` when the field is absent. */
-export type FieldReader = (input: EvalInput) => unknown;
+type FieldReader = (input: EvalInput) => unknown;
 
 /** The `action.<field>` names that hold a scalar (payload and metadata are handled as trees). */
-export const ACTION_SCALAR_FIELDS = ['namespace', 'tenant', 'provider', 'action_type', 'id', 'dedup_key', 'status', 'fingerprint'] as const;
+const ACTION_SCALAR_FIELDS = ['namespace', 'tenant', 'provider', 'action_type', 'id', 'dedup_key', 'status', 'fingerprint'] as const;
 type ActionScalarField = (typeof ACTION_SCALAR_FIELDS)[number];
 
-export const MAX_FIELD_PATH_LENGTH = 512;
+const MAX_FIELD_PATH_LENGTH = 512;
 
 /** A pre-split path segment: the key, and its array index when the segment is numeric (else -1). */
 interface Segment {

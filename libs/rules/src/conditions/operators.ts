@@ -20,7 +20,7 @@ export const MAX_REGEX_LENGTH = 1024;
  * Field tests never throw: absent fields and type mismatches simply do not match (except
  * not_eq, which is the negation of eq and so holds for them).
  */
-export type ValuePredicate = (value: unknown) => boolean;
+type ValuePredicate = (value: unknown) => boolean;
 
 export type OperatorResult = { ok: true; test: ValuePredicate } | { ok: false; message: string };
 

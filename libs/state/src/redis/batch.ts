@@ -11,7 +11,7 @@ import { scoreArg } from './time-index.js';
 type Command = [name: string, ...args: (string | number)[]];
 
 /** The commands of one write; `ttl` on a counter or index is PEXPIRE NX (Redis >= 7.0). */
-export function writeCommands(key: string, w: CheckedWrite): Command[] {
+function writeCommands(key: string, w: CheckedWrite): Command[] {
   switch (w.op) {
     case 'set':
       return [w.ttl === undefined ? ['set', key, w.value] : ['set', key, w.value, 'PX', w.ttl]];

@@ -22,7 +22,7 @@ export function createClient(opts: RedisConnectionOptions): Redis {
 }
 
 /** The URL with any password masked, for error messages and logs. */
-export function redactUrl(url: string): string {
+function redactUrl(url: string): string {
   try {
     const u = new URL(url);
     if (u.password) u.password = '***';

@@ -52,7 +52,7 @@ export function valuesContract(ctx: ContractContext): void {
 
     it('values keep any string', async () => {
       const k = key('val', 'unicode');
-      const value = 'ä:{x}%20 \n "quoted" 🚀 ' + 'z'.repeat(10_000);
+      const value = `ä:{x}%20 \n "quoted" 🚀 ${'z'.repeat(10_000)}`;
       await ctx.store.set(k, value);
       expect(await ctx.store.get(k)).toBe(value);
       await ctx.store.set(k, '');
