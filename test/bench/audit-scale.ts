@@ -50,7 +50,6 @@ function envInt(name: string, fallback: number): number {
 // Synthetic traffic
 // ---------------------------------------------------------------------------------------------
 
-
 const rand = prng(SEED);
 const pick = <T>(items: readonly T[]): T => items[Math.floor(rand() * items.length)] as T;
 const hex = (bytes: number): string => randomBytes(bytes).toString('hex');
@@ -161,7 +160,12 @@ function payloadFor(provider: string, actionType: string, t: Tenant): Record<str
     case 'sms':
       return { to: `+4915${Math.floor(1e8 + rand() * 9e8)}`, text: `${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)}`, ...base };
     default:
-      return { channel: `#${t.tenant}-${pick(WORDS)}`, title: `${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)}`, severity: pick(['info', 'warning', 'critical']), ...base };
+      return {
+        channel: `#${t.tenant}-${pick(WORDS)}`,
+        title: `${pick(WORDS)} ${pick(WORDS)} ${pick(WORDS)}`,
+        severity: pick(['info', 'warning', 'critical']),
+        ...base,
+      };
   }
 }
 
@@ -176,7 +180,9 @@ function outcomeDetails(outcome: Outcome, provider: string, rule: string | null)
     case 'throttled':
       return { rule, message: 'rate limit exceeded', retry_after_seconds: 1 + Math.floor(rand() * 60) };
     case 'failed':
-      return { error: { code: pick(['TIMEOUT', 'CONNECTION', 'EXECUTION_FAILED']), message: `${provider} did not answer in time`, retryable: true, attempts: 3 } };
+      return {
+        error: { code: pick(['TIMEOUT', 'CONNECTION', 'EXECUTION_FAILED']), message: `${provider} did not answer in time`, retryable: true, attempts: 3 },
+      };
     case 'rerouted':
       return { original_provider: provider, new_provider: 'webhook', status: 'success' };
   }
@@ -322,7 +328,14 @@ const CATEGORY: Record<string, 'records' | 'action pointers' | 'indexes' | 'roll
 const ROLLUP_KINDS = new Set(['analytics', 'analytics-ix', 'analytics-tix']);
 
 /** Sorted-set kinds (index entries are counted with ZCARD). */
-const ZSET_KINDS = new Set<string>([auditKeys.KIND.tenantIndex, auditKeys.KIND.globalIndex, auditKeys.KIND.expiryIndex, auditKeys.KIND.chainIndex, 'analytics-ix', 'analytics-tix']);
+const ZSET_KINDS = new Set<string>([
+  auditKeys.KIND.tenantIndex,
+  auditKeys.KIND.globalIndex,
+  auditKeys.KIND.expiryIndex,
+  auditKeys.KIND.chainIndex,
+  'analytics-ix',
+  'analytics-tix',
+]);
 
 /** The kind of a rendered key; rollup kinds split by granularity (their retentions differ). */
 function kindOf(key: string, prefix: string): string {
@@ -451,7 +464,9 @@ async function main(): Promise<void> {
     const redisCpu0 = await redisCpuSeconds(client);
     const started = process.hrtime.bigint();
     let lastReport = started;
-    console.error(`audit-scale: loading ${RECORDS.toLocaleString('en-US')} records for ${TENANTS} tenants into ${server ? 'a private redis-server' : 'REDIS_URL'} (prefix ${prefix}), ${CONCURRENCY} in flight`);
+    console.error(
+      `audit-scale: loading ${RECORDS.toLocaleString('en-US')} records for ${TENANTS} tenants into ${server ? 'a private redis-server' : 'REDIS_URL'} (prefix ${prefix}), ${CONCURRENCY} in flight`,
+    );
 
     const worker = async (): Promise<void> => {
       for (;;) {
@@ -562,19 +577,30 @@ async function main(): Promise<void> {
     });
     // Deep paging: pages 1-5 of a tenant's whole trail by cursor; the 5th page timed alone and all five.
     const fifthPage: number[] = [];
-    await measure('tenant_cursor_5_pages', 'tenant, all 30 days, 5 pages of 50 by cursor (total time)', async () => {
-      const t = randomTenant();
-      let page: AuditPage | null = null;
-      let rows = 0;
-      for (let p = 0; p < 5; p++) {
-        if (p > 0 && page?.next_cursor === undefined) break;
-        const t0 = process.hrtime.bigint();
-        page = await store.query({ namespace: t.namespace, tenant: t.tenant, limit: 50, offset: 0, ...(page?.next_cursor ? { cursor: page.next_cursor } : {}) });
-        if (p === 4) fifthPage.push(elapsedMs(t0));
-        rows += page.records.length;
-      }
-      return rows;
-    }, () => (fifthPage.length = 0));
+    await measure(
+      'tenant_cursor_5_pages',
+      'tenant, all 30 days, 5 pages of 50 by cursor (total time)',
+      async () => {
+        const t = randomTenant();
+        let page: AuditPage | null = null;
+        let rows = 0;
+        for (let p = 0; p < 5; p++) {
+          if (p > 0 && page?.next_cursor === undefined) break;
+          const t0 = process.hrtime.bigint();
+          page = await store.query({
+            namespace: t.namespace,
+            tenant: t.tenant,
+            limit: 50,
+            offset: 0,
+            ...(page?.next_cursor ? { cursor: page.next_cursor } : {}),
+          });
+          if (p === 4) fifthPage.push(elapsedMs(t0));
+          rows += page.records.length;
+        }
+        return rows;
+      },
+      () => (fifthPage.length = 0),
+    );
     if (fifthPage.length > 0) queries['tenant_cursor_page_5'] = { description: 'the 5th page alone (cursor)', ...summarize(fifthPage), avg_records: 50 };
     await measure('global_24h', 'all tenants, last 24 h, limit 50', async () => (await store.query({ ...last24h(), limit: 50, offset: 0 })).records.length);
     const last7d = () => ({ fromMs: Date.now() - 7 * DAY_MS, toMs: Date.now() });
@@ -657,7 +683,9 @@ async function main(): Promise<void> {
       `| per-record write latency p50 / p99 | ${result.load.record_write_latency.p50_ms} / ${result.load.record_write_latency.p99_ms} ms |`,
       `| CPU: node / redis-server | ${result.load.node_cpu_cores} / ${result.load.redis_cpu_cores} cores |`,
       `| node event-loop utilization | ${result.load.node_event_loop_utilization} |`,
-      ...(result.load.machine_busy_cores === null ? [] : [`| whole machine busy (all processes) | ${result.load.machine_busy_cores} of ${cpus.length} cores |`]),
+      ...(result.load.machine_busy_cores === null
+        ? []
+        : [`| whole machine busy (all processes) | ${result.load.machine_busy_cores} of ${cpus.length} cores |`]),
       '',
       '| Memory | Bytes per record |',
       '|---|---|',
@@ -674,7 +702,8 @@ async function main(): Promise<void> {
       '| Query | p50 ms | p95 ms | p99 ms | mean ms | rows (records or buckets) | Redis commands / ms |',
       '|---|---|---|---|---|---|---|',
       ...Object.values(queries).map(
-        (q) => `| ${q.description} | ${q.p50_ms} | ${q.p95_ms} | ${q.p99_ms} | ${q.mean_ms} | ${q.avg_records} | ${q.redis_commands === undefined ? '' : `${q.redis_commands} / ${q.redis_ms}`} |`,
+        (q) =>
+          `| ${q.description} | ${q.p50_ms} | ${q.p95_ms} | ${q.p99_ms} | ${q.mean_ms} | ${q.avg_records} | ${q.redis_commands === undefined ? '' : `${q.redis_commands} / ${q.redis_ms}`} |`,
       ),
     ];
     console.log(lines.join('\n'));

@@ -38,11 +38,15 @@ async function main(): Promise<void> {
   app.setValidatorCompiler(({ schema, httpPart }) => (httpPart === 'body' ? bodyAjv : queryAjv).compile(schema));
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   app.get('/ready', async () => ({ status: 'ready' }));
-  app.post<{ Body: { id?: string } }>('/v1/dispatch', { schema: { body: jsonSchema(ActionInput), querystring: jsonSchema(DispatchQuery) } }, async (request) => ({
-    outcome: 'executed',
-    action_id: request.body.id ?? randomUUID(),
-    response: { status: 'success', body: {}, headers: {} },
-  }));
+  app.post<{ Body: { id?: string } }>(
+    '/v1/dispatch',
+    { schema: { body: jsonSchema(ActionInput), querystring: jsonSchema(DispatchQuery) } },
+    async (request) => ({
+      outcome: 'executed',
+      action_id: request.body.id ?? randomUUID(),
+      response: { status: 'success', body: {}, headers: {} },
+    }),
+  );
   const stop = () => void app.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

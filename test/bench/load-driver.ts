@@ -25,7 +25,13 @@ function summarize(samples: Float64Array, count: number): LatencySummary {
   const at = (q: number) => (count === 0 ? Number.NaN : (sorted[Math.min(count - 1, Math.floor(q * count))] ?? Number.NaN));
   let sum = 0;
   for (let i = 0; i < count; i++) sum += sorted[i] ?? 0;
-  return { p50: at(0.5), p90: at(0.9), p99: at(0.99), max: count === 0 ? Number.NaN : (sorted[count - 1] ?? Number.NaN), mean: count === 0 ? Number.NaN : sum / count };
+  return {
+    p50: at(0.5),
+    p90: at(0.9),
+    p99: at(0.99),
+    max: count === 0 ? Number.NaN : (sorted[count - 1] ?? Number.NaN),
+    mean: count === 0 ? Number.NaN : sum / count,
+  };
 }
 
 function runLoad(opts: LoadOptions): Promise<LoadResult> {

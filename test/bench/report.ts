@@ -6,7 +6,8 @@ import { dirname } from 'node:path';
 import type { ScenarioResult } from './scenario-result.js';
 import type { TargetCheck } from './targets.js';
 
-const num = (n: number, digits: number) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–');
+const num = (n: number, digits: number) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '–';
 
 export interface MachineInfo {
   cpus: number;

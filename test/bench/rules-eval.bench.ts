@@ -19,12 +19,24 @@ function buildRules(): CompiledRule[] {
       const expression = `action.payload.amount > ${100_000 + i} && action.tenant in ["acme", "globex"]`;
       rules.push(compileRuleDefinition({ name, priority: i, expression, action: { type: 'suppress', reason: name } }, { kind: 'api' }, ENV));
     } else {
-      rules.push(compileRuleDefinition({ name, priority: i, condition: nonMatchingCondition(i), action: { type: 'suppress', reason: name } }, { kind: 'api' }, ENV));
+      rules.push(
+        compileRuleDefinition({ name, priority: i, condition: nonMatchingCondition(i), action: { type: 'suppress', reason: name } }, { kind: 'api' }, ENV),
+      );
     }
   }
   rules.push(
     compileRuleDefinition(
-      { name: 'rule-match', priority: 1000, condition: { all: [{ field: 'action.tenant', eq: 'acme' }, { field: 'action.payload.amount', gt: 10 }] }, action: { type: 'throttle', max_count: 5, window_seconds: 60 } },
+      {
+        name: 'rule-match',
+        priority: 1000,
+        condition: {
+          all: [
+            { field: 'action.tenant', eq: 'acme' },
+            { field: 'action.payload.amount', gt: 10 },
+          ],
+        },
+        action: { type: 'throttle', max_count: 5, window_seconds: 60 },
+      },
       { kind: 'api' },
       ENV,
     ),
@@ -43,7 +55,10 @@ const action: RuleActionView = {
     amount: 1250.5,
     tags: ['invoice', 'monthly'],
     customer: { email: 'ap@customer.example', tier: 'gold' },
-    items: [{ sku: 'A-1', quantity: 3 }, { sku: 'B-2', quantity: 1 }],
+    items: [
+      { sku: 'A-1', quantity: 3 },
+      { sku: 'B-2', quantity: 1 },
+    ],
     region: 'eu',
   },
   metadata: { env: 'prod', team: 'finance' },
@@ -88,7 +103,9 @@ function main(): void {
     errors,
     node: process.version,
   };
-  console.log(`rules-eval: ${perSecond.toLocaleString('en-US')} evaluations/s over ${result.rules} rules (${result.expression_rules} CEL; 99 miss, last matches), ${result.ns_per_evaluation} ns/evaluation`);
+  console.log(
+    `rules-eval: ${perSecond.toLocaleString('en-US')} evaluations/s over ${result.rules} rules (${result.expression_rules} CEL; 99 miss, last matches), ${result.ns_per_evaluation} ns/evaluation`,
+  );
   console.log(JSON.stringify(result));
 }
 

@@ -34,8 +34,28 @@ export function nonMatchingCondition(i: number): unknown {
     { field: 'action.payload.items.0.quantity', gte: 500 },
     { field: 'action.metadata.env', lt: 'a' },
     { field: 'action.payload.absent.deep', eq: n },
-    { all: [{ field: 'action.tenant', eq: 'acme' }, { any: [{ field: 'action.payload.amount', gt: 1e9 }, { field: 'state.current', eq: `closed-${n}` }] }] },
-    { any: [{ field: 'action.action_type', eq: `type-${n}` }, { all: [{ field: 'action.payload.vip', eq: true }, { field: 'action.payload.region', in: ['us', 'ca'] }] }] },
+    {
+      all: [
+        { field: 'action.tenant', eq: 'acme' },
+        {
+          any: [
+            { field: 'action.payload.amount', gt: 1e9 },
+            { field: 'state.current', eq: `closed-${n}` },
+          ],
+        },
+      ],
+    },
+    {
+      any: [
+        { field: 'action.action_type', eq: `type-${n}` },
+        {
+          all: [
+            { field: 'action.payload.vip', eq: true },
+            { field: 'action.payload.region', in: ['us', 'ca'] },
+          ],
+        },
+      ],
+    },
   ];
   return templates[i % templates.length];
 }
@@ -60,7 +80,12 @@ export function nonMatchingRules(count: number): { yaml: RuleFileEntry[]; cel: R
 export const MATCHING_SUPPRESS: RuleFileEntry = {
   name: 'bench-match-suppress',
   priority: 1000,
-  condition: { all: [{ field: 'action.tenant', eq: 'acme' }, { field: 'action.payload.amount', gt: 10 }] },
+  condition: {
+    all: [
+      { field: 'action.tenant', eq: 'acme' },
+      { field: 'action.payload.amount', gt: 10 },
+    ],
+  },
   action: { type: 'suppress', reason: 'benchmark' },
 };
 

@@ -112,7 +112,9 @@ async function main(): Promise<void> {
 
   const targets = checkTargets(results);
   const started = new Date().toISOString();
-  console.log(`## Sluice bench (${started}; ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}; ${settings.warmupS} s warm-up + ${settings.durationS} s per scenario)\n`);
+  console.log(
+    `## Sluice bench (${started}; ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}; ${settings.warmupS} s warm-up + ${settings.durationS} s per scenario)\n`,
+  );
   console.log(resultsTable(results));
   console.log('\n### Details\n');
   console.log(detailsTable(results));

@@ -33,5 +33,6 @@ export async function sanityCheck(scenario: Scenario, url: string): Promise<void
   if (scenario.server !== 'sluice') return;
   const rules = (await (await fetch(`${url}/v1/rules`)).json()) as { rules?: unknown[] };
   const want = ruleCount(scenario.rules);
-  if (rules.rules?.length !== want) throw new Error(`scenario ${scenario.id}: expected ${want} rules loaded, the gateway reports ${rules.rules?.length ?? 'none'}`);
+  if (rules.rules?.length !== want)
+    throw new Error(`scenario ${scenario.id}: expected ${want} rules loaded, the gateway reports ${rules.rules?.length ?? 'none'}`);
 }

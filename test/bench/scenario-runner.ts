@@ -83,7 +83,14 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
 
       const processes: ProcessStats[] = measured.map((p) => {
         const mem = memory(p.pid);
-        return { role: p.role, pid: p.pid, cpuMs: cpuUsed.get(p.pid) ?? 0, idleRssMb: idle.get(p.pid) ?? Number.NaN, rssMb: mem.rssMb, peakRssMb: mem.peakRssMb };
+        return {
+          role: p.role,
+          pid: p.pid,
+          cpuMs: cpuUsed.get(p.pid) ?? 0,
+          idleRssMb: idle.get(p.pid) ?? Number.NaN,
+          rssMb: mem.rssMb,
+          peakRssMb: mem.peakRssMb,
+        };
       });
       const gatewayCpuMs = topology.gateway.reduce((sum, p) => sum + (cpuUsed.get(p.pid) ?? 0), 0);
       const apiStats = processes.filter((p) => topology.api.some((a) => a.pid === p.pid));
@@ -103,7 +110,8 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
         serverCores: gatewayCpuMs / 1000 / run.durationS,
         clientCores: clientCpuMs / 1000 / run.durationS,
         // Everything the machine did besides this scenario's processes (includes this runner, ~0).
-        otherCores: Math.max(0, busyMs - [...cpuUsed.values()].reduce((a, b) => a + b, 0) - (redisDelta?.cpuMs ?? 0)) / 1000 / (run.durationS + DRAIN_MS / 1000),
+        otherCores:
+          Math.max(0, busyMs - [...cpuUsed.values()].reduce((a, b) => a + b, 0) - (redisDelta?.cpuMs ?? 0)) / 1000 / (run.durationS + DRAIN_MS / 1000),
         rssMb: Math.max(...apiStats.map((p) => p.rssMb)),
         idleRssMb: Math.max(...apiStats.map((p) => p.idleRssMb)),
         processes,

@@ -38,7 +38,16 @@ export function scenarioTable(runId: string): Scenario[] {
   return [
     { ...single, id: 'a', title: 'bare Fastify, same body + schema', server: 'baseline', backend: null, rules: 'none', body: fixed, expectOutcome: 'baseline' },
     { ...single, id: 'b', title: 'memory, no rules, audit on', server: 'sluice', backend: 'memory', rules: 'none', body: fixed, expectOutcome: 'executed' },
-    { ...single, id: 'c', title: 'memory, 100 miss + 1 suppress', server: 'sluice', backend: 'memory', rules: 'miss100-suppress', body: fixed, expectOutcome: 'suppressed' },
+    {
+      ...single,
+      id: 'c',
+      title: 'memory, 100 miss + 1 suppress',
+      server: 'sluice',
+      backend: 'memory',
+      rules: 'miss100-suppress',
+      body: fixed,
+      expectOutcome: 'suppressed',
+    },
     { ...single, id: 'd', title: 'memory, dedup rule', server: 'sluice', backend: 'memory', rules: 'dedup', body: dedup, expectOutcome: 'executed' },
     { ...single, id: 'e', title: 'redis, 1 replica, no rules', server: 'sluice', backend: 'redis', rules: 'none', body: fixed, expectOutcome: 'executed' },
     { ...single, id: 'f', title: 'redis, dedup rule', server: 'sluice', backend: 'redis', rules: 'dedup', body: dedup, expectOutcome: 'executed' },
@@ -56,6 +65,16 @@ export function scenarioTable(runId: string): Scenario[] {
       connections: BATCH_CONNECTIONS,
       expectOutcome: 'executed',
     },
-    { ...single, id: 'h', title: 'redis, 2 replicas + proxy', server: 'sluice', backend: 'redis', replicas: 2, rules: 'none', body: fixed, expectOutcome: 'executed' },
+    {
+      ...single,
+      id: 'h',
+      title: 'redis, 2 replicas + proxy',
+      server: 'sluice',
+      backend: 'redis',
+      replicas: 2,
+      rules: 'none',
+      body: fixed,
+      expectOutcome: 'executed',
+    },
   ];
 }

@@ -49,7 +49,8 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
     dedup?.bytesPerKey,
     200,
     'max',
-    (v) => `${fmt(v, 0)} bytes (${dedup?.liveKeys ?? 0} keys; ${fmt(dedup?.bytesPerKeyByDelete ?? NaN, 0)} without hash-table buckets, MEMORY USAGE ${fmt(dedup?.bytesPerKeyMemoryUsage ?? NaN, 0)})`,
+    (v) =>
+      `${fmt(v, 0)} bytes (${dedup?.liveKeys ?? 0} keys; ${fmt(dedup?.bytesPerKeyByDelete ?? NaN, 0)} without hash-table buckets, MEMORY USAGE ${fmt(dedup?.bytesPerKeyMemoryUsage ?? NaN, 0)})`,
   );
   return checks;
 }

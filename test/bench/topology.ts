@@ -52,12 +52,27 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
     }
     const workerPort = await freePort();
     const config = writeSluiceConfig(opts.workDir, 'sluice.yaml', { backend, redisUrl: opts.redisUrl, rulesDir: opts.rulesDir, workerPort });
-    const worker = await launchSluice({ role: 'worker', command: 'worker', configFile: config, port: workerPort, logFile: log('worker'), nodeArgs: opts.nodeArgs });
+    const worker = await launchSluice({
+      role: 'worker',
+      command: 'worker',
+      configFile: config,
+      port: workerPort,
+      logFile: log('worker'),
+      nodeArgs: opts.nodeArgs,
+    });
     started.push(worker);
     const api: Launched[] = [];
     for (const n of [1, 2]) {
       const port = await freePort();
-      const replica = await launchSluice({ role: `api-${n}`, command: 'serve', noWorker: true, configFile: config, port, logFile: log(`api-${n}`), nodeArgs: opts.nodeArgs });
+      const replica = await launchSluice({
+        role: `api-${n}`,
+        command: 'serve',
+        noWorker: true,
+        configFile: config,
+        port,
+        logFile: log(`api-${n}`),
+        nodeArgs: opts.nodeArgs,
+      });
       started.push(replica);
       api.push(replica);
     }

@@ -63,9 +63,7 @@ export class Cluster {
   async stop(): Promise<void> {
     const all = [...this.apis, ...this.workers];
     for (const p of all) p.kill('SIGTERM');
-    await Promise.all(
-      all.map((p) => Promise.race([p.exited, new Promise((r) => setTimeout(r, 8000)).then(() => p.kill('SIGKILL'))])),
-    );
+    await Promise.all(all.map((p) => Promise.race([p.exited, new Promise((r) => setTimeout(r, 8000)).then(() => p.kill('SIGKILL'))])));
     await this.redis.stop();
   }
 }

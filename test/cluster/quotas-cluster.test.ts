@@ -58,7 +58,8 @@ describe('quotas across 3 replicas sharing Redis', () => {
     });
     expect(res.status).toBe(201);
     // The staleness bound under test: every replica has the policy within a second.
-    const seenEverywhere = async () => (await Promise.all(cluster.apis.map(async (api) => (await fetch(`${api.url}/v1/quotas/late`)).status === 200))).every(Boolean);
+    const seenEverywhere = async () =>
+      (await Promise.all(cluster.apis.map(async (api) => (await fetch(`${api.url}/v1/quotas/late`)).status === 200))).every(Boolean);
     await poll('the policy on every replica', seenEverywhere, { timeoutMs: 1000, intervalMs: 25 });
     const outcomes = await Promise.all(cluster.apis.map((api) => dispatch(api.url, { tenant: 'late' })));
     expect(count(outcomes, 'executed')).toBe(1);

@@ -90,11 +90,21 @@ describe('cluster: a recurring action with 3 replicas and 2 workers', () => {
     const queue = new Queue('recurring-fire', { connection: { url: cluster.redis.url }, prefix: '{sluice-cluster}:bull' });
     let extra = 0;
     const duplicator = setInterval(() => {
-      for (let i = 0; i < 3; i++) void queue.add('recurring-fire', { id: `recurring:${id}`, data: { namespace: 'payments', tenant: 'acme', id } }, { removeOnComplete: true, removeOnFail: true });
+      for (let i = 0; i < 3; i++)
+        void queue.add(
+          'recurring-fire',
+          { id: `recurring:${id}`, data: { namespace: 'payments', tenant: 'acme', id } },
+          { removeOnComplete: true, removeOnFail: true },
+        );
       extra += 3;
     }, 150);
     try {
-      await poll('six deliveries', () => sink.deliveries.length, (n) => n >= 6, POLL);
+      await poll(
+        'six deliveries',
+        () => sink.deliveries.length,
+        (n) => n >= 6,
+        POLL,
+      );
     } finally {
       clearInterval(duplicator);
       await queue.close();
@@ -106,7 +116,12 @@ describe('cluster: a recurring action with 3 replicas and 2 workers', () => {
     expect(count).toBeGreaterThanOrEqual(6);
 
     // An occurrence claimed just before the pause may still be delivering: wait for the sink to catch up.
-    const delivered = await poll(`${count} deliveries`, () => sink.deliveries.length, (n) => n >= count, { ...POLL, timeoutMs: 10_000 });
+    const delivered = await poll(
+      `${count} deliveries`,
+      () => sink.deliveries.length,
+      (n) => n >= count,
+      { ...POLL, timeoutMs: 10_000 },
+    );
     expect(delivered).toBe(count);
     expectOncePerOccurrence(sink.deliveries);
 
@@ -125,7 +140,12 @@ describe('cluster: a recurring action with 3 replicas and 2 workers', () => {
     // least one whole slot passed with the workers firing; the paused one would have fired in it too.
     const probe = await api('POST', `/v1/recurring?${scope}`, { cron_expr: '* * * * * *', provider: 'quiet', action_type: 'probe', payload: {} });
     const probeId = probe.body.recurring_id as string;
-    await poll('two executions of the probe', () => record(probeId), (r) => (r.execution_count as number) >= 2, POLL);
+    await poll(
+      'two executions of the probe',
+      () => record(probeId),
+      (r) => (r.execution_count as number) >= 2,
+      POLL,
+    );
     await api('DELETE', `/v1/recurring/${probeId}?${scope}`);
     expect(sink.deliveries).toHaveLength(count);
     expect(await record(id)).toMatchObject({ enabled: false, next_execution: null, execution_count: count });
@@ -136,7 +156,12 @@ describe('cluster: a recurring action with 3 replicas and 2 workers', () => {
     sink.deliveries.length = 0;
     const created = await api('POST', `/v1/recurring?${scope}`, { cron_expr: '* * * * * *', provider: 'hook', action_type: 'tick', payload: { n: 2 } });
     const id = created.body.recurring_id as string;
-    await poll('two deliveries', () => sink.deliveries.length, (n) => n >= 2, POLL);
+    await poll(
+      'two deliveries',
+      () => sink.deliveries.length,
+      (n) => n >= 2,
+      POLL,
+    );
 
     // All workers die and BullMQ's data is lost; the records stay in state.
     for (const w of cluster.workers) w.kill('SIGKILL');
@@ -156,13 +181,23 @@ describe('cluster: a recurring action with 3 replicas and 2 workers', () => {
     const spawnedAt = Date.now();
     const fresh = await spawnSluice(['worker', '--config', cluster.configFile, '--port', String(port), '--host', '127.0.0.1'], { port });
     cluster.workers.push(fresh);
-    const after = await poll('three executions after the restart', () => record(id), (r) => (r.execution_count as number) >= beforeRestart + 3, POLL);
+    const after = await poll(
+      'three executions after the restart',
+      () => record(id),
+      (r) => (r.execution_count as number) >= beforeRestart + 3,
+      POLL,
+    );
     expect(after.execution_count as number).toBeGreaterThanOrEqual(beforeRestart + 3);
     expect(after.enabled).toBe(true);
 
     await api('POST', `/v1/recurring/${id}/pause?${scope}`);
     const total = (await record(id)).execution_count as number;
-    await poll(`${total} deliveries`, () => sink.deliveries.length, (n) => n >= total, { ...POLL, timeoutMs: 10_000 });
+    await poll(
+      `${total} deliveries`,
+      () => sink.deliveries.length,
+      (n) => n >= total,
+      { ...POLL, timeoutMs: 10_000 },
+    );
     expect(sink.deliveries).toHaveLength(total);
     expectOncePerOccurrence(sink.deliveries);
     // No backlog: nothing was fired for the seconds without a worker.

@@ -45,9 +45,7 @@ describe('rules across 3 replicas sharing Redis', () => {
   afterAll(() => cluster?.stop());
 
   it('deduplicates 20 concurrent dispatches of one dedup_key to exactly 1 execution', async () => {
-    const outcomes = await Promise.all(
-      Array.from({ length: 20 }, () => dispatch(cluster.nextApi().url, { action_type: 'charge', dedup_key: 'order-42' })),
-    );
+    const outcomes = await Promise.all(Array.from({ length: 20 }, () => dispatch(cluster.nextApi().url, { action_type: 'charge', dedup_key: 'order-42' })));
     expect(count(outcomes, 'executed')).toBe(1);
     expect(count(outcomes, 'deduplicated')).toBe(19);
   });

@@ -22,8 +22,22 @@ rules:
 
 const STATE_MACHINES = [
   // Both moves always allowed, so every request either moves the event or finds it already there.
-  { name: 'toggle', initial_state: 'a', states: ['a', 'b'], transitions: [{ from: 'a', to: 'b' }, { from: 'b', to: 'a' }] },
-  { name: 'ticket', initial_state: 'new', states: ['new', 'stale', 'closed'], transitions: [{ from: 'new', to: 'closed' }], timeouts: [{ state: 'new', after_seconds: 1, transition_to: 'stale' }] },
+  {
+    name: 'toggle',
+    initial_state: 'a',
+    states: ['a', 'b'],
+    transitions: [
+      { from: 'a', to: 'b' },
+      { from: 'b', to: 'a' },
+    ],
+  },
+  {
+    name: 'ticket',
+    initial_state: 'new',
+    states: ['new', 'stale', 'closed'],
+    transitions: [{ from: 'new', to: 'closed' }],
+    timeouts: [{ state: 'new', after_seconds: 1, transition_to: 'stale' }],
+  },
   // Times out a second after a ticket would: it closes the window in which a duplicate ticket timeout would show.
   { name: 'probe', initial_state: 'new', states: ['new', 'stale'], transitions: [], timeouts: [{ state: 'new', after_seconds: 2, transition_to: 'stale' }] },
 ];
@@ -87,7 +101,9 @@ describe('state machines across 3 replicas and 2 workers', () => {
     const fps = Array.from({ length: 5 }, (_, i) => `tk-${i}`);
     // Every event is created concurrently from all three replicas: one write wins, the others find it there.
     await Promise.all(
-      fps.flatMap((fp) => cluster.apis.map((api) => call('POST', `${api.url}/v1/dispatch`, sampleAction({ tenant: 'acme', action_type: 'ticket', fingerprint: fp })))),
+      fps.flatMap((fp) =>
+        cluster.apis.map((api) => call('POST', `${api.url}/v1/dispatch`, sampleAction({ tenant: 'acme', action_type: 'ticket', fingerprint: fp }))),
+      ),
     );
     // One more event leaves its timed state first: its timeout must not fire.
     await call('POST', `${cluster.nextApi().url}/v1/dispatch`, sampleAction({ tenant: 'acme', action_type: 'ticket', fingerprint: 'tk-closed' }));
@@ -99,7 +115,12 @@ describe('state machines across 3 replicas and 2 workers', () => {
     const states = () => Promise.all(timed.map(async (fp) => (await getEvent(cluster.nextApi().url, fp)).state));
     await poll('every timeout to fire', states, (all) => all.every((state) => state === 'stale'), { timeoutMs: 15_000, intervalMs: 100 });
     // The counters are scraped from the workers, which count a timeout just after its transition.
-    const fired = await poll('the timeout counters', async () => (await timeoutsFired()) - before, (n) => n >= timed.length, { timeoutMs: 5000, intervalMs: 100 });
+    const fired = await poll(
+      'the timeout counters',
+      async () => (await timeoutsFired()) - before,
+      (n) => n >= timed.length,
+      { timeoutMs: 5000, intervalMs: 100 },
+    );
     expect(fired).toBe(timed.length);
     for (const fp of fps) expect(await getEvent(cluster.nextApi().url, fp)).toMatchObject({ state: 'stale', version: 2, transition_count: 1 });
     expect(await getEvent(cluster.nextApi().url, 'tk-closed')).toMatchObject({ state: 'closed', version: 2 });

@@ -122,6 +122,8 @@ describe('other supported shapes render valid manifests', () => {
     expect(loadRenderedConfig(docs).config.rules.directory).toBe('/etc/sluice/rules');
     expect(schemaErrors(docs)).toEqual([]);
     // The switch works, and the required-field check notices the missing liveness probe.
-    expect(requiredFieldErrors(docs, { shutdownTimeoutSeconds: 30, external: ['my-rules'] })).toEqual(['Deployment/sluice-api: container api: livenessProbe missing']);
+    expect(requiredFieldErrors(docs, { shutdownTimeoutSeconds: 30, external: ['my-rules'] })).toEqual([
+      'Deployment/sluice-api: container api: livenessProbe missing',
+    ]);
   });
 });

@@ -169,7 +169,10 @@ describe('the checks fail when a required field is removed', () => {
     ['preStop hook', (a: Json) => delete container(a).lifecycle, 'preStop missing'],
   ])('%s', (_name, edit, message) => {
     const errors = requiredFieldErrors(mutate(edit), opts);
-    expect(errors.some((e) => e.startsWith('Deployment/sluice-api') && e.includes(message)), errors.join('\n')).toBe(true);
+    expect(
+      errors.some((e) => e.startsWith('Deployment/sluice-api') && e.includes(message)),
+      errors.join('\n'),
+    ).toBe(true);
   });
 
   it('a dangling Service targetPort or HPA target is reported', () => {

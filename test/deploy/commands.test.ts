@@ -6,7 +6,15 @@ import { startRedisServer, type RunningRedis } from '../support/redis-server.js'
 import { deployment, productionValues } from './support/chart.js';
 import { HELM_TEMPLATE_DEFAULT, HELM_TEMPLATE_PRODUCTION } from './support/commands.js';
 import { loadCompose } from './support/compose.js';
-import { chartContainer, composeContainer, healthcheckUrl, runContainer, setRedisPassword, type ContainerSpec, type RunningContainer } from './support/container.js';
+import {
+  chartContainer,
+  composeContainer,
+  healthcheckUrl,
+  runContainer,
+  setRedisPassword,
+  type ContainerSpec,
+  type RunningContainer,
+} from './support/container.js';
 import { REPO_ROOT, render } from './support/helm.js';
 
 /**
@@ -31,7 +39,9 @@ const dispatch = (url: string, action: Record<string, unknown>) =>
 
 /** Runs a healthcheck argv (`node /app/deploy/healthcheck.mjs [URL]`) against a running container. */
 function runHealthcheck(argv: string[], c: RunningContainer, env: Record<string, string> = {}): Promise<number | null> {
-  const args = argv.slice(1).map((a) => (a === HEALTHCHECK_IN_IMAGE ? join(REPO_ROOT, 'deploy/healthcheck.mjs') : a.replace(`:${c.spec.containerPort}/`, `:${c.port}/`)));
+  const args = argv
+    .slice(1)
+    .map((a) => (a === HEALTHCHECK_IN_IMAGE ? join(REPO_ROOT, 'deploy/healthcheck.mjs') : a.replace(`:${c.spec.containerPort}/`, `:${c.port}/`)));
   expect(argv[0]).toBe('node');
   return new Promise((resolve) => spawn(process.execPath, args, { stdio: 'ignore', env: { PATH: process.env.PATH ?? '', ...env } }).once('exit', resolve));
 }
@@ -106,7 +116,11 @@ describe('docker-compose.yml commands: serve --no-worker ×3 and worker ×2 on R
     }
     for (const api of apis) expect(await ruleNames(api.proc.url)).toEqual(EXAMPLE_RULES);
     expect((await dispatch(apis[1]!.proc.url, { tenant: 'loadtest' })).body.outcome).toBe('suppressed');
-    for (const r of running) expect(r.proc.output.filter((l) => /rule not loaded|"level":(50|60)/.test(l)), r.spec.name).toEqual([]);
+    for (const r of running)
+      expect(
+        r.proc.output.filter((l) => /rule not loaded|"level":(50|60)/.test(l)),
+        r.spec.name,
+      ).toEqual([]);
   });
 
   it('every sluice_* metric the Grafana dashboard queries is exported (API or worker)', async () => {
@@ -165,7 +179,11 @@ describe('helm chart commands (production values): api and worker containers on 
     expect(await ruleNames(api.proc.url)).toEqual(EXAMPLE_RULES); // from the rules ConfigMap mount
     expect((await fetch(`${api.proc.url}/health`)).status).toBe(200);
     expect((await fetch(`${running[1]!.proc.url}/health`)).status).toBe(200);
-    for (const r of running) expect(r.proc.output.filter((l) => /rule not loaded|"level":(50|60)/.test(l)), r.spec.name).toEqual([]);
+    for (const r of running)
+      expect(
+        r.proc.output.filter((l) => /rule not loaded|"level":(50|60)/.test(l)),
+        r.spec.name,
+      ).toEqual([]);
   });
 });
 

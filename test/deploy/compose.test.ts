@@ -64,7 +64,10 @@ describe('docker-compose.yml', () => {
     ['monitoring profile', (c) => delete c.services.grafana?.profiles, 'grafana: must be in the monitoring profile'],
   ])('the check fails without: %s', (_name, edit, message) => {
     const errors = broken(edit);
-    expect(errors.some((e) => e.includes(message)), errors.join('\n')).toBe(true);
+    expect(
+      errors.some((e) => e.includes(message)),
+      errors.join('\n'),
+    ).toBe(true);
   });
 });
 
@@ -111,7 +114,9 @@ describe('monitoring (profile `monitoring`)', () => {
     const provider = parse(read('deploy/grafana/provisioning/dashboards/sluice.yaml')) as { providers: { options: { path: string } }[] };
     const dashMount = mounts(compose.services.grafana ?? {}).find((m) => m.source === './deploy/grafana/dashboards');
     expect(provider.providers[0]?.options.path).toBe(dashMount?.target);
-    expect(mounts(compose.services.grafana ?? {}).some((m) => m.source === './deploy/grafana/provisioning' && m.target === '/etc/grafana/provisioning')).toBe(true);
+    expect(mounts(compose.services.grafana ?? {}).some((m) => m.source === './deploy/grafana/provisioning' && m.target === '/etc/grafana/provisioning')).toBe(
+      true,
+    );
   });
 
   it('the dashboard covers dispatch, latency, providers, breakers, queues and Redis errors', () => {
@@ -128,7 +133,11 @@ describe('monitoring (profile `monitoring`)', () => {
       expect(p.datasource?.uid, p.title).toBe('${datasource}');
       expect(p.targets?.length, p.title).toBeGreaterThan(0);
     }
-    const exprs = (title: RegExp) => graphs.filter((p) => title.test(p.title)).flatMap((p) => (p.targets ?? []).map((t) => t.expr)).join('\n');
+    const exprs = (title: RegExp) =>
+      graphs
+        .filter((p) => title.test(p.title))
+        .flatMap((p) => (p.targets ?? []).map((t) => t.expr))
+        .join('\n');
     expect(exprs(/dispatch rate by outcome/i)).toMatch(/sum by \(outcome\) \(rate\(sluice_actions_total/);
     expect(exprs(/latency percentiles/i)).toMatch(/histogram_quantile\(0\.99, .*sluice_dispatch_duration_seconds_bucket/);
     expect(exprs(/provider health/i)).toContain('sluice_provider_requests_total{result="success"}');

@@ -39,7 +39,10 @@ describe('deploy/Dockerfile', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Dockerfile build-argument syntax, not a template literal.
     expect(stages.map((s) => s.args)).toEqual(['${NODE_IMAGE} AS build', '${NODE_IMAGE} AS runtime']);
     expect(steps.find((s) => s.op === 'ARG')?.args).toMatch(/^NODE_IMAGE=node:20-[a-z]+-slim$/);
-    const buildRuns = build.filter((s) => s.op === 'RUN').map((s) => s.args).join('\n');
+    const buildRuns = build
+      .filter((s) => s.op === 'RUN')
+      .map((s) => s.args)
+      .join('\n');
     expect(buildRuns).toMatch(/npm ci --no-audit --no-fund && npm run build/);
     expect(one('RUN').join('\n')).toMatch(/npm ci --omit=dev --ignore-scripts/);
     expect(one('COPY')).toContain('--from=build /out/ ./');
@@ -84,7 +87,14 @@ function ignored(patterns: string[], path: string): boolean {
     const glob = negate ? raw.slice(1) : raw;
     const body = glob
       .split('/')
-      .map((part) => (part === '**' ? '.*' : part.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '[^/]*').replace(/\?/g, '[^/]')))
+      .map((part) =>
+        part === '**'
+          ? '.*'
+          : part
+              .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+              .replace(/\*/g, '[^/]*')
+              .replace(/\?/g, '[^/]'),
+      )
       .join('/')
       .replace(/\.\*\//g, '(?:.*/)?');
     if (new RegExp(`^${body}(?:/.*)?$`).test(path)) result = !negate;
@@ -107,7 +117,16 @@ describe('.dockerignore', () => {
   });
 
   it('drops dependencies, build output, tests and VCS data', () => {
-    for (const p of ['node_modules/x/index.js', 'libs/core/node_modules/a', 'libs/core/dist/index.js', 'libs/state/test/a.ts', 'libs/core/src/x.test.ts', '.git/HEAD', 'docs/deploy.md', 'helm/sluice/Chart.yaml']) {
+    for (const p of [
+      'node_modules/x/index.js',
+      'libs/core/node_modules/a',
+      'libs/core/dist/index.js',
+      'libs/state/test/a.ts',
+      'libs/core/src/x.test.ts',
+      '.git/HEAD',
+      'docs/deploy.md',
+      'helm/sluice/Chart.yaml',
+    ]) {
       expect(ignored(patterns, p), p).toBe(true);
     }
   });
@@ -117,7 +136,10 @@ describe('deploy/healthcheck.mjs', () => {
   /** Runs the script without blocking the event loop (the test's HTTP server must answer). */
   const check = (args: string[], env: Record<string, string> = {}) =>
     new Promise<number | null>((resolve) => {
-      const child = spawn(process.execPath, [join(REPO_ROOT, 'deploy/healthcheck.mjs'), ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: 'ignore' });
+      const child = spawn(process.execPath, [join(REPO_ROOT, 'deploy/healthcheck.mjs'), ...args], {
+        env: { PATH: process.env.PATH ?? '', ...env },
+        stdio: 'ignore',
+      });
       child.once('exit', (code) => resolve(code));
     });
 

@@ -2,8 +2,24 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
 import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
-type Bucket = { timestamp: string; count: number; group?: string; error_rate?: number; avg_duration_ms?: number; p50_duration_ms?: number; p95_duration_ms?: number; p99_duration_ms?: number };
-type Result = { metric: string; from: string; to: string; buckets: Bucket[]; top_entries?: { label: string; count: number; percentage: number }[]; total_count: number };
+type Bucket = {
+  timestamp: string;
+  count: number;
+  group?: string;
+  error_rate?: number;
+  avg_duration_ms?: number;
+  p50_duration_ms?: number;
+  p95_duration_ms?: number;
+  p99_duration_ms?: number;
+};
+type Result = {
+  metric: string;
+  from: string;
+  to: string;
+  buckets: Bucket[];
+  top_entries?: { label: string; count: number; percentage: number }[];
+  total_count: number;
+};
 
 const CALLERS = [
   { name: 'root', role: 'admin' as const, grants: [WILDCARD_GRANT] },
@@ -21,7 +37,10 @@ describe.each(BACKENDS)('GET /v1/analytics (%s backend)', (backend) => {
   beforeAll(async () => {
     gw = await startGateway(backend, {
       auth: { enabled: true, file: credentialsFile({ keys: CALLERS }).file },
-      providers: [{ name: 'email', type: 'log' }, { name: 'sms', type: 'log' }],
+      providers: [
+        { name: 'email', type: 'log' },
+        { name: 'sms', type: 'log' },
+      ],
     });
     const send = (over: Record<string, unknown>) => postJson(`${gw.url}/v1/dispatch`, sampleAction(over), keyHeader('root'));
     for (let i = 0; i < 6; i++) await send({ tenant: 'acme', action_type: i < 4 ? 'send' : 'notify' });

@@ -23,7 +23,11 @@ describe('sluice CLI (built bin, real processes)', () => {
     try {
       const health = (await (await fetch(`${proc.url}/health`)).json()) as { status: string };
       expect(health.status).toBe('ok');
-      const res = await fetch(`${proc.url}/v1/dispatch`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(sampleAction()) });
+      const res = await fetch(`${proc.url}/v1/dispatch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(sampleAction()),
+      });
       expect(await res.json()).toMatchObject({ outcome: 'executed' });
     } finally {
       proc.kill();

@@ -88,7 +88,17 @@ describe.each(BACKENDS)('event state machines through HTTP (%s backend)', (backe
     });
     const got = await event(fp);
     expect(got.status).toBe(200);
-    expect(got.body).toMatchObject({ fingerprint: fp, namespace: 'payments', tenant, state_machine: 'alert', state: 'acknowledged', action_type: 'alert', transition_count: 1, version: 2, timeout_at: null });
+    expect(got.body).toMatchObject({
+      fingerprint: fp,
+      namespace: 'payments',
+      tenant,
+      state_machine: 'alert',
+      state: 'acknowledged',
+      action_type: 'alert',
+      transition_count: 1,
+      version: 2,
+      timeout_at: null,
+    });
   });
 
   it('lets a rule condition read state.current', async () => {
@@ -158,14 +168,19 @@ describe('event endpoints under auth', () => {
         { name: 'acme-op', role: 'operator', grants: [{ tenants: ['acme'], namespaces: ['*'], actions: ['*'] }] },
       ],
     });
-    gw = await startGateway('memory', { auth: { enabled: true, file }, rules: { directory: rulesDir({ 'rules.yaml': RULES }) }, state_machines: STATE_MACHINES });
+    gw = await startGateway('memory', {
+      auth: { enabled: true, file },
+      rules: { directory: rulesDir({ 'rules.yaml': RULES }) },
+      state_machines: STATE_MACHINES,
+    });
     for (const tenant of ['acme', 'globex']) {
       await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, action_type: 'alert', fingerprint: 'fp' }), keyHeader('admin'));
     }
   });
   afterAll(() => gw.close());
 
-  const put = (key: string, tenant: string) => request('PUT', `${gw.url}/v1/events/fp/transition`, { namespace: 'payments', tenant, to: 'resolved' }, keyHeader(key));
+  const put = (key: string, tenant: string) =>
+    request('PUT', `${gw.url}/v1/events/fp/transition`, { namespace: 'payments', tenant, to: 'resolved' }, keyHeader(key));
 
   it('lets a viewer read but not transition', async () => {
     expect((await request('GET', `${gw.url}/v1/events?namespace=payments&tenant=acme`, undefined, keyHeader('viewer'))).body.count).toBe(1);

@@ -56,14 +56,23 @@ describe.each(BACKENDS)('event groups through HTTP (%s backend)', (backend) => {
     const outcomes: Json[] = [];
     for (let i = 0; i < 3; i++) outcomes.push(await dispatch({ tenant, action_type: 'alert', payload: { cluster: 'c1', i } }));
     const groupId = outcomes[0]?.['group_id'] as string;
-    expect(outcomes.map((o) => [o['outcome'], o['group_id'], o['group_size'], o['notify_at']])).toEqual([1, 2, 3].map((n) => ['grouped', groupId, n, outcomes[0]?.['notify_at']]));
+    expect(outcomes.map((o) => [o['outcome'], o['group_id'], o['group_size'], o['notify_at']])).toEqual(
+      [1, 2, 3].map((n) => ['grouped', groupId, n, outcomes[0]?.['notify_at']]),
+    );
 
     const listed = await list(`tenant=${tenant}`);
     expect(listed).toMatchObject({ total: 1, groups: [{ group_id: groupId, state: 'pending', event_count: 3, tenant }] });
     const key = listed.groups[0]!.group_key;
     const full = await call('GET', `${gw.url}/v1/groups/${key}`);
     expect(full.status).toBe(200);
-    expect(full.body).toMatchObject({ group_id: groupId, group_key: key, state: 'pending', labels: { 'payload.cluster': 'c1' }, group_wait_seconds: 1, repeat_interval_seconds: null });
+    expect(full.body).toMatchObject({
+      group_id: groupId,
+      group_key: key,
+      state: 'pending',
+      labels: { 'payload.cluster': 'c1' },
+      group_wait_seconds: 1,
+      repeat_interval_seconds: null,
+    });
     expect((full.body['events'] as Json[]).map((e) => e['action_id'])).toEqual(outcomes.map((o) => o['action_id']));
 
     await poll('the consolidated notification', () => notificationsFor(groupId).length > 0, { timeoutMs: 15_000, intervalMs: 50 });
@@ -88,7 +97,7 @@ describe.each(BACKENDS)('event groups through HTTP (%s backend)', (backend) => {
     expect(outcomes[2]).toMatchObject({ group_id: groupId, group_size: 3 });
     // group_wait is an hour: only the size can have flushed it.
     await poll('the early flush', () => notificationsFor(groupId).length > 0, { timeoutMs: 15_000, intervalMs: 50 });
-    expect((notificationsFor(groupId)[0]?.payload as unknown as Payload)).toMatchObject({ flush_reason: 'max_group_size' });
+    expect(notificationsFor(groupId)[0]?.payload as unknown as Payload).toMatchObject({ flush_reason: 'max_group_size' });
   });
 
   it('DELETE flushes at once and closes the group', async () => {
@@ -129,7 +138,8 @@ describe('event group endpoints and grants', () => {
   });
   afterAll(() => gw.close());
 
-  const keyOf = async (tenant: string) => ((await call('GET', `${gw.url}/v1/groups?tenant=${tenant}`, as('admin'))).body as unknown as GroupListBody).groups[0]!.group_key;
+  const keyOf = async (tenant: string) =>
+    ((await call('GET', `${gw.url}/v1/groups?tenant=${tenant}`, as('admin'))).body as unknown as GroupListBody).groups[0]!.group_key;
 
   it('lists only the groups a caller is granted', async () => {
     expect(((await call('GET', `${gw.url}/v1/groups`, as('admin'))).body as unknown as GroupListBody).total).toBe(2);

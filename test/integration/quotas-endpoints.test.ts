@@ -32,15 +32,39 @@ describe.each(BACKENDS)('quota endpoints (%s backend)', (backend) => {
   });
 
   it('creates, reads, updates and deletes an API policy', async () => {
-    const created = await call('POST', '/v1/quotas', { id: 'crud', namespace: 'payments', tenant: 'crud', max_actions: 10, window: 'hourly', overage_behavior: 'warn' });
+    const created = await call('POST', '/v1/quotas', {
+      id: 'crud',
+      namespace: 'payments',
+      tenant: 'crud',
+      max_actions: 10,
+      window: 'hourly',
+      overage_behavior: 'warn',
+    });
     expect(created.status).toBe(201);
-    expect(created.body).toMatchObject({ id: 'crud', namespace: 'payments', tenant: 'crud', max_actions: 10, window: 'hourly', overage_behavior: 'warn', enabled: true, source: 'api' });
+    expect(created.body).toMatchObject({
+      id: 'crud',
+      namespace: 'payments',
+      tenant: 'crud',
+      max_actions: 10,
+      window: 'hourly',
+      overage_behavior: 'warn',
+      enabled: true,
+      source: 'api',
+    });
     expect(created.body.created_at).toEqual(created.body.updated_at);
     expect((await call('GET', '/v1/quotas/crud')).body).toEqual(created.body);
 
     const updated = await call('PUT', '/v1/quotas/crud', { max_actions: 20, window: 'daily', enabled: false, description: 'bigger' });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ id: 'crud', tenant: 'crud', max_actions: 20, window: 'daily', overage_behavior: 'warn', enabled: false, description: 'bigger' });
+    expect(updated.body).toMatchObject({
+      id: 'crud',
+      tenant: 'crud',
+      max_actions: 20,
+      window: 'daily',
+      overage_behavior: 'warn',
+      enabled: false,
+      description: 'bigger',
+    });
     expect((await call('GET', '/v1/quotas/crud')).body).toEqual(updated.body);
 
     expect((await call('DELETE', '/v1/quotas/crud')).status).toBe(204);
@@ -97,9 +121,14 @@ describe.each(BACKENDS)('quota endpoints (%s backend)', (backend) => {
 
   it('validates bodies and queries (400 naming the field)', async () => {
     const bad = async (body: unknown) => (await call('POST', '/v1/quotas', body)).body;
-    expect(await bad({ namespace: 'a', tenant: 'b', max_actions: 0, window: 'daily' })).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'max_actions' }] });
+    expect(await bad({ namespace: 'a', tenant: 'b', max_actions: 0, window: 'daily' })).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      details: [{ path: 'max_actions' }],
+    });
     expect(await bad({ namespace: 'a', tenant: 'b', max_actions: 1, window: 'yearly' })).toMatchObject({ details: [{ path: 'window' }] });
-    expect(await bad({ namespace: 'a', tenant: 'b', max_actions: 1, window: 'daily', overage_behavior: 'degrade' })).toMatchObject({ details: [{ path: 'overage_behavior' }] });
+    expect(await bad({ namespace: 'a', tenant: 'b', max_actions: 1, window: 'daily', overage_behavior: 'degrade' })).toMatchObject({
+      details: [{ path: 'overage_behavior' }],
+    });
     expect(await bad({ tenant: 'b', max_actions: 1, window: 'daily' })).toMatchObject({ details: [{ path: 'namespace' }] });
     expect(await bad({ namespace: 'a', tenant: 'b', max_actions: 1, window: 'daily', provider: 'email' })).toMatchObject({ details: [{ path: 'provider' }] });
     const put = await call('PUT', '/v1/quotas/from-config', { namespace: 'moved' });

@@ -34,7 +34,14 @@ describe.each(BACKENDS)('recurring actions over HTTP (%s backend)', (backend) =>
   afterAll(() => gw.close());
 
   it('creates (201, the spec shape), reads, lists, updates and deletes', async () => {
-    const created = await api('POST', '/v1/recurring', { namespace: 'payments', tenant: 'acme', cron_expr: '0 9 * * 1-5', timezone: 'Europe/Berlin', ...template, description: 'weekday digest' });
+    const created = await api('POST', '/v1/recurring', {
+      namespace: 'payments',
+      tenant: 'acme',
+      cron_expr: '0 9 * * 1-5',
+      timezone: 'Europe/Berlin',
+      ...template,
+      description: 'weekday digest',
+    });
     expect(created.status).toBe(201);
     expect(created.body).toEqual({
       recurring_id: expect.stringMatching(/^[0-9a-f-]{36}$/),
@@ -69,7 +76,12 @@ describe.each(BACKENDS)('recurring actions over HTTP (%s backend)', (backend) =>
 
     const updated = await api('PUT', `/v1/recurring/${id}${Q}`, { cron_expr: '30 6 * * *', timezone: 'UTC', max_executions: 10, description: null });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ cron_expr: '30 6 * * *', timezone: 'UTC', max_executions: 10, next_execution: expect.stringMatching(/T06:30:00\.000Z$/) });
+    expect(updated.body).toMatchObject({
+      cron_expr: '30 6 * * *',
+      timezone: 'UTC',
+      max_executions: 10,
+      next_execution: expect.stringMatching(/T06:30:00\.000Z$/),
+    });
     expect(updated.body).not.toHaveProperty('description');
     // The reference SDKs put the scope in the PUT body.
     expect((await api('PUT', `/v1/recurring/${id}`, { namespace: 'payments', tenant: 'acme', name: 'digest' })).body).toMatchObject({ name: 'digest' });
@@ -144,12 +156,21 @@ describe.each(BACKENDS)('recurring actions over HTTP (%s backend)', (backend) =>
     const off = gw.runtime.events.on((e) => {
       if (e.type === 'recurring_fired') fires.push(e.data);
     });
-    const created = await api('POST', '/v1/recurring?namespace=payments&tenant=firing', { cron_expr: '* * * * * *', ...template, metadata: { labels: { kind: 'tick' } } });
+    const created = await api('POST', '/v1/recurring?namespace=payments&tenant=firing', {
+      cron_expr: '* * * * * *',
+      ...template,
+      metadata: { labels: { kind: 'tick' } },
+    });
     expect(created.status).toBe(201);
     const id = created.body.recurring_id as string;
     const path = `/v1/recurring/${id}?namespace=payments&tenant=firing`;
     const firesOfThis = () => fires.filter((f) => f.recurring_id === id).length;
-    const fired = await poll('three executions', async () => (await api('GET', path)).body, (r) => (r.execution_count as number) >= 3, POLL);
+    const fired = await poll(
+      'three executions',
+      async () => (await api('GET', path)).body,
+      (r) => (r.execution_count as number) >= 3,
+      POLL,
+    );
     expect(fired.execution_count).toBeGreaterThanOrEqual(3);
     const paused = await api('POST', `/v1/recurring/${id}/pause?namespace=payments&tenant=firing`);
     const count = paused.body.execution_count as number;
@@ -175,7 +196,12 @@ describe.each(BACKENDS)('recurring actions over HTTP (%s backend)', (backend) =>
     // one whole slot passed with the scheduler firing; the paused one would have fired in it too.
     const after = await api('POST', '/v1/recurring?namespace=payments&tenant=firing-after', { cron_expr: '* * * * * *', ...template });
     const afterPath = `/v1/recurring/${after.body.recurring_id as string}?namespace=payments&tenant=firing-after`;
-    await poll('two executions of a schedule created after the pause', async () => (await api('GET', afterPath)).body, (r) => (r.execution_count as number) >= 2, POLL);
+    await poll(
+      'two executions of a schedule created after the pause',
+      async () => (await api('GET', afterPath)).body,
+      (r) => (r.execution_count as number) >= 2,
+      POLL,
+    );
     await api('DELETE', afterPath);
     const later = (await api('GET', path)).body;
     expect(later.execution_count).toBe(count);

@@ -66,7 +66,15 @@ describe.each(BACKENDS)('retention endpoints (%s backend)', (backend) => {
 
     const updated = await api('PUT', `/v1/retention/${id}`, { enabled: false, compliance_hold: true, event_ttl_seconds: 60, description: null });
     expect(updated.status).toBe(200);
-    expect(updated.body).toMatchObject({ id, tenant: 'crud', enabled: false, compliance_hold: true, audit_ttl_seconds: 86_400, state_ttl_seconds: 3600, event_ttl_seconds: 60 });
+    expect(updated.body).toMatchObject({
+      id,
+      tenant: 'crud',
+      enabled: false,
+      compliance_hold: true,
+      audit_ttl_seconds: 86_400,
+      state_ttl_seconds: 3600,
+      event_ttl_seconds: 60,
+    });
     expect(updated.body).not.toHaveProperty('description');
     expect((await api('GET', `/v1/retention/${id}`)).body).toEqual(updated.body);
 
@@ -89,7 +97,15 @@ describe.each(BACKENDS)('retention endpoints (%s backend)', (backend) => {
 
   it('lists {policies, count}: filtered, paged (default limit 100), entries without state/event TTL, description, labels', async () => {
     for (const tenant of ['c', 'a', 'b']) {
-      const res = await api('POST', '/v1/retention', { namespace: 'list', tenant, audit_ttl_seconds: 10, state_ttl_seconds: 20, event_ttl_seconds: 30, description: 'd', labels: { k: 'v' } });
+      const res = await api('POST', '/v1/retention', {
+        namespace: 'list',
+        tenant,
+        audit_ttl_seconds: 10,
+        state_ttl_seconds: 20,
+        event_ttl_seconds: 30,
+        description: 'd',
+        labels: { k: 'v' },
+      });
       expect(res.status).toBe(201);
     }
     const all = await api('GET', '/v1/retention?namespace=list');
@@ -97,10 +113,20 @@ describe.each(BACKENDS)('retention endpoints (%s backend)', (backend) => {
     expect(all.body.count).toBe(3);
     const policies = all.body.policies as Json[];
     expect(policies.map((p) => p.tenant)).toEqual(['a', 'b', 'c']);
-    expect(Object.keys(policies[0] ?? {}).sort()).toEqual(['audit_ttl_seconds', 'compliance_hold', 'created_at', 'enabled', 'id', 'namespace', 'tenant', 'updated_at']);
+    expect(Object.keys(policies[0] ?? {}).sort()).toEqual([
+      'audit_ttl_seconds',
+      'compliance_hold',
+      'created_at',
+      'enabled',
+      'id',
+      'namespace',
+      'tenant',
+      'updated_at',
+    ]);
     expect(await api('GET', '/v1/retention?namespace=list&tenant=b')).toMatchObject({ body: { count: 1, policies: [{ tenant: 'b' }] } });
     expect((await api('GET', '/v1/retention?namespace=list&limit=1&offset=1')).body).toMatchObject({ count: 3, policies: [{ tenant: 'b' }] });
-    for (let i = 0; i < 101; i++) expect((await api('POST', '/v1/retention', { namespace: 'many', tenant: `t${String(i).padStart(3, '0')}` })).status).toBe(201);
+    for (let i = 0; i < 101; i++)
+      expect((await api('POST', '/v1/retention', { namespace: 'many', tenant: `t${String(i).padStart(3, '0')}` })).status).toBe(201);
     const page = await api('GET', '/v1/retention?namespace=many');
     expect(page.body.count).toBe(101);
     expect(page.body.policies).toHaveLength(100);
@@ -131,7 +157,8 @@ describe.each(BACKENDS)('retention endpoints (%s backend)', (backend) => {
   it('a reaper cycle skips disabled and held policies, runs sources for the rest, and moves the counters', async () => {
     const source = new RecordingSource(`chains-${backend}`);
     gw.runtime.reaper.register(source);
-    const create = async (tenant: string, extra: Json = {}) => (await api('POST', '/v1/retention', { namespace: 'reap', tenant, state_ttl_seconds: 60, ...extra })).body.id as string;
+    const create = async (tenant: string, extra: Json = {}) =>
+      (await api('POST', '/v1/retention', { namespace: 'reap', tenant, state_ttl_seconds: 60, ...extra })).body.id as string;
     await create('active');
     await create('held', { compliance_hold: true });
     await api('PUT', `/v1/retention/${await create('off')}`, { enabled: false });
@@ -234,7 +261,11 @@ describe('retention across two replicas sharing Redis', () => {
     a.runtime.reaper.register(onA);
     b.runtime.reaper.register(onB);
     await call(a.url, 'POST', '/v1/retention', { namespace: 'cycles', tenant: 't', state_ttl_seconds: 60 });
-    const cycleTimes = () => [...onA.seen, ...onB.seen].filter((c) => c.policy.namespace === 'cycles').map((c) => c.nowMs).sort((x, y) => x - y);
+    const cycleTimes = () =>
+      [...onA.seen, ...onB.seen]
+        .filter((c) => c.policy.namespace === 'cycles')
+        .map((c) => c.nowMs)
+        .sort((x, y) => x - y);
     const times = await poll('four reaper cycles', cycleTimes, (t) => t.length >= 4, { timeoutMs: 15_000, intervalMs: 50 });
     // One job per 1 s slot puts consecutive cycles about a second apart, whichever worker ran them
     // (timer latency aside). A slot run by both workers would give two cycles a few milliseconds

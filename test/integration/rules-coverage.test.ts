@@ -24,7 +24,16 @@ rules:
     action: { type: suppress }
 `;
 
-type Entry = { namespace: string; tenant: string; provider: string; action_type: string; total: number; covered: number; uncovered: number; matched_rules: string[] };
+type Entry = {
+  namespace: string;
+  tenant: string;
+  provider: string;
+  action_type: string;
+  total: number;
+  covered: number;
+  uncovered: number;
+  matched_rules: string[];
+};
 type Report = {
   scanned_from: string;
   scanned_to: string;

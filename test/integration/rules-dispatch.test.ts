@@ -44,8 +44,7 @@ type Body = Record<string, unknown> & { outcome?: string; response?: { body?: { 
 
 describe.each(BACKENDS)('rule outcomes through HTTP (%s backend)', (backend) => {
   let gw: RunningGateway;
-  const dispatch = async (over: Record<string, unknown>, query = '') =>
-    (await postJson(`${gw.url}/v1/dispatch${query}`, sampleAction(over))).body as Body;
+  const dispatch = async (over: Record<string, unknown>, query = '') => (await postJson(`${gw.url}/v1/dispatch${query}`, sampleAction(over))).body as Body;
 
   beforeAll(async () => {
     gw = await startGateway(backend, {

@@ -68,7 +68,11 @@ describe.each(BACKENDS)('rule endpoints (%s backend)', (backend) => {
   });
 
   it('rejects an invalid rule with details and changes nothing', async () => {
-    const res = await send('POST', `${gw.url}/v1/rules`, { name: 'bad', condition: { field: 'action.tenant', eq: 'a', contains: 'b' }, action: { type: 'suppress' } });
+    const res = await send('POST', `${gw.url}/v1/rules`, {
+      name: 'bad',
+      condition: { field: 'action.tenant', eq: 'a', contains: 'b' },
+      action: { type: 'suppress' },
+    });
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED' });
     expect(Array.isArray(res.body?.details)).toBe(true);
@@ -87,7 +91,10 @@ describe.each(BACKENDS)('rule endpoints (%s backend)', (backend) => {
   });
 
   it('reloads the directory, reporting bad files while loading the good ones', async () => {
-    writeFileSync(join(dir, 'b.yaml'), `rules:\n  - name: added\n    priority: 1\n    condition: { field: action.action_type, eq: new }\n    action: { type: suppress }\n`);
+    writeFileSync(
+      join(dir, 'b.yaml'),
+      `rules:\n  - name: added\n    priority: 1\n    condition: { field: action.action_type, eq: new }\n    action: { type: suppress }\n`,
+    );
     writeFileSync(join(dir, 'broken.yaml'), `rules:\n  - name: broken\n    condition: { field: action.nowhere, eq: 1 }\n    action: { type: suppress }\n`);
     const res = await send('POST', `${gw.url}/v1/rules/reload`);
     expect(res.status).toBe(200);

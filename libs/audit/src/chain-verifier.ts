@@ -115,7 +115,10 @@ async function edgeSequence(
   const index = tenantAllIndex(scope);
   for (let offset = 0; offset < WINDOW_SEARCH_BUDGET; offset += BATCH) {
     const entries = await store.indexRange(index.key, { ...window, offset, limit: BATCH });
-    const records = await reader.readMembers(entries.map((e) => e.member), scope);
+    const records = await reader.readMembers(
+      entries.map((e) => e.member),
+      scope,
+    );
     const chained = records.find((r) => r !== null && r.sequence_number !== null);
     if (chained?.sequence_number != null) return chained.sequence_number;
     if (entries.length < BATCH) return null;

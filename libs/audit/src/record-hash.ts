@@ -2,7 +2,10 @@ import { createHash } from 'node:crypto';
 import type { AuditRecord } from '@sluice/core';
 
 /** The fields a record hash covers, in the (alphabetical) order they are serialized. */
-type HashedFields = Pick<AuditRecord, 'action_id' | 'action_type' | 'dispatched_at' | 'id' | 'namespace' | 'outcome' | 'previous_hash' | 'provider' | 'tenant' | 'verdict'>;
+type HashedFields = Pick<
+  AuditRecord,
+  'action_id' | 'action_type' | 'dispatched_at' | 'id' | 'namespace' | 'outcome' | 'previous_hash' | 'provider' | 'tenant' | 'verdict'
+>;
 
 /**
  * Lowercase hex SHA-256 of the compact JSON of the hashed fields, keys sorted alphabetically,

@@ -113,7 +113,8 @@ export function compactId(recordId: string): string {
   const codes = COMPACT_CODES;
   for (let i = 0, j = 0; i < 33; i += 3, j += 2) {
     // Hex digit 32 is the zero nibble.
-    const v = (hexValueAt(recordId, HEX_POS[i]!) << 8) | (hexValueAt(recordId, HEX_POS[i + 1]!) << 4) | (i + 2 < 32 ? hexValueAt(recordId, HEX_POS[i + 2]!) : 0);
+    const v =
+      (hexValueAt(recordId, HEX_POS[i]!) << 8) | (hexValueAt(recordId, HEX_POS[i + 1]!) << 4) | (i + 2 < 32 ? hexValueAt(recordId, HEX_POS[i + 2]!) : 0);
     codes[j] = DIGIT_CODE[v >>> 6]!;
     codes[j + 1] = DIGIT_CODE[v & 63]!;
   }

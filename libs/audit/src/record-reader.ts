@@ -38,9 +38,7 @@ export class RecordReader {
     return refs.map((ref) => {
       const record = ref === null ? null : (byRef.get(ref) ?? null);
       // A value under another record's key (tampering, or a bug) is not the record the index named.
-      return record !== null && ref !== null && record.id === ref.id && record.namespace === ref.namespace && record.tenant === ref.tenant
-        ? record
-        : null;
+      return record !== null && ref !== null && record.id === ref.id && record.namespace === ref.namespace && record.tenant === ref.tenant ? record : null;
     });
   }
 }

@@ -1,4 +1,13 @@
-import { isoString, systemClock, type AuditPage, type AuditRecord, type AuditVerifyInput, type AuditVerifyResult, type Clock, type NewAuditRecord } from '@sluice/core';
+import {
+  isoString,
+  systemClock,
+  type AuditPage,
+  type AuditRecord,
+  type AuditVerifyInput,
+  type AuditVerifyResult,
+  type Clock,
+  type NewAuditRecord,
+} from '@sluice/core';
 import type { StateStore } from '@sluice/state';
 import { runQuery } from './audit-query.js';
 import type { AppendOptions, AuditStore, StoreQuery } from './audit-store.js';

@@ -88,7 +88,11 @@ export function analyticsContract(backend: string, makeFixture: () => Promise<Ro
     });
 
     it('namespace + tenant, and tenant alone, on every metric (read from the tenant indexes)', async () => {
-      const scoped: Partial<RollupQuery>[] = [{ namespace: 'staging', tenant: 'acme' }, { tenant: 'acme.eu' }, { namespace: 'prod', tenant: 'globex', outcome: 'failed' }];
+      const scoped: Partial<RollupQuery>[] = [
+        { namespace: 'staging', tenant: 'acme' },
+        { tenant: 'acme.eu' },
+        { namespace: 'prod', tenant: 'globex', outcome: 'failed' },
+      ];
       for (const [i, metric] of METRICS.entries()) {
         for (const filter of scoped) {
           const range = RANGES[i % RANGES.length]!;
@@ -109,7 +113,14 @@ export function analyticsContract(backend: string, makeFixture: () => Promise<Ro
     it('an empty selection has no buckets, no top_entries and total 0', async () => {
       const q: RollupQuery = { metric: 'top_action_types', interval: 'daily', fromMs: ANCHOR, toMs: END, tenant: 'nobody' };
       const result = await fx.rollups.query(q);
-      expect(result).toEqual({ metric: 'top_action_types', interval: 'daily', from: new Date(ANCHOR).toISOString(), to: new Date(END).toISOString(), buckets: [], total_count: 0 });
+      expect(result).toEqual({
+        metric: 'top_action_types',
+        interval: 'daily',
+        from: new Date(ANCHOR).toISOString(),
+        to: new Date(END).toISOString(),
+        buckets: [],
+        total_count: 0,
+      });
       expect(result).toEqual(bruteForce(records, q));
     });
 

@@ -38,7 +38,6 @@ const OUTCOMES: readonly [string, number][] = [
 /** Durations on and around bin bounds, zero, and one past the last bound. */
 const EDGE_DURATIONS = [0, 0.25, 0.2501, 1, 1.19, 2, 100, 108, 16_800_000, 1e8];
 
-
 export function generateRecords(count: number, seed = 42): RollupRecord[] {
   const rand = prng(seed);
   const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;

@@ -51,7 +51,15 @@ describe('AnalyticsRollups on memory: costs, retention', () => {
     const clock = new ManualClock(END);
     const spy = spied(new MemoryStateStore({ clock }));
     const rollups = new AnalyticsRollups({ state: spy.store, clock });
-    await rollups.record({ namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', outcome: 'executed', dispatched_at: new Date(END - HOUR).toISOString(), duration_ms: 12.5 });
+    await rollups.record({
+      namespace: 'n',
+      tenant: 't',
+      provider: 'p',
+      action_type: 'a',
+      outcome: 'executed',
+      dispatched_at: new Date(END - HOUR).toISOString(),
+      duration_ms: 12.5,
+    });
     expect(spy.batches).toHaveLength(1);
     const bucket = ['increment', 'increment', 'increment', 'indexAdd', 'indexAdd'];
     expect(spy.batches[0]?.map((op) => op.op)).toEqual([...bucket, ...bucket]);
@@ -67,7 +75,15 @@ describe('AnalyticsRollups on memory: costs, retention', () => {
       const rollups = new AnalyticsRollups({ state: spy.store, clock });
       // One tuple and one duration: every record lands in the same cells.
       for (let i = 0; i < records; i++) {
-        await rollups.record({ namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', outcome: 'executed', dispatched_at: new Date(ANCHOR + (i % 7) * DAY).toISOString(), duration_ms: 5 });
+        await rollups.record({
+          namespace: 'n',
+          tenant: 't',
+          provider: 'p',
+          action_type: 'a',
+          outcome: 'executed',
+          dispatched_at: new Date(ANCHOR + (i % 7) * DAY).toISOString(),
+          duration_ms: 5,
+        });
       }
       const before = { index: spy.indexReads(), keys: spy.keysRead() };
       const result = await rollups.query({ metric: 'latency', interval: 'daily', fromMs: ANCHOR, toMs: ANCHOR + 7 * DAY });
@@ -86,7 +102,15 @@ describe('AnalyticsRollups on memory: costs, retention', () => {
     // One tuple whose durations spread over 5 bins, on each of 7 days.
     for (let i = 0; i < 70; i++) {
       const durationMs = [1, 10, 100, 1000, 10_000][i % 5] ?? 1;
-      await rollups.record({ namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', outcome: 'failed', dispatched_at: new Date(ANCHOR + (i % 7) * DAY).toISOString(), duration_ms: durationMs });
+      await rollups.record({
+        namespace: 'n',
+        tenant: 't',
+        provider: 'p',
+        action_type: 'a',
+        outcome: 'failed',
+        dispatched_at: new Date(ANCHOR + (i % 7) * DAY).toISOString(),
+        duration_ms: durationMs,
+      });
     }
     const keysFor = async (metric: 'volume' | 'error_rate' | 'top_action_types' | 'outcome_breakdown' | 'latency') => {
       const before = spy.keysRead();
@@ -167,7 +191,15 @@ describe('AnalyticsRollups on memory: costs, retention', () => {
     const clock = new ManualClock(END);
     const spy = spied(new MemoryStateStore({ clock }));
     const rollups = new AnalyticsRollups({ state: spy.store, clock, retentionDays: 10, hourlyRetentionDays: 35 });
-    await rollups.record({ namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', outcome: 'executed', dispatched_at: new Date(END - HOUR).toISOString(), duration_ms: 1 });
+    await rollups.record({
+      namespace: 'n',
+      tenant: 't',
+      provider: 'p',
+      action_type: 'a',
+      outcome: 'executed',
+      dispatched_at: new Date(END - HOUR).toISOString(),
+      duration_ms: 1,
+    });
     expect(new Set(spy.batches[0]?.map((op) => Math.round((op.ttlMs ?? 0) / DAY)))).toEqual(new Set([10]));
   });
 });

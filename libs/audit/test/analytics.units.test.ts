@@ -76,7 +76,13 @@ describe('read plan', () => {
   it('skips what retention has removed and what lies more than a day ahead', () => {
     const old = planSegments({ ...base, interval: 'daily', startMs: at('2020-01-01T00:00:00Z'), endMs: at('2030-01-01T00:00:00Z') });
     expect(old.length).toBeLessThanOrEqual(403);
-    const hourly = planSegments({ ...base, hourRetentionMs: DAY_MS, interval: 'hourly', startMs: at('2026-03-01T00:00:00Z'), endMs: at('2026-03-10T00:00:00Z') });
+    const hourly = planSegments({
+      ...base,
+      hourRetentionMs: DAY_MS,
+      interval: 'hourly',
+      startMs: at('2026-03-01T00:00:00Z'),
+      endMs: at('2026-03-10T00:00:00Z'),
+    });
     expect(hourly).toHaveLength(24);
   });
 });

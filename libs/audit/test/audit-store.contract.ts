@@ -371,7 +371,8 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
         const evictions: number[] = [];
         const capped = storeWith({ maxRecords: 10, onEvicted: (n) => evictions.push(n) });
         const records: AuditRecord[] = [];
-        for (let i = 0; i < 15; i++) records.push(await capped.append(draft({ action_id: `a-${i}`, dispatchedAtMs: BASE + i }), { ttlMs: null, chain: i % 3 === 0 }));
+        for (let i = 0; i < 15; i++)
+          records.push(await capped.append(draft({ action_id: `a-${i}`, dispatchedAtMs: BASE + i }), { ttlMs: null, chain: i % 3 === 0 }));
         const page = await query({ limit: 100 });
         if (h.state.backend === 'memory') {
           expect(ids(page.records)).toEqual(ids(records.slice(5).reverse()));

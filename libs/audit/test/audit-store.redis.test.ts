@@ -21,4 +21,3 @@ auditStoreContract('redis', async () => {
     },
   };
 });
-

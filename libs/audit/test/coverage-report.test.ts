@@ -35,6 +35,13 @@ describe('coverageReport', () => {
 
   it('reports every enabled rule as unmatched when nothing was counted', () => {
     const report = coverageReport({ scannedFromMs: 0, scannedToMs: 0, entries: [] }, { loaded: 2, enabled: ['b', 'a'] });
-    expect(report).toMatchObject({ total_actions: 0, unique_combinations: 0, fully_covered: 0, partially_covered: 0, uncovered: 0, unmatched_rules: ['a', 'b'] });
+    expect(report).toMatchObject({
+      total_actions: 0,
+      unique_combinations: 0,
+      fully_covered: 0,
+      partially_covered: 0,
+      uncovered: 0,
+      unmatched_rules: ['a', 'b'],
+    });
   });
 });

@@ -20,7 +20,6 @@ const PROVIDERS = ['email', 'sms', 'webhook'] as const;
 /** Rule names include one spelled "null", which must stay apart from "no rule". */
 const RULES = ['block-spam', 'allow-vip', 'dedup-receipts', 'null', 'throttle:burst'] as const;
 
-
 /**
  * Action types with fixed coverage, so all three entry groups occur: `spam` is always matched,
  * `digest` never, the others sometimes (by one or more rules).
@@ -73,7 +72,16 @@ export function bruteForce(records: readonly CoverageRecord[], q: CoverageRollup
     if (q.visible && !q.visible(r.namespace, r.tenant)) continue;
     const id = [r.namespace, r.tenant, r.provider, r.action_type].join('\u0000');
     const group = groups.get(id) ?? {
-      entry: { namespace: r.namespace, tenant: r.tenant, provider: r.provider, action_type: r.action_type, total: 0, covered: 0, uncovered: 0, matched_rules: [] },
+      entry: {
+        namespace: r.namespace,
+        tenant: r.tenant,
+        provider: r.provider,
+        action_type: r.action_type,
+        total: 0,
+        covered: 0,
+        uncovered: 0,
+        matched_rules: [],
+      },
       rules: new Set<string>(),
     };
     groups.set(id, group);

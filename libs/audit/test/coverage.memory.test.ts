@@ -120,7 +120,12 @@ describe('CoverageRollups on memory: costs, retention, damaged data', () => {
     const recent = records.filter((r) => Date.parse(r.dispatched_at) >= END - 3 * DAY);
     expect(await rollups.query(q)).toEqual(bruteForce(recent, q));
     clock.advance(2 * DAY);
-    expect(await rollups.query(q)).toEqual(bruteForce(records.filter((r) => Date.parse(r.dispatched_at) >= END - DAY), q));
+    expect(await rollups.query(q)).toEqual(
+      bruteForce(
+        records.filter((r) => Date.parse(r.dispatched_at) >= END - DAY),
+        q,
+      ),
+    );
     clock.advance(DAY);
     expect((await rollups.query(q)).entries).toEqual([]);
     await store.close();
@@ -136,7 +141,9 @@ describe('CoverageRollups on memory: costs, retention, damaged data', () => {
     // As left by a crash between the counter and the index write of another tuple.
     await store.indexAdd(indexKey(ANCHOR), JSON.stringify(['n', 't', 'p', 'b', null]), ANCHOR);
     const result = await rollups.query({ fromMs: ANCHOR, toMs: ANCHOR + DAY });
-    expect(result.entries).toEqual([{ namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', total: 1, covered: 1, uncovered: 0, matched_rules: ['r'] }]);
+    expect(result.entries).toEqual([
+      { namespace: 'n', tenant: 't', provider: 'p', action_type: 'a', total: 1, covered: 1, uncovered: 0, matched_rules: ['r'] },
+    ]);
     await store.close();
   });
 

@@ -71,7 +71,11 @@ describe('Authenticator.authenticate', () => {
     ['unknown X-API-Key', { 'x-api-key': 'nope-nope-nope' }, 'invalid API key'],
     ['unknown Bearer key', { authorization: 'Bearer nope-nope-nope' }, 'invalid API key'],
     ['JWT-shaped unknown Bearer', { authorization: 'Bearer aaaa.bbbb.cccc' }, 'invalid token: malformed'],
-    ['another scheme', { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` }, 'malformed Authorization header: expected "Bearer <token or API key>"'],
+    [
+      'another scheme',
+      { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
+      'malformed Authorization header: expected "Bearer <token or API key>"',
+    ],
     ['Bearer without a value', { authorization: 'Bearer' }, 'malformed Authorization header: expected "Bearer <token or API key>"'],
     ['Bearer with two values', { authorization: `Bearer ${API_KEY} extra` }, 'malformed Authorization header: expected "Bearer <token or API key>"'],
     ['empty Authorization', { authorization: '  ' }, 'empty Authorization header'],

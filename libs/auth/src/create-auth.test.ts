@@ -45,7 +45,11 @@ describe('createAuth', () => {
       await expect(auth?.authenticator.authenticate(headers)).rejects.toThrow('invalid API key');
       const started = Date.now();
       writeFileSync(file, credentialsYaml({ api_keys: `  - { name: fresh, key_hash: ${hashApiKey(headers['x-api-key'])}, role: viewer }\n` }));
-      const works = () => auth?.authenticator.authenticate(headers).then(() => true, () => false) ?? false;
+      const works = () =>
+        auth?.authenticator.authenticate(headers).then(
+          () => true,
+          () => false,
+        ) ?? false;
       await poll('the added key to work', works, { timeoutMs: 2000, intervalMs: 25 });
       expect(Date.now() - started).toBeLessThan(2000);
     } finally {

@@ -73,7 +73,14 @@ const LegacyKeySchema = z
   .transform((k) => {
     const keyHash = hashApiKey(k.key);
     const grant = { tenants: [k.tenant], namespaces: ['*'], providers: ['*'], actions: ['*'] };
-    return { name: k.description ?? derivedKeyName(keyHash), keyHash, role: k.role, grants: [grant], legacy: true, rawKeyLength: k.key.length as number | null };
+    return {
+      name: k.description ?? derivedKeyName(keyHash),
+      keyHash,
+      role: k.role,
+      grants: [grant],
+      legacy: true,
+      rawKeyLength: k.key.length as number | null,
+    };
   });
 
 // Picks the form by the presence of `key`, so errors speak about the form the author meant.
@@ -88,8 +95,16 @@ const ApiKeySchema = z.unknown().transform((entry, ctx) => {
 export const CredentialsFileSchema = z
   .strictObject({
     settings: SettingsSchema,
-    users: z.array(UserSchema).nullable().default([]).transform((u) => u ?? []),
-    api_keys: z.array(ApiKeySchema).nullable().default([]).transform((k) => k ?? []),
+    users: z
+      .array(UserSchema)
+      .nullable()
+      .default([])
+      .transform((u) => u ?? []),
+    api_keys: z
+      .array(ApiKeySchema)
+      .nullable()
+      .default([])
+      .transform((k) => k ?? []),
   })
   .superRefine((file, ctx) => {
     flagDuplicates(file.users, (u) => u.username, 'username', 'users', ctx);

@@ -118,9 +118,7 @@ describe('parseCredentials: ENC values', () => {
     expect(errorOf(text)).toMatch(/settings\.jwt_secret: cannot decrypt ENC\[\.\.\.\] value: SLUICE_AUTH_KEY is not set/);
     expect(errorOf(text, randomBytes(32).toString('hex'))).toMatch(/settings\.jwt_secret: cannot decrypt ENC\[\.\.\.\] value: wrong SLUICE_AUTH_KEY/);
     expect(errorOf(text, 'not-a-key')).toMatch(/settings\.jwt_secret: .*must be 64 hex characters/);
-    expect(errorOf(credentialsYaml({ settings: `  jwt_secret: 'ENC[AES256-GCM,oops]'\n` }), keyText)).toMatch(
-      /settings\.jwt_secret: malformed ENC/,
-    );
+    expect(errorOf(credentialsYaml({ settings: `  jwt_secret: 'ENC[AES256-GCM,oops]'\n` }), keyText)).toMatch(/settings\.jwt_secret: malformed ENC/);
   });
 
   it('does not need SLUICE_AUTH_KEY when nothing is encrypted', () => {
@@ -131,10 +129,22 @@ describe('parseCredentials: ENC values', () => {
 describe('parseCredentials: broken files name the path', () => {
   const hash = hashApiKey('k');
   it.each<[string, string, RegExp]>([
-    ['unknown role', credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: root }\n` }), /api_keys\.0\.role: unknown role "root" \(expected admin, operator or viewer\)/],
-    ['unknown user role', credentialsYaml({ users: `  - { username: u, password_hash: '${scryptPhc('p')}', role: superuser }\n` }), /users\.0\.role: unknown role "superuser"/],
+    [
+      'unknown role',
+      credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: root }\n` }),
+      /api_keys\.0\.role: unknown role "root" \(expected admin, operator or viewer\)/,
+    ],
+    [
+      'unknown user role',
+      credentialsYaml({ users: `  - { username: u, password_hash: '${scryptPhc('p')}', role: superuser }\n` }),
+      /users\.0\.role: unknown role "superuser"/,
+    ],
     ['unknown key', credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin, extra: 1 }\n` }), /api_keys\.0\.extra: unknown key/],
-    ['unknown grant key', credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin, grants: [{ tenants: [a], namespaces: [b], actions: [c], agent: x }] }\n` }), /api_keys\.0\.grants\.0\.agent: unknown key/],
+    [
+      'unknown grant key',
+      credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin, grants: [{ tenants: [a], namespaces: [b], actions: [c], agent: x }] }\n` }),
+      /api_keys\.0\.grants\.0\.agent: unknown key/,
+    ],
     ['unknown top-level key', `${credentialsYaml()}extras: 1\n`, /extras: unknown key/],
     ['missing settings', 'users: []\n', /settings: required/],
     ['missing jwt_secret', 'settings:\n  jwt_expiry_seconds: 60\n', /settings\.jwt_secret: required/],
@@ -143,11 +153,33 @@ describe('parseCredentials: broken files name the path', () => {
     ['bad key_hash', credentialsYaml({ api_keys: '  - { name: a, key_hash: abc, role: admin }\n' }), /api_keys\.0\.key_hash: must be 64 hex characters/],
     ['missing name', credentialsYaml({ api_keys: `  - { key_hash: ${hash}, role: admin }\n` }), /api_keys\.0\.name: required/],
     ['legacy without tenant', credentialsYaml({ api_keys: '  - { key: abcdefghijklmnopq, role: admin }\n' }), /api_keys\.0\.tenant: required/],
-    ['empty tenants', credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin, grants: [{ tenants: [], namespaces: ['*'], actions: ['*'] }] }\n` }), /api_keys\.0\.grants\.0\.tenants: needs at least one entry/],
-    ['glob tenant', credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin, grants: [{ tenants: ['acme.*'], namespaces: ['*'], actions: ['*'] }] }\n` }), /grants\.0\.tenants\.0: use "\*" alone/],
-    ['bad password hash', credentialsYaml({ users: '  - { username: u, password_hash: plain, role: admin }\n' }), /users\.0\.password_hash: unsupported password hash/],
-    ['duplicate username', credentialsYaml({ users: `  - { username: u, password_hash: '${scryptPhc('p')}', role: admin }\n  - { username: u, password_hash: '${scryptPhc('q')}', role: admin }\n` }), /users\.1: duplicate username "u" \(same as users\.0\)/],
-    ['duplicate key', credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin }\n  - { name: b, key_hash: ${hash}, role: admin }\n` }), /api_keys\.1: duplicate key \(same as api_keys\.0\)/],
+    [
+      'empty tenants',
+      credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin, grants: [{ tenants: [], namespaces: ['*'], actions: ['*'] }] }\n` }),
+      /api_keys\.0\.grants\.0\.tenants: needs at least one entry/,
+    ],
+    [
+      'glob tenant',
+      credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin, grants: [{ tenants: ['acme.*'], namespaces: ['*'], actions: ['*'] }] }\n` }),
+      /grants\.0\.tenants\.0: use "\*" alone/,
+    ],
+    [
+      'bad password hash',
+      credentialsYaml({ users: '  - { username: u, password_hash: plain, role: admin }\n' }),
+      /users\.0\.password_hash: unsupported password hash/,
+    ],
+    [
+      'duplicate username',
+      credentialsYaml({
+        users: `  - { username: u, password_hash: '${scryptPhc('p')}', role: admin }\n  - { username: u, password_hash: '${scryptPhc('q')}', role: admin }\n`,
+      }),
+      /users\.1: duplicate username "u" \(same as users\.0\)/,
+    ],
+    [
+      'duplicate key',
+      credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin }\n  - { name: b, key_hash: ${hash}, role: admin }\n` }),
+      /api_keys\.1: duplicate key \(same as api_keys\.0\)/,
+    ],
     ['empty file', '', /the file is empty/],
     ['top-level list', '- a\n', /the top level must be a mapping/],
   ])('%s', (_name, text, message) => {

@@ -54,7 +54,11 @@ const SHORT_RAW_KEY = 16;
 export function parseCredentials(text: string, source: string, masterKey: string | undefined): ParsedCredentials {
   const tree = readYaml(text, source);
   const decrypted = decryptTree(tree, masterKey);
-  if (decrypted.issues.length > 0) invalid(source, decrypted.issues.map((i) => `${renderPath(i.path)}: ${i.message}`));
+  if (decrypted.issues.length > 0)
+    invalid(
+      source,
+      decrypted.issues.map((i) => `${renderPath(i.path)}: ${i.message}`),
+    );
 
   const result = CredentialsFileSchema.safeParse(decrypted.value);
   if (!result.success) invalid(source, result.error.issues.flatMap(describeIssue));

@@ -9,7 +9,10 @@ describe('docs/auth.md', () => {
     for (const permission of PERMISSIONS) {
       const row = doc.split('\n').find((line) => line.startsWith(`| \`${permission}\` |`));
       expect(row, permission).toBeDefined();
-      const marks = (row ?? '').split('|').slice(3, 6).map((cell) => cell.trim() === '✓');
+      const marks = (row ?? '')
+        .split('|')
+        .slice(3, 6)
+        .map((cell) => cell.trim() === '✓');
       expect(marks, permission).toEqual(ROLES.map((role) => roleAllows(role, permission)));
     }
   });

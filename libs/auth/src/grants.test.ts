@@ -109,11 +109,7 @@ describe('callerScope', () => {
       [grant({ tenants: ['acme'], namespaces: ['a'] }), grant({ tenants: ['acme'], namespaces: ['b'] })],
       { wildcard: false, tenantPatterns: ['acme'], singleTenant: 'acme' },
     ],
-    [
-      'two tenants in one grant',
-      [grant({ tenants: ['acme', 'globex'] })],
-      { wildcard: false, tenantPatterns: ['acme', 'globex'], singleTenant: null },
-    ],
+    ['two tenants in one grant', [grant({ tenants: ['acme', 'globex'] })], { wildcard: false, tenantPatterns: ['acme', 'globex'], singleTenant: null }],
     [
       'different tenants across grants',
       [grant({ tenants: ['acme'] }), grant({ tenants: ['acme.eu'] })],

@@ -52,11 +52,7 @@ export function grantCoversScope(grant: Grant, scope: ScopeTuple): boolean {
 }
 
 export function grantCovers(grant: Grant, tuple: ActionTuple): boolean {
-  return (
-    grantCoversScope(grant, tuple) &&
-    exactOrWildcard(grant.providers, tuple.provider) &&
-    exactOrWildcard(grant.actions, tuple.action_type)
-  );
+  return grantCoversScope(grant, tuple) && exactOrWildcard(grant.providers, tuple.provider) && exactOrWildcard(grant.actions, tuple.action_type);
 }
 
 /** At least one grant must match all four dimensions (dimensions are not mixed across grants). */

@@ -10,11 +10,7 @@ const RESERVED = new Set(['CONFIG', 'AUTH_KEY']);
  * first segment is not a config section is an error when it has `__` (a typo must not be silent);
  * other SLUICE_ variables (SLUICE_CONFIG, SLUICE_AUTH_KEY, test settings) are left alone.
  */
-export function applyEnvOverrides(
-  target: Record<string, unknown>,
-  env: NodeJS.ProcessEnv,
-  sections: readonly string[],
-): string[] {
+export function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessEnv, sections: readonly string[]): string[] {
   const applied: string[] = [];
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith('SLUICE_') || raw === undefined) continue;

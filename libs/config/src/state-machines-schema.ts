@@ -46,7 +46,8 @@ export const StateMachineConfig = z
     m.transitions.forEach((t, i) => {
       if (!states.has(t.from)) unknown(['transitions', i, 'from'], t.from);
       if (!states.has(t.to)) unknown(['transitions', i, 'to'], t.to);
-      if (t.from === t.to) ctx.addIssue({ code: 'custom', path: ['transitions', i, 'to'], message: `a transition must change the state ("${t.from}" to itself)` });
+      if (t.from === t.to)
+        ctx.addIssue({ code: 'custom', path: ['transitions', i, 'to'], message: `a transition must change the state ("${t.from}" to itself)` });
       const pair = JSON.stringify([t.from, t.to]);
       if (pairs.has(pair)) ctx.addIssue({ code: 'custom', path: ['transitions', i], message: `duplicate transition "${t.from}" → "${t.to}"` });
       pairs.add(pair);
@@ -56,7 +57,8 @@ export const StateMachineConfig = z
       if (!states.has(t.state)) unknown(['timeouts', i, 'state'], t.state);
       if (!states.has(t.transition_to)) unknown(['timeouts', i, 'transition_to'], t.transition_to);
       // A timeout back into its own state would re-arm itself forever.
-      if (t.state === t.transition_to) ctx.addIssue({ code: 'custom', path: ['timeouts', i, 'transition_to'], message: `a timeout must leave its state "${t.state}"` });
+      if (t.state === t.transition_to)
+        ctx.addIssue({ code: 'custom', path: ['timeouts', i, 'transition_to'], message: `a timeout must leave its state "${t.state}"` });
       if (timed.has(t.state)) ctx.addIssue({ code: 'custom', path: ['timeouts', i, 'state'], message: `state "${t.state}" already has a timeout` });
       timed.add(t.state);
     });

@@ -5,9 +5,35 @@ describe('isoString', () => {
   it('is toISOString, whatever the order of the times', () => {
     const base = Date.UTC(2026, 10, 23, 19, 59, 59, 998);
     const times = [
-      base, base, base + 1, base + 2, base + 3, base - 1000, base + 1, 0, -1, -999, -1000, -1001, 1, 9, 10, 99, 100, 999, 1000,
-      Date.UTC(9999, 11, 31, 23, 59, 59, 999), Date.UTC(10000, 0, 1), Date.UTC(-1, 0, 1, 0, 0, 0, 5), -8.64e15, 8.64e15, 8.64e15 - 1,
-      1.5, -1.5, 1767225600000.9, -0,
+      base,
+      base,
+      base + 1,
+      base + 2,
+      base + 3,
+      base - 1000,
+      base + 1,
+      0,
+      -1,
+      -999,
+      -1000,
+      -1001,
+      1,
+      9,
+      10,
+      99,
+      100,
+      999,
+      1000,
+      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+      Date.UTC(10000, 0, 1),
+      Date.UTC(-1, 0, 1, 0, 0, 0, 5),
+      -8.64e15,
+      8.64e15,
+      8.64e15 - 1,
+      1.5,
+      -1.5,
+      1767225600000.9,
+      -0,
     ];
     for (let i = 0; i < 20_000; i++) times.push(base + Math.floor((Math.random() - 0.5) * 5_000), Math.floor((Math.random() - 0.5) * 2 * 8.64e15));
     for (const t of times) expect(isoString(t)).toBe(new Date(t).toISOString());
@@ -99,7 +125,7 @@ describe('ManualClock timers', () => {
     expect(seen).toEqual([1100]);
   });
 
-  it('advanceAsync runs the async work a timer starts at that timer\'s time, and timers it sets when due', async () => {
+  it("advanceAsync runs the async work a timer starts at that timer's time, and timers it sets when due", async () => {
     const clock = new ManualClock(0);
     const attempts: number[] = [];
     // Like a retrying job: each attempt awaits, fails, and sets the retry timer in a continuation.
@@ -140,7 +166,7 @@ describe('systemClock timers', () => {
     expect(seen).toEqual(['fired']);
   });
 
-  it('waits past Node\'s 2^31-1 ms timer limit by re-arming, and repeats until cancelled', () => {
+  it("waits past Node's 2^31-1 ms timer limit by re-arming, and repeats until cancelled", () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'], now: 0 });
     const day = 86_400_000;
     const seen: number[] = [];

@@ -63,8 +63,7 @@ export const errors = {
   /** Without a limit when the parser that refused the body does not say which one applied. */
   payloadTooLarge: (limit?: number) =>
     new SluiceError('PAYLOAD_TOO_LARGE', limit === undefined ? 'request body is too large' : `request body exceeds the limit of ${limit} bytes`),
-  unsupportedMediaType: (type: string) =>
-    new SluiceError('UNSUPPORTED_MEDIA_TYPE', `unsupported content type: ${type || '(none)'}; expected application/json`),
+  unsupportedMediaType: (type: string) => new SluiceError('UNSUPPORTED_MEDIA_TYPE', `unsupported content type: ${type || '(none)'}; expected application/json`),
   unauthorized: (message = 'missing authentication credentials') => new SluiceError('UNAUTHORIZED', message),
   forbidden: (message: string) => new SluiceError('FORBIDDEN', message),
   notFound: (thing: string, id: string) => new SluiceError('NOT_FOUND', `${thing} not found: ${id}`),
@@ -76,8 +75,7 @@ export const errors = {
   routeNotFound: (method: string, url: string) => new SluiceError('NOT_FOUND', `route not found: ${method} ${url}`),
   conflict: (message: string) => new SluiceError('CONFLICT', message),
   unprocessable: (message: string) => new SluiceError('UNPROCESSABLE', message),
-  rateLimited: (retryAfterSeconds: number) =>
-    new SluiceError('RATE_LIMITED', 'rate limit exceeded', { extra: { retry_after: retryAfterSeconds } }),
+  rateLimited: (retryAfterSeconds: number) => new SluiceError('RATE_LIMITED', 'rate limit exceeded', { extra: { retry_after: retryAfterSeconds } }),
   notReady: (reason: string) => new SluiceError('NOT_READY', `not ready: ${reason}`),
   featureDisabled: (message: string) => new SluiceError('FEATURE_DISABLED', message),
   internal: (cause?: unknown) => new SluiceError('INTERNAL', 'internal server error', { cause }),
@@ -100,7 +98,10 @@ export const FAILURE_CODES = {
   FINGERPRINT_REQUIRED: { retryable: 'no', meaning: 'the action has no fingerprint and the rule no `fingerprint_fields`' },
   STATE_CONFLICT: { retryable: 'yes', meaning: 'the event kept changing under concurrent writers; the transition was not applied' },
   // the provider call
-  EXECUTION_FAILED: { retryable: 'depends', meaning: 'the provider failed: a 5xx answer (retryable), another 4xx or a provider error (not), or the call was abandoned (retryable)' },
+  EXECUTION_FAILED: {
+    retryable: 'depends',
+    meaning: 'the provider failed: a 5xx answer (retryable), another 4xx or a provider error (not), or the call was abandoned (retryable)',
+  },
   TIMEOUT: { retryable: 'yes', meaning: 'an attempt timed out, or the upstream answered 408' },
   CONNECTION: { retryable: 'yes', meaning: 'the connection to the upstream failed (refused, reset, DNS, unreachable)' },
   RATE_LIMITED: { retryable: 'yes', meaning: 'the upstream answered 429' },

@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { normalizeAction } from './normalize-action.js';
 
 /** What normalizeAction returned when it was written as one object spread. */
-const spread = (input: ActionInput, id: string, createdAt: string) => ({ ...input, id: input.id ?? id, created_at: input.created_at ?? createdAt, metadata: input.metadata ?? {} });
+const spread = (input: ActionInput, id: string, createdAt: string) => ({
+  ...input,
+  id: input.id ?? id,
+  created_at: input.created_at ?? createdAt,
+  metadata: input.metadata ?? {},
+});
 
 describe('normalizeAction', () => {
   const clock = new ManualClock(Date.UTC(2026, 2, 5, 14, 30, 1, 7));

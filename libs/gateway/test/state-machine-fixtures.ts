@@ -61,5 +61,15 @@ export function setup(machines = [ALERT], start = Date.UTC(2026, 2, 5, 14, 30)) 
 let n = 0;
 export function action(over: Partial<Action> = {}): Action {
   n += 1;
-  return { id: `a${n}`, namespace: 'ns', tenant: 't', provider: 'p', action_type: 'alert', payload: {}, metadata: {}, created_at: '2026-03-05T14:30:00.000Z', ...over };
+  return {
+    id: `a${n}`,
+    namespace: 'ns',
+    tenant: 't',
+    provider: 'p',
+    action_type: 'alert',
+    payload: {},
+    metadata: {},
+    created_at: '2026-03-05T14:30:00.000Z',
+    ...over,
+  };
 }

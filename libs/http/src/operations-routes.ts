@@ -16,10 +16,14 @@ export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Me
   const { metrics, readiness } = opts;
   const tags = ['operations'];
 
-  app.get('/health', { config: { access: 'public' }, schema: { tags, summary: 'Liveness: the process is up (never checks Redis)', response: { 200: responseSchema(Health) } } }, async () => ({
-    status: 'ok' as const,
-    metrics: metrics.snapshot(),
-  }));
+  app.get(
+    '/health',
+    { config: { access: 'public' }, schema: { tags, summary: 'Liveness: the process is up (never checks Redis)', response: { 200: responseSchema(Health) } } },
+    async () => ({
+      status: 'ok' as const,
+      metrics: metrics.snapshot(),
+    }),
+  );
 
   app.get(
     '/ready',
@@ -39,11 +43,15 @@ export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Me
     },
   );
 
-  app.get('/metrics', { config: { access: 'public' }, schema: { tags, summary: 'Prometheus text; the JSON counters with Accept: application/json' } }, async (request, reply) => {
-    const accept = request.headers.accept ?? '';
-    if (accept.includes('application/json')) return metrics.snapshot();
-    return reply.type(metrics.contentType).send(await metrics.prometheusText());
-  });
+  app.get(
+    '/metrics',
+    { config: { access: 'public' }, schema: { tags, summary: 'Prometheus text; the JSON counters with Accept: application/json' } },
+    async (request, reply) => {
+      const accept = request.headers.accept ?? '';
+      if (accept.includes('application/json')) return metrics.snapshot();
+      return reply.type(metrics.contentType).send(await metrics.prometheusText());
+    },
+  );
 
   app.get('/metrics/prometheus', { config: { access: 'public' }, schema: { tags, summary: 'Prometheus text exposition' } }, async (_request, reply) =>
     reply.type(metrics.contentType).send(await metrics.prometheusText()),

@@ -11,11 +11,7 @@ export class ProviderError extends Error {
   /** The upstream's Retry-After, in ms: the executor waits at least this long before the next attempt. */
   readonly retryAfterMs: number | undefined;
 
-  constructor(
-    code: ProviderErrorCode,
-    message: string,
-    opts: { retryable: boolean; httpStatus?: number; retryAfterMs?: number; cause?: unknown },
-  ) {
+  constructor(code: ProviderErrorCode, message: string, opts: { retryable: boolean; httpStatus?: number; retryAfterMs?: number; cause?: unknown }) {
     super(message, opts.cause === undefined ? undefined : { cause: opts.cause });
     this.name = 'ProviderError';
     this.code = code;

@@ -49,7 +49,11 @@ export class ProviderRegistry {
   async close(): Promise<void> {
     const results = await Promise.allSettled([...this.#providers.values()].map((p) => p.close?.()));
     const failed = results.filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    if (failed.length > 0) throw new AggregateError(failed.map((r) => r.reason as unknown), 'closing providers failed');
+    if (failed.length > 0)
+      throw new AggregateError(
+        failed.map((r) => r.reason as unknown),
+        'closing providers failed',
+      );
   }
 }
 

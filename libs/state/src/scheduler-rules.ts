@@ -51,7 +51,9 @@ export function resolveRepeat(kind: string, opts: RepeatOptions): RepeatRule {
 
 /** The first cron occurrence strictly after `after` (epoch ms). */
 export function nextCronTime(rule: { cron: string; timezone: string }, after: number): number {
-  return CronExpressionParser.parse(rule.cron, { tz: rule.timezone, currentDate: new Date(after) }).next().getTime();
+  return CronExpressionParser.parse(rule.cron, { tz: rule.timezone, currentDate: new Date(after) })
+    .next()
+    .getTime();
 }
 
 /** Exponential backoff as BullMQ computes it: base * 2^(failedAttempt - 1). */

@@ -44,9 +44,7 @@ export function checkDeferrable(ops: readonly WriteOp[]): readonly WriteOp[] {
 export function checkSameScope(key: StateKey, writes: readonly CheckedWrite[]): void {
   for (const w of writes) {
     if (w.key.namespace !== key.namespace || w.key.tenant !== key.tenant) {
-      throw new RangeError(
-        `compareAndSwapWith: write to ${w.key.namespace}/${w.key.tenant} outside the CAS key's scope ${key.namespace}/${key.tenant}`,
-      );
+      throw new RangeError(`compareAndSwapWith: write to ${w.key.namespace}/${w.key.tenant} outside the CAS key's scope ${key.namespace}/${key.tenant}`);
     }
   }
 }

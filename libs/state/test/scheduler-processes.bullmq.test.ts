@@ -57,7 +57,12 @@ describe('BullMqScheduler across processes', () => {
     // A duplicate would have been created before the producers reported, so it waits ahead of a job enqueued now.
     await worker.enqueue('flush', { id: 'sentinel' });
     await poll('the sentinel job', () => runs.some((j) => j.id === 'sentinel'));
-    expect(runs.map((j) => j.id).filter((id) => id !== 'sentinel').sort()).toEqual([...ids].sort());
+    expect(
+      runs
+        .map((j) => j.id)
+        .filter((id) => id !== 'sentinel')
+        .sort(),
+    ).toEqual([...ids].sort());
     expect(await Promise.all(producers.map((p) => p.exited))).toEqual([0, 0]);
   });
 

@@ -51,9 +51,7 @@ describe('Redis argument builders', () => {
 
   it('indexRangeArgs: BYSCORE with infinities for absent bounds; REV swaps the bounds', () => {
     expect(indexRangeArgs('k', { limit: 5 })).toEqual(['k', '-inf', '+inf', 'BYSCORE', 'LIMIT', 0, 5, 'WITHSCORES']);
-    expect(indexRangeArgs('k', { min: 1, max: 9, rev: true, offset: 2, limit: 3 })).toEqual([
-      'k', '9', '1', 'BYSCORE', 'REV', 'LIMIT', 2, 3, 'WITHSCORES',
-    ]);
+    expect(indexRangeArgs('k', { min: 1, max: 9, rev: true, offset: 2, limit: 3 })).toEqual(['k', '9', '1', 'BYSCORE', 'REV', 'LIMIT', 2, 3, 'WITHSCORES']);
     expect(scoreRangeArgs(undefined, 4.5)).toEqual(['-inf', '4.5']);
     expect(() => indexRangeArgs('k', { limit: -1 })).toThrow(RangeError);
     expect(() => indexRangeArgs('k', { offset: 0.5, limit: 1 })).toThrow(RangeError);
@@ -104,9 +102,7 @@ describe('Redis argument builders', () => {
       keys: [render(k('doc')), render(k('a')), render(k('b')), render(k('c'))],
       args: [3, 'data', 'set', 'v', '', 10, 'incr', 2, '', '', 'zadd', '1.5', 'm', 20],
     });
-    expect(() => compareAndSwapWithArgs(k('doc'), 0, 'd', [{ op: 'set', key: k('a', 'other'), value: 'v' }], render)).toThrow(
-      RangeError,
-    );
+    expect(() => compareAndSwapWithArgs(k('doc'), 0, 'd', [{ op: 'set', key: k('a', 'other'), value: 'v' }], render)).toThrow(RangeError);
   });
 
   it('scanArgs: the keys.ts pattern, cursor 0 first, count 100 by default', () => {
@@ -129,7 +125,11 @@ describe('Lua scripts', () => {
 
   it('each carries a header listing its KEYS, ARGV and returns', () => {
     for (const s of LUA_SCRIPTS) {
-      const header = s.lua.trim().split('\n').filter((l) => l.startsWith('--')).join('\n');
+      const header = s.lua
+        .trim()
+        .split('\n')
+        .filter((l) => l.startsWith('--'))
+        .join('\n');
       for (let i = 1; i <= s.numberOfKeys; i++) expect(header, s.name).toContain(`KEYS[${i}]`);
       expect(header, s.name).toMatch(/Returns/);
       if (s.variadicKeys === true) expect(s.lua, s.name).toContain('#KEYS');

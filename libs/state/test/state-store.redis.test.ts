@@ -221,7 +221,10 @@ describe('RedisStateStore deferred writes', () => {
     const survivor = await open(prefix, { delayMs: 60_000, sweepMs: 50 });
     try {
       // What a process that died right after its pipeline leaves behind.
-      await admin.rpush(queueOf(prefix), deferredEntry([{ op: 'increment', key: k('n'), by: 7 }], (key) => renderKey(prefix, key)));
+      await admin.rpush(
+        queueOf(prefix),
+        deferredEntry([{ op: 'increment', key: k('n'), by: 7 }], (key) => renderKey(prefix, key)),
+      );
       await vi.waitFor(async () => expect(await admin.get(renderKey(prefix, k('n')))).toBe('7'), { timeout: 2000, interval: 20 });
       expect(await survivor.get(k('n'))).toBe('7');
     } finally {

@@ -18,13 +18,28 @@ const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0
 export const METRICS = {
   actions: { type: 'counter', name: 'sluice_actions_total', help: 'Dispatched actions by outcome', labelNames: ['outcome'] },
   dispatchDuration: { type: 'histogram', name: 'sluice_dispatch_duration_seconds', help: 'Time to decide and execute one action', labelNames: ['outcome'] },
-  providerRequests: { type: 'counter', name: 'sluice_provider_requests_total', help: 'Provider attempts by provider and result', labelNames: ['provider', 'result'] },
+  providerRequests: {
+    type: 'counter',
+    name: 'sluice_provider_requests_total',
+    help: 'Provider attempts by provider and result',
+    labelNames: ['provider', 'result'],
+  },
   providerDuration: { type: 'histogram', name: 'sluice_provider_request_duration_seconds', help: 'Provider attempt latency', labelNames: ['provider'] },
-  httpRequests: { type: 'counter', name: 'sluice_http_requests_total', help: 'HTTP requests by route and status class', labelNames: ['method', 'route', 'status'] },
+  httpRequests: {
+    type: 'counter',
+    name: 'sluice_http_requests_total',
+    help: 'HTTP requests by route and status class',
+    labelNames: ['method', 'route', 'status'],
+  },
   httpDuration: { type: 'histogram', name: 'sluice_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['method', 'route'] },
   jobs: { type: 'counter', name: 'sluice_jobs_total', help: 'Background jobs run by kind and result', labelNames: ['kind', 'result'] },
   jobDuration: { type: 'histogram', name: 'sluice_job_duration_seconds', help: 'Background job run time', labelNames: ['kind'] },
-  ruleErrors: { type: 'counter', name: 'sluice_rule_errors_total', help: 'Rule conditions that failed to evaluate (treated as not matching)', labelNames: ['rule'] },
+  ruleErrors: {
+    type: 'counter',
+    name: 'sluice_rule_errors_total',
+    help: 'Rule conditions that failed to evaluate (treated as not matching)',
+    labelNames: ['rule'],
+  },
   quotaExceeded: {
     type: 'counter',
     name: 'sluice_quota_exceeded_total',
@@ -53,7 +68,11 @@ export const METRICS = {
     name: 'sluice_audit_write_failures_total',
     help: 'Audit records that could not be written (the dispatch failed with them only in synchronous-write compliance modes)',
   },
-  auditEvicted: { type: 'counter', name: 'sluice_audit_evicted_total', help: 'Memory backend: audit records evicted because audit.memory_max_records was reached' },
+  auditEvicted: {
+    type: 'counter',
+    name: 'sluice_audit_evicted_total',
+    help: 'Memory backend: audit records evicted because audit.memory_max_records was reached',
+  },
   rateLimited: {
     type: 'counter',
     name: 'sluice_rate_limited_total',

@@ -94,7 +94,8 @@ export function composeErrors(doc: ComposeFile, opts: { shutdownTimeoutSeconds: 
     if (svc.deploy?.replicas !== role.replicas) errors.push(`${role.name}: deploy.replicas must be ${role.replicas}`);
     try {
       const args = parseCliArgs(svc.command ?? []);
-      if (args.command !== role.command || args.noWorker !== role.noWorker) errors.push(`${role.name}: command must be \`${role.command}${role.noWorker ? ' --no-worker' : ''}\``);
+      if (args.command !== role.command || args.noWorker !== role.noWorker)
+        errors.push(`${role.name}: command must be \`${role.command}${role.noWorker ? ' --no-worker' : ''}\``);
       if (!new RegExp(`^  ${args.command} `, 'm').test(USAGE)) errors.push(`${role.name}: \`${args.command}\` is not a sluice command`);
     } catch (err) {
       errors.push(`${role.name}: command ${JSON.stringify(svc.command)} is not valid for the sluice CLI: ${(err as Error).message}`);

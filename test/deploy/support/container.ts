@@ -65,9 +65,7 @@ export function pointAt(url: string, redisUrl: string): string {
 }
 
 const readTree = (path: string): string | Record<string, string> =>
-  statSync(path).isDirectory()
-    ? Object.fromEntries(readdirSync(path).map((f) => [f, readFileSync(join(path, f), 'utf8')]))
-    : readFileSync(path, 'utf8');
+  statSync(path).isDirectory() ? Object.fromEntries(readdirSync(path).map((f) => [f, readFileSync(join(path, f), 'utf8')])) : readFileSync(path, 'utf8');
 
 /** A compose service's container: `command`, `environment` (interpolated) and its bind mounts. */
 export function composeContainer(name: string, svc: ComposeService, hostEnv: Record<string, string> = {}): ContainerSpec {
@@ -77,7 +75,11 @@ export function composeContainer(name: string, svc: ComposeService, hostEnv: Rec
     name,
     args: svc.command ?? [],
     env,
-    mounts: Object.fromEntries(mounts(svc).filter((m) => m.bind).map((m) => [m.target, readTree(join(REPO_ROOT, m.source))])),
+    mounts: Object.fromEntries(
+      mounts(svc)
+        .filter((m) => m.bind)
+        .map((m) => [m.target, readTree(join(REPO_ROOT, m.source))]),
+    ),
     containerPort: Number(svc.expose?.[0]),
     readyPath: check.pathname,
   };
@@ -140,7 +142,9 @@ export function chartContainer(docs: readonly K8sObject[], deployment: Json, ext
 export function setRedisPassword(redisPort: number, password: string): Promise<void> {
   const arg = (s: string) => `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
   return new Promise((resolve, reject) => {
-    const sock = createConnection({ port: redisPort, host: '127.0.0.1' }, () => sock.write(`*4\r\n${arg('CONFIG')}${arg('SET')}${arg('requirepass')}${arg(password)}`));
+    const sock = createConnection({ port: redisPort, host: '127.0.0.1' }, () =>
+      sock.write(`*4\r\n${arg('CONFIG')}${arg('SET')}${arg('requirepass')}${arg(password)}`),
+    );
     sock.once('data', (reply) => {
       sock.end();
       if (reply.toString().startsWith('+OK')) resolve();

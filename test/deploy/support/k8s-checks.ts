@@ -140,8 +140,7 @@ export function requiredFieldErrors(docs: readonly K8sObject[], opts: RequiredFi
     }
   }
 
-  const podsOf = (selector: Record<string, string> | undefined) =>
-    workloads.filter((w) => matches(selector, (w as Json).spec?.template?.metadata?.labels));
+  const podsOf = (selector: Record<string, string> | undefined) => workloads.filter((w) => matches(selector, (w as Json).spec?.template?.metadata?.labels));
   const containerPortNames = (ws: K8sObject[]) =>
     new Set(ws.flatMap((w) => ((w as Json).spec.template.spec.containers as Json[]).flatMap((c) => (c.ports ?? []).map((p: Json) => p.name))));
 

@@ -107,7 +107,10 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
 
   app.get<{ Params: { action_id: string } }>(
     '/v1/audit/:action_id',
-    { config: read, schema: { tags, summary: 'The most recent audit record of an action', params, response: { 200: responseSchema(AuditRecord), 403: error, 404: error } } },
+    {
+      config: read,
+      schema: { tags, summary: 'The most recent audit record of an action', params, response: { 200: responseSchema(AuditRecord), 403: error, 404: error } },
+    },
     async (request) => recordFor(callerOf(request), request.params.action_id),
   );
 

@@ -37,7 +37,12 @@ export async function quotasRoutes(app: FastifyInstance, opts: { quotas: QuotaRe
     '/v1/quotas',
     {
       config: manage,
-      schema: { tags, summary: 'Create a quota policy (shared by all replicas)', body: requestSchema(QuotaCreateInput), response: { 201: policy, 400: error, 409: error } },
+      schema: {
+        tags,
+        summary: 'Create a quota policy (shared by all replicas)',
+        body: requestSchema(QuotaCreateInput),
+        response: { 201: policy, 400: error, 409: error },
+      },
     },
     async (request, reply) => {
       assertCallerCoversScope(callerOf(request), request.body);
@@ -49,7 +54,12 @@ export async function quotasRoutes(app: FastifyInstance, opts: { quotas: QuotaRe
     '/v1/quotas',
     {
       config: read,
-      schema: { tags, summary: 'List quota policies (config and API)', querystring: requestSchema(QuotaListQuery), response: { 200: responseSchema(QuotaList), 400: error } },
+      schema: {
+        tags,
+        summary: 'List quota policies (config and API)',
+        querystring: requestSchema(QuotaListQuery),
+        response: { 200: responseSchema(QuotaList), 400: error },
+      },
     },
     async (request) => {
       const caller = callerOf(request);

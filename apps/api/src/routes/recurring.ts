@@ -58,7 +58,8 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
       schema: {
         tags,
         summary: 'Create a recurring action: dispatch the template on a cron schedule in a time zone',
-        description: 'namespace and tenant go in the body (or the query). 400 for an invalid cron expression or time zone, or a missing field; 409 when the pair has background.max_recurring_actions_per_tenant.',
+        description:
+          'namespace and tenant go in the body (or the query). 400 for an invalid cron expression or time zone, or a missing field; 409 when the pair has background.max_recurring_actions_per_tenant.',
         querystring: requestSchema(RecurringScopeQuery),
         body: requestSchema(RecurringCreateInput),
         response: { 201: responseSchema(RecurringCreated), 400: error, 403: error, 409: error },
@@ -85,7 +86,12 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
     '/v1/recurring',
     {
       config: read,
-      schema: { tags, summary: "List a pair's recurring actions (creation order)", querystring: requestSchema(RecurringListQuery), response: { 200: responseSchema(RecurringList), 400: error } },
+      schema: {
+        tags,
+        summary: "List a pair's recurring actions (creation order)",
+        querystring: requestSchema(RecurringListQuery),
+        response: { 200: responseSchema(RecurringList), 400: error },
+      },
     },
     async (request) => {
       assertCallerCoversScope(callerOf(request), request.query);
@@ -97,7 +103,13 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
     '/v1/recurring/:id',
     {
       config: read,
-      schema: { tags, summary: 'One recurring action', params, querystring: requestSchema(RecurringRequiredScopeQuery), response: { 200: detail, 400: error, 404: error } },
+      schema: {
+        tags,
+        summary: 'One recurring action',
+        params,
+        querystring: requestSchema(RecurringRequiredScopeQuery),
+        response: { 200: detail, 400: error, 404: error },
+      },
     },
     async (request) => recurring.get(scopeOf(request, request.query, undefined), request.params.id),
   );
@@ -128,7 +140,16 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
 
   app.delete<IdRoute & { Querystring: RecurringRequiredScopeQuery }>(
     '/v1/recurring/:id',
-    { config: write, schema: { tags, summary: 'Delete a recurring action', params, querystring: requestSchema(RecurringRequiredScopeQuery), response: { 400: error, 404: error } } },
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Delete a recurring action',
+        params,
+        querystring: requestSchema(RecurringRequiredScopeQuery),
+        response: { 400: error, 404: error },
+      },
+    },
     async (request, reply) => {
       const scope = scopeOf(request, request.query, undefined);
       assertCoversTemplate(callerOf(request), await recurring.get(scope, request.params.id));
@@ -162,5 +183,8 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
 
 /** The tuple parts a patch changes. */
 function definedTuple(patch: RecurringUpdateInput): { provider?: string; action_type?: string } {
-  return { ...(patch.provider !== undefined ? { provider: patch.provider } : {}), ...(patch.action_type !== undefined ? { action_type: patch.action_type } : {}) };
+  return {
+    ...(patch.provider !== undefined ? { provider: patch.provider } : {}),
+    ...(patch.action_type !== undefined ? { action_type: patch.action_type } : {}),
+  };
 }

@@ -43,13 +43,20 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
   });
   const detail = (rule: CompiledRule) => ({ ...summary(rule), definition: rule.definition });
 
-  app.get('/v1/rules', { config: { access: 'read' }, schema: { tags, summary: 'List rules in evaluation order', response: { 200: responseSchema(RuleList) } } }, async () => ({
-    rules: rules.current.list().map(summary),
-  }));
+  app.get(
+    '/v1/rules',
+    { config: { access: 'read' }, schema: { tags, summary: 'List rules in evaluation order', response: { 200: responseSchema(RuleList) } } },
+    async () => ({
+      rules: rules.current.list().map(summary),
+    }),
+  );
 
   app.get<{ Params: { name: string } }>(
     '/v1/rules/:name',
-    { config: { access: 'read' }, schema: { tags, summary: 'One rule with its definition', params: NameParams, response: { 200: responseSchema(RuleDetail), 404: error } } },
+    {
+      config: { access: 'read' },
+      schema: { tags, summary: 'One rule with its definition', params: NameParams, response: { 200: responseSchema(RuleDetail), 404: error } },
+    },
     async (request) => {
       const rule = rules.current.get(request.params.name);
       if (!rule) throw errors.notFound('rule', request.params.name);
@@ -59,13 +66,32 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
 
   app.post(
     '/v1/rules',
-    { config: manage, preHandler: globalScope, schema: { tags, summary: 'Create an API rule (shared by all replicas)', body: RuleBody, response: { 201: responseSchema(RuleDetail), 400: error, 409: error } } },
+    {
+      config: manage,
+      preHandler: globalScope,
+      schema: {
+        tags,
+        summary: 'Create an API rule (shared by all replicas)',
+        body: RuleBody,
+        response: { 201: responseSchema(RuleDetail), 400: error, 409: error },
+      },
+    },
     async (request, reply) => reply.status(201).send(detail(await rules.create(request.body))),
   );
 
   app.put<{ Params: { name: string } }>(
     '/v1/rules/:name',
-    { config: manage, preHandler: globalScope, schema: { tags, summary: 'Create or replace an API rule', params: NameParams, body: RuleBody, response: { 200: responseSchema(RuleDetail), 201: responseSchema(RuleDetail), 400: error, 409: error } } },
+    {
+      config: manage,
+      preHandler: globalScope,
+      schema: {
+        tags,
+        summary: 'Create or replace an API rule',
+        params: NameParams,
+        body: RuleBody,
+        response: { 200: responseSchema(RuleDetail), 201: responseSchema(RuleDetail), 400: error, 409: error },
+      },
+    },
     async (request, reply) => {
       const { rule, created } = await rules.put(request.params.name, request.body);
       return reply.status(created ? 201 : 200).send(detail(rule));
@@ -102,7 +128,11 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
 
   app.post(
     '/v1/rules/reload',
-    { config: { access: 'admin' }, preHandler: globalScope, schema: { tags, summary: 'Re-read the rules directory on every replica', response: { 200: responseSchema(RuleReloadResult) } } },
+    {
+      config: { access: 'admin' },
+      preHandler: globalScope,
+      schema: { tags, summary: 'Re-read the rules directory on every replica', response: { 200: responseSchema(RuleReloadResult) } },
+    },
     async () => rules.reload(),
   );
 

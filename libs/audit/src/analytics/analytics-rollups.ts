@@ -3,7 +3,19 @@ import type { DeferrableWriteOp, StateStore } from '@sluice/state';
 import { aggregate } from './aggregate.js';
 import { binOf } from './histogram.js';
 import { planSegments } from './read-plan.js';
-import { binKey, countKey, encodeMember, granularityMs, indexKey, memberScore, sumKey, tenantIndexKey, tupleRef, type Granularity, type Tuple } from './rollup-keys.js';
+import {
+  binKey,
+  countKey,
+  encodeMember,
+  granularityMs,
+  indexKey,
+  memberScore,
+  sumKey,
+  tenantIndexKey,
+  tupleRef,
+  type Granularity,
+  type Tuple,
+} from './rollup-keys.js';
 import { readRollups } from './rollup-reader.js';
 import { DAY_MS, ceilHour, countBuckets, floorDay, floorHour } from './time-buckets.js';
 import type { AnalyticsFilters, RollupQuery, RollupRecord } from './types.js';
@@ -69,7 +81,13 @@ export class AnalyticsRollups {
   writesFor(record: RollupRecord): DeferrableWriteOp[] {
     const at = Date.parse(record.dispatched_at);
     if (Number.isNaN(at)) throw new TypeError(`analytics: invalid dispatched_at ${record.dispatched_at}`);
-    const ref = tupleRef({ namespace: record.namespace, tenant: record.tenant, provider: record.provider, action_type: record.action_type, outcome: record.outcome });
+    const ref = tupleRef({
+      namespace: record.namespace,
+      tenant: record.tenant,
+      provider: record.provider,
+      action_type: record.action_type,
+      outcome: record.outcome,
+    });
     const bin = binOf(record.duration_ms);
     const member = encodeMember(ref.tuple, bin);
     const score = memberScore(ref, bin);

@@ -7,10 +7,7 @@ const Name = boundedName();
 export const Labels = z.record(z.string(), z.string()).describe('string labels read by rules, silences and groups');
 
 /** `metadata.labels` is an object of strings; callers may add keys of their own. */
-export const ActionMetadata = z
-  .object({ labels: Labels.optional() })
-  .catchall(z.unknown())
-  .describe('free key/value object; labels is an object of strings');
+export const ActionMetadata = z.object({ labels: Labels.optional() }).catchall(z.unknown()).describe('free key/value object; labels is an object of strings');
 
 const Timestamp = z.iso.datetime({ offset: true });
 
@@ -42,9 +39,7 @@ export interface Action extends Omit<ActionInput, 'id' | 'created_at' | 'metadat
   metadata: z.infer<typeof ActionMetadata>;
 }
 
-export const BatchInput = z
-  .object({ actions: z.array(ActionInput).min(1).max(1000) })
-  .describe('a batch of at most 1000 actions');
+export const BatchInput = z.object({ actions: z.array(ActionInput).min(1).max(1000) }).describe('a batch of at most 1000 actions');
 
 export type BatchInput = z.infer<typeof BatchInput>;
 

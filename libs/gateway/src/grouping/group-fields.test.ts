@@ -34,7 +34,9 @@ describe('group fields', () => {
     const { groupKey, labels } = groupIdentity(action(), 'r', ['payload.cluster', 'payload.count', 'payload.missing']);
     expect(groupKey).toMatch(/^[0-9a-f]{64}$/);
     expect(labels).toEqual({ 'payload.cluster': 'c1', 'payload.count': '3' });
-    expect(groupIdentity(action({ id: 'other', payload: { cluster: 'c1', count: 3 } }), 'r', ['payload.cluster', 'payload.count', 'payload.missing']).groupKey).toBe(groupKey);
+    expect(
+      groupIdentity(action({ id: 'other', payload: { cluster: 'c1', count: 3 } }), 'r', ['payload.cluster', 'payload.count', 'payload.missing']).groupKey,
+    ).toBe(groupKey);
     const by = ['payload.cluster'];
     const base = groupIdentity(action(), 'r', by).groupKey;
     expect(groupIdentity(action({ tenant: 'u' }), 'r', by).groupKey).not.toBe(base);

@@ -62,6 +62,8 @@ export function groupIdentity(action: Action, rule: string, groupBy: readonly st
     if (value !== undefined) labels[path] = value;
     return [path, value ?? null];
   });
-  const groupKey = createHash('sha256').update(JSON.stringify([action.namespace, action.tenant, rule, values])).digest('hex');
+  const groupKey = createHash('sha256')
+    .update(JSON.stringify([action.namespace, action.tenant, rule, values]))
+    .digest('hex');
   return { groupKey, labels };
 }

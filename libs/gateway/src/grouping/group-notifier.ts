@@ -33,7 +33,11 @@ export interface GroupNotifierDeps<P> {
 }
 
 /** Enqueues a flush job for `job` at its notify_at; the deterministic id makes a repeat a no-op. */
-export async function enqueueFlush(scheduler: Pick<Scheduler, 'enqueue'>, job: GroupScope & { group_key: string; group_id: string; cycle: number; notify_at: number }, now: number): Promise<void> {
+export async function enqueueFlush(
+  scheduler: Pick<Scheduler, 'enqueue'>,
+  job: GroupScope & { group_key: string; group_id: string; cycle: number; notify_at: number },
+  now: number,
+): Promise<void> {
   const data = { namespace: job.namespace, tenant: job.tenant, group_key: job.group_key, group_id: job.group_id, cycle: job.cycle };
   await scheduler.enqueue(GROUP_FLUSH_KIND, { id: flushId(data), data, delayMs: Math.max(0, job.notify_at - now), attempts: FLUSH_JOB_ATTEMPTS });
 }
@@ -93,7 +97,10 @@ export class GroupNotifier<P> {
     if (error.retryable && !finalAttempt) return { notified: false, retryable: true, error: error.message };
     await state.set(outboxKey(scope, outbox.flush_id), JSON.stringify({ ...outbox, failed: error.message }), { ttlMs: SENT_OUTBOX_TTL_MS });
     this.deps.onResult?.('failed');
-    this.log.error({ flush_id: outbox.flush_id, namespace: scope.namespace, tenant: scope.tenant, code: error.code, err: error.message }, 'group notification abandoned');
+    this.log.error(
+      { flush_id: outbox.flush_id, namespace: scope.namespace, tenant: scope.tenant, code: error.code, err: error.message },
+      'group notification abandoned',
+    );
     return { notified: false, retryable: false, error: error.message };
   }
 }

@@ -41,7 +41,10 @@ class FakeProviders {
   };
 }
 
-const failure = (retryable: boolean): ExecutionResult => ({ ok: false, error: { code: 'EXECUTION_FAILED', message: 'boom', retryable, attempts: 1 } satisfies FailureInfo });
+const failure = (retryable: boolean): ExecutionResult => ({
+  ok: false,
+  error: { code: 'EXECUTION_FAILED', message: 'boom', retryable, attempts: 1 } satisfies FailureInfo,
+});
 
 function setup() {
   const clock = new ManualClock(Date.UTC(2026, 0, 1));
@@ -101,7 +104,8 @@ function setup() {
     if (!entry) throw new Error(`no job ${id}`);
     return { id, kind: entry.kind, data: entry.data, attempt };
   };
-  const payloadOf = (a: Action | undefined) => a?.payload as { events: { action_id: string }[]; flush_reason: string; state: string; new_event_count: number; dropped_event_count: number };
+  const payloadOf = (a: Action | undefined) =>
+    a?.payload as { events: { action_id: string }[]; flush_reason: string; state: string; new_event_count: number; dropped_event_count: number };
   return { clock, state, scheduler, providers, events, flushes, service, add, spec, runDue, jobOf, payloadOf, dropped: () => dropped };
 }
 

@@ -1,4 +1,14 @@
-import { errors, newId, type Action, type EventGroup, type GroupFlushResult, type GroupList, type GroupListQuery, type GroupedEvent, type GroupedOutcome } from '@sluice/core';
+import {
+  errors,
+  newId,
+  type Action,
+  type EventGroup,
+  type GroupFlushResult,
+  type GroupList,
+  type GroupListQuery,
+  type GroupedEvent,
+  type GroupedOutcome,
+} from '@sluice/core';
 import type { RuleAction } from '@sluice/rules';
 import { RETRY, retryCas, type Job, type WriteOp } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
@@ -6,7 +16,17 @@ import { groupIdentity } from './group-fields.js';
 import { GROUP_FLUSH_KIND, flushId, groupRecordKey, groupSummaryKey, locatorKey, outboxKey, type FlushJobData, type GroupScope } from './group-keys.js';
 import { FLUSH_JOB_ATTEMPTS, GroupNotifier, enqueueFlush, type DeliveryResult, type GroupNotifierDeps } from './group-notifier.js';
 import type { Outbox } from './group-outbox.js';
-import { CLOSED_SUMMARY, decodeGroup, encodeGroup, encodeTombstone, groupView, summaryOf, type Decoded, type GroupRecord, type GroupSettings } from './group-record.js';
+import {
+  CLOSED_SUMMARY,
+  decodeGroup,
+  encodeGroup,
+  encodeTombstone,
+  groupView,
+  summaryOf,
+  type Decoded,
+  type GroupRecord,
+  type GroupSettings,
+} from './group-record.js';
 import { listGroups, sweepOverdue } from './group-listing.js';
 import { planAppend, planClose, planFlush, type FlushReason, type NextFlush } from './group-transitions.js';
 
@@ -175,7 +195,12 @@ export class GroupService<P = unknown> {
       if (plan.kind === 'resolve') {
         if (!(await this.write(scope, data.group_key, version, decoded, plan.next, []))) return RETRY;
         this.deps.onFlush?.('resolved');
-        this.deps.events.emit({ type: 'group_resolved', ...scope, at: iso(now), data: { group_id: plan.next.group_id, group_key: plan.next.group_key, event_count: plan.next.events.length } });
+        this.deps.events.emit({
+          type: 'group_resolved',
+          ...scope,
+          at: iso(now),
+          data: { group_id: plan.next.group_id, group_key: plan.next.group_key, event_count: plan.next.events.length },
+        });
         return false;
       }
       const outbox = this.outboxOf(data, plan.snapshot, plan.reason, plan.nextFlush, now);

@@ -42,7 +42,12 @@ describe('group state table', () => {
   it('a closed (deleted) or resolved group is replaced by a new one on the next event', () => {
     expect(planAppend({ kind: 'closed', group_id: 'old' }, event(), origin(), 'g2', T0).next).toMatchObject({ group_id: 'g2', cycle: 1 });
     const resolved = { ...pending(), state: 'resolved' as const, cycle: 7 };
-    expect(planAppend(live(resolved), event(), origin(), 'g3', T0 + S).next).toMatchObject({ group_id: 'g3', cycle: 1, state: 'pending', notify_at: T0 + 31 * S });
+    expect(planAppend(live(resolved), event(), origin(), 'g3', T0 + S).next).toMatchObject({
+      group_id: 'g3',
+      cycle: 1,
+      state: 'pending',
+      notify_at: T0 + 31 * S,
+    });
   });
 
   it('pending + event → appended; notify_at and cycle never move', () => {
@@ -104,7 +109,14 @@ describe('group state table', () => {
   });
 
   it('notified + event → pending again, due group_interval after the last notification', () => {
-    const notified = { ...pending({ repeat_interval_seconds: 600 }), state: 'notified' as const, last_notified_at: T0, notify_at: T0 + 600 * S, cycle: 2, new_events: 0 };
+    const notified = {
+      ...pending({ repeat_interval_seconds: 600 }),
+      state: 'notified' as const,
+      last_notified_at: T0,
+      notify_at: T0 + 600 * S,
+      cycle: 2,
+      new_events: 0,
+    };
     const plan = planAppend(live(notified), event(), origin(), 'unused', T0 + 10 * S);
     expect(plan).toMatchObject({ replanned: true });
     expect(plan.next).toMatchObject({ state: 'pending', notify_at: T0 + 300 * S, cycle: 3, new_events: 1 });
@@ -113,14 +125,28 @@ describe('group state table', () => {
   });
 
   it('notified + event never moves the flush past the planned re-fire', () => {
-    const notified = { ...pending({ repeat_interval_seconds: 60, group_interval_seconds: 300 }), state: 'notified' as const, last_notified_at: T0, notify_at: T0 + 60 * S, cycle: 2, new_events: 0 };
+    const notified = {
+      ...pending({ repeat_interval_seconds: 60, group_interval_seconds: 300 }),
+      state: 'notified' as const,
+      last_notified_at: T0,
+      notify_at: T0 + 60 * S,
+      cycle: 2,
+      new_events: 0,
+    };
     const plan = planAppend(live(notified), event(), origin(), 'unused', T0 + 10 * S);
     expect(plan).toMatchObject({ replanned: false });
     expect(plan.next).toMatchObject({ state: 'pending', notify_at: T0 + 60 * S, cycle: 2 });
   });
 
   it('notified + repeat due with no new event → re-fired, then resolved once idle', () => {
-    let g: GroupRecord = { ...pending({ repeat_interval_seconds: 600 }), state: 'notified', last_notified_at: T0, notify_at: T0 + 600 * S, cycle: 2, new_events: 0 };
+    let g: GroupRecord = {
+      ...pending({ repeat_interval_seconds: 600 }),
+      state: 'notified',
+      last_notified_at: T0,
+      notify_at: T0 + 600 * S,
+      cycle: 2,
+      new_events: 0,
+    };
     for (let i = 0; i < QUIET_REPEATS; i++) {
       const plan = planFlush(live(g), { group_id: 'g1', cycle: g.cycle }, g.notify_at);
       if (plan.kind !== 'notify' || !plan.next) throw new Error('expected a re-fire');
@@ -142,7 +168,11 @@ describe('group state table', () => {
 
   it('DELETE: pending or notified → flushed and deleted; resolved and missing are refused', () => {
     const g = pending({}, 1);
-    expect(planClose(live(g), T0 + S)).toMatchObject({ kind: 'notify', job: { group_id: 'g1', cycle: 1 }, snapshot: { state: 'resolved', last_notified_at: T0 + S } });
+    expect(planClose(live(g), T0 + S)).toMatchObject({
+      kind: 'notify',
+      job: { group_id: 'g1', cycle: 1 },
+      snapshot: { state: 'resolved', last_notified_at: T0 + S },
+    });
     expect(planClose(live({ ...g, state: 'notified' }), T0)).toMatchObject({ kind: 'notify' });
     expect(planClose(live({ ...g, state: 'resolved' }), T0)).toEqual({ kind: 'resolved' });
     expect(planClose(absent, T0)).toEqual({ kind: 'missing' });

@@ -125,8 +125,7 @@ export function planFlush(current: Decoded, job: Pick<FlushJobData, 'group_id' |
   const repeat = g.settings.repeat_interval_seconds;
   const flushed: GroupRecord = { ...g, state: 'notified', last_notified_at: now, updated_at: now };
   if (g.state === 'pending') {
-    const reason: FlushReason =
-      g.new_events >= g.settings.max_group_size ? 'max_group_size' : g.last_notified_at === null ? 'group_wait' : 'group_interval';
+    const reason: FlushReason = g.new_events >= g.settings.max_group_size ? 'max_group_size' : g.last_notified_at === null ? 'group_wait' : 'group_interval';
     if (repeat === null) return { kind: 'notify', snapshot: flushed, next: null, reason, nextFlush: null };
     const next: GroupRecord = { ...flushed, cycle: g.cycle + 1, notify_at: now + seconds(repeat), new_events: 0, quiet_repeats: 0 };
     return { kind: 'notify', snapshot: flushed, next, reason, nextFlush: nextFlushOf(next) };

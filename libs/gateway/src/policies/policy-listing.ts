@@ -22,7 +22,10 @@ export function sortPolicies<T extends ScopedPolicy>(policies: Iterable<T>): T[]
 /** Filters a sorted list by exact namespace and tenant and by visibility, then pages it; `count` is before paging. */
 export function pagePolicies<T extends ScopedPolicy>(sorted: readonly T[], opts: PolicyListOptions<T>): { items: T[]; count: number } {
   const all = sorted.filter(
-    (p) => (opts.namespace === undefined || p.namespace === opts.namespace) && (opts.tenant === undefined || p.tenant === opts.tenant) && (opts.visible?.(p) ?? true),
+    (p) =>
+      (opts.namespace === undefined || p.namespace === opts.namespace) &&
+      (opts.tenant === undefined || p.tenant === opts.tenant) &&
+      (opts.visible?.(p) ?? true),
   );
   return { items: all.slice(opts.offset, opts.offset + opts.limit), count: all.length };
 }

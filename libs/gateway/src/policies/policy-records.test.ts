@@ -154,7 +154,10 @@ describe.each(STATE_BACKENDS)('policy records (%s)', (backend) => {
         await state.indexAdd(records.keys.all, JSON.stringify(['ns', 'nowhere', 'pending']), clock.now());
         await records.create(policy('broken', { tenant: 'broken' }));
         await state.compareAndSwap(records.keys.record({ namespace: 'ns', tenant: 'broken', id: 'broken' }), 1, '{not json');
-        expect(await records.listAll()).toEqual({ records: [{ record: policy('ok'), version: 1 }], bad: [{ namespace: 'ns', tenant: 'broken', id: 'broken' }] });
+        expect(await records.listAll()).toEqual({
+          records: [{ record: policy('ok'), version: 1 }],
+          bad: [{ namespace: 'ns', tenant: 'broken', id: 'broken' }],
+        });
       });
     });
   }

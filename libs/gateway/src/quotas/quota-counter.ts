@@ -29,7 +29,13 @@ export async function consumeQuota(state: StateStore, policy: QuotaPolicy, names
 }
 
 /** The current window's count, without counting. */
-export async function readQuota(state: StateStore, policy: QuotaPolicy, namespace: string, tenant: string, nowMs: number): Promise<{ used: number; endMs: number }> {
+export async function readQuota(
+  state: StateStore,
+  policy: QuotaPolicy,
+  namespace: string,
+  tenant: string,
+  nowMs: number,
+): Promise<{ used: number; endMs: number }> {
   const { startMs, endMs } = windowBounds(policy.window, nowMs);
   const { count } = await state.readWindow(counterKey(policy.id, policy.window, namespace, tenant, startMs));
   return { used: count, endMs };

@@ -6,7 +6,16 @@ import { consumeQuota } from './quota-counter.js';
 import { QuotaRepository } from './quota-repository.js';
 
 const logger = createLogger({ level: 'silent', role: 'test' });
-const configured: QuotaPolicy = { id: 'cfg', namespace: 'ns', tenant: 'cfg-t', max_actions: 5, window: 'daily', overage_behavior: 'block', enabled: true, source: 'config' };
+const configured: QuotaPolicy = {
+  id: 'cfg',
+  namespace: 'ns',
+  tenant: 'cfg-t',
+  max_actions: 5,
+  window: 'daily',
+  overage_behavior: 'block',
+  enabled: true,
+  source: 'config',
+};
 const input = (over: Record<string, unknown> = {}) => QuotaCreateInput.parse({ namespace: 'ns', tenant: 't', max_actions: 3, window: 'hourly', ...over });
 
 /** Expects a SluiceError with this status (and message pattern). */
@@ -36,7 +45,15 @@ describe('QuotaRepository', () => {
   it('creates API policies with a generated id and timestamps, and lists them with config ones', async () => {
     const repo = await start(new MemoryStateStore({ clock }));
     const created = await repo.create(input({ description: 'three an hour' }));
-    expect(created).toMatchObject({ namespace: 'ns', tenant: 't', max_actions: 3, overage_behavior: 'block', enabled: true, source: 'api', description: 'three an hour' });
+    expect(created).toMatchObject({
+      namespace: 'ns',
+      tenant: 't',
+      max_actions: 3,
+      overage_behavior: 'block',
+      enabled: true,
+      source: 'api',
+      description: 'three an hour',
+    });
     expect(created.id).toMatch(/^[0-9a-f-]{36}$/);
     expect(created.created_at).toBe('2026-03-05T14:30:00.000Z');
     expect(repo.get(created.id)).toEqual(created);

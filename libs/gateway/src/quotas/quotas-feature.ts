@@ -20,7 +20,13 @@ export async function quotasFeature(ctx: FeatureContext): Promise<QuotasFeature>
   return {
     name: 'quotas',
     repository,
-    stage: quotaStage({ quotas: repository, state, clock, logger, onExceeded: (policy, behavior) => metrics.quotaExceeded.inc({ policy: policy.id, behavior }) }),
+    stage: quotaStage({
+      quotas: repository,
+      state,
+      clock,
+      logger,
+      onExceeded: (policy, behavior) => metrics.quotaExceeded.inc({ policy: policy.id, behavior }),
+    }),
     close: () => repository.close(),
   };
 }

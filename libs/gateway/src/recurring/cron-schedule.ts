@@ -56,13 +56,17 @@ export function storedSchedule(expr: string, timezone: string): CronSchedule {
 
 /** The first occurrence strictly after `afterMs`. */
 export function nextAfter(schedule: CronSchedule, afterMs: number): number {
-  return CronExpressionParser.parse(schedule.expr, { tz: schedule.timezone, currentDate: new Date(afterMs) }).next().getTime();
+  return CronExpressionParser.parse(schedule.expr, { tz: schedule.timezone, currentDate: new Date(afterMs) })
+    .next()
+    .getTime();
 }
 
 /** The last occurrence at or before `atMs`; null when there is none. */
 export function latestAtOrBefore(schedule: CronSchedule, atMs: number): number | null {
   try {
-    return CronExpressionParser.parse(schedule.expr, { tz: schedule.timezone, currentDate: new Date(atMs + 1) }).prev().getTime();
+    return CronExpressionParser.parse(schedule.expr, { tz: schedule.timezone, currentDate: new Date(atMs + 1) })
+      .prev()
+      .getTime();
   } catch {
     return null;
   }

@@ -43,7 +43,10 @@ export function planOccurrence(record: RecurringAction, nowMs: number): Plan {
  * The first occurrence strictly after `afterMs` that the record's limits still allow; null when
  * max_executions is reached or it would fall after end_date.
  */
-export function upcoming(record: Pick<RecurringAction, 'cron_expr' | 'timezone' | 'ends_at' | 'max_executions' | 'execution_count'>, afterMs: number): number | null {
+export function upcoming(
+  record: Pick<RecurringAction, 'cron_expr' | 'timezone' | 'ends_at' | 'max_executions' | 'execution_count'>,
+  afterMs: number,
+): number | null {
   if (record.max_executions !== undefined && record.execution_count >= record.max_executions) return null;
   const next = nextAfter(storedSchedule(record.cron_expr, record.timezone), afterMs);
   if (record.ends_at !== undefined && next > Date.parse(record.ends_at)) return null;

@@ -80,7 +80,11 @@ export function newRecord(input: RecurringCreateInput, scope: RecurringScope, ct
 }
 
 /** The schedule a patch asks for, validated before any write (400); undefined when it changes neither cron nor zone. */
-export function patchedSchedule(patch: RecurringUpdateInput, allowSeconds: boolean, current: Pick<RecurringAction, 'cron_expr' | 'timezone'>): CronSchedule | undefined {
+export function patchedSchedule(
+  patch: RecurringUpdateInput,
+  allowSeconds: boolean,
+  current: Pick<RecurringAction, 'cron_expr' | 'timezone'>,
+): CronSchedule | undefined {
   const cron = aliased(['cron_expr', 'cron_expression'], patch.cron_expr, patch.cron_expression);
   if (cron === undefined && patch.timezone === undefined) return undefined;
   return parseSchedule(cron ?? current.cron_expr, patch.timezone ?? current.timezone, { allowSeconds });

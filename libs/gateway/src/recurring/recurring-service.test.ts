@@ -164,8 +164,19 @@ describe.each(['memory', 'redis'] as const)('RecurringService (%s)', (backend) =
     const { service, scheduler, clock } = await setup(backend);
     const { id } = await service.create(input({ description: 'd', max_executions: 5 }), scope);
     clock.advance(60_000);
-    const updated = await service.update(scope, id, { cron_expression: '0 12 * * *', timezone: 'Asia/Tokyo', description: null, payload: { to: 'b@example.com' } });
-    expect(updated).toMatchObject({ cron_expr: '0 12 * * *', timezone: 'Asia/Tokyo', next_execution: '2026-01-01T03:00:00.000Z', payload: { to: 'b@example.com' }, max_executions: 5 });
+    const updated = await service.update(scope, id, {
+      cron_expression: '0 12 * * *',
+      timezone: 'Asia/Tokyo',
+      description: null,
+      payload: { to: 'b@example.com' },
+    });
+    expect(updated).toMatchObject({
+      cron_expr: '0 12 * * *',
+      timezone: 'Asia/Tokyo',
+      next_execution: '2026-01-01T03:00:00.000Z',
+      payload: { to: 'b@example.com' },
+      max_executions: 5,
+    });
     expect(updated).not.toHaveProperty('description');
     expect(scheduler.of(id)).toMatchObject({ cron: '0 12 * * *', timezone: 'Asia/Tokyo' });
     expect(await service.update(scope, id, { max_executions: null })).not.toHaveProperty('max_executions');
@@ -228,7 +239,11 @@ describe.each(['memory', 'redis'] as const)('RecurringService (%s)', (backend) =
         data: { recurring_id: id, occurrence: '2026-01-01T00:05:00.000Z', action_id: first?.action.id, outcome: 'executed', execution_count: 1 },
       },
     ]);
-    expect(await service.get(scope, id)).toMatchObject({ execution_count: 1, last_executed_at: '2026-01-01T00:05:00.010Z', next_execution: '2026-01-01T00:10:00.000Z' });
+    expect(await service.get(scope, id)).toMatchObject({
+      execution_count: 1,
+      last_executed_at: '2026-01-01T00:05:00.010Z',
+      next_execution: '2026-01-01T00:10:00.000Z',
+    });
     expect(await service.fire({ ...scope, id })).toBe('not-due');
     expect(await service.fire({ bogus: true })).toBe('invalid');
   });

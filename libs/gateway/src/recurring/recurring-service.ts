@@ -63,7 +63,9 @@ export class RecurringService {
     const record = newRecord(input, scope, { id: newId(), nowMs: this.deps.clock.now(), allowSeconds: this.allowSeconds });
     const result = await this.records.create(record);
     if (result === 'scope-full') {
-      throw errors.conflict(`tenant already has the maximum of ${this.deps.maxPerTenant} recurring actions (namespace=${scope.namespace} tenant=${scope.tenant})`);
+      throw errors.conflict(
+        `tenant already has the maximum of ${this.deps.maxPerTenant} recurring actions (namespace=${scope.namespace} tenant=${scope.tenant})`,
+      );
     }
     if (result !== 'created') throw errors.conflict(`recurring action already exists: ${record.id}`);
     await this.scheduling.reconcile(scope, record.id);

@@ -70,7 +70,11 @@ describe('RetentionRepository', () => {
 
   it('lists by namespace, tenant, id with filters, paging and a visibility filter', async () => {
     const repo = await start(new MemoryStateStore({ clock }));
-    const [b, a, c] = [await repo.create(input({ tenant: 'b' })), await repo.create(input({ tenant: 'a' })), await repo.create(input({ namespace: 'z', tenant: 'a' }))];
+    const [b, a, c] = [
+      await repo.create(input({ tenant: 'b' })),
+      await repo.create(input({ tenant: 'a' })),
+      await repo.create(input({ namespace: 'z', tenant: 'a' })),
+    ];
     expect(repo.list({ limit: 100, offset: 0 })).toEqual({ policies: [a, b, c], count: 3 });
     expect(repo.list({ namespace: 'ns', limit: 100, offset: 0 }).policies).toEqual([a, b]);
     expect(repo.list({ tenant: 'a', limit: 100, offset: 0 }).policies).toEqual([a, c]);

@@ -1,13 +1,5 @@
 import { errors, type Clock } from '@sluice/core';
-import {
-  RuleDefinitionError,
-  RuleSet,
-  compileRuleDefinition,
-  loadRuleDirectory,
-  type CompileEnv,
-  type CompiledRule,
-  type RuleLoadError,
-} from '@sluice/rules';
+import { RuleDefinitionError, RuleSet, compileRuleDefinition, loadRuleDirectory, type CompileEnv, type CompiledRule, type RuleLoadError } from '@sluice/rules';
 import { GenerationSync, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import { RULES_CHANNEL, RULES_GENERATION_KEY, apiRuleKey, enabledFlagKey } from './rule-keys.js';

@@ -12,7 +12,17 @@ describe('the runtime builder', () => {
     const runtime = await createRuntime(SluiceConfig.parse({}), { logger, metrics: new Metrics({ defaultMetrics: false }) });
     try {
       const features: Feature[] = Object.values(runtime.features);
-      expect(features.map((f) => f.name)).toEqual(['quotas', 'retention-policies', 'audit', 'state-machines', 'grouping', 'recurring', 'retention-reaper', 'rules', 'execute']);
+      expect(features.map((f) => f.name)).toEqual([
+        'quotas',
+        'retention-policies',
+        'audit',
+        'state-machines',
+        'grouping',
+        'recurring',
+        'retention-reaper',
+        'rules',
+        'execute',
+      ]);
       expect(features.flatMap((f) => (f.stage ? [f.stage.name] : []))).toEqual(['quota', 'rules', 'execute']);
       // Durable BullMQ queue names: renaming one orphans the jobs already queued under it.
       expect(Object.keys(runtime.jobs).sort()).toEqual(['group-flush', 'group-sweep', 'recurring-fire', 'retention-reap', 'state-timeout']);

@@ -76,7 +76,13 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
   const all: Feature[] = Object.values(features);
   const pipeline = new Pipeline(all.flatMap((f) => (f.stage ? [f.stage] : [])));
   const audit = features.audit.parts;
-  const gateway = new Gateway({ pipeline, clock, recorder: metrics, providerExists: (name) => ctx.providers.has(name), ...(audit.recorder ? { audit: audit.recorder } : {}) });
+  const gateway = new Gateway({
+    pipeline,
+    clock,
+    recorder: metrics,
+    providerExists: (name) => ctx.providers.has(name),
+    ...(audit.recorder ? { audit: audit.recorder } : {}),
+  });
   return {
     ...ctx,
     features,

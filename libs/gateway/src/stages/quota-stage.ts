@@ -39,7 +39,10 @@ export function quotaStage(deps: QuotaStageDeps): Stage {
     if (allowed) {
       if (used > policy.max_actions) {
         deps.onExceeded?.(policy, 'warn');
-        log.warn({ policy: policy.id, namespace, tenant, used, limit: policy.max_actions, action_id: id }, 'quota exceeded; executing anyway (overage_behavior warn)');
+        log.warn(
+          { policy: policy.id, namespace, tenant, used, limit: policy.max_actions, action_id: id },
+          'quota exceeded; executing anyway (overage_behavior warn)',
+        );
       }
       return undefined;
     }

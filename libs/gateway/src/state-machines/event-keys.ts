@@ -28,7 +28,11 @@ export const STATE_TIMEOUT_KIND = 'state-timeout';
  * different states get different ids; and a later stay never reuses an id, even after the
  * event is deleted and recreated (versions then restart, instants do not).
  */
-export function timeoutJobId(stay: { namespace: string; tenant: string; fingerprint: string; state_machine: string; state: string }, version: number, enteredAtMs: number): string {
+export function timeoutJobId(
+  stay: { namespace: string; tenant: string; fingerprint: string; state_machine: string; state: string },
+  version: number,
+  enteredAtMs: number,
+): string {
   const parts = [stay.namespace, stay.tenant, stay.fingerprint, String(version), String(enteredAtMs), stay.state_machine, stay.state];
   return parts.map(escapeComponent).join(':');
 }

@@ -21,7 +21,15 @@ rules:
     action: { type: state_machine, state_machine: alert, fingerprint_fields: [payload.host] }
 `;
 
-const ctxOf = (a: Action): DispatchContext => ({ action: a, dryRun: false, provider: a.provider, verdict: 'allow', matchedRule: null, traceparent: undefined, caller: undefined });
+const ctxOf = (a: Action): DispatchContext => ({
+  action: a,
+  dryRun: false,
+  provider: a.provider,
+  verdict: 'allow',
+  matchedRule: null,
+  traceparent: undefined,
+  caller: undefined,
+});
 
 describe('state machines in the rules stage', () => {
   const repos: RuleRepository[] = [];
@@ -49,7 +57,11 @@ describe('state machines in the rules stage', () => {
 
   it('runs the state_machine rule action, the provider not called', async () => {
     const { run, service } = await stage();
-    expect(await run(action({ payload: { host: 'db-1' }, status: 'acknowledged' }))).toMatchObject({ outcome: 'state_changed', previous_state: 'open', new_state: 'acknowledged' });
+    expect(await run(action({ payload: { host: 'db-1' }, status: 'acknowledged' }))).toMatchObject({
+      outcome: 'state_changed',
+      previous_state: 'open',
+      new_state: 'acknowledged',
+    });
     expect((await service.list('ns', 't', { limit: 10 })).events).toHaveLength(1);
   });
 

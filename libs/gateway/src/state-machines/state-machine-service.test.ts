@@ -47,7 +47,11 @@ describe('state_machine rule action: transitions', () => {
     });
     const jobs = [...scheduler.pending.values()];
     expect(jobs).toHaveLength(1);
-    expect(jobs[0]).toMatchObject({ kind: STATE_TIMEOUT_KIND, delayMs: 60_000, data: { fingerprint: 'fp-1', state: 'open', version: 1, transition_to: 'escalated' } });
+    expect(jobs[0]).toMatchObject({
+      kind: STATE_TIMEOUT_KIND,
+      delayMs: 60_000,
+      data: { fingerprint: 'fp-1', state: 'open', version: 1, transition_to: 'escalated' },
+    });
     expect(emitted).toEqual([]);
   });
 
@@ -65,7 +69,14 @@ describe('state_machine rule action: transitions', () => {
       new_state: 'acknowledged',
       notify: true,
     });
-    expect(await service.get('ns', 't', 'fp')).toMatchObject({ state: 'acknowledged', version: 2, transition_count: 1, action_type: 'ack', updated_at: iso(START + 5000), timeout_at: null });
+    expect(await service.get('ns', 't', 'fp')).toMatchObject({
+      state: 'acknowledged',
+      version: 2,
+      transition_count: 1,
+      action_type: 'ack',
+      updated_at: iso(START + 5000),
+      timeout_at: null,
+    });
     expect(scheduler.cancelled).toEqual([armed]);
     expect(scheduler.pending.size).toBe(0);
     expect(emitted).toEqual([
@@ -74,7 +85,16 @@ describe('state_machine rule action: transitions', () => {
         namespace: 'ns',
         tenant: 't',
         at: iso(START + 5000),
-        data: { fingerprint: 'fp', state_machine: 'alert', previous_state: 'open', new_state: 'acknowledged', notify: true, source: 'dispatch', version: 2, action_id: ack.id },
+        data: {
+          fingerprint: 'fp',
+          state_machine: 'alert',
+          previous_state: 'open',
+          new_state: 'acknowledged',
+          notify: true,
+          source: 'dispatch',
+          version: 2,
+          action_id: ack.id,
+        },
       },
     ]);
   });
@@ -100,7 +120,10 @@ describe('state_machine rule action: transitions', () => {
     });
     // Same state, or no status at all: no change, nothing written.
     expect(await service.applyAction(action({ fingerprint: 'fp', status: 'acknowledged' }), 'alert', undefined)).not.toHaveProperty('reason');
-    expect(await service.applyAction(action({ fingerprint: 'fp' }), 'alert', undefined)).toMatchObject({ previous_state: 'acknowledged', new_state: 'acknowledged' });
+    expect(await service.applyAction(action({ fingerprint: 'fp' }), 'alert', undefined)).toMatchObject({
+      previous_state: 'acknowledged',
+      new_state: 'acknowledged',
+    });
     expect(await service.get('ns', 't', 'fp')).toMatchObject({ state: 'acknowledged', version: 1, transition_count: 1 });
   });
 
@@ -129,7 +152,10 @@ describe('state_machine rule action: transitions', () => {
 
   it('fails visibly without a fingerprint or with an unknown machine', async () => {
     const { service } = setup();
-    expect(await service.applyAction(action(), 'alert', undefined)).toMatchObject({ outcome: 'failed', error: { code: 'FINGERPRINT_REQUIRED', retryable: false } });
+    expect(await service.applyAction(action(), 'alert', undefined)).toMatchObject({
+      outcome: 'failed',
+      error: { code: 'FINGERPRINT_REQUIRED', retryable: false },
+    });
     expect(await service.applyAction(action({ fingerprint: 'x' }), 'nope', undefined)).toMatchObject({
       outcome: 'failed',
       error: { code: 'STATE_MACHINE_NOT_FOUND', message: 'state machine not found: nope' },
@@ -160,9 +186,19 @@ describe('PUT transition (service)', () => {
     await rejects(service.transition('ns', 't', 'missing', 'resolved'), 404, /event not found: missing/);
     await service.applyAction(action({ fingerprint: 'fp' }), 'alert', undefined);
     await rejects(service.transition('ns', 't', 'fp', 'bogus'), 409, /unknown state bogus/);
-    expect(await service.transition('ns', 't', 'fp', 'acknowledged')).toEqual({ fingerprint: 'fp', previous_state: 'open', new_state: 'acknowledged', notify: true });
+    expect(await service.transition('ns', 't', 'fp', 'acknowledged')).toEqual({
+      fingerprint: 'fp',
+      previous_state: 'open',
+      new_state: 'acknowledged',
+      notify: true,
+    });
     await rejects(service.transition('ns', 't', 'fp', 'open'), 409, /transition not allowed: acknowledged -> open/);
-    expect(await service.transition('ns', 't', 'fp', 'acknowledged')).toEqual({ fingerprint: 'fp', previous_state: 'acknowledged', new_state: 'acknowledged', notify: false });
+    expect(await service.transition('ns', 't', 'fp', 'acknowledged')).toEqual({
+      fingerprint: 'fp',
+      previous_state: 'acknowledged',
+      new_state: 'acknowledged',
+      notify: false,
+    });
     expect(await service.get('ns', 't', 'fp')).toMatchObject({ state: 'acknowledged', version: 2, action_type: 'alert' });
     expect(emitted.map((e) => e.data.source)).toEqual(['api']);
   });
@@ -298,4 +334,3 @@ describe('event retention', () => {
     expect((await service.list('ns', 't', { limit: 10 })).events.map((e) => e.fingerprint).sort()).toEqual(['new-resolved', 'old-open']);
   });
 });
-

@@ -1,4 +1,14 @@
-import { errors, type Action, type Clock, type DispatchOutcome, type EventList, type EventRecordView, type EventTransitionResult, type FailureCode, type StateChangedOutcome } from '@sluice/core';
+import {
+  errors,
+  type Action,
+  type Clock,
+  type DispatchOutcome,
+  type EventList,
+  type EventRecordView,
+  type EventTransitionResult,
+  type FailureCode,
+  type StateChangedOutcome,
+} from '@sluice/core';
 import { RETRY, retryCas, type Scheduler, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import type { InternalEventBus } from '../events/internal-events.js';
@@ -156,13 +166,17 @@ export class StateMachineService {
     return this.advance(scope, 'timeout', {}, (stored, nowMs): Step<'fired' | 'stale'> => {
       if (!stored || stored.version < job.version) throw new TimeoutNotVisibleError(job.fingerprint, job.version);
       const { record } = stored;
-      const sameStay = stored.version === job.version && record.state === job.state && record.state_machine === job.state_machine && record.updated_at === job.entered_at;
+      const sameStay =
+        stored.version === job.version && record.state === job.state && record.state_machine === job.state_machine && record.updated_at === job.entered_at;
       if (!sameStay) return { result: 'stale' };
       const machine = this.deps.machines.get(record.state_machine);
       // The configuration may have changed since the job was armed: it decides where the event goes, if anywhere.
       const timeout = machine?.timeoutOf(record.state);
       if (!machine || !timeout) {
-        this.log.warn({ fingerprint: job.fingerprint, state_machine: job.state_machine, state: job.state }, 'state timeout no longer configured; event left in place');
+        this.log.warn(
+          { fingerprint: job.fingerprint, state_machine: job.state_machine, state: job.state },
+          'state timeout no longer configured; event left in place',
+        );
         return { result: 'stale' };
       }
       const to = timeout.transitionTo;
@@ -199,7 +213,12 @@ export class StateMachineService {
    * the state being entered is armed before the write (see StateTimeouts), the one of the stay
    * being left is disarmed after it.
    */
-  private async advance<R>(scope: Scope, source: TransitionSource, extra: Record<string, unknown>, step: (stored: StoredEvent | null, nowMs: number) => Step<R>): Promise<R> {
+  private async advance<R>(
+    scope: Scope,
+    source: TransitionSource,
+    extra: Record<string, unknown>,
+    step: (stored: StoredEvent | null, nowMs: number) => Step<R>,
+  ): Promise<R> {
     const onExhausted = (): never => {
       throw new StateContentionError(scope.fingerprint);
     };
@@ -224,7 +243,14 @@ export class StateMachineService {
     if (timeout) await this.timeouts.arm(record, version, timeout.transitionTo);
   }
 
-  private report(scope: Scope, source: TransitionSource, record: EventRecord, version: number, change: NonNullable<Step<unknown>['change']>, extra: Record<string, unknown>): void {
+  private report(
+    scope: Scope,
+    source: TransitionSource,
+    record: EventRecord,
+    version: number,
+    change: NonNullable<Step<unknown>['change']>,
+    extra: Record<string, unknown>,
+  ): void {
     const base = { namespace: scope.namespace, tenant: scope.tenant, at: record.updated_at };
     const moved = { fingerprint: scope.fingerprint, state_machine: record.state_machine, previous_state: change.previous, new_state: change.next };
     if (source === 'timeout') this.deps.events.emit({ type: 'timeout', ...base, data: moved });
@@ -233,7 +259,15 @@ export class StateMachineService {
 }
 
 /** The record after entering `state` at nowMs (counts: it is a transition, not the creation). */
-function enter(machine: StateMachine, scope: Scope, previous: EventRecord | undefined, actionType: string | null, state: string, nowMs: number, counts: boolean): EventRecord {
+function enter(
+  machine: StateMachine,
+  scope: Scope,
+  previous: EventRecord | undefined,
+  actionType: string | null,
+  state: string,
+  nowMs: number,
+  counts: boolean,
+): EventRecord {
   const at = new Date(nowMs).toISOString();
   const timeout = machine.timeoutOf(state);
   return {

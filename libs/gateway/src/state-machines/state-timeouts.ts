@@ -20,7 +20,10 @@ export interface TimeoutJobData {
 export function isTimeoutJobData(data: unknown): data is TimeoutJobData {
   if (typeof data !== 'object' || data === null) return false;
   const d = data as Record<string, unknown>;
-  return ['namespace', 'tenant', 'fingerprint', 'state_machine', 'state', 'entered_at', 'transition_to'].every((k) => typeof d[k] === 'string') && Number.isInteger(d.version);
+  return (
+    ['namespace', 'tenant', 'fingerprint', 'state_machine', 'state', 'entered_at', 'transition_to'].every((k) => typeof d[k] === 'string') &&
+    Number.isInteger(d.version)
+  );
 }
 
 /**

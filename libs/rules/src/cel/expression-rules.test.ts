@@ -45,7 +45,10 @@ describe('expression rules: bool form', () => {
   });
 
   it('needs an action', () => {
-    expect(issuesOf({ name: 'x', expression: 'action.tenant == "acme"' }, cel)[0]).toEqual({ path: 'expression', message: expect.stringMatching(/yields a bool, so the rule needs an action/) });
+    expect(issuesOf({ name: 'x', expression: 'action.tenant == "acme"' }, cel)[0]).toEqual({
+      path: 'expression',
+      message: expect.stringMatching(/yields a bool, so the rule needs an action/),
+    });
   });
 
   it('dyn results are checked at run time', () => {
@@ -146,13 +149,17 @@ describe('expression rules: load-time checks', () => {
   it('bounds expression length and size', () => {
     expect(issuesOf({ name: 'x', expression: `true || ${'false || '.repeat(600)}false`, action: suppressAll }, cel)[0]?.message).toMatch(/longer than 4096/);
     const wide = `action.payload.n in [${Array.from({ length: 2100 }, (_, i) => i).join(',')}]`.slice(0, 4000);
-    expect(issuesOf({ name: 'x', expression: `${wide.slice(0, wide.lastIndexOf(','))}]`, action: suppressAll }, cel)[0]?.message).toMatch(/maxAstNodes|maxListElements/);
+    expect(issuesOf({ name: 'x', expression: `${wide.slice(0, wide.lastIndexOf(','))}]`, action: suppressAll }, cel)[0]?.message).toMatch(
+      /maxAstNodes|maxListElements/,
+    );
   });
 });
 
 describe('expression rules: regular expressions', () => {
   it('refuses matches() (backtracking engine) and points to re2Matches', () => {
-    expect(issuesOf({ name: 'x', expression: 'action.tenant.matches("a.*")', action: suppressAll }, cel)[0]?.message).toMatch(/matches\(\) is not available.*re2Matches/);
+    expect(issuesOf({ name: 'x', expression: 'action.tenant.matches("a.*")', action: suppressAll }, cel)[0]?.message).toMatch(
+      /matches\(\) is not available.*re2Matches/,
+    );
     expect(issuesOf({ name: 'x', expression: 'matches(action.tenant, "a.*")', action: suppressAll }, cel)[0]?.message).toMatch(/matches/);
   });
 

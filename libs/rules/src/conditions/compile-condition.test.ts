@@ -28,7 +28,17 @@ describe('all / any', () => {
 
   it('treat absent fields inside as non-matching tests (not errors)', () => {
     expect(conditionMatches({ all: [tenantIs('acme'), { field: 'action.payload.missing', not_eq: 1 }] }, {})).toBe(true);
-    expect(conditionMatches({ any: [{ field: 'action.payload.missing', eq: 1 }, { field: 'state.current', eq: 'open' }] }, {})).toBe(false);
+    expect(
+      conditionMatches(
+        {
+          any: [
+            { field: 'action.payload.missing', eq: 1 },
+            { field: 'state.current', eq: 'open' },
+          ],
+        },
+        {},
+      ),
+    ).toBe(false);
   });
 
   it('need a non-empty list', () => {
@@ -77,7 +87,9 @@ describe('nesting depth', () => {
 
 describe('field test shape', () => {
   it('needs exactly one operator: zero is an error naming the rule', () => {
-    expect(() => ruleWithCondition({ field: 'action.tenant' }, 'no-op')).toThrow(/invalid rule "no-op": condition: a field test needs exactly one operator .*found none/);
+    expect(() => ruleWithCondition({ field: 'action.tenant' }, 'no-op')).toThrow(
+      /invalid rule "no-op": condition: a field test needs exactly one operator .*found none/,
+    );
   });
 
   it('needs exactly one operator: two is an error, aliases included', () => {
@@ -97,7 +109,10 @@ describe('field test shape', () => {
   });
 
   it('refuses unknown path roots at load time', () => {
-    expect(conditionIssues({ field: 'request.body', eq: 1 })[0]).toEqual({ path: 'condition.field', message: expect.stringMatching(/unknown field path root "request"/) });
+    expect(conditionIssues({ field: 'request.body', eq: 1 })[0]).toEqual({
+      path: 'condition.field',
+      message: expect.stringMatching(/unknown field path root "request"/),
+    });
   });
 
   it('refuses conditions that are not mappings or have no recognised form', () => {
@@ -109,7 +124,9 @@ describe('field test shape', () => {
 
 describe('plugin and semantic conditions', () => {
   it('wasm_plugin validates its shape, then is refused: runtime not configured', () => {
-    expect(() => ruleWithCondition({ wasm_plugin: 'pii-check' }, 'wasm-rule')).toThrow(/invalid rule "wasm-rule": condition: wasm_plugin "pii-check" cannot be used: the WASM plugin runtime is not configured/);
+    expect(() => ruleWithCondition({ wasm_plugin: 'pii-check' }, 'wasm-rule')).toThrow(
+      /invalid rule "wasm-rule": condition: wasm_plugin "pii-check" cannot be used: the WASM plugin runtime is not configured/,
+    );
     expect(conditionIssues({ wasm_plugin: 'p', wasm_function: 'check' })[0]?.message).toMatch(/not configured/);
     expect(conditionIssues({ wasm_plugin: '' })[0]?.path).toBe('condition.wasm_plugin');
     expect(conditionIssues({ wasm_plugin: 'p', memory: 5 })).toEqual([{ path: 'condition.memory', message: 'unknown key "memory"' }]);
@@ -125,7 +142,10 @@ describe('plugin and semantic conditions', () => {
   });
 
   it('are refused inside all/any too', () => {
-    expect(conditionIssues({ any: [tenantIs('a'), { wasm_plugin: 'p' }] })[0]).toEqual({ path: 'condition.any.1', message: expect.stringMatching(/not configured/) });
+    expect(conditionIssues({ any: [tenantIs('a'), { wasm_plugin: 'p' }] })[0]).toEqual({
+      path: 'condition.any.1',
+      message: expect.stringMatching(/not configured/),
+    });
   });
 
   it('load when the runtime is configured, and error visibly at evaluation (no evaluator in this build yet)', () => {
@@ -147,7 +167,17 @@ describe('display and canonical definition', () => {
   });
 
   it('normalizes operator aliases in the definition', () => {
-    const rule = ruleWithCondition({ any: [{ field: 'action.tenant', ne: 'a' }, { field: 'action.tenant', in_list: ['b'] }] });
-    expect(rule.definition['condition']).toEqual({ any: [{ field: 'action.tenant', not_eq: 'a' }, { field: 'action.tenant', in: ['b'] }] });
+    const rule = ruleWithCondition({
+      any: [
+        { field: 'action.tenant', ne: 'a' },
+        { field: 'action.tenant', in_list: ['b'] },
+      ],
+    });
+    expect(rule.definition['condition']).toEqual({
+      any: [
+        { field: 'action.tenant', not_eq: 'a' },
+        { field: 'action.tenant', in: ['b'] },
+      ],
+    });
   });
 });

@@ -2,8 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { conditionIssues, conditionMatches } from '../../test/rule-fixtures.js';
 
 const field = 'action.payload.value';
-const matches = (op: string, operand: unknown, value: unknown) =>
-  conditionMatches({ field, [op]: operand }, { payload: value === undefined ? {} : { value } });
+const matches = (op: string, operand: unknown, value: unknown) => conditionMatches({ field, [op]: operand }, { payload: value === undefined ? {} : { value } });
 
 describe('eq', () => {
   it('matches equal strings, numbers, booleans and null', () => {

@@ -9,16 +9,43 @@ const actionIssues = (action: unknown) => issuesOf({ name: 'r', condition, actio
 describe('rule actions: canonical forms', () => {
   it.each([
     [{ type: 'allow' }, { type: 'allow' }],
-    [{ type: 'allow', metadata: { reviewed: true } }, { type: 'allow', metadata: { reviewed: true } }],
+    [
+      { type: 'allow', metadata: { reviewed: true } },
+      { type: 'allow', metadata: { reviewed: true } },
+    ],
     [{ type: 'suppress' }, { type: 'suppress' }],
-    [{ type: 'suppress', reason: 'spam' }, { type: 'suppress', reason: 'spam' }],
-    [{ type: 'deduplicate', ttl_seconds: 300 }, { type: 'deduplicate', ttl_seconds: 300 }],
-    [{ type: 'throttle', max_count: 10, window_seconds: 60, message: 'slow down' }, { type: 'throttle', max_count: 10, window_seconds: 60, message: 'slow down' }],
-    [{ type: 'reroute', target_provider: 'sms' }, { type: 'reroute', target_provider: 'sms' }],
-    [{ type: 'modify', changes: { priority: 'high', debug: null } }, { type: 'modify', changes: { priority: 'high', debug: null } }],
-    [{ type: 'state_machine', state_machine: 'incident', fingerprint_fields: ['payload.host'] }, { type: 'state_machine', state_machine: 'incident', fingerprint_fields: ['payload.host'] }],
-    [{ type: 'chain', chain_name: 'escalate' }, { type: 'chain', chain_name: 'escalate' }],
-    [{ type: 'require_approval', message: 'big refund', ttl_seconds: 600, notify_provider: 'slack' }, { type: 'require_approval', message: 'big refund', ttl_seconds: 600, notify_provider: 'slack' }],
+    [
+      { type: 'suppress', reason: 'spam' },
+      { type: 'suppress', reason: 'spam' },
+    ],
+    [
+      { type: 'deduplicate', ttl_seconds: 300 },
+      { type: 'deduplicate', ttl_seconds: 300 },
+    ],
+    [
+      { type: 'throttle', max_count: 10, window_seconds: 60, message: 'slow down' },
+      { type: 'throttle', max_count: 10, window_seconds: 60, message: 'slow down' },
+    ],
+    [
+      { type: 'reroute', target_provider: 'sms' },
+      { type: 'reroute', target_provider: 'sms' },
+    ],
+    [
+      { type: 'modify', changes: { priority: 'high', debug: null } },
+      { type: 'modify', changes: { priority: 'high', debug: null } },
+    ],
+    [
+      { type: 'state_machine', state_machine: 'incident', fingerprint_fields: ['payload.host'] },
+      { type: 'state_machine', state_machine: 'incident', fingerprint_fields: ['payload.host'] },
+    ],
+    [
+      { type: 'chain', chain_name: 'escalate' },
+      { type: 'chain', chain_name: 'escalate' },
+    ],
+    [
+      { type: 'require_approval', message: 'big refund', ttl_seconds: 600, notify_provider: 'slack' },
+      { type: 'require_approval', message: 'big refund', ttl_seconds: 600, notify_provider: 'slack' },
+    ],
   ])('%j', (input, expected) => {
     expect(actionOf(input)).toEqual(expected);
   });
@@ -33,12 +60,19 @@ describe('rule actions: defaults', () => {
       group_interval_seconds: 300,
       max_group_size: 100,
     });
-    expect(actionOf({ type: 'group', group_by: ['a'], group_wait_seconds: 0, repeat_interval_seconds: 3600, max_group_size: 5 })).toMatchObject({ group_wait_seconds: 0, repeat_interval_seconds: 3600, max_group_size: 5 });
+    expect(actionOf({ type: 'group', group_by: ['a'], group_wait_seconds: 0, repeat_interval_seconds: 3600, max_group_size: 5 })).toMatchObject({
+      group_wait_seconds: 0,
+      repeat_interval_seconds: 3600,
+      max_group_size: 5,
+    });
   });
 
   it('llm_guardrail defaults block_on_flag to true', () => {
     expect(actionOf({ type: 'llm_guardrail', evaluator_name: 'toxicity' })).toEqual({ type: 'llm_guardrail', evaluator_name: 'toxicity', block_on_flag: true });
-    expect(actionOf({ type: 'llm_guardrail', evaluator_name: 'toxicity', block_on_flag: false, send_to: 'review' })).toMatchObject({ block_on_flag: false, send_to: 'review' });
+    expect(actionOf({ type: 'llm_guardrail', evaluator_name: 'toxicity', block_on_flag: false, send_to: 'review' })).toMatchObject({
+      block_on_flag: false,
+      send_to: 'review',
+    });
   });
 
   it('require_approval defaults ttl_seconds to one hour', () => {
@@ -48,7 +82,11 @@ describe('rule actions: defaults', () => {
 
 describe('rule actions: aliases', () => {
   it('request_approval with timeout_seconds becomes require_approval with ttl_seconds', () => {
-    expect(actionOf({ type: 'request_approval', timeout_seconds: 120, notify_provider: 'slack' })).toEqual({ type: 'require_approval', ttl_seconds: 120, notify_provider: 'slack' });
+    expect(actionOf({ type: 'request_approval', timeout_seconds: 120, notify_provider: 'slack' })).toEqual({
+      type: 'require_approval',
+      ttl_seconds: 120,
+      notify_provider: 'slack',
+    });
     expect(actionOf({ type: 'require_approval', timeout_seconds: 90 })).toEqual({ type: 'require_approval', ttl_seconds: 90 });
   });
 
@@ -72,7 +110,10 @@ describe('rule actions: aliases', () => {
 
 describe('rule actions: validation', () => {
   it('needs a known type', () => {
-    expect(actionIssues({ type: 'deny' })[0]).toEqual({ path: 'action.type', message: expect.stringMatching(/unknown action type .*allow, suppress.*got string "deny"/) });
+    expect(actionIssues({ type: 'deny' })[0]).toEqual({
+      path: 'action.type',
+      message: expect.stringMatching(/unknown action type .*allow, suppress.*got string "deny"/),
+    });
     expect(actionIssues({ reason: 'x' })[0]?.message).toMatch(/got none/);
     expect(actionIssues('suppress')[0]).toEqual({ path: 'action', message: expect.stringMatching(/must be a mapping/) });
   });

@@ -11,7 +11,16 @@ const compile = (def: unknown, source: Parameters<typeof compileRuleDefinition>[
 describe('compileRuleDefinition: rule fields', () => {
   it('applies defaults: priority 0, enabled true, no description, no intervals', () => {
     const rule = compile({ name: 'block-acme', condition, action });
-    expect(rule).toMatchObject({ name: 'block-acme', priority: 0, enabled: true, description: null, muteTimeIntervals: [], activeTimeIntervals: [], source: api, actionLabel: 'suppress' });
+    expect(rule).toMatchObject({
+      name: 'block-acme',
+      priority: 0,
+      enabled: true,
+      description: null,
+      muteTimeIntervals: [],
+      activeTimeIntervals: [],
+      source: api,
+      actionLabel: 'suppress',
+    });
     expect(rule.conditionDisplay).toBe('action.tenant eq "acme"');
   });
 
@@ -27,7 +36,13 @@ describe('compileRuleDefinition: rule fields', () => {
       mute_time_intervals: ['weekends'],
       active_time_intervals: ['business-hours'],
     });
-    expect(rule).toMatchObject({ priority: -5, description: 'why this exists', enabled: false, muteTimeIntervals: ['weekends'], activeTimeIntervals: ['business-hours'] });
+    expect(rule).toMatchObject({
+      priority: -5,
+      description: 'why this exists',
+      enabled: false,
+      muteTimeIntervals: ['weekends'],
+      activeTimeIntervals: ['business-hours'],
+    });
     expect(rule.definition).toEqual({
       name: 'r',
       priority: -5,
@@ -59,7 +74,9 @@ describe('compileRuleDefinition: rule fields', () => {
   });
 
   it('validates field types', () => {
-    const paths = issuesOf({ name: '', priority: 1.5, enabled: 'yes', description: 5, metadata: { n: 1 }, mute_time_intervals: 'x', condition, action }).map((i) => i.path);
+    const paths = issuesOf({ name: '', priority: 1.5, enabled: 'yes', description: 5, metadata: { n: 1 }, mute_time_intervals: 'x', condition, action }).map(
+      (i) => i.path,
+    );
     expect(paths).toEqual(['name', 'priority', 'description', 'enabled', 'metadata.n', 'mute_time_intervals']);
     expect(issuesOf({ name: 'r', priority: 2 ** 31, condition, action })[0]?.path).toBe('priority');
     expect(issuesOf({ name: 'bad\nname', condition, action })[0]).toEqual({ path: 'name', message: 'must not contain control characters' });
@@ -89,7 +106,12 @@ describe('compileRuleDefinition: canonical definition', () => {
   it('is frozen and recompiles to itself (what the API stores)', () => {
     const first = compile({
       name: 'r',
-      condition: { any: [{ field: 'action.tenant', ne: 'a' }, { field: 'action.payload.n', in_list: [1, 2] }] },
+      condition: {
+        any: [
+          { field: 'action.tenant', ne: 'a' },
+          { field: 'action.payload.n', in_list: [1, 2] },
+        ],
+      },
       action: { type: 'request_approval', timeout_seconds: 60 },
     });
     expect(Object.isFrozen(first.definition)).toBe(true);
@@ -99,7 +121,12 @@ describe('compileRuleDefinition: canonical definition', () => {
       name: 'r',
       priority: 0,
       enabled: true,
-      condition: { any: [{ field: 'action.tenant', not_eq: 'a' }, { field: 'action.payload.n', in: [1, 2] }] },
+      condition: {
+        any: [
+          { field: 'action.tenant', not_eq: 'a' },
+          { field: 'action.payload.n', in: [1, 2] },
+        ],
+      },
       action: { type: 'require_approval', ttl_seconds: 60 },
     });
   });
@@ -121,11 +148,17 @@ describe('compileRuleDefinition: sources and forms', () => {
   });
 
   it('API bodies cannot have both condition and expression', () => {
-    expect(issuesOf({ name: 'r', condition, expression: 'true', action })).toContainEqual({ path: '', message: 'give either condition or expression, not both' });
+    expect(issuesOf({ name: 'r', condition, expression: 'true', action })).toContainEqual({
+      path: '',
+      message: 'give either condition or expression, not both',
+    });
   });
 
   it('YAML entries take condition rules only', () => {
-    expect(issuesOf({ name: 'r', expression: 'true', action }, { kind: 'yaml', file: 'a.yaml' })).toContainEqual({ path: 'expression', message: 'unknown key "expression"' });
+    expect(issuesOf({ name: 'r', expression: 'true', action }, { kind: 'yaml', file: 'a.yaml' })).toContainEqual({
+      path: 'expression',
+      message: 'unknown key "expression"',
+    });
   });
 
   it('.cel entries take expression rules only', () => {

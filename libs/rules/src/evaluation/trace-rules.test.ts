@@ -109,7 +109,13 @@ describe('RuleSet.trace fallthrough and errors', () => {
     const outcome = new RuleSet([broken('broken', 1), rule('hit', 2, acme)]).trace(makeInput(), opts());
     expect(outcome).toMatchObject({ hasErrors: true, erroredBeforeMatch: true, evaluated: 2 });
     expect(outcome.decision?.rule.name).toBe('hit');
-    expect(outcome.trace[0]).toMatchObject({ rule_name: 'broken', result: 'error', source: 'cel:p.cel', action: 'allow|suppress', error: expect.stringMatching(/No such key: missing/) });
+    expect(outcome.trace[0]).toMatchObject({
+      rule_name: 'broken',
+      result: 'error',
+      source: 'cel:p.cel',
+      action: 'allow|suppress',
+      error: expect.stringMatching(/No such key: missing/),
+    });
   });
 
   it('an error after the match (evaluateAll) sets hasErrors only', () => {

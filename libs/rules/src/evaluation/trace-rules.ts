@@ -59,7 +59,9 @@ export function traceRules(rules: readonly CompiledRule[], input: EvalInput, opt
       const duration = elapsedMicros(started);
       if (action) decision ??= { rule, action };
       // A matched entry names the action actually decided (an expression rule can yield several kinds).
-      trace.push(action ? entry('matched', { evaluation_duration_us: duration, action: action.type }) : entry('not_matched', { evaluation_duration_us: duration }));
+      trace.push(
+        action ? entry('matched', { evaluation_duration_us: duration, action: action.type }) : entry('not_matched', { evaluation_duration_us: duration }),
+      );
     } catch (err) {
       const duration = elapsedMicros(started);
       hasErrors = true;

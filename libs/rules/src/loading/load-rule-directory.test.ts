@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { loadRuleDirectory } from './load-rule-directory.js';
 import { NO_RUNTIMES } from '../../test/rule-fixtures.js';
 
-const rule = (name: string, priority = 0) => `  - { name: ${name}, priority: ${priority}, condition: { field: action.tenant, eq: ${name} }, action: { type: suppress } }\n`;
+const rule = (name: string, priority = 0) =>
+  `  - { name: ${name}, priority: ${priority}, condition: { field: action.tenant, eq: ${name} }, action: { type: suppress } }\n`;
 
 describe('loadRuleDirectory', () => {
   let dir: string;
@@ -40,7 +41,10 @@ describe('loadRuleDirectory', () => {
   it('reports bad rules and broken files, and loads everything else', async () => {
     await writeFile(join(dir, '1-good.yaml'), `rules:\n${rule('good-1')}`);
     await writeFile(join(dir, '2-broken.yaml'), 'rules: [ {name: x\n');
-    await writeFile(join(dir, '3-mixed.yaml'), `rules:\n${rule('good-3')}  - { name: bad-3, condition: { field: action.nope, eq: 1 }, action: { type: allow } }\n`);
+    await writeFile(
+      join(dir, '3-mixed.yaml'),
+      `rules:\n${rule('good-3')}  - { name: bad-3, condition: { field: action.nope, eq: 1 }, action: { type: allow } }\n`,
+    );
 
     const { rules, errors } = await loadRuleDirectory(dir, NO_RUNTIMES);
     expect(rules.map((r) => r.name)).toEqual(['good-1', 'good-3']);

@@ -57,7 +57,13 @@ rules:
 `;
     const { rules, errors } = parse(text);
     expect(rules.map((r) => r.name)).toEqual(['good-one', 'good-two']);
-    expect(errors).toEqual([{ file: 'rules.yaml', rule: 'two-ops', message: expect.stringMatching(/^rules\[1\]: condition: a field test needs exactly one operator .*found eq, starts_with/) }]);
+    expect(errors).toEqual([
+      {
+        file: 'rules.yaml',
+        rule: 'two-ops',
+        message: expect.stringMatching(/^rules\[1\]: condition: a field test needs exactly one operator .*found eq, starts_with/),
+      },
+    ]);
   });
 
   it('reports a rule without a usable name by its index', () => {

@@ -84,11 +84,11 @@ export class BullMqScheduler implements Scheduler {
     // Upserting an unchanged schedule (every replica on boot) adds no extra run. Occurrence ids are
     // unique per slot, so there is nothing to dedupe: keeping finished ones would only grow Redis
     // by a hash per tick. Failures are for the handler wrapper's logs and metrics to report.
-    await this.queue(kind).upsertJobScheduler(
-      encodeJobId(opts.id),
-      'everyMs' in rule ? { every: rule.everyMs } : { pattern: rule.cron, tz: rule.timezone },
-      { name: kind, data: envelope, opts: { removeOnComplete: true, removeOnFail: true } },
-    );
+    await this.queue(kind).upsertJobScheduler(encodeJobId(opts.id), 'everyMs' in rule ? { every: rule.everyMs } : { pattern: rule.cron, tz: rule.timezone }, {
+      name: kind,
+      data: envelope,
+      opts: { removeOnComplete: true, removeOnFail: true },
+    });
   }
 
   async cancel(kind: string, id: string): Promise<boolean> {

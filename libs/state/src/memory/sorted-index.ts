@@ -69,7 +69,10 @@ export class SortedIndex {
 
   /** Removes and returns up to `limit` entries with score <= maxScore, lowest first. */
   popDue(maxScore: number, limit: number): IndexEntry[] {
-    const due = Math.min(limit, this.rank((e) => e.score > maxScore));
+    const due = Math.min(
+      limit,
+      this.rank((e) => e.score > maxScore),
+    );
     if (due <= 0) return [];
     const popped = this.slice(0, due, true);
     for (const { member } of popped) this.scores.delete(member);

@@ -148,7 +148,10 @@ export class RedisStateStore implements StateStore {
   }
 
   getMany(keys: readonly StateKey[]): Promise<(string | null)[]> {
-    return values.getValues(this.client, keys.map((key) => this.k(key)));
+    return values.getValues(
+      this.client,
+      keys.map((key) => this.k(key)),
+    );
   }
 
   async writeBatch(ops: readonly WriteOp[], opts: WriteBatchOptions = {}): Promise<void> {

@@ -17,13 +17,7 @@ export function compareAndSwapArgs(key: string, expectedVersion: number, value: 
   return { keys: [key], args: [expectedVersion, value, ttl === undefined ? '' : ttl] };
 }
 
-export async function compareAndSwap(
-  client: Redis,
-  key: string,
-  expectedVersion: number,
-  value: string,
-  opts?: SetOptions,
-): Promise<CasResult> {
+export async function compareAndSwap(client: Redis, key: string, expectedVersion: number, value: string, opts?: SetOptions): Promise<CasResult> {
   const reply = await runScript(client, compareAndSwapScript, compareAndSwapArgs(key, expectedVersion, value, opts));
   const [ok = 0, version = 0] = numbers(reply, 2, 'compareAndSwap');
   return { ok: ok === 1, version };

@@ -160,16 +160,13 @@ export function batchContract(ctx: ContractContext): void {
       const zero = key('deferred', 'zero');
       const idx = key('deferred', 'idx');
       const v = key('deferred', 'v');
-      await ctx.store.writeBatch(
-        [{ op: 'set', key: v, value: 'now' }],
-        {
-          deferred: [
-            { op: 'increment', key: n, by: 2 },
-            { op: 'indexAdd', index: idx, member: 'a', score: 1 },
-            { op: 'indexAdd', index: idx, member: 'b', score: 2 },
-          ],
-        },
-      );
+      await ctx.store.writeBatch([{ op: 'set', key: v, value: 'now' }], {
+        deferred: [
+          { op: 'increment', key: n, by: 2 },
+          { op: 'indexAdd', index: idx, member: 'a', score: 1 },
+          { op: 'indexAdd', index: idx, member: 'b', score: 2 },
+        ],
+      });
       expect(await ctx.store.get(v)).toBe('now');
       await ctx.store.writeBatch([], {
         deferred: [

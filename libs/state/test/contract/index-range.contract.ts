@@ -7,8 +7,7 @@ export function indexRangeContract(ctx: ContractContext): void {
   const fill = async (idx: StateKey, entries: [string, number][]) => {
     for (const [member, score] of entries) await ctx.store.indexAdd(idx, member, score);
   };
-  const members = async (idx: StateKey, query: Parameters<typeof ctx.store.indexRange>[1]) =>
-    (await ctx.store.indexRange(idx, query)).map((e) => e.member);
+  const members = async (idx: StateKey, query: Parameters<typeof ctx.store.indexRange>[1]) => (await ctx.store.indexRange(idx, query)).map((e) => e.member);
 
   describe('index ranges', () => {
     it('reads nothing from an absent index', async () => {
@@ -21,7 +20,13 @@ export function indexRangeContract(ctx: ContractContext): void {
 
     it('includes both bounds and treats an absent bound as unbounded', async () => {
       const idx = key('rng', 'bounds');
-      await fill(idx, [['e', 50], ['a', 10], ['c', 30], ['b', 20], ['d', 40]]);
+      await fill(idx, [
+        ['e', 50],
+        ['a', 10],
+        ['c', 30],
+        ['b', 20],
+        ['d', 40],
+      ]);
       expect(await ctx.store.indexRange(idx, { min: 20, max: 40, limit: 10 })).toEqual([
         { member: 'b', score: 20 },
         { member: 'c', score: 30 },
@@ -42,7 +47,13 @@ export function indexRangeContract(ctx: ContractContext): void {
 
     it('orders ties by member bytes, reversed with rev', async () => {
       const idx = key('rng', 'ties');
-      await fill(idx, [['d', 2], ['c', 1], ['a', 1], ['b', 1], ['z', 0]]);
+      await fill(idx, [
+        ['d', 2],
+        ['c', 1],
+        ['a', 1],
+        ['b', 1],
+        ['z', 0],
+      ]);
       expect(await members(idx, { limit: 10 })).toEqual(['z', 'a', 'b', 'c', 'd']);
       expect(await ctx.store.indexRange(idx, { rev: true, limit: 10 })).toEqual([
         { member: 'd', score: 2 },
@@ -59,7 +70,13 @@ export function indexRangeContract(ctx: ContractContext): void {
     it('compares members as UTF-8 bytes, not UTF-16 units', async () => {
       const idx = key('rng', 'bytes');
       // '～' (U+FF5E, EF BD 9E) sorts before '🚀' (U+1F680, F0 9F 9A 80), unlike in JS string order.
-      await fill(idx, [['🚀', 1], ['～', 1], ['ä', 1], ['b', 1], ['B', 1]]);
+      await fill(idx, [
+        ['🚀', 1],
+        ['～', 1],
+        ['ä', 1],
+        ['b', 1],
+        ['B', 1],
+      ]);
       expect(await members(idx, { limit: 10 })).toEqual(['B', 'b', 'ä', '～', '🚀']);
       expect(await members(idx, { rev: true, limit: 10 })).toEqual(['🚀', '～', 'ä', 'b', 'B']);
     });
@@ -67,7 +84,10 @@ export function indexRangeContract(ctx: ContractContext): void {
     it('pages with offset and limit, in both directions', async () => {
       const idx = key('rng', 'pages');
       const all = Array.from({ length: 7 }, (_, i) => `m${i}`);
-      await fill(idx, all.map((m, i) => [m, 100 + i]));
+      await fill(
+        idx,
+        all.map((m, i) => [m, 100 + i]),
+      );
       const pages: string[] = [];
       for (let offset = 0; offset < 7; offset += 3) pages.push(...(await members(idx, { offset, limit: 3 })));
       expect(pages).toEqual(all);
@@ -82,7 +102,11 @@ export function indexRangeContract(ctx: ContractContext): void {
 
     it('keeps fractional and infinite scores', async () => {
       const idx = key('rng', 'inf');
-      await fill(idx, [['top', Infinity], ['bottom', -Infinity], ['half', 0.5]]);
+      await fill(idx, [
+        ['top', Infinity],
+        ['bottom', -Infinity],
+        ['half', 0.5],
+      ]);
       expect(await ctx.store.indexRange(idx, { limit: 10 })).toEqual([
         { member: 'bottom', score: -Infinity },
         { member: 'half', score: 0.5 },
@@ -95,7 +119,11 @@ export function indexRangeContract(ctx: ContractContext): void {
 
     it('sees moved members at their new score', async () => {
       const idx = key('rng', 'move');
-      await fill(idx, [['a', 1], ['b', 2], ['a', 3]]);
+      await fill(idx, [
+        ['a', 1],
+        ['b', 2],
+        ['a', 3],
+      ]);
       expect(await ctx.store.indexRange(idx, { limit: 10 })).toEqual([
         { member: 'b', score: 2 },
         { member: 'a', score: 3 },
@@ -105,7 +133,12 @@ export function indexRangeContract(ctx: ContractContext): void {
 
     it('removes a score range inclusively and returns how many', async () => {
       const idx = key('rng', 'remove');
-      await fill(idx, [['a', 10], ['b', 20], ['c', 30], ['d', 40]]);
+      await fill(idx, [
+        ['a', 10],
+        ['b', 20],
+        ['c', 30],
+        ['d', 40],
+      ]);
       expect(await ctx.store.indexRemoveRange(idx, 20, 30)).toBe(2);
       expect(await members(idx, { limit: 10 })).toEqual(['a', 'd']);
       expect(await ctx.store.indexRemoveRange(idx, 20, 30)).toBe(0);
@@ -116,7 +149,10 @@ export function indexRangeContract(ctx: ContractContext): void {
 
     it('an index emptied by indexRemoveRange disappears', async () => {
       const idx = key('rng', 'empty');
-      await fill(idx, [['a', 1], ['b', 2]]);
+      await fill(idx, [
+        ['a', 1],
+        ['b', 2],
+      ]);
       expect(await ctx.store.indexRemoveRange(idx, -Infinity, Infinity)).toBe(2);
       expect(await ctx.store.delete(idx)).toBe(false);
       expect(await ctx.store.indexRange(idx, { limit: 10 })).toEqual([]);

@@ -62,7 +62,12 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       return runs;
     };
     const real = (runs: Run[]): Run[] => runs.filter((r) => !r.job.id.startsWith(SENTINEL));
-    const ran = (runs: Run[], count: number): Promise<Run[]> => poll(`${count} run(s)`, () => real(runs), (r) => r.length >= count);
+    const ran = (runs: Run[], count: number): Promise<Run[]> =>
+      poll(
+        `${count} run(s)`,
+        () => real(runs),
+        (r) => r.length >= count,
+      );
 
     /**
      * Bounds a "nothing more happens" assertion: anything enqueued so far with a delay (or
@@ -136,7 +141,11 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       await ran(runs, 2);
       expect(await s.enqueue('dedupe', { id: 'y' })).toEqual({ enqueued: false }); // finished, within retention
       await quiet(s, 'dedupe', runs, 200); // a second x would have been due by then
-      expect(real(runs).map((r) => r.job.id).sort()).toEqual(['x', 'y']);
+      expect(
+        real(runs)
+          .map((r) => r.job.id)
+          .sort(),
+      ).toEqual(['x', 'y']);
     });
 
     it('dedupes per kind, not across kinds', async () => {

@@ -17,11 +17,7 @@ export type { ContractHarness, ContractOptions } from './harness.js';
  * The StateStore contract: every backend runs exactly these tests. Semantics that differ by
  * backend are not allowed here; Redis internals are asserted only in *.redis.test.ts.
  */
-export function stateStoreContract(
-  name: string,
-  makeStore: () => Promise<ContractHarness>,
-  opts: ContractOptions = { unitMs: 1000, toleranceMs: 0 },
-): void {
+export function stateStoreContract(name: string, makeStore: () => Promise<ContractHarness>, opts: ContractOptions = { unitMs: 1000, toleranceMs: 0 }): void {
   describe(`StateStore contract: ${name}`, () => {
     const ctx = contractContext(makeStore, opts);
     valuesContract(ctx);

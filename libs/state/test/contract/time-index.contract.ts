@@ -69,9 +69,7 @@ export function timeIndexContract(ctx: ContractContext): void {
       const members = pops.flat().map((e) => e.member);
       expect(members).toHaveLength(30);
       expect(new Set(members).size).toBe(30);
-      expect((await ctx.store.indexPopDue(idx, Infinity, 100)).map((e) => e.member)).toEqual(
-        Array.from({ length: 10 }, (_, i) => `m${30 + i}`),
-      );
+      expect((await ctx.store.indexPopDue(idx, Infinity, 100)).map((e) => e.member)).toEqual(Array.from({ length: 10 }, (_, i) => `m${30 + i}`));
     });
 
     it('is deleted like any key', async () => {

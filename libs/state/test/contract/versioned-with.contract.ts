@@ -81,15 +81,9 @@ export function versionedWithContract(ctx: ContractContext): void {
     it('rejects writes outside the key’s namespace and tenant, writing nothing', async () => {
       const otherTenant = key('cw', 'count', 'ns', 't2');
       const otherNs = key('cw', 'count', 'ns2', 't1');
-      await expect(
-        ctx.store.compareAndSwapWith(cas, 0, 'v1', [...writes(1), { op: 'increment', key: otherTenant, by: 1 }]),
-      ).rejects.toThrow(RangeError);
-      await expect(
-        ctx.store.compareAndSwapWith(cas, 0, 'v1', [{ op: 'indexAdd', index: otherNs, member: 'm', score: 1 }]),
-      ).rejects.toThrow(RangeError);
-      await expect(ctx.store.compareAndSwapWith(cas, 0, 'v1', [{ op: 'set', key: plain, value: 'x', ttlMs: 0 }])).rejects.toThrow(
-        RangeError,
-      );
+      await expect(ctx.store.compareAndSwapWith(cas, 0, 'v1', [...writes(1), { op: 'increment', key: otherTenant, by: 1 }])).rejects.toThrow(RangeError);
+      await expect(ctx.store.compareAndSwapWith(cas, 0, 'v1', [{ op: 'indexAdd', index: otherNs, member: 'm', score: 1 }])).rejects.toThrow(RangeError);
+      await expect(ctx.store.compareAndSwapWith(cas, 0, 'v1', [{ op: 'set', key: plain, value: 'x', ttlMs: 0 }])).rejects.toThrow(RangeError);
       expect(await snapshot()).toEqual({ doc: null, values: [null, null], index: [] });
       expect(await ctx.store.getMany([otherTenant, otherNs])).toEqual([null, null]);
     });

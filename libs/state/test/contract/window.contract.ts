@@ -73,9 +73,7 @@ export function windowContract(ctx: ContractContext): void {
 
     it('allows exactly `limit` of 50 concurrent increments', async () => {
       const k = key('win', 'race');
-      const results = await Promise.all(
-        Array.from({ length: 50 }, () => ctx.store.incrementWindow(k, { windowMs: 10 * ctx.unit, limit: 10 })),
-      );
+      const results = await Promise.all(Array.from({ length: 50 }, () => ctx.store.incrementWindow(k, { windowMs: 10 * ctx.unit, limit: 10 })));
       const allowed = results.filter((r) => r.allowed);
       expect(allowed).toHaveLength(10);
       expect(allowed.map((r) => r.count).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);

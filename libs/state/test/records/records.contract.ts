@@ -19,7 +19,12 @@ export interface Note {
 
 const decode = (raw: unknown): Note | null => {
   const r = raw as Partial<Note> | null;
-  return r && typeof r.id === 'string' && typeof r.namespace === 'string' && typeof r.tenant === 'string' && typeof r.title === 'string' && typeof r.count === 'number'
+  return r &&
+    typeof r.id === 'string' &&
+    typeof r.namespace === 'string' &&
+    typeof r.tenant === 'string' &&
+    typeof r.title === 'string' &&
+    typeof r.count === 'number'
     ? { id: r.id, namespace: r.namespace, tenant: r.tenant, title: r.title, count: r.count }
     : null;
 };

@@ -8,7 +8,15 @@ import type { LuaScript } from './lua-script.js';
 import { readWindowScript } from './read-window-1.js';
 
 export type { LuaScript } from './lua-script.js';
-export { applyDeferredScript, compareAndSwapScript, compareAndSwapWithScript, incrementWindowScript, indexAddBoundedScript, indexPopDueScript, readWindowScript };
+export {
+  applyDeferredScript,
+  compareAndSwapScript,
+  compareAndSwapWithScript,
+  incrementWindowScript,
+  indexAddBoundedScript,
+  indexPopDueScript,
+  readWindowScript,
+};
 
 /** Every script the Redis StateStore registers on its client at construction. */
 export const LUA_SCRIPTS: readonly LuaScript[] = [
