@@ -18,7 +18,7 @@ function clockTicks(): number {
 }
 
 /** CPU time (user + system) the process has used so far, in milliseconds. */
-export function cpuMs(pid: number): number {
+function cpuMs(pid: number): number {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name (which may contain spaces) start after the last ')'.
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

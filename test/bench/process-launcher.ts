@@ -9,7 +9,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-export const SLUICE_BIN = fileURLToPath(new URL('../../apps/cli/bin/sluice.js', import.meta.url));
+const SLUICE_BIN = fileURLToPath(new URL('../../apps/cli/bin/sluice.js', import.meta.url));
 const BENCH_DIR = fileURLToPath(new URL('./', import.meta.url));
 
 export interface Launched {
@@ -23,7 +23,7 @@ export interface Launched {
   logTail(lines?: number): string;
 }
 
-export interface LaunchOptions {
+interface LaunchOptions {
   role: string;
   /** Node flags placed before the script (e.g. --cpu-prof). */
   nodeArgs?: string[];
@@ -37,7 +37,7 @@ export interface LaunchOptions {
   env?: Record<string, string>;
 }
 
-export async function launchNode(opts: LaunchOptions): Promise<Launched> {
+async function launchNode(opts: LaunchOptions): Promise<Launched> {
   const fd = openSync(opts.logFile, 'a');
   let child: ChildProcess;
   try {

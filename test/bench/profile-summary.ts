@@ -39,14 +39,14 @@ function packageOf(f: CallFrame): string {
   return f.url.startsWith('node:') ? 'node (internal)' : f.url;
 }
 
-export interface ProfileSummary {
+interface ProfileSummary {
   busyMs: number;
   byPackage: [string, number][];
   selfByFunction: [string, number][];
   inclusiveByFunction: [string, number][];
 }
 
-export function summarize(profile: CpuProfile): ProfileSummary {
+function summarize(profile: CpuProfile): ProfileSummary {
   const byId = new Map(profile.nodes.map((n) => [n.id, n]));
   const parent = new Map<number, number>();
   for (const n of profile.nodes) for (const c of n.children ?? []) parent.set(c, n.id);

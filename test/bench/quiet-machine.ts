@@ -8,7 +8,7 @@ import { machineBusyMs } from './proc-stats.js';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Cores busy over a short window. */
-export async function busyCores(windowMs = 1000): Promise<number> {
+async function busyCores(windowMs = 1000): Promise<number> {
   const before = machineBusyMs();
   await sleep(windowMs);
   return (machineBusyMs() - before) / windowMs;

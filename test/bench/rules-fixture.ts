@@ -61,7 +61,7 @@ export function nonMatchingCondition(i: number): unknown {
 }
 
 /** `count` non-matching rules: condition rules in YAML, every 20th an expression rule. */
-export function nonMatchingRules(count: number): { yaml: RuleFileEntry[]; cel: RuleFileEntry[] } {
+function nonMatchingRules(count: number): { yaml: RuleFileEntry[]; cel: RuleFileEntry[] } {
   const yaml: RuleFileEntry[] = [];
   const cel: RuleFileEntry[] = [];
   for (let i = 0; i < count; i++) {
@@ -77,7 +77,7 @@ export function nonMatchingRules(count: number): { yaml: RuleFileEntry[]; cel: R
 }
 
 /** The rule that decides SAMPLE_ACTION, evaluated last. */
-export const MATCHING_SUPPRESS: RuleFileEntry = {
+const MATCHING_SUPPRESS: RuleFileEntry = {
   name: 'bench-match-suppress',
   priority: 1000,
   condition: {
@@ -89,7 +89,7 @@ export const MATCHING_SUPPRESS: RuleFileEntry = {
   action: { type: 'suppress', reason: 'benchmark' },
 };
 
-export const DEDUP_RULE: RuleFileEntry = {
+const DEDUP_RULE: RuleFileEntry = {
   name: 'bench-dedup',
   priority: 10,
   condition: { field: 'action.tenant', eq: 'acme' },

@@ -25,7 +25,7 @@ export interface Scenario {
   expectOutcome: 'executed' | 'suppressed' | 'baseline';
 }
 
-export const DEFAULT_CONNECTIONS = 50;
+const DEFAULT_CONNECTIONS = 50;
 const BATCH_CONNECTIONS = 10;
 
 /** Dedup scenarios: one request in 10 repeats the previous key (deduplicated); 9 in 10 write a new key. */

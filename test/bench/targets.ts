@@ -2,7 +2,7 @@
 import type { ScenarioResult } from './scenario-result.js';
 import type { ScenarioId } from './scenarios.js';
 
-export type TargetStatus = 'PASS' | 'MISS' | 'N/A';
+type TargetStatus = 'PASS' | 'MISS' | 'N/A';
 
 export interface TargetCheck {
   target: string;

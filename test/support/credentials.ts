@@ -17,7 +17,7 @@ export interface TestKey {
   grants: TestGrant[];
 }
 
-export interface TestUser extends TestKey {
+interface TestUser extends TestKey {
   password: string;
 }
 
@@ -37,7 +37,7 @@ export function rawKey(name: string): string {
 }
 
 /** A cheap scrypt PHC hash (tests only: ln=10 is far below a production cost). */
-export function scryptHash(password: string): string {
+function scryptHash(password: string): string {
   const salt = randomBytes(16);
   const hash = scryptSync(password, salt, 32, { N: 2 ** 10, r: 8, p: 1 });
   const b64 = (b: Buffer) => b.toString('base64').replace(/=+$/, '');

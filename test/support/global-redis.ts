@@ -7,7 +7,10 @@ declare module 'vitest' {
   }
 }
 
-/** One private redis-server for the whole run; each test isolates itself with a unique key prefix. */
+/**
+ * One private redis-server for the whole run; each test isolates itself with a unique key prefix.
+ * @public vitest's globalSetup (vitest.config.ts) loads it by path.
+ */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const redis = await startRedisServer();
   project.provide('redisUrl', redis.url);

@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-export interface ReceivedCall {
+interface ReceivedCall {
   id: string;
   payload: Record<string, unknown>;
   metadata: Record<string, unknown>;

@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { poll } from './poll.js';
 
 /** The built CLI (npm test builds first); child processes run exactly what `npx sluice` runs. */
-export const SLUICE_BIN = fileURLToPath(new URL('../../apps/cli/bin/sluice.js', import.meta.url));
+const SLUICE_BIN = fileURLToPath(new URL('../../apps/cli/bin/sluice.js', import.meta.url));
 
 export interface SluiceProcess {
   child: ChildProcess;

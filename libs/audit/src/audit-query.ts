@@ -10,7 +10,7 @@ import type { RecordReader } from './record-reader.js';
 import { memberRecordId } from './record-ref.js';
 
 /** Index entries one request may examine; past it the page ends early with a cursor to go on. */
-export const SCAN_BUDGET = 20_000;
+const SCAN_BUDGET = 20_000;
 const MIN_BATCH = 50;
 const MAX_BATCH = 1000;
 

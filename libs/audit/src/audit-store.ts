@@ -14,7 +14,7 @@ export interface AppendOptions {
 }
 
 /** What a query may return to its caller (grants): applied to every record before paging. */
-export type RecordFilter = (record: AuditRecord) => boolean;
+type RecordFilter = (record: AuditRecord) => boolean;
 
 export interface StoreQuery extends Omit<AuditQuery, 'from' | 'to'> {
   /** Epoch ms bounds on dispatched_at, inclusive. */

@@ -1,7 +1,5 @@
 export * from './audit-store.js';
 export * from './state-audit-store.js';
 export * as auditKeys from './keys.js';
-export { recordHash } from './record-hash.js';
-export { SCAN_BUDGET } from './audit-query.js';
 export * from './analytics/index.js';
 export * from './coverage/index.js';

@@ -12,10 +12,10 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** Tuesday 2026-02-24: ten days cross a month end and two ISO week starts. */
 export const ANCHOR = Date.UTC(2026, 1, 24);
-export const DAYS = 10;
+const DAYS = 10;
 export const END = ANCHOR + DAYS * DAY;
 
-export const TENANTS = ['acme', 'acme.eu', 'acme.us', 'globex', 'initech'] as const;
+const TENANTS = ['acme', 'acme.eu', 'acme.us', 'globex', 'initech'] as const;
 const NAMESPACES = ['prod', 'staging', 'dev'] as const;
 const PROVIDERS = ['email', 'sms', 'webhook', 'slack'] as const;
 const ACTION_TYPES: readonly [string, number][] = [

@@ -11,11 +11,11 @@ const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
 /** Tuesday 2026-02-24: ten days across a month end. */
 export const ANCHOR = Date.UTC(2026, 1, 24);
-export const DAYS = 10;
+const DAYS = 10;
 export const END = ANCHOR + DAYS * DAY;
 
 const NAMESPACES = ['prod', 'staging', 'dev'] as const;
-export const TENANTS = ['acme', 'acme.eu', 'globex', 'ini:tech{x}'] as const;
+const TENANTS = ['acme', 'acme.eu', 'globex', 'ini:tech{x}'] as const;
 const PROVIDERS = ['email', 'sms', 'webhook'] as const;
 /** Rule names include one spelled "null", which must stay apart from "no rule". */
 const RULES = ['block-spam', 'allow-vip', 'dedup-receipts', 'null', 'throttle:burst'] as const;

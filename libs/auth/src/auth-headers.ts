@@ -1,7 +1,7 @@
 import { errors } from '@sluice/core';
 
 /** Header values longer than this are refused without being looked at further. */
-export const MAX_CREDENTIAL_LENGTH = 8 * 1024;
+const MAX_CREDENTIAL_LENGTH = 8 * 1024;
 
 export interface AuthHeaders {
   authorization?: string | string[] | undefined;

@@ -6,5 +6,3 @@ export interface AuthLogger {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
 }
-
-export const silentLogger: AuthLogger = { info: () => {}, warn: () => {} };

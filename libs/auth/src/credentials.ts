@@ -5,7 +5,7 @@ import { decryptTree } from './decrypt-values.js';
 import type { Grant } from './grants.js';
 import type { Role } from './roles.js';
 
-export interface UserCredential {
+interface UserCredential {
   username: string;
   /** argon2id or scrypt PHC string. */
   passwordHash: string;
@@ -13,7 +13,7 @@ export interface UserCredential {
   grants: Grant[];
 }
 
-export interface ApiKeyCredential {
+interface ApiKeyCredential {
   /** The caller id of requests made with this key. */
   name: string;
   /** Lowercase hex SHA-256 of the raw key. */

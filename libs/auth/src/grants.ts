@@ -32,7 +32,7 @@ export interface HasGrants {
   grants: readonly Grant[];
 }
 
-export const WILDCARD = '*';
+const WILDCARD = '*';
 
 export function wildcardGrant(): Grant {
   return { tenants: [WILDCARD], namespaces: [WILDCARD], providers: [WILDCARD], actions: [WILDCARD] };
@@ -46,7 +46,7 @@ function exactOrWildcard(patterns: readonly string[], value: string): boolean {
   return patterns.includes(WILDCARD) || patterns.includes(value);
 }
 
-export function grantCoversScope(grant: Grant, scope: ScopeTuple): boolean {
+function grantCoversScope(grant: Grant, scope: ScopeTuple): boolean {
   if (!grant.tenants.some((p) => tenantCovered(p, scope.tenant))) return false;
   return scope.namespace === undefined || exactOrWildcard(grant.namespaces, scope.namespace);
 }

@@ -3,8 +3,6 @@ export * from './roles.js';
 export * from './grants.js';
 export * from './caller.js';
 export * from './auth-logger.js';
-export { hashApiKey } from './api-key-hash.js';
-export { MAX_CREDENTIAL_LENGTH, type AuthHeaders } from './auth-headers.js';
 export { seesEverything, tenantFilterFor, visibleTo } from './list-scope.js';
 export { loadAuth } from './load-auth.js';
 // Authentication (argon2, jose) loads on demand: its values are in `@sluice/auth/authentication`

@@ -25,7 +25,7 @@ export type Permission =
   | 'admin';
 
 /** The one permission table. */
-export const ROLE_PERMISSIONS: Readonly<Record<Permission, readonly Role[]>> = Object.freeze({
+const ROLE_PERMISSIONS: Readonly<Record<Permission, readonly Role[]>> = Object.freeze({
   dispatch: ['admin', 'operator'],
   stream_subscribe: ['admin', 'operator', 'viewer'],
   read: ['admin', 'operator', 'viewer'],

@@ -37,7 +37,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
 }
 
 /** Parses YAML text into a config object; an empty document is an empty config. */
-export function parseConfigText(text: string, source: string): Record<string, unknown> {
+function parseConfigText(text: string, source: string): Record<string, unknown> {
   let doc: unknown;
   try {
     doc = parseYaml(text);

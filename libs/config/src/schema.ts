@@ -10,7 +10,7 @@ import { StateMachinesConfig } from './state-machines-schema.js';
 const port = z.number().int().min(0).max(65535);
 const positiveInt = z.number().int().positive();
 
-export const ServerConfig = z
+const ServerConfig = z
   .strictObject({
     host: z.string().min(1).default('0.0.0.0'),
     port: port.default(8080),
@@ -23,7 +23,7 @@ export const ServerConfig = z
   })
   .prefault({});
 
-export const StateConfig = z
+const StateConfig = z
   .strictObject({
     backend: z.enum(['memory', 'redis']).default('memory'),
     url: z.string().min(1).default('redis://127.0.0.1:6379'),
@@ -37,7 +37,7 @@ export const StateConfig = z
   })
   .prefault({});
 
-export const ProviderConfig = z.strictObject({
+const ProviderConfig = z.strictObject({
   name: z.string().min(1).max(256),
   type: z.enum(['noop', 'log', 'webhook']),
   url: z.url().optional(),
@@ -47,9 +47,8 @@ export const ProviderConfig = z.strictObject({
   hmac_secret: z.string().min(1).optional(),
   max_response_bytes: positiveInt.default(1_048_576),
 });
-export type ProviderConfig = z.infer<typeof ProviderConfig>;
 
-export const ExecutorConfig = z
+const ExecutorConfig = z
   .strictObject({
     max_retries: z.number().int().min(0).max(20).default(3),
     timeout_seconds: z.number().positive().default(30),
@@ -59,7 +58,7 @@ export const ExecutorConfig = z
   })
   .prefault({});
 
-export const WorkerConfig = z
+const WorkerConfig = z
   .strictObject({
     /** Port of the worker's own /health, /ready and /metrics server (0 = ephemeral). */
     port: port.default(9091),
@@ -71,7 +70,7 @@ export const WorkerConfig = z
   })
   .prefault({});
 
-export const RulesConfig = z
+const RulesConfig = z
   .strictObject({
     /** Directory of *.yaml / *.yml / *.cel rule files (non-recursive). None: API rules only. */
     directory: z.string().min(1).nullable().default(null),
@@ -80,7 +79,7 @@ export const RulesConfig = z
   })
   .prefault({});
 
-export const AuthConfig = z
+const AuthConfig = z
   .strictObject({
     /** Off: every request acts as an anonymous admin with a wildcard grant. */
     enabled: z.boolean().default(false),
@@ -92,7 +91,7 @@ export const AuthConfig = z
   .prefault({})
   .refine((a) => !a.enabled || a.file !== null, { message: 'auth.enabled needs auth.file (the credentials file)', path: ['file'] });
 
-export const QuotaWindow = z.enum(['hourly', 'daily', 'weekly', 'monthly']);
+const QuotaWindow = z.enum(['hourly', 'daily', 'weekly', 'monthly']);
 
 export const QuotaPolicyConfig = z.strictObject({
   id: z.string().min(1).max(256),
@@ -106,7 +105,7 @@ export const QuotaPolicyConfig = z.strictObject({
 });
 export type QuotaPolicyConfig = z.infer<typeof QuotaPolicyConfig>;
 
-export const QuotasConfig = z
+const QuotasConfig = z
   .strictObject({
     policies: z.array(QuotaPolicyConfig).default([]),
   })
@@ -180,7 +179,7 @@ export const BackgroundConfig = z
   .prefault({});
 export type BackgroundConfig = z.infer<typeof BackgroundConfig>;
 
-export const LoggingConfig = z
+const LoggingConfig = z
   .strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })

@@ -10,16 +10,16 @@ import { boundedName } from '@sluice/core';
 const StateName = boundedName();
 
 /** A year: long enough for any lifecycle, short enough to stay an exact delay in ms. */
-export const MAX_STATE_TIMEOUT_SECONDS = 31_536_000;
+const MAX_STATE_TIMEOUT_SECONDS = 31_536_000;
 
-export const StateMachineTransitionConfig = z.strictObject({
+const StateMachineTransitionConfig = z.strictObject({
   from: StateName,
   to: StateName,
   /** Reported as `notify` on the state_changed outcome when this transition is taken. */
   notify: z.boolean().default(false),
 });
 
-export const StateMachineTimeoutConfig = z.strictObject({
+const StateMachineTimeoutConfig = z.strictObject({
   state: StateName,
   after_seconds: z.number().int().positive().max(MAX_STATE_TIMEOUT_SECONDS),
   transition_to: StateName,

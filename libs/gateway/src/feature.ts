@@ -25,7 +25,7 @@ export interface FeatureContext {
 }
 
 /** What a job handler gets besides its job: parts built after the features (the gateway dispatches through all of them). */
-export interface JobEnv {
+interface JobEnv {
   gateway: Gateway;
 }
 

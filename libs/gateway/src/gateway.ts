@@ -11,7 +11,7 @@ export interface DispatchOptions {
 }
 
 /** Where dispatch outcomes are counted (the process's Metrics). */
-export interface DispatchRecorder {
+interface DispatchRecorder {
   recordDispatch(outcome: string, seconds: number): void;
 }
 

@@ -27,7 +27,7 @@ export const ALERT = StateMachineConfig.parse({
 });
 
 /** A Scheduler that only records what it was asked: tests run the jobs themselves, on a ManualClock. */
-export class RecordingScheduler implements Scheduler {
+class RecordingScheduler implements Scheduler {
   readonly backend = 'memory' as const;
   readonly pending = new Map<string, EnqueueOptions & { kind: string }>();
   readonly cancelled: string[] = [];

@@ -8,7 +8,7 @@ interface AjvLikeError {
 }
 
 /** `/actions/0` + missing `tenant` → `actions.0.tenant`; non-body parts are prefixed (`querystring.dry_run`). */
-export function validationDetails(list: readonly AjvLikeError[], context: string | undefined): ErrorDetail[] {
+function validationDetails(list: readonly AjvLikeError[], context: string | undefined): ErrorDetail[] {
   return list.map((e) => {
     const parts = (e.instancePath ?? '').split('/').filter(Boolean);
     const missing = e.params?.missingProperty;
@@ -21,7 +21,7 @@ export function validationDetails(list: readonly AjvLikeError[], context: string
 }
 
 /** Maps anything thrown on the request path to a SluiceError; unknown errors become a bare 500. */
-export function toSluiceError(err: unknown): SluiceError {
+function toSluiceError(err: unknown): SluiceError {
   if (err instanceof SluiceError) return err;
   const fe = err as FastifyError & { validation?: AjvLikeError[]; validationContext?: string; type?: string };
   if (Array.isArray(fe.validation)) return errors.validation(validationDetails(fe.validation, fe.validationContext));

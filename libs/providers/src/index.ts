@@ -3,7 +3,6 @@ export * from './spec.js';
 export * from './noop-provider.js';
 export * from './log-provider.js';
 export * from './webhook-provider.js';
-export { parseRetryAfter } from './webhook-errors.js';
 export * from './registry.js';
 export * from './semaphore.js';
 export * from './executor.js';

@@ -58,7 +58,7 @@ export class ProviderRegistry {
 }
 
 /** Builds one provider from its config entry. */
-export function createProvider(spec: ProviderSpec, opts: CreateProvidersOptions = {}): Provider {
+function createProvider(spec: ProviderSpec, opts: CreateProvidersOptions = {}): Provider {
   switch (spec.type) {
     case 'noop':
       return new NoopProvider(spec.name);

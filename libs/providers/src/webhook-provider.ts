@@ -19,10 +19,10 @@ export interface WebhookOptions {
 /** How much of a non-2xx body is read to keep the socket reusable; bigger ones close the socket. */
 const ERROR_BODY_DRAIN_BYTES = 64 * 1024;
 
-export const SIGNATURE_HEADER = 'x-sluice-signature';
+const SIGNATURE_HEADER = 'x-sluice-signature';
 
 /** `sha256=<hex>` over the exact bytes sent, so receivers verify before parsing. */
-export function signBody(secret: string, body: Buffer | string): string {
+function signBody(secret: string, body: Buffer | string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 }
 

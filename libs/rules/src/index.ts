@@ -1,14 +1,9 @@
 export * from './types.js';
-export { RuleDefinitionError, RuleEvaluationError, formatIssues, type RuleDefinitionIssue } from './errors.js';
+export { RuleDefinitionError } from './errors.js';
 export { compileRuleDefinition } from './definition/compile-rule.js';
 export { RULE_ACTION_TYPES } from './definition/action-schema.js';
-export { MAX_CONDITION_DEPTH } from './conditions/compile-condition.js';
-export { OPERATORS, MAX_REGEX_LENGTH, type OperatorName } from './conditions/operators.js';
-export { parseRuleFile, type RuleFileResult } from './loading/parse-rule-file.js';
-export { loadRuleDirectory, type RuleDirectoryResult } from './loading/load-rule-directory.js';
-export { RuleSet, compareRules } from './evaluation/rule-set.js';
-export { FALLTHROUGH_ENTRY } from './evaluation/trace-rules.js';
+export { loadRuleDirectory } from './loading/load-rule-directory.js';
+export { RuleSet } from './evaluation/rule-set.js';
 export { formatRuleSource } from './source-label.js';
 export { applyMergePatch } from './merge-patch.js';
-export { playgroundContext, isListableEnvKey, type PlaygroundContext } from './playground-context.js';
-export { CelVerdict } from './cel/cel-environment.js';
+export { playgroundContext } from './playground-context.js';

@@ -93,7 +93,7 @@ export interface Decision {
   action: RuleAction;
 }
 
-export type TraceResult = 'matched' | 'not_matched' | 'skipped' | 'error';
+type TraceResult = 'matched' | 'not_matched' | 'skipped' | 'error';
 
 /** One playground trace line (spec "Playground evaluation result"). */
 export interface TraceEntry {

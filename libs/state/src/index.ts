@@ -11,4 +11,3 @@ export * from './records/cas-retry.js';
 export * from './records/generation-sync.js';
 export * from './records/record-keys.js';
 export * from './records/record-repository.js';
-export type { BackgroundErrorHandler } from './error-reports.js';

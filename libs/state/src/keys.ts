@@ -14,7 +14,7 @@ export function escapeComponent(part: string): string {
   return part.replace(/[%:{}]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`);
 }
 
-export function unescapeComponent(part: string): string {
+function unescapeComponent(part: string): string {
   return part.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 

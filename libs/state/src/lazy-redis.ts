@@ -1,8 +1,5 @@
 import type { RedisStateStore as RedisStateStoreClass, RedisStateStoreOptions } from './redis/redis-state-store.js';
 
-export type { RedisStateStoreOptions };
-export type { DeferredApplyResult, DeferredQueueOptions } from './redis/deferred-writes.js';
-
 /** The Redis store's instance type; the class itself is exported by `@sluice/state/redis`. */
 export type RedisStateStore = RedisStateStoreClass;
 

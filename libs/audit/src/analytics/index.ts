@@ -1,3 +1,3 @@
-export { AnalyticsRollups, MAX_ANALYTICS_BUCKETS, type AnalyticsRollupsOptions } from './analytics-rollups.js';
-export { LATENCY_BOUNDS_MS, binOf } from './histogram.js';
-export type { AnalyticsFilters, RollupQuery, RollupRecord } from './types.js';
+export { AnalyticsRollups } from './analytics-rollups.js';
+export { LATENCY_BOUNDS_MS } from './histogram.js';
+export type { RollupQuery, RollupRecord } from './types.js';

@@ -15,7 +15,7 @@ export interface CoverageRollupsOptions {
 }
 
 /** Longest range one query may span. */
-export const MAX_COVERAGE_DAYS = 400;
+const MAX_COVERAGE_DAYS = 400;
 
 function ceilDay(ms: number): number {
   const floor = floorDay(ms);

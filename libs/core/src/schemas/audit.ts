@@ -61,7 +61,7 @@ export const AuditQuery = z.object({
 });
 export type AuditQuery = z.infer<typeof AuditQuery>;
 
-export const AUDIT_PAGE_MAX = 1000;
+const AUDIT_PAGE_MAX = 1000;
 
 /** Out-of-range page sizes are clamped, not refused (as the reference does). */
 export function clampAuditLimit(limit: number): number {

@@ -36,7 +36,7 @@ export const EventScopeQuery = z.object({
 });
 export type EventScopeQuery = z.infer<typeof EventScopeQuery>;
 
-export const MAX_EVENT_LIST_LIMIT = 1000;
+const MAX_EVENT_LIST_LIMIT = 1000;
 
 export const EventListQuery = EventScopeQuery.extend({
   status: Name.optional().describe('only events currently in this state'),

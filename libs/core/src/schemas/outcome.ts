@@ -22,9 +22,9 @@ export type FailureInfo = z.infer<typeof FailureInfo>;
 const base = { action_id: z.string() };
 
 /** Dispatch outcomes, internally tagged by `outcome` (api-decisions.md "Dispatch"). */
-export const ExecutedOutcome = z.object({ outcome: z.literal('executed'), ...base, response: ProviderResponse });
-export const DeduplicatedOutcome = z.object({ outcome: z.literal('deduplicated'), ...base });
-export const SuppressedOutcome = z.object({
+const ExecutedOutcome = z.object({ outcome: z.literal('executed'), ...base, response: ProviderResponse });
+const DeduplicatedOutcome = z.object({ outcome: z.literal('deduplicated'), ...base });
+const SuppressedOutcome = z.object({
   outcome: z.literal('suppressed'),
   ...base,
   rule: z.string().nullable(),
@@ -32,21 +32,21 @@ export const SuppressedOutcome = z.object({
   silence_id: z.string().optional(),
   interval: z.string().optional(),
 });
-export const ReroutedOutcome = z.object({
+const ReroutedOutcome = z.object({
   outcome: z.literal('rerouted'),
   ...base,
   original_provider: z.string(),
   new_provider: z.string(),
   response: ProviderResponse,
 });
-export const QuotaInfo = z.object({
+const QuotaInfo = z.object({
   id: z.string(),
   limit: z.number().int(),
   used: z.number().int(),
   window: z.string(),
   resets_at: z.string(),
 });
-export const ThrottledOutcome = z.object({
+const ThrottledOutcome = z.object({
   outcome: z.literal('throttled'),
   ...base,
   rule: z.string().nullable().optional(),
@@ -55,8 +55,8 @@ export const ThrottledOutcome = z.object({
   quota: QuotaInfo.optional(),
   retry_after_seconds: z.number().int(),
 });
-export const FailedOutcome = z.object({ outcome: z.literal('failed'), ...base, error: FailureInfo });
-export const DryRunOutcome = z.object({
+const FailedOutcome = z.object({ outcome: z.literal('failed'), ...base, error: FailureInfo });
+const DryRunOutcome = z.object({
   outcome: z.literal('dry_run'),
   ...base,
   verdict: z.string(),
@@ -76,7 +76,6 @@ export const DispatchOutcome = z.discriminatedUnion('outcome', [
   GroupedOutcome,
 ]);
 export type DispatchOutcome = z.infer<typeof DispatchOutcome>;
-export type OutcomeName = DispatchOutcome['outcome'];
 
 export const BatchItemResult = z.union([
   z.object({ status: z.literal('success'), outcome: DispatchOutcome }),

@@ -5,7 +5,7 @@ import { boundedName } from './names.js';
 const Name = boundedName();
 
 /** 100 years: far beyond any real retention, and small enough that a TTL in ms stays exact. */
-export const MAX_RETENTION_TTL_SECONDS = 3_153_600_000;
+const MAX_RETENTION_TTL_SECONDS = 3_153_600_000;
 
 const TtlSeconds = z.number().int().positive().max(MAX_RETENTION_TTL_SECONDS);
 const Description = z.string().max(1024);

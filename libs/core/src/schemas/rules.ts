@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { ActionMetadata } from './action.js';
 
 /** One entry of GET /v1/rules. */
-export const RuleSummary = z.object({
+const RuleSummary = z.object({
   name: z.string(),
   priority: z.number().int(),
   enabled: z.boolean(),
@@ -41,7 +41,7 @@ export const PlaygroundInput = z.object({
 });
 export type PlaygroundInput = z.infer<typeof PlaygroundInput>;
 
-export const TraceEntrySchema = z.object({
+const TraceEntrySchema = z.object({
   rule_name: z.string(),
   priority: z.number().int(),
   enabled: z.boolean(),

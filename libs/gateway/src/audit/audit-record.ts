@@ -19,7 +19,7 @@ export interface RecordInput {
 }
 
 /** The outcome's own fields (without outcome and action_id); a provider response is reduced to its status. */
-export function outcomeDetails(outcome: RecordInput['outcome']): Record<string, unknown> {
+function outcomeDetails(outcome: RecordInput['outcome']): Record<string, unknown> {
   const { outcome: _tag, action_id: _id, ...rest } = outcome;
   if ('response' in rest) {
     const { response, ...others } = rest;

@@ -8,7 +8,7 @@ import type { ComplianceStatus } from './compliance.js';
 import { redactPayload } from './redact.js';
 
 /** Something kept up to date from every record (analytics and coverage rollups): its writes are deferred with the record's. */
-export interface AuditObserver {
+interface AuditObserver {
   writesFor(record: AuditRecord): readonly DeferrableWriteOp[];
 }
 

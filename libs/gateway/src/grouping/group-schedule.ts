@@ -2,7 +2,7 @@ import type { Scheduler } from '@sluice/state';
 import { GROUP_SWEEP_KIND, GROUP_SWEEP_SCHEDULE_ID } from './group-keys.js';
 
 /** How often the overdue-flush sweep runs, and how late a flush must be before it is re-enqueued. */
-export const GROUP_SWEEP_INTERVAL_MS = 60_000;
+const GROUP_SWEEP_INTERVAL_MS = 60_000;
 export const GROUP_SWEEP_GRACE_MS = 30_000;
 
 /** One schedule id for the deployment: every worker declares it on boot, one worker runs each sweep. */

@@ -33,7 +33,7 @@ import { planAppend, planClose, planFlush, type FlushReason, type NextFlush } fr
 export type GroupActionSpec = Extract<RuleAction, { type: 'group' }>;
 
 /** A resolved group stays visible this long. */
-export const RESOLVED_TTL_MS = 60 * 60 * 1000;
+const RESOLVED_TTL_MS = 60 * 60 * 1000;
 /** A deleted group's tombstone (which keeps stale compare-and-swaps failing) lives this long. */
 const TOMBSTONE_TTL_MS = 24 * 60 * 60 * 1000;
 /** Readers skip a closed summary; it only has to outlive nothing. */

@@ -19,7 +19,7 @@ export interface CronSchedule {
  * first) is accepted, so tests can watch several occurrences in a few seconds. Never set it in
  * production: it is not a config key on purpose.
  */
-export const SECONDS_CRON_ENV = 'SLUICE_TEST_SECONDS_CRON';
+const SECONDS_CRON_ENV = 'SLUICE_TEST_SECONDS_CRON';
 
 export function secondsCronAllowed(env: NodeJS.ProcessEnv = process.env): boolean {
   return env[SECONDS_CRON_ENV] === '1';

@@ -4,7 +4,7 @@ import type { RetentionIndex } from './retention-index.js';
 import { NOTHING_REAPED, type AuditExpiry, type ReapResult, type RetentionSource } from './retention-source.js';
 
 /** Where the counters go (the telemetry Metrics implements it). `source` is a source name, `audit` or `policies`. */
-export interface RetentionMetrics {
+interface RetentionMetrics {
   recordRetention(source: string, counts: ReapResult): void;
 }
 
@@ -33,8 +33,8 @@ export interface ReapSummary extends ReapResult {
 }
 
 /** The `source` label of what the reaper counts itself: held policies skipped, a failed policy reload. */
-export const POLICIES_SOURCE = 'policies';
-export const AUDIT_SOURCE = 'audit';
+const POLICIES_SOURCE = 'policies';
+const AUDIT_SOURCE = 'audit';
 
 /**
  * One retention cycle: reload the policies, run every registered source for each enabled policy

@@ -21,7 +21,7 @@ export interface RulesStageDeps {
 }
 
 /** What conditions see of a dispatch; `state.current` is the event's lifecycle state when there is one. */
-export function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalInput {
+function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalInput {
   const a = ctx.action;
   const action: EvalInput['action'] = {
     namespace: a.namespace,

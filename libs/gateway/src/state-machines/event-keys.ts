@@ -7,8 +7,8 @@ import { escapeComponent, type StateKey } from '@sluice/state';
  * events newest first and lets retention find old ones. Both keys share the tenant's slot.
  */
 
-export const EVENT_KIND = 'event';
-export const EVENT_INDEX_KIND = 'event-index';
+const EVENT_KIND = 'event';
+const EVENT_INDEX_KIND = 'event-index';
 
 export function eventKey(namespace: string, tenant: string, fingerprint: string): StateKey {
   return { kind: EVENT_KIND, namespace, tenant, id: fingerprint };

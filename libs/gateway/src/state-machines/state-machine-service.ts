@@ -35,7 +35,7 @@ export interface StateMachineServiceDeps {
 export type TransitionSource = 'dispatch' | 'api' | 'timeout';
 
 /** Several writers kept winning the compare-and-swap: the caller may retry. */
-export class StateContentionError extends Error {
+class StateContentionError extends Error {
   constructor(fingerprint: string) {
     super(`event ${fingerprint} changed concurrently too many times; retry`);
     this.name = 'StateContentionError';

@@ -5,7 +5,7 @@ import { compileFieldTest } from './compile-field-test.js';
 import { compileSemanticCondition, compileWasmCondition } from './compile-runtime-condition.js';
 
 /** How many `all`/`any` levels may nest (the reference implementation's limit). */
-export const MAX_CONDITION_DEPTH = 16;
+const MAX_CONDITION_DEPTH = 16;
 
 const FORM_KEYS = ['field', 'all', 'any', 'wasm_plugin', 'semantic_match'] as const;
 

@@ -13,7 +13,7 @@ export const OPERATOR_SPELLINGS: Readonly<Record<string, OperatorName>> = Object
   in_list: 'in',
 });
 
-export const MAX_REGEX_LENGTH = 1024;
+const MAX_REGEX_LENGTH = 1024;
 
 /**
  * A compiled operator: tests the field value, where `undefined` means the field is absent.

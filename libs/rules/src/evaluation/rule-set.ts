@@ -2,7 +2,7 @@ import type { CompiledRule, Decision, EvalInput, TraceOptions, TraceOutcome } fr
 import { traceRules } from './trace-rules.js';
 
 /** Evaluation order: ascending priority, then name (names are unique, so the order is total). */
-export function compareRules(a: CompiledRule, b: CompiledRule): number {
+function compareRules(a: CompiledRule, b: CompiledRule): number {
   if (a.priority !== b.priority) return a.priority - b.priority;
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }

@@ -9,7 +9,7 @@ export interface ReplicaPair {
   cleanup(): Promise<void>;
 }
 
-export interface Note {
+interface Note {
   id: string;
   namespace: string;
   tenant: string;
@@ -29,7 +29,7 @@ const decode = (raw: unknown): Note | null => {
     : null;
 };
 
-export const note = (id: string, over: Partial<Note> = {}): Note => ({ id, namespace: 'ns', tenant: 't', title: id, count: 0, ...over });
+const note = (id: string, over: Partial<Note> = {}): Note => ({ id, namespace: 'ns', tenant: 't', title: id, count: 0, ...over });
 
 const silentLog = { warn: () => {}, error: () => {} };
 
