@@ -1,5 +1,11 @@
 export * from './types.js';
 export { RuleDefinitionError } from './errors.js';
+/** @public entry points of the engine used outside the gateway (index.test.ts pins them) */
+export { RuleEvaluationError } from './errors.js';
+/** @public */
+export { parseRuleFile } from './loading/parse-rule-file.js';
+/** @public */
+export { FALLTHROUGH_ENTRY } from './evaluation/trace-rules.js';
 export { compileRuleDefinition } from './definition/compile-rule.js';
 export { RULE_ACTION_TYPES } from './definition/action-schema.js';
 export { loadRuleDirectory } from './loading/load-rule-directory.js';

@@ -2,7 +2,7 @@ import { formatRuleSource } from '../source-label.js';
 import type { CompiledRule, Decision, EvalInput, TraceEntry, TraceOptions, TraceOutcome } from '../types.js';
 
 /** The synthetic last trace line when no rule matched (the implicit allow). */
-const FALLTHROUGH_ENTRY: Readonly<TraceEntry> = Object.freeze({
+export const FALLTHROUGH_ENTRY: Readonly<TraceEntry> = Object.freeze({
   rule_name: '(default fallthrough)',
   priority: 2147483647,
   enabled: true,
