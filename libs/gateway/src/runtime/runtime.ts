@@ -1,11 +1,9 @@
 import { systemClock, type Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
-import type { Provider, ProviderRegistry } from '@sluice/providers';
-import type { Scheduler, StateStore } from '@sluice/state';
+import type { Provider } from '@sluice/providers';
 import type { Logger, Metrics } from '@sluice/telemetry';
 import type { AuditParts } from '../audit/create-audit.js';
-import type { InternalEventBus } from '../events/internal-events.js';
-import type { Feature, JobDefinition } from '../feature.js';
+import type { Feature, FeatureContext, JobDefinition } from '../feature.js';
 import { Gateway } from '../gateway.js';
 import type { GroupService } from '../grouping/group-service.js';
 import { Pipeline } from '../pipeline/pipeline.js';
@@ -19,17 +17,8 @@ import type { StateMachineService } from '../state-machines/state-machine-servic
 import { buildFeatures, jobsOf, type Features } from './features.js';
 import { closeAll, createInfrastructure, type Closer } from './infrastructure.js';
 
-/** Everything one process shares: built once at start-up from the validated config, never changed after. */
-export interface Runtime {
-  config: SluiceConfig;
-  clock: Clock;
-  logger: Logger;
-  metrics: Metrics;
-  state: StateStore;
-  scheduler: Scheduler;
-  providers: ProviderRegistry;
-  /** What background work reports (the SSE stream's internal source). */
-  events: InternalEventBus;
+/** Everything one process shares: the shared parts, every feature, the gateway. Built once at start-up from the validated config, never changed after. */
+export interface Runtime extends FeatureContext {
   features: Features;
   /** The services of the features the apps use most, by their feature's name. */
   rules: RuleRepository;
