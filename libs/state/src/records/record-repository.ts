@@ -102,6 +102,11 @@ export class RecordRepository<T extends RecordValue> {
     await this.sync?.close();
   }
 
+  /**
+   * A failure thrown half-way (Redis unreachable) gives nothing back on purpose: the record's
+   * compare-and-swap may have landed with only its reply lost, and releasing its claims would
+   * hide a live record. What was claimed for nothing is evicted later, as a dead create's is.
+   */
   async create(record: T): Promise<CreateResult> {
     const ref = refOf(record);
     const key = this.keys.record(ref);
