@@ -1,6 +1,6 @@
 import type { StateStore } from '@sluice/state';
 
-type Method = 'compareAndSwap' | 'indexAddBounded' | 'getVersioned';
+type Method = 'compareAndSwap' | 'indexAddBounded' | 'indexRemoveIf' | 'getVersioned';
 
 /**
  * A view of `state` whose next call of `method` first runs `other` (once armed): a

@@ -137,6 +137,8 @@ export interface StateStore {
    */
   indexAddBounded(index: StateKey, member: string, score: number, maxMembers: number): Promise<BoundedAddResult>;
   indexRemove(index: StateKey, member: string): Promise<boolean>;
+  /** Removes `member` only while its score is still `score` (a claim taken at that instant, not one taken again since). */
+  indexRemoveIf(index: StateKey, member: string, score: number): Promise<boolean>;
   /** Atomically removes and returns up to `limit` members with score <= maxScore, lowest first. */
   indexPopDue(index: StateKey, maxScore: number, limit: number): Promise<IndexEntry[]>;
   /** Members with scores in [min, max], ordered by score, paged by offset/limit. */

@@ -6,7 +6,7 @@ import { indexRangeArgs, scoreRangeArgs } from '../src/redis/index-range.js';
 import { LUA_SCRIPTS } from '../src/redis/lua/index.js';
 import { scanArgs } from '../src/redis/scan.js';
 import { commandName } from '../src/redis/scripts.js';
-import { indexAddBoundedArgs, indexPopDueArgs, parseScore, scoreArg } from '../src/redis/time-index.js';
+import { indexAddBoundedArgs, indexPopDueArgs, indexRemoveIfArgs, parseScore, scoreArg } from '../src/redis/time-index.js';
 import { setArgs } from '../src/redis/values.js';
 import { compareAndSwapArgs } from '../src/redis/versioned.js';
 import { incrementWindowArgs, readWindowArgs } from '../src/redis/window-counter.js';
@@ -47,6 +47,7 @@ describe('Redis argument builders', () => {
     expect(indexAddBoundedArgs('k', 'm', 12.5, 3)).toEqual({ keys: ['k'], args: ['12.5', 'm', 3] });
     expect(() => indexAddBoundedArgs('k', 'm', 1, 0)).toThrow(RangeError);
     expect(() => indexAddBoundedArgs('k', 'm', NaN, 1)).toThrow(RangeError);
+    expect(indexRemoveIfArgs('k', 'm', 1767225600000.001)).toEqual({ keys: ['k'], args: ['m', '1767225600000.001'] });
   });
 
   it('indexRangeArgs: BYSCORE with infinities for absent bounds; REV swaps the bounds', () => {

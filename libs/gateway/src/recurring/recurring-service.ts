@@ -148,7 +148,7 @@ export class RecurringService {
       const nowMs = this.deps.clock.now();
       const plan = planOccurrence(found.record, nowMs);
       if (plan.kind === 'idle') return plan.reason;
-      if (!(await this.records.swap(plan.record, found.version))) return RETRY; // an edit, pause or another delivery won: re-read
+      if (!(await this.records.swap(found, plan.record))) return RETRY; // an edit, pause or another delivery won: re-read
       if (plan.kind === 'skip') {
         this.log.info({ recurring_id: data.id, reason: plan.reason, next_execution: plan.record.next_execution }, 'recurring occurrence skipped');
         if (!plan.record.enabled) await this.scheduling.reconcile(scope, data.id);
@@ -190,7 +190,7 @@ export class RecurringService {
     const nowMs = this.deps.clock.now();
     if (record.enabled && record.next_execution !== null && nowMs - Date.parse(record.next_execution) > MISFIRE_GRACE_MS) {
       // Lost to a concurrent write is fine: that writer moved next_execution itself.
-      await this.records.swap(withNext(record, upcoming(record, nowMs)), found.version);
+      await this.records.swap(found, withNext(record, upcoming(record, nowMs)));
     }
     await this.scheduling.reconcile(scope, id);
     return (await this.records.get({ ...scope, id }))?.record.enabled === true;

@@ -47,11 +47,12 @@ export async function createInfrastructure(
       stalledIntervalMs: config.worker.stalled_interval_ms,
       onError: (err, { suppressed }) => logger.warn({ err, suppressed }, 'scheduler'),
     });
+    // Each closer is registered as soon as its part exists, so a failure further down still closes it.
+    // Closing runs scheduler first (it waits for running jobs), then providers, then state.
+    closers.unshift({ name: 'scheduler', close: () => scheduler.close() });
     const log = logger.child({ component: 'provider' });
     const providers = createProviders(config.providers, { log: (obj) => log.info(obj, 'log provider') });
-    // Scheduler first (it waits for running jobs), then providers, then state.
-    closers.unshift({ name: 'providers', close: () => providers.close() });
-    closers.unshift({ name: 'scheduler', close: () => scheduler.close() });
+    closers.splice(1, 0, { name: 'providers', close: () => providers.close() });
     const executor = new Executor({
       maxRetries: config.executor.max_retries,
       timeoutMs: config.executor.timeout_seconds * 1000,

@@ -141,6 +141,14 @@ export class MemoryStateStore implements StateStore {
     return true;
   }
 
+  /** Mirrors lua/index-remove-if-1.ts. */
+  async indexRemoveIf(index: StateKey, member: string, score: number): Promise<boolean> {
+    checkScore(score);
+    const entry = this.ks.typed(r(index), 'zset');
+    if (entry?.members.score(member) !== score) return false;
+    return this.indexRemove(index, member);
+  }
+
   /** Mirrors lua/index-pop-due-1.ts: lowest score first, ties by member bytes (Redis order). */
   async indexPopDue(index: StateKey, maxScore: number, limit: number): Promise<IndexEntry[]> {
     checkScore(maxScore);

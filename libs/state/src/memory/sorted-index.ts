@@ -24,6 +24,11 @@ export class SortedIndex {
     return this.scores.has(member);
   }
 
+  /** ZSCORE */
+  score(member: string): number | undefined {
+    return this.scores.get(member);
+  }
+
   /** ZADD: adds or moves the member. */
   add(member: string, score: number): void {
     const old = this.scores.get(member);

@@ -38,13 +38,19 @@ export class GenerationSync {
   private generation: string | null = null;
   private unsubscribe: Unsubscribe | null = null;
   private timer: TimerHandle | null = null;
+  /** Reloads run one after another, so an older one can never finish last and install older data. */
+  private reloading: Promise<void> = Promise.resolve();
 
   constructor(private readonly deps: GenerationSyncDeps) {}
 
+  /**
+   * Listens first, then reads the generation, then loads: an edit landing at any point of that
+   * is either heard or seen by the next poll as a generation newer than the one read.
+   */
   async start(): Promise<void> {
-    await this.deps.reload(DEFAULT_TAG);
-    this.generation = await this.deps.state.get(this.deps.generationKey);
     this.unsubscribe = await this.deps.state.subscribe(this.deps.channel, () => void this.apply());
+    this.generation = await this.deps.state.get(this.deps.generationKey);
+    await this.reload(DEFAULT_TAG);
     this.timer = this.deps.clock.setRepeating(() => void this.poll(), this.deps.intervalMs);
   }
 
@@ -58,7 +64,7 @@ export class GenerationSync {
     const generation = `${newId()}:${tag}`;
     await this.deps.state.set(this.deps.generationKey, generation);
     this.generation = generation;
-    await this.deps.reload(tag);
+    await this.reload(tag);
     await this.deps.state.publish(this.deps.channel, tag);
   }
 
@@ -66,11 +72,18 @@ export class GenerationSync {
     try {
       // Read the generation first: an edit landing during the reload is then caught by the next poll.
       const generation = await this.deps.state.get(this.deps.generationKey);
-      await this.deps.reload(tagOf(generation));
+      await this.reload(tagOf(generation));
       this.generation = generation;
     } catch (err) {
       this.deps.log.error({ err }, 'shared configuration refresh failed; keeping the previous one');
     }
+  }
+
+  private reload(tag: string): Promise<void> {
+    const run = this.reloading.then(() => this.deps.reload(tag));
+    // The queue goes on after a failed reload; the caller still sees the failure.
+    this.reloading = run.catch(() => {});
+    return run;
   }
 
   private async poll(): Promise<void> {

@@ -37,9 +37,14 @@ export class RecordKeys {
     return { kind: `${this.kind}-scope`, namespace: scope.namespace, tenant: scope.tenant, id: 'ids' };
   }
 
-  /** One-member index: the scope (scopeMember) holding the id, when ids are unique across scopes. */
-  locator(id: string): StateKey {
-    return { kind: `${this.kind}-id`, ...GLOBAL_SCOPE, id };
+  /**
+   * One-member index: who holds the id. Ids unique across scopes: a global key, its member the
+   * scope (scopeMember) of the record, so it also locates the record. Otherwise a key in the scope.
+   */
+  idClaim(ref: RecordRef, global: boolean): StateKey {
+    return global
+      ? { kind: `${this.kind}-id`, ...GLOBAL_SCOPE, id: ref.id }
+      : { kind: `${this.kind}-id`, namespace: ref.namespace, tenant: ref.tenant, id: ref.id };
   }
 
   /** One-member index: the id holding a unique name within a scope. */

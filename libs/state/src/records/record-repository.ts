@@ -1,9 +1,10 @@
 import type { Clock } from '@sluice/core';
-import type { StateStore } from '../state-store.js';
+import type { IndexEntry, StateStore } from '../state-store.js';
 import { RETRY, retryCas } from './cas-retry.js';
 import { GenerationSync, type SyncLog } from './generation-sync.js';
-import { Claims, UNBOUNDED, type Claim } from './record-claims.js';
+import { Claims, UNBOUNDED, type Claim, type HolderOf } from './record-claims.js';
 import { RecordKeys, globalMember, parseGlobalMember, parseScopeMember, scopeMember, type RecordRef, type RecordScope } from './record-keys.js';
+import { TOMBSTONE, decodeStored, encodeStored, type ClaimScores } from './stored-form.js';
 
 /** What every stored record carries: its id and the tenant scope it lives in (neither ever changes). */
 export interface RecordValue {
@@ -16,6 +17,8 @@ export interface StoredRecord<T> {
   record: T;
   /** The compare-and-swap version: grows with every write, deletes included. */
   version: number;
+  /** The scores of the claims its create took; kept so its delete gives back exactly those. */
+  claims: ClaimScores;
 }
 
 export type CreateResult = 'created' | 'id-taken' | 'unique-taken' | 'scope-full';
@@ -48,37 +51,40 @@ export interface RecordRepositoryOptions<T extends RecordValue> {
   sync?: { intervalMs: number; log: SyncLog; reload(): Promise<void> };
 }
 
-/** What a deleted record leaves: its version keeps growing, so a stale compare-and-swap never matches again. */
-const TOMBSTONE = 'deleted';
 const DEFAULT_STALE_CLAIM_MS = 60_000;
 const DEFAULT_TOMBSTONE_TTL_MS = 7 * 86_400_000;
 const LIST_PAGE = 500;
 
-type Read<T> = { kind: 'absent' } | { kind: 'bad' } | { kind: 'live'; stored: StoredRecord<T> };
-const ABSENT = { kind: 'absent' } as const;
+type Read<T> = { kind: 'absent'; version: number } | { kind: 'bad'; version: number } | { kind: 'live'; stored: StoredRecord<T> };
 
 /**
  * Named records in the StateStore, shared by every replica. A record is a versioned value in its
  * tenant's scope, written only by compare-and-swap: concurrent edits serialize, an update racing
  * a delete can neither resurrect the record nor overwrite the next one created with its id.
- * Uniqueness (of the id, of a name within a scope) and a per-scope maximum are claims, each one
- * atomic bounded add (see record-claims.ts). Records are listed per scope or all at once, in
- * creation order. With `sync`, replicas that watch reload whenever any of them writes.
+ * The id, a unique name within a scope and a per-scope maximum are claims, each one atomic
+ * bounded add (see record-claims.ts). Records are listed per scope or all at once, in creation
+ * order. With `sync`, replicas that keep a copy reload whenever any of them writes.
  *
- * Create order: claims, the global listing, then the record; delete order: tombstone, then the
- * listing and claims. A process dying in between leaves entries without a live record, which
- * readers skip and later claimants evict; never a live record that cannot be found.
+ * Create takes its claims (the id first), then writes the record; delete writes a tombstone,
+ * then gives back exactly the claims the create took. A process dying in between leaves claims
+ * without a live record: readers skip them, and the next claimant evicts them once they are old,
+ * fencing the record first so that a create presumed dead can never complete afterwards.
  */
 export class RecordRepository<T extends RecordValue> {
   readonly keys: RecordKeys;
   private readonly claims: Claims;
   private readonly sync: GenerationSync | null;
-  private readonly staleMs: number;
+  private readonly tombstoneTtlMs: number;
 
   constructor(private readonly opts: RecordRepositoryOptions<T>) {
     this.keys = new RecordKeys(opts.kind);
-    this.staleMs = opts.staleClaimMs ?? DEFAULT_STALE_CLAIM_MS;
-    this.claims = new Claims({ state: opts.state, clock: opts.clock, staleMs: this.staleMs, isLive: (ref) => this.isLive(ref) });
+    this.tombstoneTtlMs = opts.tombstoneTtlMs ?? DEFAULT_TOMBSTONE_TTL_MS;
+    this.claims = new Claims({
+      state: opts.state,
+      clock: opts.clock,
+      staleMs: opts.staleClaimMs ?? DEFAULT_STALE_CLAIM_MS,
+      letGo: (ref) => this.letGo(ref),
+    });
     this.sync = opts.sync
       ? new GenerationSync({
           state: opts.state,
@@ -109,37 +115,38 @@ export class RecordRepository<T extends RecordValue> {
    */
   async create(record: T): Promise<CreateResult> {
     const ref = refOf(record);
-    const key = this.keys.record(ref);
-    const current = await this.opts.state.getVersioned(key);
-    if (current && current.value !== TOMBSTONE) return 'id-taken';
-    const taken: Claim[] = [];
-    const scope = (member: string): RecordRef => ({ namespace: ref.namespace, tenant: ref.tenant, id: member });
-    if (this.opts.globalIds) {
-      const inScope = (member: string): RecordRef | null => {
-        const holder = parseScopeMember(member);
-        return holder && { ...holder, id: ref.id };
-      };
-      if (!(await this.claims.takeOne(this.keys.locator(ref.id), scopeMember(ref), inScope, taken))) return 'id-taken';
+    if ((await this.read(ref)).kind !== 'absent') return 'id-taken';
+    const inScope: HolderOf = (member) => ({ namespace: ref.namespace, tenant: ref.tenant, id: member });
+    const [idKey, idMember, idHolder] = this.idClaim(ref);
+    const id = await this.claims.takeOne(idKey, idMember, idHolder);
+    if (!id) return 'id-taken';
+    // Read once the id is this call's alone (taking it may have fenced off a dead create of the same record).
+    const current = await this.read(ref);
+    if (current.kind !== 'absent') {
+      await this.claims.release([id]);
+      return 'id-taken';
     }
     const unique = this.opts.uniqueName?.(record);
-    const uniqueKey = unique === undefined ? null : this.keys.unique(ref, unique);
-    if (uniqueKey && !(await this.claims.takeOne(uniqueKey, ref.id, scope, taken))) {
-      await this.claims.release(taken);
+    const uniqueClaim = unique === undefined ? null : await this.claims.takeOne(this.keys.unique(ref, unique), ref.id, inScope, ref);
+    if (unique !== undefined && !uniqueClaim) {
+      await this.claims.release([id]);
       return 'unique-taken';
     }
-    const max = this.opts.maxPerScope ?? UNBOUNDED;
-    if ((await this.claims.takeIn(this.keys.scopeIndex(ref), ref.id, max, scope, taken)) === 'full') {
+    const taken = uniqueClaim ? [id, uniqueClaim] : [id];
+    const scope = await this.claims.takeIn(this.keys.scopeIndex(ref), ref.id, this.opts.maxPerScope ?? UNBOUNDED, inScope);
+    if (scope === 'full') {
       await this.claims.release(taken);
       return 'scope-full';
     }
-    await this.claims.takeIn(this.keys.all, globalMember(ref), UNBOUNDED, parseGlobalMember, taken);
-    if ((await this.opts.state.compareAndSwap(key, current?.version ?? 0, JSON.stringify(record))).ok) {
+    const all = await this.claims.takeIn(this.keys.all, globalMember(ref), UNBOUNDED, parseGlobalMember);
+    taken.push(scope, ...(all === 'full' ? [] : [all]));
+    const scores: ClaimScores = { id: id.score, unique: uniqueClaim?.score ?? null, scope: scope.score, all: all === 'full' ? 0 : all.score };
+    if ((await this.opts.state.compareAndSwap(this.keys.record(ref), current.version, encodeStored(record, scores))).ok) {
       await this.announce();
       return 'created';
     }
-    // Another create of this very id won: its claims are the members this call added, but for a unique name of its own.
-    const winner = await this.read(ref);
-    await this.claims.release(winner.kind === 'absent' ? taken : taken.filter((c) => c.index === uniqueKey));
+    // This create was presumed dead and fenced off: its claims, where still its own, go back.
+    await this.claims.release(taken);
     return 'id-taken';
   }
 
@@ -152,7 +159,7 @@ export class RecordRepository<T extends RecordValue> {
   /** Where a record of this id lives (ids unique across scopes only). */
   async locate(id: string): Promise<RecordRef | null> {
     if (!this.opts.globalIds) throw new Error(`${this.opts.kind} records are found within their scope only`);
-    const [holder] = await this.opts.state.indexRange(this.keys.locator(id), { limit: 1 });
+    const [holder] = await this.opts.state.indexRange(this.keys.idClaim({ namespace: '', tenant: '', id }, true), { limit: 1 });
     const scope = holder ? parseScopeMember(holder.member) : null;
     return scope && { ...scope, id };
   }
@@ -163,13 +170,10 @@ export class RecordRepository<T extends RecordValue> {
     return ref ? this.get(ref) : null;
   }
 
-  /** One scope's records in creation order, paged; `total` counts the scope's listing entries. */
-  async list(scope: RecordScope, page: { offset?: number; limit?: number } = {}): Promise<{ records: StoredRecord<T>[]; total: number }> {
+  /** One scope's records in creation order: one page, or all of them; `total` counts the scope's listing entries. */
+  async list(scope: RecordScope, page?: { offset: number; limit: number }): Promise<{ records: StoredRecord<T>[]; total: number }> {
     const index = this.keys.scopeIndex(scope);
-    const [entries, total] = await Promise.all([
-      this.opts.state.indexRange(index, { offset: page.offset ?? 0, limit: page.limit ?? this.opts.maxPerScope ?? LIST_PAGE }),
-      this.opts.state.indexCount(index),
-    ]);
+    const [entries, total] = await Promise.all([page ? this.opts.state.indexRange(index, page) : this.allEntries(index), this.opts.state.indexCount(index)]);
     const found = await Promise.all(entries.map((e) => this.get({ ...scope, id: e.member })));
     return { records: found.filter((f): f is StoredRecord<T> => f !== null), total };
   }
@@ -178,21 +182,22 @@ export class RecordRepository<T extends RecordValue> {
   async listAll(): Promise<{ records: StoredRecord<T>[]; bad: RecordRef[] }> {
     const records: StoredRecord<T>[] = [];
     const bad: RecordRef[] = [];
-    for (let offset = 0; ; offset += LIST_PAGE) {
-      const entries = await this.opts.state.indexRange(this.keys.all, { offset, limit: LIST_PAGE });
-      const reads = await Promise.all(
-        entries.map(async (entry) => {
-          const ref = parseGlobalMember(entry.member);
-          return { entry, ref, found: ref ? await this.read(ref) : ABSENT };
-        }),
-      );
-      for (const { entry, ref, found } of reads) {
-        if (found.kind === 'live') records.push(found.stored);
-        else if (found.kind === 'bad' && ref) bad.push(ref);
-        else if (await this.claims.isLeftover(entry, parseGlobalMember)) await this.opts.state.indexRemove(this.keys.all, entry.member);
-      }
-      if (entries.length < LIST_PAGE) return { records, bad };
+    const gone: IndexEntry[] = [];
+    const entries = await this.allEntries(this.keys.all);
+    const reads = await Promise.all(
+      entries.map(async (entry) => {
+        const ref = parseGlobalMember(entry.member);
+        return { entry, ref, found: ref ? await this.read(ref) : null };
+      }),
+    );
+    for (const { entry, ref, found } of reads) {
+      if (found?.kind === 'live') records.push(found.stored);
+      else if (found?.kind === 'bad' && ref) bad.push(ref);
+      else gone.push(entry);
     }
+    // After reading every page: evicting while paging would shift later pages past live records.
+    for (const entry of gone) await this.claims.evict(this.keys.all, entry, parseGlobalMember);
+    return { records, bad };
   }
 
   /**
@@ -206,21 +211,22 @@ export class RecordRepository<T extends RecordValue> {
     const updated = await retryCas({ what: `${this.opts.label} ${ref.id}`, attempts: this.opts.attempts }, async () => {
       const stored = await this.get(ref);
       if (!stored) return null;
-      const next = change(stored.record);
-      assertSameRef(ref, next);
-      const cas = await this.opts.state.compareAndSwap(this.keys.record(ref), stored.version, JSON.stringify(next));
-      return cas.ok ? { record: next, version: cas.version } : RETRY;
+      return (await this.swap(stored, change(stored.record), false)) ?? RETRY;
     });
     if (updated) await this.announce();
     return updated;
   }
 
-  /** One compare-and-swap from `version` (a claim, like an occurrence's); false when anything else wrote first. */
-  async swap(record: T, version: number): Promise<StoredRecord<T> | null> {
-    const cas = await this.opts.state.compareAndSwap(this.keys.record(refOf(record)), version, JSON.stringify(record));
+  /** One compare-and-swap from what was read (a claim, like an occurrence's); null when anything else wrote first. */
+  async swap(stored: StoredRecord<T>, next: T, announce = true): Promise<StoredRecord<T> | null> {
+    const ref = refOf(stored.record);
+    if (next.id !== ref.id || next.namespace !== ref.namespace || next.tenant !== ref.tenant) {
+      throw new Error(`a record's id, namespace and tenant never change (${JSON.stringify(ref)})`);
+    }
+    const cas = await this.opts.state.compareAndSwap(this.keys.record(ref), stored.version, encodeStored(next, stored.claims));
     if (!cas.ok) return null;
-    await this.announce();
-    return { record, version: cas.version };
+    if (announce) await this.announce();
+    return { record: next, version: cas.version, claims: stored.claims };
   }
 
   /** True when this call deleted the record (an unreadable one included). Its claims are given back after the tombstone. */
@@ -230,59 +236,102 @@ export class RecordRepository<T extends RecordValue> {
     const key = this.keys.record(ref);
     const deleted = await retryCas({ what: `${this.opts.label} ${ref.id}`, attempts: this.opts.attempts }, async () => {
       const current = await this.opts.state.getVersioned(key);
-      if (!current || current.value === TOMBSTONE) return null;
-      const cas = await this.opts.state.compareAndSwap(key, current.version, TOMBSTONE, { ttlMs: this.opts.tombstoneTtlMs ?? DEFAULT_TOMBSTONE_TTL_MS });
-      return cas.ok ? { record: this.decode(current.value) } : RETRY;
+      const form = decodeStored(current?.value);
+      if (!current || form.kind === 'gone') return null;
+      const cas = await this.opts.state.compareAndSwap(key, current.version, TOMBSTONE, { ttlMs: this.tombstoneTtlMs });
+      return cas.ok ? form : RETRY;
     });
     if (!deleted) return false;
-    const { state } = this.opts;
-    await state.indexRemove(this.keys.all, globalMember(ref));
-    const unique = deleted.record ? this.opts.uniqueName?.(deleted.record) : undefined;
-    if (unique !== undefined) await state.indexRemove(this.keys.unique(ref, unique), ref.id);
-    await state.indexRemove(this.keys.scopeIndex(ref), ref.id);
-    // The id is given back last: until then no create can take it over a half-released record.
-    if (this.opts.globalIds) await state.indexRemove(this.keys.locator(ref.id), scopeMember(ref));
+    const record = deleted.kind === 'live' ? this.decode(deleted.raw) : null;
+    // An unreadable record's claims are unknown: they are left for eviction, which its tombstone allows.
+    if (deleted.kind === 'live' && deleted.claims) await this.claims.release(this.claimsOf(ref, record, deleted.claims));
     await this.announce();
     return true;
+  }
+
+  /** The exclusive claim on a record's id: its index, member and how a member names its holder. */
+  private idClaim(ref: RecordRef): [ReturnType<RecordKeys['idClaim']>, string, HolderOf] {
+    const global = this.opts.globalIds === true;
+    const key = this.keys.idClaim(ref, global);
+    if (!global) return [key, ref.id, () => ref];
+    return [
+      key,
+      scopeMember(ref),
+      (member) => {
+        const scope = parseScopeMember(member);
+        return scope && { ...scope, id: ref.id };
+      },
+    ];
+  }
+
+  /** The claims a record's create took, with their scores, id claim last (given back last). */
+  private claimsOf(ref: RecordRef, record: T | null, scores: ClaimScores): Claim[] {
+    const [idKey, idMember] = this.idClaim(ref);
+    const unique = record ? this.opts.uniqueName?.(record) : undefined;
+    return [
+      { index: idKey, member: idMember, score: scores.id },
+      ...(unique !== undefined && scores.unique !== null ? [{ index: this.keys.unique(ref, unique), member: ref.id, score: scores.unique }] : []),
+      { index: this.keys.scopeIndex(ref), member: ref.id, score: scores.scope },
+      { index: this.keys.all, member: globalMember(ref), score: scores.all },
+    ];
+  }
+
+  /**
+   * For an evictor: fences a record that is not live (a tombstone written by compare-and-swap at
+   * the version seen), so a create still holding that version fails. False when it is live, or
+   * changed meanwhile (a create landed, or another evictor fenced it first: then ask again later).
+   */
+  private async letGo(ref: RecordRef): Promise<boolean> {
+    const found = await this.read(ref);
+    if (found.kind !== 'absent') return false;
+    return (await this.opts.state.compareAndSwap(this.keys.record(ref), found.version, TOMBSTONE, { ttlMs: this.tombstoneTtlMs })).ok;
+  }
+
+  private async allEntries(index: ReturnType<RecordKeys['scopeIndex']>): Promise<IndexEntry[]> {
+    const entries: IndexEntry[] = [];
+    for (let offset = 0; ; offset += LIST_PAGE) {
+      const page = await this.opts.state.indexRange(index, { offset, limit: LIST_PAGE });
+      entries.push(...page);
+      if (page.length < LIST_PAGE) return entries;
+    }
   }
 
   private async resolve(target: RecordRef | string): Promise<RecordRef | null> {
     return typeof target === 'string' ? this.locate(target) : target;
   }
 
-  private async isLive(ref: RecordRef): Promise<boolean> {
-    const current = await this.opts.state.getVersioned(this.keys.record(ref));
-    return current !== null && current.value !== TOMBSTONE;
-  }
-
   private async read(ref: RecordRef): Promise<Read<T>> {
     const current = await this.opts.state.getVersioned(this.keys.record(ref));
-    if (!current || current.value === TOMBSTONE) return ABSENT;
-    const record = this.decode(current.value);
+    const form = decodeStored(current?.value);
+    const version = current?.version ?? 0;
+    if (form.kind === 'gone') return { kind: 'absent', version };
+    const record = this.decode(form.raw);
     // A record stored under another ref than its own fields say is as unreadable as broken JSON.
-    if (!record || record.id !== ref.id || record.namespace !== ref.namespace || record.tenant !== ref.tenant) return { kind: 'bad' };
-    return { kind: 'live', stored: { record, version: current.version } };
+    if (!record || !form.claims || record.id !== ref.id || record.namespace !== ref.namespace || record.tenant !== ref.tenant) return { kind: 'bad', version };
+    return { kind: 'live', stored: { record, version, claims: form.claims } };
   }
 
-  private decode(raw: string): T | null {
+  private decode(raw: unknown): T | null {
     try {
-      return this.opts.decode(JSON.parse(raw) as unknown);
+      return raw === undefined ? null : this.opts.decode(raw);
     } catch {
       return null;
     }
   }
 
+  /** After a write has landed: a failed reload or broadcast is logged, not thrown (the poll of the generation catches up). */
   private async announce(): Promise<void> {
-    await this.sync?.announce();
+    try {
+      await this.sync?.announce();
+    } catch (err) {
+      this.opts.sync?.log.error(
+        { err, kind: this.opts.kind },
+        'shared records changed but the change could not be announced; replicas catch up on their next poll',
+      );
+    }
   }
 }
 
 function refOf(record: RecordValue): RecordRef {
   return { namespace: record.namespace, tenant: record.tenant, id: record.id };
-}
-
-function assertSameRef(ref: RecordRef, record: RecordValue): void {
-  if (record.id !== ref.id || record.namespace !== ref.namespace || record.tenant !== ref.tenant) {
-    throw new Error(`a record's id, namespace and tenant never change (${JSON.stringify(ref)})`);
-  }
 }

@@ -131,6 +131,10 @@ export class RedisStateStore implements StateStore {
     return index.indexRemove(this.client, this.k(indexKey), member);
   }
 
+  indexRemoveIf(indexKey: StateKey, member: string, score: number): Promise<boolean> {
+    return index.indexRemoveIf(this.client, this.k(indexKey), member, score);
+  }
+
   indexPopDue(indexKey: StateKey, maxScore: number, limit: number): Promise<IndexEntry[]> {
     return index.indexPopDue(this.client, this.k(indexKey), maxScore, limit);
   }

@@ -1,7 +1,7 @@
 import type { Redis } from 'ioredis';
 import { checkScore, maxMembersArg, popLimit } from '../store-args.js';
 import type { BoundedAddResult, IndexEntry } from '../state-store.js';
-import { indexAddBoundedScript, indexPopDueScript } from './lua/index.js';
+import { indexAddBoundedScript, indexPopDueScript, indexRemoveIfScript } from './lua/index.js';
 import { runScript, type ScriptCall } from './scripts.js';
 
 /* Time-ordered indexes: a sorted set of member → score (usually epoch ms). */
@@ -41,6 +41,14 @@ export async function indexAddBounded(client: Redis, key: string, member: string
 
 export async function indexRemove(client: Redis, key: string, member: string): Promise<boolean> {
   return (await client.zrem(key, member)) > 0;
+}
+
+export function indexRemoveIfArgs(key: string, member: string, score: number): ScriptCall {
+  return { keys: [key], args: [member, scoreArg(score)] };
+}
+
+export async function indexRemoveIf(client: Redis, key: string, member: string, score: number): Promise<boolean> {
+  return Number(await runScript(client, indexRemoveIfScript, indexRemoveIfArgs(key, member, score))) === 1;
 }
 
 export function indexPopDueArgs(key: string, maxScore: number, limit: number): ScriptCall {

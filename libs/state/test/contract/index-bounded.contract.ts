@@ -40,6 +40,17 @@ export function indexBoundedContract(ctx: ContractContext): void {
       expect(await ctx.store.indexCount(idx)).toBe(2);
     });
 
+    it('removes a claim only while it still has the score it was taken with', async () => {
+      const idx = key('bnd', 'remove-if');
+      await ctx.store.indexAddBounded(idx, 'a', 1767225600000.125, 1);
+      expect(await ctx.store.indexRemoveIf(idx, 'a', 1767225600000.5)).toBe(false);
+      expect(await ctx.store.indexRemoveIf(idx, 'nope', 1767225600000.125)).toBe(false);
+      expect(await ctx.store.indexCount(idx)).toBe(1);
+      expect(await ctx.store.indexRemoveIf(idx, 'a', 1767225600000.125)).toBe(true);
+      expect(await ctx.store.indexCount(idx)).toBe(0);
+      expect(await ctx.store.indexRemoveIf(idx, 'a', 1767225600000.125)).toBe(false);
+    });
+
     it('refuses a bad bound on both backends alike', async () => {
       const idx = key('bnd', 'bad');
       await expect(ctx.store.indexAddBounded(idx, 'a', 1, 0)).rejects.toThrow(RangeError);

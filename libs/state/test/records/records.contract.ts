@@ -2,6 +2,7 @@ import { ManualClock } from '@sluice/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RecordRepository, type RecordRepositoryOptions } from '../../src/records/record-repository.js';
 import type { StateStore } from '../../src/state-store.js';
+import { racingStore } from '../../../../test/support/racing-store.js';
 
 /** Two connections to one backend: two replicas as far as the repository can tell. */
 export interface ReplicaPair {
@@ -59,13 +60,13 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
       const r = repo(0);
       expect(await r.create(note('a'))).toBe('created');
       expect(await r.create(note('b', { tenant: 'u' }))).toBe('created');
-      expect(await r.get({ namespace: 'ns', tenant: 't', id: 'a' })).toEqual({ record: note('a'), version: 1 });
+      expect(await r.get({ namespace: 'ns', tenant: 't', id: 'a' })).toMatchObject({ record: note('a'), version: 1 });
       expect(await r.get({ namespace: 'ns', tenant: 'u', id: 'a' })).toBeNull();
       expect((await r.find('b'))?.record).toEqual(note('b', { tenant: 'u' }));
       expect(await r.find('nope')).toBeNull();
       expect(await ids(r)).toEqual(['a', 'b']);
       const updated = await r.update('a', (n) => ({ ...n, count: 5 }));
-      expect(updated).toEqual({ record: note('a', { count: 5 }), version: 2 });
+      expect(updated).toMatchObject({ record: note('a', { count: 5 }), version: 2 });
       expect(await r.remove('a')).toBe(true);
       expect(await r.remove('a')).toBe(false);
       expect(await r.update('a', (n) => n)).toBeNull();
@@ -156,7 +157,7 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
       await r1.remove('x');
       expect(await r1.create(note('x', { count: 2 }))).toBe('created');
       // A compare-and-swap from the version read before the delete: the tombstone moved the version on.
-      expect(stale && (await r0.swap({ ...stale.record, count: 99 }, stale.version))).toBeNull();
+      expect(stale && (await r0.swap(stale, { ...stale.record, count: 99 }))).toBeNull();
       expect((await r1.find('x'))?.record.count).toBe(2);
       expect((await r1.find('x'))?.version).toBe(3);
     });
@@ -166,7 +167,9 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
       await r.create(note('ok'));
       await r.create(note('broken'));
       await pair!.stores[0].compareAndSwap(r.keys.record({ namespace: 'ns', tenant: 't', id: 'broken' }), 1, '{not json');
-      expect(await r.listAll()).toEqual({ records: [{ record: note('ok'), version: 1 }], bad: [{ namespace: 'ns', tenant: 't', id: 'broken' }] });
+      const listed = await r.listAll();
+      expect(listed.records.map((s) => s.record)).toEqual([note('ok')]);
+      expect(listed.bad).toEqual([{ namespace: 'ns', tenant: 't', id: 'broken' }]);
       // An unreadable record can still be deleted.
       expect(await r.remove('broken')).toBe(true);
       expect((await r.listAll()).bad).toEqual([]);
@@ -177,7 +180,7 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
       const state = pair!.stores[0];
       // A dead create of "ghost": every claim and the listing entry, but no record.
       const scope = { namespace: 'ns', tenant: 't' };
-      await state.indexAdd(r.keys.locator('ghost'), JSON.stringify(['ns', 't']), clock.now());
+      await state.indexAdd(r.keys.idClaim({ ...scope, id: 'ghost' }, true), JSON.stringify(['ns', 't']), clock.now());
       await state.indexAdd(r.keys.unique(scope, 'pair'), 'ghost', clock.now());
       await state.indexAdd(r.keys.scopeIndex(scope), 'ghost', clock.now());
       await state.indexAdd(r.keys.scopeIndex(scope), 'ghost2', clock.now());
@@ -192,6 +195,57 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
       expect(await r.create(note('ghost'))).toBe('created');
       expect(await ids(r)).toEqual(['ghost']);
       expect(await state.indexCount(r.keys.all)).toBe(1);
+    });
+
+    it('a create racing a delete of the same id: the new record keeps its claims', async () => {
+      const opts = { uniqueName: () => 'pair' };
+      const [r0, r1] = [repo(0, opts), repo(1, opts)];
+      const scope = { namespace: 'ns', tenant: 't' };
+      await r0.create(note('x', { count: 1 }));
+      // Long after its create, so every claim of the old record is old enough to evict.
+      clock.advance(3_600_000);
+      const { store, beforeNext } = racingStore(pair!.stores[0], 'indexRemoveIf');
+      const deleting = repo(0, { ...opts, state: store });
+      let created: string | undefined;
+      // Between the tombstone and the delete's first release, another replica creates x again.
+      beforeNext(async () => (created = await r1.create(note('x', { count: 2 }))));
+      expect(await deleting.remove('x')).toBe(true);
+      expect(created).toBe('created');
+      expect((await r0.find('x'))?.record.count).toBe(2);
+      expect((await r0.list(scope)).records.map((s) => s.record.id)).toEqual(['x']);
+      expect(await ids(r0)).toEqual(['x']);
+      // Its unique name and id are still held: the delete gave back only the old record's claims.
+      expect(await r0.create(note('y'))).toBe('unique-taken');
+      expect(await r0.create(note('x', { tenant: 'u' }))).toBe('id-taken');
+    });
+
+    it('fences off a create presumed dead, so it cannot land after another took its place', async () => {
+      const opts = { uniqueName: () => 'pair', staleClaimMs: 60_000 };
+      const [r0, r1] = [repo(0, opts), repo(1, opts)];
+      const { store, beforeNext } = racingStore(pair!.stores[0], 'compareAndSwap');
+      const slow = repo(0, { ...opts, state: store });
+      let other: string | undefined;
+      // The slow create has taken every claim; before its record write, a minute passes and another replica creates.
+      beforeNext(async () => {
+        clock.advance(60_001);
+        other = await r1.create(note('s', { count: 2, tenant: 'u' }));
+      });
+      expect(await slow.create(note('s', { count: 1 }))).toBe('id-taken');
+      expect(other).toBe('created');
+      expect((await r0.find('s'))?.record).toEqual(note('s', { count: 2, tenant: 'u' }));
+      expect(await r0.get({ namespace: 'ns', tenant: 't', id: 's' })).toBeNull();
+      expect(await ids(r0)).toEqual(['s']);
+      expect(await r0.create(note('t', { tenant: 'u' }))).toBe('unique-taken');
+    });
+
+    it('lists every record past the first page while dropping leftovers', async () => {
+      const r = repo(0, { globalIds: false });
+      const state = pair!.stores[0];
+      for (let i = 0; i < 3; i++) await state.indexAdd(r.keys.all, JSON.stringify(['ns', 't', `dead-${i}`]), clock.now() - 120_000);
+      for (let i = 0; i < 502; i++) expect(await r.create(note(`n${String(i).padStart(3, '0')}`))).toBe('created');
+      expect((await r.listAll()).records).toHaveLength(502);
+      expect(await state.indexCount(r.keys.all)).toBe(502);
+      expect((await r.list({ namespace: 'ns', tenant: 't' })).records).toHaveLength(502);
     });
 
     it('shows a write on one replica to a watcher on the other', async () => {
@@ -209,6 +263,27 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
       await writer.update('w', (n) => ({ ...n, count: 1 }));
       await writer.remove('w');
       await expect.poll(() => seen.at(-1)).toEqual([]);
+    });
+
+    it('catches an edit that lands while a replica is starting', async () => {
+      let loads = 0;
+      const writer = repo(0, { sync: { intervalMs: 1000, log: silentLog, reload: async () => {} } });
+      let seen: string[] = [];
+      const starting: RecordRepository<Note> = repo(1, {
+        sync: {
+          intervalMs: 1000,
+          log: silentLog,
+          reload: async () => {
+            // The first load reads the store, then another replica's edit lands before it ends.
+            seen = await ids(starting);
+            if (loads++ === 0) await writer.create(note('during'));
+          },
+        },
+      });
+      await writer.start();
+      await starting.start();
+      clock.advance(1000);
+      await expect.poll(() => seen).toEqual(['during']);
     });
 
     it('catches up from the generation when a broadcast is lost', async () => {

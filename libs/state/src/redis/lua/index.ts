@@ -4,6 +4,7 @@ import { compareAndSwapWithScript } from './compare-and-swap-with-1.js';
 import { incrementWindowScript } from './increment-window-1.js';
 import { indexAddBoundedScript } from './index-add-bounded-1.js';
 import { indexPopDueScript } from './index-pop-due-1.js';
+import { indexRemoveIfScript } from './index-remove-if-1.js';
 import type { LuaScript } from './lua-script.js';
 import { readWindowScript } from './read-window-1.js';
 
@@ -15,6 +16,7 @@ export {
   incrementWindowScript,
   indexAddBoundedScript,
   indexPopDueScript,
+  indexRemoveIfScript,
   readWindowScript,
 };
 
@@ -26,5 +28,6 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   compareAndSwapWithScript,
   indexPopDueScript,
   indexAddBoundedScript,
+  indexRemoveIfScript,
   applyDeferredScript,
 ];
