@@ -38,8 +38,8 @@ const STATE_MACHINES = [
     transitions: [{ from: 'new', to: 'closed' }],
     timeouts: [{ state: 'new', after_seconds: 1, transition_to: 'stale' }],
   },
-  // Times out a second after a ticket would: it closes the window in which a duplicate ticket timeout would show.
-  { name: 'probe', initial_state: 'new', states: ['new', 'stale'], transitions: [], timeouts: [{ state: 'new', after_seconds: 2, transition_to: 'stale' }] },
+  // Times out two seconds after a ticket would: it closes the window in which a duplicate ticket timeout, or its retry after the 1 s backoff, would show.
+  { name: 'probe', initial_state: 'new', states: ['new', 'stale'], transitions: [], timeouts: [{ state: 'new', after_seconds: 3, transition_to: 'stale' }] },
 ];
 
 type Json = Record<string, unknown>;
@@ -108,7 +108,7 @@ describe('state machines across 3 replicas and 2 workers', () => {
     // One more event leaves its timed state first: its timeout must not fire.
     await call('POST', `${cluster.nextApi().url}/v1/dispatch`, sampleAction({ tenant: 'acme', action_type: 'ticket', fingerprint: 'tk-closed' }));
     await call('PUT', `${cluster.nextApi().url}/v1/events/tk-closed/transition`, { namespace: 'payments', tenant: 'acme', to: 'closed' });
-    // Its timeout falls due a second after the tickets': once it fired, a duplicate run of theirs
+    // Its timeout falls due two seconds after the tickets': once it fired, a duplicate run of theirs
     // (there must be none), a retry after the 1 s backoff included, has had its turn.
     await call('POST', `${cluster.nextApi().url}/v1/dispatch`, sampleAction({ tenant: 'acme', action_type: 'probe', fingerprint: 'probe' }));
     const timed = [...fps, 'probe'];

@@ -19,6 +19,10 @@ rules:
     priority: 3
     condition: { field: action.action_type, eq: ticket }
     action: { type: state_machine, state_machine: ticket }
+  - name: track-probes
+    priority: 4
+    condition: { field: action.action_type, eq: probe }
+    action: { type: state_machine, state_machine: probe }
 `;
 
 const STATE_MACHINES = [
@@ -40,6 +44,8 @@ const STATE_MACHINES = [
     // A short timeout, so the test waits about a second.
     timeouts: [{ state: 'new', after_seconds: 1, transition_to: 'stale' }],
   },
+  // Times out a second after a ticket would: it closes the window in which a duplicate ticket timeout would show.
+  { name: 'probe', initial_state: 'new', states: ['new', 'stale'], transitions: [], timeouts: [{ state: 'new', after_seconds: 2, transition_to: 'stale' }] },
 ];
 
 type Json = Record<string, unknown>;
@@ -144,13 +150,13 @@ describe.each(BACKENDS)('event state machines through HTTP (%s backend)', (backe
     await dispatch({ action_type: 'ticket', fingerprint: 'tk-timeout' });
     await dispatch({ action_type: 'ticket', fingerprint: 'tk-closed' });
     expect(await dispatch({ action_type: 'ticket', fingerprint: 'tk-closed', status: 'closed' })).toMatchObject({ new_state: 'closed' });
-    // Created last, so its timeout falls due last: once it fired, a duplicate run of the first
+    // Its timeout falls due a second after the tickets': once it fired, a duplicate run of theirs
     // (there should be none) has had its turn.
-    await dispatch({ action_type: 'ticket', fingerprint: 'tk-later' });
-    for (const fp of ['tk-timeout', 'tk-later']) {
+    await dispatch({ action_type: 'probe', fingerprint: 'tk-probe' });
+    for (const fp of ['tk-timeout', 'tk-probe']) {
       await poll(`the timeout of ${fp}`, async () => (await event(fp)).body.state === 'stale', { intervalMs: 50 });
     }
-    const timeouts = seen.slice(before).filter((e) => e.type === 'timeout' && e.data.fingerprint !== 'tk-later');
+    const timeouts = seen.slice(before).filter((e) => e.type === 'timeout' && e.data.fingerprint !== 'tk-probe');
     expect(timeouts).toHaveLength(1);
     expect(timeouts[0]).toMatchObject({ tenant, data: { fingerprint: 'tk-timeout', state_machine: 'ticket', previous_state: 'new', new_state: 'stale' } });
     expect((await event('tk-timeout')).body).toMatchObject({ state: 'stale', version: 2, transition_count: 1 });

@@ -268,10 +268,11 @@ describe('retention across two replicas sharing Redis', () => {
         .sort((x, y) => x - y);
     const times = await poll('four reaper cycles', cycleTimes, (t) => t.length >= 4, { timeoutMs: 15_000, intervalMs: 50 });
     // One job per 1 s slot puts consecutive cycles about a second apart, whichever worker ran them
-    // (timer latency aside). A slot run by both workers would give two cycles a few milliseconds
-    // apart; each worker on a schedule of its own would fit four cycles in about two slots.
+    // (timer latency aside: a late cycle can be followed closely by an on-time one). A slot run by
+    // both workers would give two cycles a few milliseconds apart; each worker on a schedule of its
+    // own would fit four cycles in about two slots.
     const gaps = times.slice(1).map((t, i) => t - times[i]!);
-    expect(Math.min(...gaps), `gaps between cycles: ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(250);
+    expect(Math.min(...gaps), `gaps between cycles: ${gaps.join(', ')} ms`).toBeGreaterThanOrEqual(50);
     expect(times[3]! - times[0]!).toBeGreaterThanOrEqual(2000);
   });
 });

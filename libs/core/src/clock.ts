@@ -23,6 +23,7 @@ const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 export const systemClock: Clock = {
   now: () => Date.now(),
   setTimer(fn, delayMs) {
+    checkDelay(delayMs);
     const at = Date.now() + delayMs;
     let timer: NodeJS.Timeout | undefined;
     const arm = (): void => {
@@ -33,12 +34,19 @@ export const systemClock: Clock = {
     arm();
     return { cancel: () => clearTimeout(timer) };
   },
+  // Periods above Node's limit (~24.8 days) run at that limit; ours are seconds to minutes.
   setRepeating(fn, intervalMs) {
+    checkDelay(intervalMs);
     const timer = setInterval(fn, Math.min(Math.max(1, intervalMs), MAX_TIMEOUT_MS));
     timer.unref();
     return { cancel: () => clearInterval(timer) };
   },
 };
+
+/** Both clocks refuse a delay that is not a number of ms, rather than firing at once (Node) or at NaN (a manual clock). */
+function checkDelay(ms: number): void {
+  if (!Number.isFinite(ms)) throw new RangeError(`a timer delay must be a finite number of ms, got ${ms}`);
+}
 
 interface ManualTimer {
   at: number;
@@ -103,7 +111,8 @@ export class ManualClock implements Clock {
       this.fire(due);
       await settle();
     }
-    this.current = until;
+    // A timer's callback may have moved the clock on itself: never back.
+    this.current = Math.max(this.current, until);
     this.prune();
   }
 
@@ -118,6 +127,7 @@ export class ManualClock implements Clock {
   }
 
   private add(fn: () => void, delayMs: number, everyMs: number | undefined): TimerHandle {
+    checkDelay(delayMs);
     const timer: ManualTimer = { at: this.current + Math.max(0, delayMs), seq: this.seq++, fn, everyMs, cancelled: false };
     this.timers.push(timer);
     return {

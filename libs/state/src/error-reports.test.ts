@@ -32,15 +32,20 @@ describe('throttleErrors', () => {
     ]);
   });
 
-  it('forgets expired messages once many distinct ones were seen', () => {
+  it('forgets expired messages once many distinct ones were seen, telling what they held back first', () => {
     const { report, reports, advance } = setup();
     for (let i = 0; i < 100; i++) report(new Error(`e${i}`));
+    report(new Error('e1'));
     advance(1000);
     report(new Error('new'));
+    // Forgotten: e1 told its held-back count on the way out, and e0 starts again from nothing.
     report(new Error('e0'));
-    expect(reports.slice(-2)).toEqual([
+    report(new Error('e1'));
+    expect(reports.slice(-4)).toEqual([
+      { message: 'e1', suppressed: 1 },
       { message: 'new', suppressed: 0 },
       { message: 'e0', suppressed: 0 },
+      { message: 'e1', suppressed: 0 },
     ]);
   });
 });

@@ -31,7 +31,14 @@ export function throttleErrors(report: BackgroundErrorHandler, opts: ThrottleOpt
       seen.suppressed += 1;
       return;
     }
-    if (last.size >= PRUNE_AT) for (const [message, entry] of last) if (at - entry.at >= windowMs) last.delete(message);
+    if (last.size >= PRUNE_AT) {
+      for (const [message, entry] of last) {
+        if (at - entry.at < windowMs) continue;
+        // Its window is over: what it held back is told now, before it is forgotten.
+        if (entry.suppressed > 0) report(new Error(message), { suppressed: entry.suppressed });
+        last.delete(message);
+      }
+    }
     last.set(err.message, { at, suppressed: 0 });
     report(err, { suppressed: seen?.suppressed ?? 0 });
   };

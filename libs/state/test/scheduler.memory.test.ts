@@ -51,6 +51,34 @@ describe('InProcessScheduler specifics', () => {
     }
   });
 
+  it('keeps a fixed period in phase after a timer fired late (a stalled event loop)', async () => {
+    const clock = new ManualClock();
+    let lagNext = 250;
+    // The clock the scheduler sees: its next timer fires 250 ms late, the others on time.
+    const lagging = {
+      now: () => clock.now(),
+      setTimer: (fn: () => void, delayMs: number) => {
+        const lag = lagNext;
+        lagNext = 0;
+        return clock.setTimer(fn, delayMs + lag);
+      },
+      setRepeating: (fn: () => void, intervalMs: number) => clock.setRepeating(fn, intervalMs),
+    };
+    const s = new InProcessScheduler({ clock: lagging });
+    const t0 = clock.now();
+    const runs: number[] = [];
+    s.consume('tick', async () => void runs.push(clock.now() - t0));
+    await s.start();
+    try {
+      await s.repeat('tick', { id: 'every-100', everyMs: 100 });
+      await clock.advanceAsync(450);
+      // Late at 250, then back on the 100 ms grid: no run squeezed in at once, no shifted phase.
+      expect(runs).toEqual([250, 300, 400]);
+    } finally {
+      await s.close();
+    }
+  });
+
   it('sets no timer of its own once closed', async () => {
     const clock = new ManualClock();
     const s = new InProcessScheduler({ clock });

@@ -139,8 +139,9 @@ export class InProcessScheduler implements Scheduler {
       const { rule } = schedule;
       // Never arm in the past (a stalled event loop would replay missed slots), nor from a time
       // before the planned one (a timer firing a little early would hit the same cron slot again).
+      // A fixed period keeps its phase, as BullMQ's does: the next slot of the grid after now.
       const now = this.clock.now();
-      this.arm(schedule, 'everyMs' in rule ? Math.max(at + rule.everyMs, now) : nextCronTime(rule, Math.max(at, now)));
+      this.arm(schedule, 'everyMs' in rule ? nextSlot(at, rule.everyMs, now) : nextCronTime(rule, Math.max(at, now)));
     }, at - this.clock.now());
   }
 
@@ -226,4 +227,9 @@ export class InProcessScheduler implements Scheduler {
   private assertOpen(): void {
     if (this.closed) throw new Error('scheduler is closed');
   }
+}
+
+/** The first slot of the grid `at + k × everyMs` (k ≥ 1) that is not before `now`. */
+function nextSlot(at: number, everyMs: number, now: number): number {
+  return at + everyMs * Math.max(1, Math.ceil((now - at) / everyMs));
 }
