@@ -1,9 +1,10 @@
 import { ManualClock } from '@sluice/core';
-import { MemoryStateStore, type StateStore, type WriteBatchOptions, type WriteOp } from '@sluice/state';
+import { MemoryStateStore } from '@sluice/state';
 import { describe, expect, it } from 'vitest';
 import { AnalyticsRollups, type RollupQuery } from '../src/analytics/index.js';
 import { analyticsContract } from './analytics.contract.js';
 import { ANCHOR, END, bruteForce, generateRecords } from './analytics.dataset.js';
+import { spied } from './support/spied-store.js';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -12,39 +13,6 @@ analyticsContract('memory', async () => {
   const store = new MemoryStateStore({ clock: new ManualClock(END) });
   return { rollups: new AnalyticsRollups({ state: store, clock: new ManualClock(END) }), cleanup: () => store.close() };
 });
-
-/** Counts the store calls a rollup makes. */
-function spied(store: StateStore): { store: StateStore; batches: WriteOp[][]; indexReads: () => number; keysRead: () => number; indexKinds: Set<string> } {
-  const batches: WriteOp[][] = [];
-  const indexKinds = new Set<string>();
-  let indexReads = 0;
-  let keysRead = 0;
-  const proxy = new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'writeBatch') {
-        return async (ops: WriteOp[], opts?: WriteBatchOptions) => {
-          batches.push([...ops, ...(opts?.deferred ?? [])]);
-          return target.writeBatch(ops, opts);
-        };
-      }
-      if (prop === 'indexRange') {
-        return async (...args: Parameters<StateStore['indexRange']>) => {
-          indexReads++;
-          indexKinds.add(args[0].kind);
-          return target.indexRange(...args);
-        };
-      }
-      if (prop === 'getMany') {
-        return async (keys: Parameters<StateStore['getMany']>[0]) => {
-          keysRead += keys.length;
-          return target.getMany(keys);
-        };
-      }
-      return Reflect.get(target, prop, receiver) as unknown;
-    },
-  });
-  return { store: proxy, batches, indexReads: () => indexReads, keysRead: () => keysRead, indexKinds };
-}
 
 describe('AnalyticsRollups on memory: costs, retention', () => {
   it('writes each record as one batch of 10 TTL-bound writes: bin, sum and count, then the global and tenant index', async () => {

@@ -1,10 +1,11 @@
 import { ManualClock } from '@sluice/core';
-import { MemoryStateStore, type StateStore, type WriteBatchOptions, type WriteOp } from '@sluice/state';
+import { MemoryStateStore, type StateStore } from '@sluice/state';
 import { describe, expect, it } from 'vitest';
 import { indexKey } from '../src/coverage/coverage-keys.js';
 import { CoverageRollups, type CoverageRecord } from '../src/coverage/index.js';
 import { coverageContract } from './coverage.contract.js';
 import { ANCHOR, END, bruteForce, generateRecords } from './coverage.dataset.js';
+import { spied } from './support/spied-store.js';
 
 const DAY = 24 * 3_600_000;
 
@@ -12,37 +13,6 @@ coverageContract('memory', async () => {
   const store = new MemoryStateStore({ clock: new ManualClock(END) });
   return { rollups: new CoverageRollups({ state: store, clock: new ManualClock(END) }), cleanup: () => store.close() };
 });
-
-/** Counts the store calls a rollup makes. */
-function spied(store: StateStore): { store: StateStore; batches: WriteOp[][]; indexReads: () => number; keysRead: () => number } {
-  const batches: WriteOp[][] = [];
-  let indexReads = 0;
-  let keysRead = 0;
-  const proxy = new Proxy(store, {
-    get(target, prop, receiver) {
-      if (prop === 'writeBatch') {
-        return async (ops: WriteOp[], opts?: WriteBatchOptions) => {
-          batches.push([...ops, ...(opts?.deferred ?? [])]);
-          return target.writeBatch(ops, opts);
-        };
-      }
-      if (prop === 'indexRange') {
-        return async (...args: Parameters<StateStore['indexRange']>) => {
-          indexReads++;
-          return target.indexRange(...args);
-        };
-      }
-      if (prop === 'getMany') {
-        return async (keys: Parameters<StateStore['getMany']>[0]) => {
-          keysRead += keys.length;
-          return target.getMany(keys);
-        };
-      }
-      return Reflect.get(target, prop, receiver) as unknown;
-    },
-  });
-  return { store: proxy, batches, indexReads: () => indexReads, keysRead: () => keysRead };
-}
 
 const record = (over: Partial<CoverageRecord> & { at: number }): CoverageRecord => {
   const { at, ...fields } = over;
