@@ -1,5 +1,6 @@
 import { composeApi } from '@sluice/api';
 import { SluiceConfig } from '@sluice/config';
+import type { Clock } from '@sluice/core';
 import type { Runtime } from '@sluice/gateway';
 import type { Readiness } from '@sluice/http';
 import { Metrics, createLogger } from '@sluice/telemetry';
@@ -21,12 +22,12 @@ export type Backend = 'memory' | 'redis';
  * A real gateway (API + in-process worker) on an ephemeral port, on either backend. The Redis
  * flavour uses the run's private redis-server with a fresh key prefix.
  */
-export async function startGateway(backend: Backend, raw: Record<string, unknown> = {}): Promise<RunningGateway> {
+export async function startGateway(backend: Backend, raw: Record<string, unknown> = {}, opts: { clock?: Clock } = {}): Promise<RunningGateway> {
   const state = backend === 'redis' ? { backend, url: testRedisUrl(), prefix: uniquePrefix() } : { backend };
   const config = SluiceConfig.parse({ ...raw, state: { ...state, ...(raw.state as object | undefined) }, logging: { level: 'silent' } });
   const logger = createLogger({ level: 'silent', role: 'test' });
   const metrics = new Metrics({ defaultMetrics: false });
-  const { app, runtime, readiness } = await composeApi(config, { logger, metrics });
+  const { app, runtime, readiness } = await composeApi(config, { logger, metrics, ...opts });
   await startConsumers(runtime);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
@@ -44,11 +45,16 @@ export async function startGateway(backend: Backend, raw: Record<string, unknown
 export const BACKENDS: Backend[] = ['memory', 'redis'];
 
 /** POST JSON (or a raw string) and return status, headers and parsed body. */
-export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+export function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  return requestJson('POST', url, body, headers);
+}
+
+/** Any method; a JSON (or raw string) body when one is given. Returns status, headers and the parsed body (null when empty). */
+export async function requestJson(method: string, url: string, body?: unknown, headers: Record<string, string> = {}) {
   const res = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', ...headers },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
+    method,
+    headers: body === undefined ? headers : { 'content-type': 'application/json', ...headers },
+    ...(body === undefined ? {} : { body: typeof body === 'string' ? body : JSON.stringify(body) }),
   });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : null };

@@ -9,6 +9,8 @@ describe('role permissions', () => {
     ['read', true, true, true],
     ['rules_manage', true, true, false],
     ['quotas_manage', true, false, false],
+    ['silences_manage', true, true, false],
+    ['time_intervals_manage', true, true, false],
     ['circuit_breaker_manage', true, true, false],
     ['admin', true, false, false],
   ];

@@ -13,12 +13,16 @@ export type Permission =
   | 'dispatch'
   /** GET /v1/stream. */
   | 'stream_subscribe'
-  /** Audit, rules, events and groups reads; the rules playground. */
+  /** Audit, rules, events, groups, silences and time-interval reads; the rules playground. */
   | 'read'
   /** Create, replace, delete, enable/disable API rules (rules reload is `admin`). */
   | 'rules_manage'
   /** Create, replace, delete quota policies. */
   | 'quotas_manage'
+  /** Create, edit, expire and extend silences. */
+  | 'silences_manage'
+  /** Create, replace and delete time intervals. */
+  | 'time_intervals_manage'
   /** Trip and reset circuit breakers. */
   | 'circuit_breaker_manage'
   /** Everything else that changes the gateway itself. */
@@ -31,6 +35,8 @@ const ROLE_PERMISSIONS: Readonly<Record<Permission, readonly Role[]>> = Object.f
   read: ['admin', 'operator', 'viewer'],
   rules_manage: ['admin', 'operator'],
   quotas_manage: ['admin'],
+  silences_manage: ['admin', 'operator'],
+  time_intervals_manage: ['admin', 'operator'],
   circuit_breaker_manage: ['admin', 'operator'],
   admin: ['admin'],
 });

@@ -79,6 +79,24 @@ const RulesConfig = z
   })
   .prefault({});
 
+const SilencesConfig = z
+  .strictObject({
+    /** How often each replica checks the shared silence generation, as a backstop to pub/sub (the spec's 10 s). */
+    sync_interval_seconds: positiveInt.default(10),
+    /** How long an expired silence stays listable (include_expired) before the worker deletes it. */
+    retention_seconds: positiveInt.default(7 * 86_400),
+    /** How often the worker looks for expired silences past their retention. */
+    reap_interval_seconds: positiveInt.default(3600),
+  })
+  .prefault({});
+
+const TimeIntervalsConfig = z
+  .strictObject({
+    /** How often each replica checks the shared time-interval generation, as a backstop to pub/sub (the spec's 30 s). */
+    sync_interval_seconds: positiveInt.default(30),
+  })
+  .prefault({});
+
 const AuthConfig = z
   .strictObject({
     /** Off: every request acts as an anonymous admin with a wildcard grant. */
@@ -201,6 +219,8 @@ export const SluiceConfig = z.strictObject({
     }),
   executor: ExecutorConfig,
   rules: RulesConfig,
+  silences: SilencesConfig,
+  time_intervals: TimeIntervalsConfig,
   auth: AuthConfig,
   quotas: QuotasConfig,
   rate_limit: RateLimitConfig,

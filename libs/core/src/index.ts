@@ -15,3 +15,7 @@ export * from './schemas/coverage.js';
 export * from './schemas/events.js';
 export * from './schemas/groups.js';
 export * from './schemas/recurring.js';
+export * from './wall-time.js';
+export * from './schemas/time-intervals.js';
+export * from './schemas/silences.js';
+export * from './schemas/time-interval-record.js';

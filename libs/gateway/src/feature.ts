@@ -43,8 +43,8 @@ export interface JobDefinition {
  */
 export interface Feature {
   readonly name: string;
-  /** Its step of the dispatch pipeline. */
-  readonly stage?: Stage;
+  /** Its steps of the dispatch pipeline (each placed by its name, see stage-order.ts). */
+  readonly stages?: readonly Stage[];
   /** The rule actions it implements (the others answer "not available"). */
   readonly ruleActions?: Partial<Record<RuleActionType, RuleActionHandler>>;
   /** Its job kinds, keyed by durable queue name (never rename one without a migration: queued jobs would be orphaned). */

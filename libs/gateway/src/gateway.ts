@@ -1,7 +1,7 @@
 import type { ActionInput, BatchItemResult, Clock, DispatchOutcome } from '@sluice/core';
 import type { AuditRecorder } from './audit/audit-recorder.js';
 import { normalizeAction } from './normalize-action.js';
-import type { DispatchCaller, DispatchContext } from './pipeline/context.js';
+import { dispatchContext, type DispatchCaller } from './pipeline/context.js';
 import type { Pipeline } from './pipeline/pipeline.js';
 
 export interface DispatchOptions {
@@ -35,15 +35,7 @@ export class Gateway {
     const started = performance.now();
     const dispatchedAtMs = this.deps.clock.now();
     const action = normalizeAction(input, this.deps.clock, dispatchedAtMs);
-    const ctx: DispatchContext = {
-      action,
-      dryRun: opts.dryRun === true,
-      provider: action.provider,
-      verdict: 'allow',
-      matchedRule: null,
-      traceparent: opts.traceparent,
-      caller: opts.caller,
-    };
+    const ctx = dispatchContext(action, opts);
     const decided = await this.deps.pipeline.run(ctx);
     // Dry runs leave no trace; everything else is recorded (as the client sent it) before we answer.
     if (decided && decided.outcome !== 'dry_run' && !ctx.dryRun && this.deps.audit) {
@@ -52,6 +44,7 @@ export class Gateway {
         outcome: decided,
         verdict: ctx.verdict,
         matchedRule: ctx.matchedRule,
+        details: ctx.auditDetails,
         caller: ctx.caller,
         dispatchedAtMs,
         completedAtMs: this.deps.clock.now(),
@@ -63,6 +56,7 @@ export class Gateway {
       verdict: ctx.verdict,
       matched_rule: ctx.matchedRule,
       would_be_provider: ctx.provider,
+      ...ctx.mutedBy,
     };
     this.deps.recorder.recordDispatch(outcome.outcome, (performance.now() - started) / 1000);
     return outcome;

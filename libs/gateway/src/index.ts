@@ -23,3 +23,5 @@ export * from './events/internal-events.js';
 export * from './state-machines/index.js';
 export * from './recurring/index.js';
 export * from './grouping/index.js';
+export * from './silences/silence-service.js';
+export * from './time-intervals/time-interval-service.js';

@@ -13,3 +13,4 @@ export { RuleSet } from './evaluation/rule-set.js';
 export { formatRuleSource } from './source-label.js';
 export { applyMergePatch } from './merge-patch.js';
 export { playgroundContext } from './playground-context.js';
+export { compileRe2 } from './conditions/operators.js';

@@ -9,9 +9,14 @@ import { recurringRoutes } from './recurring.js';
 import { retentionRoutes } from './retention.js';
 import { rulesRoutes } from './rules.js';
 import { rulesCoverageRoutes } from './rules-coverage.js';
+import { silencesRoutes } from './silences.js';
+import { timeIntervalsRoutes } from './time-intervals.js';
 
 /** What the feature routes read of the runtime. */
-export type RoutesRuntime = Pick<Runtime, 'clock' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit' | 'stateMachines' | 'recurring' | 'grouping'>;
+export type RoutesRuntime = Pick<
+  Runtime,
+  'clock' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit' | 'stateMachines' | 'recurring' | 'grouping' | 'silences' | 'timeIntervals'
+>;
 
 type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
 
@@ -30,8 +35,10 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
   grouping: [(app, rt) => app.register(groupsRoutes, { grouping: rt.grouping })],
   recurring: [(app, rt) => app.register(recurringRoutes, { recurring: rt.recurring })],
   reaper: [],
+  silences: [(app, rt) => app.register(silencesRoutes, { silences: rt.silences })],
+  timeIntervals: [(app, rt) => app.register(timeIntervalsRoutes, { timeIntervals: rt.timeIntervals })],
   rules: [
-    (app, rt) => app.register(rulesRoutes, { rules: rt.rules, clock: rt.clock }),
+    (app, rt) => app.register(rulesRoutes, { rules: rt.rules, clock: rt.clock, silences: rt.silences, timeIntervals: rt.timeIntervals }),
     (app, rt) => app.register(rulesCoverageRoutes, { coverage: rt.audit.coverage, rules: rt.rules, clock: rt.clock }),
   ],
   execute: [],

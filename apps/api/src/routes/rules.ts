@@ -10,7 +10,7 @@ import {
   errors,
   type Clock,
 } from '@sluice/core';
-import { evaluatePlayground, type RuleRepository } from '@sluice/gateway';
+import { evaluatePlayground, type PlaygroundMutes, type RuleRepository } from '@sluice/gateway';
 import type { CompiledRule } from '@sluice/rules';
 import { assertCallerCoversScope } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -31,7 +31,7 @@ function sourceLabel(rule: CompiledRule): string {
   return rule.source.kind === 'api' ? 'api' : `${rule.source.kind}:${rule.source.file}`;
 }
 
-export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepository; clock: Clock }): Promise<void> {
+export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepository; clock: Clock } & PlaygroundMutes): Promise<void> {
   const { rules, clock } = opts;
   const summary = (rule: CompiledRule) => ({
     name: rule.name,
@@ -149,7 +149,7 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
     },
     async (request) => {
       assertCallerCoversScope(callerOf(request), { tenant: request.body.tenant, namespace: request.body.namespace });
-      return evaluatePlayground(rules, request.body, clock, process.env);
+      return evaluatePlayground(rules, request.body, clock, process.env, opts);
     },
   );
 }

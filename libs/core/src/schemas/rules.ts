@@ -69,5 +69,12 @@ export const PlaygroundResult = z.object({
     timezone: z.string(),
   }),
   modified_payload: z.record(z.string(), z.unknown()).nullable(),
+  muted_by: z
+    .object({ silence_id: z.string().optional(), interval: z.string().optional(), reason: z.enum(['mute_time_interval', 'active_time_interval']).optional() })
+    .nullable()
+    .describe('what would suppress the action after the rules at evaluate_at: an active silence, or the matched rule’s time interval; null when nothing'),
+  unknown_intervals: z
+    .array(z.object({ rule: z.string(), field: z.enum(['mute_time_intervals', 'active_time_intervals']), interval: z.string() }))
+    .describe('interval names rules give that no interval defines for this namespace and tenant (mute: ignored; active: counted as outside)'),
 });
 export type PlaygroundResult = z.infer<typeof PlaygroundResult>;

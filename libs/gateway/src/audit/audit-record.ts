@@ -9,6 +9,8 @@ export interface RecordInput {
   outcome: Exclude<DispatchOutcome, { outcome: 'dry_run' }>;
   verdict: string;
   matchedRule: string | null;
+  /** Details for the record only, beside the outcome's own (a silence's comment). */
+  details: Record<string, unknown> | undefined;
   caller: DispatchCaller | undefined;
   dispatchedAtMs: number;
   completedAtMs: number;
@@ -45,7 +47,7 @@ export function buildAuditRecord(input: RecordInput): NewAuditRecord {
     outcome: input.outcome.outcome,
     action_payload: input.storedPayload,
     verdict_details: { verdict: input.verdict },
-    outcome_details: outcomeDetails(input.outcome),
+    outcome_details: input.details ? { ...outcomeDetails(input.outcome), ...input.details } : outcomeDetails(input.outcome),
     metadata,
     dispatched_at: isoString(input.dispatchedAtMs),
     completed_at: isoString(input.completedAtMs),

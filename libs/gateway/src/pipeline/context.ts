@@ -1,4 +1,5 @@
 import type { Action } from '@sluice/core';
+import type { Decision } from '@sluice/rules';
 
 /** What the stages of one dispatch share. Stages may narrow it (reroute, modify) as later features land. */
 export interface DispatchContext {
@@ -10,6 +11,12 @@ export interface DispatchContext {
   /** Verdict tag so far (allow until a rule decides otherwise). */
   verdict: string;
   matchedRule: string | null;
+  /** The matched rule and the action it decided, once the rules stage ran; null when none matched. */
+  decision: Decision | null;
+  /** Dry runs: what would have muted the action after the rules (a silence, or the matched rule's time interval). */
+  mutedBy: MutedBy | undefined;
+  /** Outcome details only the audit record keeps (a silence's comment), never the response. */
+  auditDetails: Record<string, unknown> | undefined;
   /** W3C trace context from the request, carried for logs and audit. */
   traceparent: string | undefined;
   /** Who dispatched it (for audit); absent for internal dispatches. */
@@ -20,4 +27,26 @@ export interface DispatchContext {
 export interface DispatchCaller {
   id: string;
   method: string;
+}
+
+/** The fields a silence or time interval adds to a suppressed (or dry-run) outcome. */
+export type MutedBy = { silence_id: string } | { interval: string; reason: 'mute_time_interval' | 'active_time_interval' };
+
+/** A dispatch as it enters the pipeline: nothing decided yet, bound for the provider it names. */
+export function dispatchContext(
+  action: Action,
+  opts: { dryRun?: boolean; traceparent?: string | undefined; caller?: DispatchCaller | undefined } = {},
+): DispatchContext {
+  return {
+    action,
+    dryRun: opts.dryRun === true,
+    provider: action.provider,
+    verdict: 'allow',
+    matchedRule: null,
+    decision: null,
+    mutedBy: undefined,
+    auditDetails: undefined,
+    traceparent: opts.traceparent,
+    caller: opts.caller,
+  };
 }

@@ -2,7 +2,7 @@ import { ManualClock, type Action, type QuotaPolicy } from '@sluice/core';
 import { MemoryStateStore } from '@sluice/state';
 import { createLogger } from '@sluice/telemetry';
 import { describe, expect, it } from 'vitest';
-import type { DispatchContext } from '../pipeline/context.js';
+import { dispatchContext, type DispatchContext } from '../pipeline/context.js';
 import { quotaStage } from '../stages/quota-stage.js';
 import { QuotaIndex } from './quota-index.js';
 
@@ -22,7 +22,7 @@ function setup(policies: QuotaPolicy[], start = Date.UTC(2026, 2, 5, 14, 30)) {
   let n = 0;
   const run = (namespace = 'ns', tenant = 't') => {
     const action = { id: `a${++n}`, namespace, tenant, provider: 'x', action_type: 'y', payload: {}, metadata: {}, created_at: '' } as Action;
-    const ctx: DispatchContext = { action, dryRun: false, provider: 'x', verdict: 'allow', matchedRule: null, traceparent: undefined, caller: undefined };
+    const ctx: DispatchContext = { ...dispatchContext(action), provider: 'x' };
     return stage.run(ctx);
   };
   return { clock, state, run, exceeded, stage };

@@ -20,13 +20,15 @@ export async function quotasFeature(ctx: FeatureContext): Promise<QuotasFeature>
   return {
     name: 'quotas',
     repository,
-    stage: quotaStage({
-      quotas: repository,
-      state,
-      clock,
-      logger,
-      onExceeded: (policy, behavior) => metrics.quotaExceeded.inc({ policy: policy.id, behavior }),
-    }),
+    stages: [
+      quotaStage({
+        quotas: repository,
+        state,
+        clock,
+        logger,
+        onExceeded: (policy, behavior) => metrics.quotaExceeded.inc({ policy: policy.id, behavior }),
+      }),
+    ],
     close: () => repository.close(),
   };
 }

@@ -1,4 +1,4 @@
-import { errors } from '@sluice/core';
+import { errors, isTimeZone } from '@sluice/core';
 import { CronExpressionParser } from 'cron-parser';
 
 /**
@@ -69,15 +69,5 @@ export function latestAtOrBefore(schedule: CronSchedule, atMs: number): number |
       .getTime();
   } catch {
     return null;
-  }
-}
-
-function isTimeZone(zone: string): boolean {
-  if (!zone) return false;
-  try {
-    new Intl.DateTimeFormat('en-US', { timeZone: zone });
-    return true;
-  } catch {
-    return false;
   }
 }

@@ -1,12 +1,30 @@
 import type { Clock, PlaygroundInput, PlaygroundResult } from '@sluice/core';
 import { applyMergePatch, playgroundContext, type EvalInput } from '@sluice/rules';
+import type { MutedBy } from '../pipeline/context.js';
+import type { SilenceIndex } from '../silences/silence-index.js';
+import { intervalVerdict } from '../time-intervals/interval-gate.js';
+import type { IntervalIndex } from '../time-intervals/interval-index.js';
 import type { RuleRepository } from './rule-repository.js';
+
+/** The snapshots the playground reads (never writes) to report what would mute the action after the rules. */
+export interface PlaygroundMutes {
+  silences: { readonly current: SilenceIndex };
+  timeIntervals: { readonly current: IntervalIndex };
+}
 
 /**
  * The rule playground: the same compiled rules and evaluator as dispatch, with a full trace.
  * Read-only by construction: it never calls a rule-action handler, a provider or the state store.
+ * It also reports what would suppress the action after the rules (a silence, the matched rule's
+ * time interval) and the interval names rules give that do not exist for the action's scope.
  */
-export function evaluatePlayground(rules: RuleRepository, body: PlaygroundInput, clock: Clock, env: NodeJS.ProcessEnv): PlaygroundResult {
+export function evaluatePlayground(
+  rules: RuleRepository,
+  body: PlaygroundInput,
+  clock: Clock,
+  env: NodeJS.ProcessEnv,
+  mutes: PlaygroundMutes,
+): PlaygroundResult {
   const now = body.evaluate_at ? Date.parse(body.evaluate_at) : clock.now();
   const input: EvalInput = {
     action: {
@@ -33,6 +51,14 @@ export function evaluatePlayground(rules: RuleRepository, body: PlaygroundInput,
     !outcome.erroredBeforeMatch && decision?.action.type === 'modify'
       ? (applyMergePatch(body.payload, decision.action.changes) as Record<string, unknown>)
       : null;
+  const { namespace, tenant } = body;
+  const intervals = mutes.timeIntervals.current;
+  const silence = mutes.silences.current.match(namespace, tenant, body.metadata?.labels, now);
+  let mutedBy: MutedBy | null = silence ? { silence_id: silence.id } : null;
+  if (!mutedBy && decision && !outcome.erroredBeforeMatch) mutedBy = intervalVerdict(intervals, decision.rule, namespace, tenant, now).mutedBy ?? null;
+  const unknown_intervals = rules.current
+    .list()
+    .flatMap((rule) => intervalVerdict(intervals, rule, namespace, tenant, now).missing.map((m) => ({ rule: rule.name, field: m.field, interval: m.name })));
   return {
     verdict,
     matched_rule: outcome.erroredBeforeMatch ? null : (decision?.rule.name ?? null),
@@ -43,5 +69,7 @@ export function evaluatePlayground(rules: RuleRepository, body: PlaygroundInput,
     trace: outcome.trace,
     context: playgroundContext(now, env, 'UTC'),
     modified_payload: modified,
+    muted_by: mutedBy,
+    unknown_intervals,
   };
 }

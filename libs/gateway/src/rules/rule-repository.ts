@@ -1,5 +1,14 @@
 import { errors, type Clock } from '@sluice/core';
-import { RuleDefinitionError, RuleSet, compileRuleDefinition, loadRuleDirectory, type CompileEnv, type CompiledRule, type RuleLoadError } from '@sluice/rules';
+import {
+  RuleDefinitionError,
+  RuleSet,
+  compileRuleDefinition,
+  formatRuleSource,
+  loadRuleDirectory,
+  type CompileEnv,
+  type CompiledRule,
+  type RuleLoadError,
+} from '@sluice/rules';
 import { GenerationSync, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import { RULES_CHANNEL, RULES_GENERATION_KEY, apiRuleKey, enabledFlagKey } from './rule-keys.js';
@@ -12,6 +21,8 @@ export interface RuleRepositoryDeps {
   env: CompileEnv;
   logger: Logger;
   syncIntervalMs: number;
+  /** Which time-interval names exist (in any scope): rules naming others are reported at load. */
+  intervals?: { readonly current: { defines(name: string): boolean } };
 }
 
 /** The sync tag of `POST /v1/rules/reload`: every replica re-reads its rules directory too. */
@@ -102,10 +113,37 @@ export class RuleRepository {
     await this.sync.announce();
   }
 
-  /** Re-reads the rules directory here and on every other replica. */
+  /** Re-reads the rules directory here and on every other replica; the errors include rules naming time intervals no scope defines. */
   async reload(): Promise<{ loaded: number; errors: RuleLoadError[] }> {
     await this.sync.announce(RELOAD_TAG);
-    return { loaded: this.ruleSet.list().length, errors: [...this.fileErrors] };
+    return { loaded: this.ruleSet.list().length, errors: [...this.fileErrors, ...this.unknownIntervals()] };
+  }
+
+  /**
+   * Loaded rules that name a time interval no scope defines. They still load: an unknown mute
+   * interval is ignored and an unknown active interval counts as outside, until it is created.
+   */
+  unknownIntervals(): RuleLoadError[] {
+    const intervals = this.deps.intervals?.current;
+    if (!intervals) return [];
+    const problems: RuleLoadError[] = [];
+    for (const rule of this.ruleSet.list()) {
+      const fields = [
+        ['mute_time_intervals', rule.muteTimeIntervals, 'ignored'],
+        ['active_time_intervals', rule.activeTimeIntervals, 'the rule counts as outside it, so matching actions are suppressed'],
+      ] as const;
+      for (const [field, names, effect] of fields) {
+        for (const name of names) {
+          if (intervals.defines(name)) continue;
+          problems.push({
+            file: formatRuleSource(rule.source),
+            rule: rule.name,
+            message: `${field}: no time interval named "${name}" exists; ${effect} until one is created`,
+          });
+        }
+      }
+    }
+    return problems;
   }
 
   private compile(definition: unknown): CompiledRule {
@@ -152,5 +190,11 @@ export class RuleRepository {
     const shadowed = this.apiRules.filter((r) => fileNames.has(r.name));
     for (const r of shadowed) this.deps.logger.warn({ rule: r.name }, 'API rule shadowed by a file rule of the same name');
     this.ruleSet = new RuleSet([...this.fileRules, ...this.apiRules.filter((r) => !fileNames.has(r.name))]);
+    this.reportUnknownIntervals();
+  }
+
+  /** Logs what unknownIntervals() finds, after every rebuild (time intervals load first, at start-up). */
+  private reportUnknownIntervals(): void {
+    for (const p of this.unknownIntervals()) this.deps.logger.warn({ file: p.file, rule: p.rule, reason: p.message }, 'rule names an unknown time interval');
   }
 }

@@ -2,8 +2,8 @@ import type { RuleActionType } from '@sluice/rules';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { DispatchContext } from '../pipeline/context.js';
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
-import { rulesStage } from '../stages/rules-stage.js';
-import { RuleRepository } from './rule-repository.js';
+import { ruleActionStage, rulesStage } from '../stages/rules-stage.js';
+import { RuleRepository, type RuleRepositoryDeps } from './rule-repository.js';
 
 export interface RulesFeature extends Feature {
   readonly repository: RuleRepository;
@@ -14,9 +14,11 @@ export interface RulesInputs {
   ruleActions: Partial<Record<RuleActionType, RuleActionHandler>>;
   /** `state.current` of an action's event, for conditions. */
   currentState?: (ctx: DispatchContext) => Promise<string | undefined> | string | undefined;
+  /** The time intervals, so rule load can report the names that do not exist. */
+  intervals?: RuleRepositoryDeps['intervals'];
 }
 
-/** Rules (files, API, enabled flags shared by replicas) and the pipeline stage that evaluates them and applies the matched action. */
+/** Rules (files, API, enabled flags shared by replicas) and the two pipeline stages that evaluate them and, later, apply the matched action. */
 export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Promise<RulesFeature> {
   const { state, clock, logger, metrics } = ctx;
   const repository = new RuleRepository({
@@ -27,20 +29,23 @@ export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Pr
     env: { wasmRuntime: false, embeddingProvider: false },
     logger,
     syncIntervalMs: ctx.config.rules.sync_interval_seconds * 1000,
+    ...(inputs.intervals ? { intervals: inputs.intervals } : {}),
   });
   await repository.start();
   return {
     name: 'rules',
     repository,
-    stage: rulesStage({
-      rules: repository,
-      state,
-      clock,
-      logger,
-      onRuleError: (rule) => metrics.ruleErrors.inc({ rule: rule.name }),
-      handlers: inputs.ruleActions,
-      ...(inputs.currentState ? { currentState: inputs.currentState } : {}),
-    }),
+    stages: [
+      rulesStage({
+        rules: repository,
+        state,
+        clock,
+        logger,
+        onRuleError: (rule) => metrics.ruleErrors.inc({ rule: rule.name }),
+        ...(inputs.currentState ? { currentState: inputs.currentState } : {}),
+      }),
+      ruleActionStage({ state, clock, handlers: inputs.ruleActions }),
+    ],
     close: () => repository.close(),
   };
 }

@@ -12,8 +12,10 @@ import {
 } from '../retention/retention-feature.js';
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
 import { rulesFeature, type RulesFeature } from '../rules/rules-feature.js';
+import { silencesFeature, type SilencesFeature } from '../silences/silences-feature.js';
 import { executeFeature } from '../stages/execute-feature.js';
 import { stateMachinesFeature, type StateMachinesFeature } from '../state-machines/state-machines-feature.js';
+import { timeIntervalsFeature, type TimeIntervalsFeature } from '../time-intervals/time-intervals-feature.js';
 
 /** Every feature of a process, by name: what the apps reach (routes, the worker's consumers). */
 export interface Features {
@@ -24,6 +26,8 @@ export interface Features {
   grouping: GroupingFeature;
   recurring: RecurringFeature;
   reaper: RetentionReaperFeature;
+  silences: SilencesFeature;
+  timeIntervals: TimeIntervalsFeature;
   rules: RulesFeature;
   execute: Feature;
 }
@@ -54,11 +58,17 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
       sources: others.flatMap((f) => f.retentionSources ?? []),
     }),
   );
+  const silences = built(await silencesFeature(ctx));
+  const timeIntervals = built(await timeIntervalsFeature(ctx));
   const rules = built(
-    await rulesFeature(ctx, { ruleActions: ruleActionsOf(others), currentState: (dispatch) => stateMachines.service.currentState(dispatch.action) }),
+    await rulesFeature(ctx, {
+      ruleActions: ruleActionsOf(others),
+      currentState: (dispatch) => stateMachines.service.currentState(dispatch.action),
+      intervals: timeIntervals.service,
+    }),
   );
   const execute = built(executeFeature(ctx));
-  return { quotas, retention, audit, stateMachines, grouping, recurring, reaper, rules, execute };
+  return { quotas, retention, audit, stateMachines, grouping, recurring, reaper, silences, timeIntervals, rules, execute };
 }
 
 /** The rule actions the features implement; two features claiming one action is a programming error. */

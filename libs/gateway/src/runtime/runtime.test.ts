@@ -2,6 +2,7 @@ import { SluiceConfig } from '@sluice/config';
 import { Metrics, createLogger } from '@sluice/telemetry';
 import { describe, expect, it } from 'vitest';
 import type { Feature } from '../feature.js';
+import { Pipeline } from '../pipeline/pipeline.js';
 import { jobsOf, ruleActionsOf } from './features.js';
 import { createRuntime } from './runtime.js';
 
@@ -20,12 +21,21 @@ describe('the runtime builder', () => {
         'grouping',
         'recurring',
         'retention-reaper',
+        'silences',
+        'time-intervals',
         'rules',
         'execute',
       ]);
-      expect(features.flatMap((f) => (f.stage ? [f.stage.name] : []))).toEqual(['quota', 'rules', 'execute']);
+      expect(new Pipeline(features.flatMap((f) => f.stages ?? [])).stageNames).toEqual([
+        'quota',
+        'rules',
+        'silences',
+        'time_intervals',
+        'rule_action',
+        'execute',
+      ]);
       // Durable BullMQ queue names: renaming one orphans the jobs already queued under it.
-      expect(Object.keys(runtime.jobs).sort()).toEqual(['group-flush', 'group-sweep', 'recurring-fire', 'retention-reap', 'state-timeout']);
+      expect(Object.keys(runtime.jobs).sort()).toEqual(['group-flush', 'group-sweep', 'recurring-fire', 'retention-reap', 'silence-reap', 'state-timeout']);
       expect(Object.keys(ruleActionsOf(features)).sort()).toEqual(['group', 'state_machine']);
       const outcome = await runtime.gateway.dispatch({ namespace: 'n', tenant: 't', provider: 'email', action_type: 'a', payload: {} });
       expect(outcome).toMatchObject({ outcome: 'executed' });

@@ -13,7 +13,9 @@ import type { RecurringService } from '../recurring/recurring-service.js';
 import type { RetentionReaper } from '../retention/retention-reaper.js';
 import type { RetentionRepository } from '../retention/retention-repository.js';
 import type { RuleRepository } from '../rules/rule-repository.js';
+import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
+import type { TimeIntervalService } from '../time-intervals/time-interval-service.js';
 import { buildFeatures, jobsOf, type Features } from './features.js';
 import { closeAll, createInfrastructure, type Closer } from './infrastructure.js';
 
@@ -29,6 +31,8 @@ export interface Runtime extends FeatureContext {
   stateMachines: StateMachineService;
   recurring: RecurringService;
   grouping: GroupService<Provider>;
+  silences: SilenceService;
+  timeIntervals: TimeIntervalService;
   /** The dispatch entry point: the features' stages in spec order. */
   gateway: Gateway;
   /** Every feature's job kinds, by durable queue name: what a worker consumes. */
@@ -63,7 +67,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     throw err;
   }
   const all: Feature[] = Object.values(features);
-  const pipeline = new Pipeline(all.flatMap((f) => (f.stage ? [f.stage] : [])));
+  const pipeline = new Pipeline(all.flatMap((f) => f.stages ?? []));
   const audit = features.audit.parts;
   const gateway = new Gateway({
     pipeline,
@@ -83,6 +87,8 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     stateMachines: features.stateMachines.service,
     recurring: features.recurring.service,
     grouping: features.grouping.service,
+    silences: features.silences.service,
+    timeIntervals: features.timeIntervals.service,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {

@@ -3,5 +3,5 @@ import { executeStage } from './execute-stage.js';
 
 /** The last stage: the action through its provider, with the executor's retries, timeout and concurrency cap. */
 export function executeFeature(ctx: FeatureContext): Feature {
-  return { name: 'execute', stage: executeStage(ctx.providers, ctx.executor) };
+  return { name: 'execute', stages: [executeStage(ctx.providers, ctx.executor)] };
 }

@@ -40,9 +40,11 @@ function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalI
 }
 
 /**
- * Evaluates the rules (first match in priority order) and applies the matched rule's action. A
- * dry run records the verdict, matched rule and would-be provider, and writes nothing. A rule
- * whose condition errors is logged, counted and treated as not matching.
+ * Evaluates the rules: the first match in priority order becomes the dispatch's decision. Its
+ * action is applied later, by the rule-action stage, once guardrails, silences and time
+ * intervals have had their say. A dry run records the verdict, matched rule and would-be
+ * provider, and writes nothing. A rule whose condition errors is logged, counted and treated as
+ * not matching.
  */
 export function rulesStage(deps: RulesStageDeps): Stage {
   const log = deps.logger.child({ component: 'rules' });
@@ -50,11 +52,10 @@ export function rulesStage(deps: RulesStageDeps): Stage {
     deps.onRuleError?.(rule);
     log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err) }, 'rule evaluation failed; treated as not matching');
   };
-  const handlers = { ...RULE_ACTION_HANDLERS, ...deps.handlers };
   return {
     name: 'rules',
     inDryRun: true,
-    run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> | undefined {
+    run(ctx: DispatchContext): Promise<undefined> | undefined {
       // No rules: nothing can match, so neither state.current nor the evaluation input is needed.
       if (deps.rules.current.size === 0) return undefined;
       const current = deps.currentState?.(ctx);
@@ -62,15 +63,26 @@ export function rulesStage(deps: RulesStageDeps): Stage {
     },
   };
 
-  function decide(ctx: DispatchContext, current: string | undefined): Promise<DispatchOutcome | undefined> | undefined {
+  function decide(ctx: DispatchContext, current: string | undefined): undefined {
     const decision = deps.rules.current.evaluate(evalInputOf(ctx, deps.clock.now(), current), deps.rules.isEnabled, onError);
     if (!decision) return undefined;
+    ctx.decision = decision;
     ctx.verdict = decision.action.type;
     ctx.matchedRule = decision.rule.name;
-    if (ctx.dryRun) {
-      if (decision.action.type === 'reroute') ctx.provider = decision.action.target_provider;
-      return undefined;
-    }
-    return handlers[decision.action.type](ctx, decision, deps);
+    if (ctx.dryRun && decision.action.type === 'reroute') ctx.provider = decision.action.target_provider;
+    return undefined;
   }
+}
+
+/** Applies the matched rule's action (never in a dry run): suppress, throttle, group... or let the action go on, changed or not. */
+export function ruleActionStage(deps: Pick<RulesStageDeps, 'state' | 'clock' | 'handlers'>): Stage {
+  const handlers = { ...RULE_ACTION_HANDLERS, ...deps.handlers };
+  return {
+    name: 'rule_action',
+    inDryRun: false,
+    run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> | undefined {
+      const decision = ctx.decision;
+      return decision ? handlers[decision.action.type](ctx, decision, deps) : undefined;
+    },
+  };
 }

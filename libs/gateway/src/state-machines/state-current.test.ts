@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import type { Action } from '@sluice/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { action, logger, setup } from '../../test/state-machine-fixtures.js';
-import type { DispatchContext } from '../pipeline/context.js';
+import { dispatchContext } from '../pipeline/context.js';
+import { Pipeline } from '../pipeline/pipeline.js';
 import { RuleRepository } from '../rules/rule-repository.js';
-import { rulesStage } from '../stages/rules-stage.js';
+import { ruleActionStage, rulesStage } from '../stages/rules-stage.js';
 import { stateMachineRuleAction } from './state-machine-action.js';
 
 const RULES = `
@@ -21,16 +22,6 @@ rules:
     action: { type: state_machine, state_machine: alert, fingerprint_fields: [payload.host] }
 `;
 
-const ctxOf = (a: Action): DispatchContext => ({
-  action: a,
-  dryRun: false,
-  provider: a.provider,
-  verdict: 'allow',
-  matchedRule: null,
-  traceparent: undefined,
-  caller: undefined,
-});
-
 describe('state machines in the rules stage', () => {
   const repos: RuleRepository[] = [];
   afterEach(async () => {
@@ -44,15 +35,11 @@ describe('state machines in the rules stage', () => {
     const rules = new RuleRepository({ state, clock, directory, env: { wasmRuntime: false, embeddingProvider: false }, logger, syncIntervalMs: 60_000 });
     await rules.start();
     repos.push(rules);
-    const run = rulesStage({
-      rules,
-      state,
-      clock,
-      logger,
-      handlers: { state_machine: stateMachineRuleAction(service) },
-      currentState: (ctx) => service.currentState(ctx.action),
-    });
-    return { service, run: (a: Action) => run.run(ctxOf(a)) };
+    const pipeline = new Pipeline([
+      rulesStage({ rules, state, clock, logger, currentState: (ctx) => service.currentState(ctx.action) }),
+      ruleActionStage({ state, clock, handlers: { state_machine: stateMachineRuleAction(service) } }),
+    ]);
+    return { service, run: (a: Action) => pipeline.run(dispatchContext(a)) };
   }
 
   it('runs the state_machine rule action, the provider not called', async () => {

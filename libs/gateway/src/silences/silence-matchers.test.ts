@@ -1,0 +1,69 @@
+import type { SilenceMatcher } from '@sluice/core';
+import { describe, expect, it } from 'vitest';
+import { compileMatchers, type Labels } from './silence-matchers.js';
+
+function test(matchers: SilenceMatcher[], labels: Labels): boolean {
+  const compiled = compileMatchers(matchers);
+  if (!compiled.ok) throw new Error(JSON.stringify(compiled.problems));
+  return compiled.test(labels);
+}
+
+const m = (name: string, op: SilenceMatcher['op'], value: string): SilenceMatcher => ({ name, op, value });
+
+describe('silence matchers', () => {
+  it('anchors regexes at both ends: warn.* matches warning, not prewarning', () => {
+    expect(test([m('severity', 'regex', 'warn.*')], { severity: 'warning' })).toBe(true);
+    expect(test([m('severity', 'regex', 'warn.*')], { severity: 'prewarning' })).toBe(false);
+    expect(test([m('severity', 'not_regex', 'warn.*')], { severity: 'prewarning' })).toBe(true);
+    expect(test([m('severity', 'regex', 'warn')], { severity: 'warning' })).toBe(false);
+  });
+
+  it.each([
+    // An absent label reads as the empty string, as in Alertmanager.
+    ['equal to a value', m('env', 'equal', 'prod'), false],
+    ['equal to the empty string', m('env', 'equal', ''), true],
+    ['not_equal to a value', m('env', 'not_equal', 'prod'), true],
+    ['not_equal to the empty string', m('env', 'not_equal', ''), false],
+    ['regex .*', m('env', 'regex', '.*'), true],
+    ['regex .+', m('env', 'regex', '.+'), false],
+    ['not_regex .+', m('env', 'not_regex', '.+'), true],
+    ['not_regex .*', m('env', 'not_regex', '.*'), false],
+  ])('absent label, %s', (_name, matcher, expected) => {
+    expect(test([matcher], { other: 'x' })).toBe(expected);
+    expect(test([matcher], {})).toBe(expected);
+  });
+
+  it('ANDs matchers', () => {
+    const both = [m('env', 'equal', 'prod'), m('team', 'regex', 'db|cache')];
+    expect(test(both, { env: 'prod', team: 'db' })).toBe(true);
+    expect(test(both, { env: 'prod', team: 'web' })).toBe(false);
+    expect(test(both, { env: 'dev', team: 'db' })).toBe(false);
+  });
+
+  it('refuses a regex over 256 characters, naming the matcher', () => {
+    expect(compileMatchers([m('host', 'regex', 'a'.repeat(256))]).ok).toBe(true);
+    const refused = compileMatchers([m('env', 'equal', 'x'), m('host', 'regex', 'a'.repeat(257))]);
+    expect(refused).toEqual({ ok: false, problems: [{ path: 'matchers.1.value', message: 'matcher host: regular expression is longer than 256 characters' }] });
+  });
+
+  it('refuses an invalid regex, naming the matcher', () => {
+    const refused = compileMatchers([m('host', 'not_regex', 'db-(')]);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok)
+      expect(refused.problems[0]).toMatchObject({ path: 'matchers.0.value', message: expect.stringMatching(/^matcher host: invalid regular expression/) });
+  });
+
+  it('refuses a short regex whose compiled automaton is over 64 KB', () => {
+    const big = 'a{1000}b{1000}c{1000}d{1000}e{1000}';
+    expect(big.length).toBeLessThan(256);
+    const refused = compileMatchers([m('host', 'regex', big)]);
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) expect(refused.problems[0]?.message).toMatch(/compiles to more than 64 KB/);
+    expect(compileMatchers([m('host', 'regex', 'a{1000}')]).ok).toBe(true);
+  });
+
+  it('refuses lookarounds and backreferences (RE2: linear time, no ReDoS)', () => {
+    expect(compileMatchers([m('host', 'regex', '(a+)+\\1')]).ok).toBe(false);
+    expect(compileMatchers([m('host', 'regex', 'a(?=b)')]).ok).toBe(false);
+  });
+});

@@ -1,0 +1,193 @@
+import {
+  StoredSilence,
+  errors,
+  isoString,
+  newId,
+  type Clock,
+  type Silence,
+  type SilenceCreateInput,
+  type SilenceListQuery,
+  type SilenceUpdateInput,
+} from '@sluice/core';
+import { RecordRepository, type StateStore } from '@sluice/state';
+import type { Logger } from '@sluice/telemetry';
+import { SilenceIndex } from './silence-index.js';
+import { compileMatchers } from './silence-matchers.js';
+import { toSilence, windowOf } from './silence-record.js';
+
+/** The key kind of silence records (their indexes derive from it): never rename without a migration. */
+const SILENCE_KIND = 'silence';
+
+export interface SilenceServiceDeps {
+  state: StateStore;
+  clock: Clock;
+  logger: Logger;
+  /** How often replicas poll the shared generation behind pub/sub. */
+  syncIntervalMs: number;
+}
+
+export interface SilenceListOptions extends SilenceListQuery {
+  /** Whether the caller may see a silence (its grants). */
+  visible: (silence: StoredSilence) => boolean;
+}
+
+/**
+ * Silences, shared by every replica: records in the StateStore (ids unique across tenants, so a
+ * silence is addressed by id alone), and on each replica a compiled snapshot that every write
+ * here refreshes before answering and every other replica refreshes on the broadcast (or, when a
+ * message is lost, on its next poll of the generation). Dispatch reads only the snapshot.
+ */
+export class SilenceService {
+  private snapshot = new SilenceIndex([]);
+  private readonly records: RecordRepository<StoredSilence>;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: SilenceServiceDeps) {
+    this.log = deps.logger.child({ component: 'silences' });
+    this.records = new RecordRepository<StoredSilence>({
+      state: deps.state,
+      clock: deps.clock,
+      kind: SILENCE_KIND,
+      label: 'silence',
+      decode: (raw) => {
+        const parsed = StoredSilence.safeParse(raw);
+        return parsed.success ? parsed.data : null;
+      },
+      globalIds: true,
+      sync: { intervalMs: deps.syncIntervalMs, log: this.log, reload: () => this.refresh() },
+    });
+  }
+
+  /** What dispatch consults: swapped whole on every reload. */
+  get current(): SilenceIndex {
+    return this.snapshot;
+  }
+
+  start(): Promise<void> {
+    return this.records.start();
+  }
+
+  close(): Promise<void> {
+    return this.records.close();
+  }
+
+  async create(input: SilenceCreateInput, createdBy: string): Promise<Silence> {
+    const compiled = compileMatchers(input.matchers);
+    if (!compiled.ok) throw errors.validation(compiled.problems);
+    const now = this.deps.clock.now();
+    const startsMs = input.starts_at === undefined ? now : Date.parse(input.starts_at);
+    const endsMs =
+      input.ends_at !== undefined ? Date.parse(input.ends_at) : input.duration_seconds !== undefined ? startsMs + input.duration_seconds * 1000 : null;
+    if (endsMs === null) throw errors.badRequest('either ends_at or duration_seconds must be supplied');
+    if (endsMs <= startsMs) throw errors.badRequest('ends_at must be after starts_at');
+    const at = isoString(now);
+    const silence: StoredSilence = {
+      id: newId(),
+      namespace: input.namespace,
+      tenant: input.tenant,
+      matchers: input.matchers,
+      starts_at: isoString(startsMs),
+      ends_at: isoString(endsMs),
+      created_by: createdBy,
+      comment: input.comment,
+      created_at: at,
+      updated_at: at,
+    };
+    // A fresh UUID v7: 'id-taken' would mean a broken id generator, not a user error.
+    const result = await this.records.create(silence);
+    if (result !== 'created') throw new Error(`silence id ${silence.id} could not be claimed (${result})`);
+    return toSilence(silence, now);
+  }
+
+  /** A silence as this replica last loaded it (the snapshot every write here refreshes). */
+  get(id: string): Silence {
+    return toSilence(this.stored(id), this.deps.clock.now());
+  }
+
+  /** The stored form (for scope checks before a change); 404 when unknown. */
+  stored(id: string): StoredSilence {
+    const silence = this.snapshot.get(id);
+    if (!silence) throw errors.notFound('silence', id);
+    return silence;
+  }
+
+  /** Filters by exact namespace and tenant; expired silences only with include_expired. Oldest first. */
+  list(opts: SilenceListOptions): { silences: Silence[]; count: number } {
+    const now = this.deps.clock.now();
+    const silences: Silence[] = [];
+    for (const stored of this.snapshot.all) {
+      if (opts.namespace !== undefined && stored.namespace !== opts.namespace) continue;
+      if (opts.tenant !== undefined && stored.tenant !== opts.tenant) continue;
+      if (!opts.include_expired && windowOf(stored).endsMs <= now) continue;
+      if (!opts.visible(stored)) continue;
+      silences.push(toSilence(stored, now));
+    }
+    return { silences, count: silences.length };
+  }
+
+  /** Changes `ends_at` and/or `comment`; the window must stay non-empty. */
+  update(id: string, patch: SilenceUpdateInput): Promise<Silence> {
+    return this.change(id, (s) => {
+      if (patch.ends_at !== undefined && Date.parse(patch.ends_at) <= Date.parse(s.starts_at)) throw errors.badRequest('ends_at must be after starts_at');
+      return {
+        ...s,
+        ...(patch.ends_at !== undefined ? { ends_at: isoString(Date.parse(patch.ends_at)) } : {}),
+        ...(patch.comment !== undefined ? { comment: patch.comment } : {}),
+      };
+    });
+  }
+
+  /**
+   * Soft-expires: ends_at becomes now (and a silence that had not started yet gets an empty
+   * window). The record stays, listable with include_expired, until the reaper's retention passes.
+   * Expiring an expired silence changes nothing.
+   */
+  async expire(id: string): Promise<Silence> {
+    const now = this.deps.clock.now();
+    if (windowOf(this.stored(id)).endsMs <= now) return this.get(id);
+    return this.change(id, (s) => {
+      const at = isoString(now);
+      return { ...s, ends_at: at, ...(Date.parse(s.starts_at) > now ? { starts_at: at } : {}) };
+    });
+  }
+
+  /**
+   * Adds minutes to the current ends_at (not to now). A lapsed silence is not re-armed: 409, so
+   * matchers someone let expire never come back unnoticed; create a new silence instead.
+   */
+  extend(id: string, minutes: number): Promise<Silence> {
+    return this.change(id, (s, now) => {
+      const endsMs = windowOf(s).endsMs;
+      if (endsMs <= now) throw errors.conflict(`silence ${id} has expired and cannot be extended; create a new silence`);
+      return { ...s, ends_at: isoString(endsMs + minutes * 60_000) };
+    });
+  }
+
+  /** Deletes silences that ended more than `retentionMs` ago; returns how many. */
+  async reap(retentionMs: number): Promise<number> {
+    const cutoff = this.deps.clock.now() - retentionMs;
+    let deleted = 0;
+    for (const stored of this.snapshot.all) {
+      if (windowOf(stored).endsMs > cutoff) continue;
+      if (await this.records.remove(stored.id)) deleted++;
+    }
+    return deleted;
+  }
+
+  /** One compare-and-swap edit (read again after a concurrent one), stamped updated_at. */
+  private async change(id: string, next: (s: StoredSilence, nowMs: number) => StoredSilence): Promise<Silence> {
+    const now = this.deps.clock.now();
+    const updated = await this.records.update(id, (s) => ({ ...next(s, now), updated_at: isoString(now) }));
+    if (!updated) throw errors.notFound('silence', id);
+    return toSilence(updated.record, now);
+  }
+
+  private async refresh(): Promise<void> {
+    const { records, bad } = await this.records.listAll();
+    for (const ref of bad) this.log.error({ silence: ref.id, namespace: ref.namespace, tenant: ref.tenant }, 'stored silence is unreadable; skipped');
+    this.snapshot = new SilenceIndex(
+      records.map((r) => r.record),
+      (s) => this.log.error({ silence: s.id, namespace: s.namespace, tenant: s.tenant }, 'stored silence has a matcher that no longer compiles; not applied'),
+    );
+  }
+}
