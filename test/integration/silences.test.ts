@@ -125,6 +125,7 @@ describe.each(BACKENDS)('silences over HTTP (%s)', (backend) => {
     ['no matchers', { matchers: [] }, /matchers must NOT have fewer than 1 items/],
     ['an unknown op', { matchers: [{ name: 'env', op: 'like', value: 'x' }] }, /matchers\.0\.op/],
     ['no comment', { comment: '' }, /comment/],
+    ['a blank comment', { comment: '   ' }, /comment a comment is required/],
     ['neither ends_at nor duration_seconds', { duration_seconds: undefined }, /either ends_at or duration_seconds must be supplied/],
     ['ends_at before starts_at', { duration_seconds: undefined, ends_at: iso(T0 - 1000), starts_at: iso(T0) }, /ends_at must be after starts_at/],
   ])('refuses %s with a 400 and creates nothing', async (_name, over, message) => {

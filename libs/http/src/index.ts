@@ -3,3 +3,4 @@ export * from './json-schema.js';
 export * from './operations-routes.js';
 export * from './readiness.js';
 export * from './route-access.js';
+export * from './zod-validation.js';

@@ -2,7 +2,7 @@ import { ErrorBody, Silence, SilenceCreateInput, SilenceExtendInput, SilenceIdPa
 import type { SilenceService } from '@sluice/gateway';
 import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requestSchema, responseSchema } from '@sluice/http';
+import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['silences'];
@@ -36,8 +36,9 @@ export async function silencesRoutes(app: FastifyInstance, opts: { silences: Sil
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      assertCallerCoversScope(caller, request.body);
-      return reply.status(201).send(await silences.create(request.body, caller.id));
+      const input = parseRequest(SilenceCreateInput, request.body);
+      assertCallerCoversScope(caller, input);
+      return reply.status(201).send(await silences.create(input, caller.id));
     },
   );
 
@@ -82,7 +83,7 @@ export async function silencesRoutes(app: FastifyInstance, opts: { silences: Sil
     },
     async (request) => {
       covered(request, silences, request.params.id);
-      return silences.update(request.params.id, request.body);
+      return silences.update(request.params.id, parseRequest(SilenceUpdateInput, request.body));
     },
   );
 

@@ -11,7 +11,7 @@ import {
 import type { TimeIntervalService } from '@sluice/gateway';
 import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
 import type { FastifyInstance } from 'fastify';
-import { requestSchema, responseSchema } from '@sluice/http';
+import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['time-intervals'];
@@ -40,8 +40,9 @@ export async function timeIntervalsRoutes(app: FastifyInstance, opts: { timeInte
     },
     async (request, reply) => {
       const caller = callerOf(request);
-      assertCallerCoversScope(caller, request.body);
-      return reply.status(201).send(await timeIntervals.create(request.body, caller.id));
+      const input = parseRequest(TimeIntervalCreateInput, request.body);
+      assertCallerCoversScope(caller, input);
+      return reply.status(201).send(await timeIntervals.create(input, caller.id));
     },
   );
 
@@ -96,7 +97,7 @@ export async function timeIntervalsRoutes(app: FastifyInstance, opts: { timeInte
     },
     async (request) => {
       assertCallerCoversScope(callerOf(request), request.query);
-      return timeIntervals.update(request.query, request.params.name, request.body);
+      return timeIntervals.update(request.query, request.params.name, parseRequest(TimeIntervalUpdateInput, request.body));
     },
   );
 
