@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { container, deployment, externalSecrets, loadRenderedConfig, productionValues, type Json } from './support/chart.js';
 import { HELM_LINT_DEFAULT, HELM_LINT_PRODUCTION, HELM_TEMPLATE_DEFAULT, HELM_TEMPLATE_PRODUCTION } from './support/commands.js';
-import { REPO_ROOT, helm, render, splitCommand, type K8sObject } from './support/helm.js';
+import { splitCommand } from '../support/shell-words.js';
+import { REPO_ROOT, helm, render, type K8sObject } from './support/helm.js';
 import { requiredFieldErrors, schemaErrors } from './support/k8s-checks.js';
 
 const kinds = (docs: K8sObject[]) => docs.map((d) => `${d.kind}/${d.metadata.name}`).sort();

@@ -3,7 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DOCUMENTED } from './support/commands.js';
 import { loadCompose } from './support/compose.js';
-import { REPO_ROOT, helm, splitCommand } from './support/helm.js';
+import { splitCommand } from '../support/shell-words.js';
+import { REPO_ROOT, helm } from './support/helm.js';
 
 const DOC = readFileSync(join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
 

@@ -1,3 +1,4 @@
+import { splitCommand } from '../../support/shell-words.js';
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
@@ -98,13 +99,6 @@ export function helm(args: readonly string[]): HelmResult {
   });
   if (res.error) throw res.error;
   return { code: res.status, stdout: res.stdout, stderr: res.stderr };
-}
-
-/** Splits a documented command line (`helm template sluice helm/sluice -f x`) into argv. */
-export function splitCommand(line: string): string[] {
-  const out: string[] = [];
-  for (const m of line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3] ?? '');
-  return out;
 }
 
 export type K8sObject = Record<string, unknown> & {

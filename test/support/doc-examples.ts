@@ -1,0 +1,72 @@
+import { splitCommand } from './shell-words.js';
+
+/**
+ * One curl example of a doc's ```sh blocks: `curl -s [-X M] [-H 'k: v'] [-d 'json'] [-o /dev/null
+ * -w '%{http_code}\n'] localhost:8080/path`, optionally captured as `VAR=$(curl … | jq -r .field)`,
+ * and the `# → …` line after it: a JSON object the response must contain, or the status code.
+ */
+export interface CurlExample {
+  line: string;
+  method: string;
+  path: string;
+  headers: Record<string, string>;
+  body: string | undefined;
+  /** `-w '%{http_code}'`: the output is the status, not the body. */
+  statusOnly: boolean;
+  capture: { variable: string; field: string } | undefined;
+  expected: string | undefined;
+}
+
+const CAPTURE = /^(\w+)=\$\((.*)\|\s*jq -r \.(\w+)\)$/;
+
+function parseCurl(line: string, expected: string | undefined): CurlExample {
+  const captured = CAPTURE.exec(line);
+  const command = captured ? (captured[2] ?? '').trim() : line;
+  const words = splitCommand(command);
+  if (words[0] !== 'curl') throw new Error(`not a curl example: ${line}`);
+  const example: CurlExample = { line, method: 'GET', path: '', headers: {}, body: undefined, statusOnly: false, expected, capture: undefined };
+  if (captured) example.capture = { variable: captured[1] ?? '', field: captured[3] ?? '' };
+  let method: string | undefined;
+  for (let i = 1; i < words.length; i++) {
+    const word = words[i] ?? '';
+    const next = () => words[++i] ?? '';
+    if (word === '-s') continue;
+    else if (word === '-X') method = next();
+    else if (word === '-H') {
+      const [name, ...value] = next().split(':');
+      example.headers[(name ?? '').trim().toLowerCase()] = value.join(':').trim();
+    } else if (word === '-d') example.body = next();
+    else if (word === '-o') next();
+    else if (word === '-w') example.statusOnly = next().includes('%{http_code}');
+    else if (word.startsWith('localhost:8080/')) example.path = word.slice('localhost:8080'.length);
+    else throw new Error(`unsupported curl word ${word} in: ${line}`);
+  }
+  example.method = method ?? (example.body === undefined ? 'GET' : 'POST');
+  return example;
+}
+
+/** The curl examples of every ```sh block of a markdown text, in order. */
+export function curlExamples(markdown: string): CurlExample[] {
+  const lines = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] ?? '').replace(/\\\n\s*/g, ' ').split('\n'));
+  const examples: CurlExample[] = [];
+  lines.forEach((raw, i) => {
+    const line = raw.trim();
+    if (!line || line.startsWith('#')) return;
+    const after = lines[i + 1]?.trim() ?? '';
+    examples.push(parseCurl(line, after.startsWith('# →') ? after.slice('# →'.length).trim() : undefined));
+  });
+  return examples;
+}
+
+/** `$NAME` replaced by the captured value. */
+export function substitute(text: string, vars: ReadonlyMap<string, string>): string {
+  return text.replace(/\$(\w+)/g, (whole, name: string) => vars.get(name) ?? whole);
+}
+
+/** Runs one example against `baseUrl`; returns what curl would have printed, and the status. */
+export async function runCurl(baseUrl: string, example: CurlExample, vars: ReadonlyMap<string, string>): Promise<{ status: number; output: string }> {
+  const body = example.body === undefined ? undefined : substitute(example.body, vars);
+  const res = await fetch(`${baseUrl}${substitute(example.path, vars)}`, { method: example.method, headers: example.headers, ...(body === undefined ? {} : { body }) });
+  const text = await res.text();
+  return { status: res.status, output: example.statusOnly ? String(res.status) : text };
+}
