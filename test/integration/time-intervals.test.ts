@@ -181,6 +181,23 @@ describe.each(BACKENDS)('time intervals over HTTP (%s)', (backend) => {
     });
   });
 
+  it('documents silences and time intervals in the OpenAPI document', async () => {
+    const doc = (await requestJson('GET', url('/api-doc/openapi.json'))).body as { paths: Record<string, Record<string, unknown>>; tags: { name: string }[] };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining([
+        '/v1/silences',
+        '/v1/silences/{id}',
+        '/v1/silences/{id}/expire',
+        '/v1/silences/{id}/extend',
+        '/v1/time-intervals',
+        '/v1/time-intervals/{name}',
+      ]),
+    );
+    expect(Object.keys(doc.paths['/v1/silences/{id}'] ?? {}).sort()).toEqual(['delete', 'get', 'put']);
+    expect(Object.keys(doc.paths['/v1/time-intervals/{name}'] ?? {}).sort()).toEqual(['delete', 'get', 'put']);
+    expect(doc.tags.map((t) => t.name)).toEqual(expect.arrayContaining(['silences', 'time-intervals']));
+  });
+
   it('reports the interval in a dry run, changing nothing', async () => {
     clock.set(Date.UTC(2026, 2, 2, 23, 0));
     const dry = await dispatch('nightly', {}, '?dry_run=true');

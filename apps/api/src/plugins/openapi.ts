@@ -27,6 +27,8 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'recurring', description: 'Recurring actions: dispatch a template on a cron schedule' },
         { name: 'events', description: 'Event lifecycles tracked by state machines' },
         { name: 'groups', description: 'Event groups: batched events and their consolidated notifications' },
+        { name: 'silences', description: 'Silences: suppress matching actions of a tenant for a time' },
+        { name: 'time-intervals', description: 'Named recurring schedules that rules mute or activate on' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],
       components: {
