@@ -1,0 +1,63 @@
+import { ManualClock, type SilenceCreateInput } from '@sluice/core';
+import { createLogger } from '@sluice/telemetry';
+import { afterAll, describe, expect, it } from 'vitest';
+import { STATE_BACKENDS, stateStores } from '../../../../test/support/state-backends.js';
+import { SilenceService } from './silence-service.js';
+
+const logger = createLogger({ level: 'silent', role: 'test' });
+const DAY = 86_400_000;
+const input = (tenant: string, duration_seconds: number): SilenceCreateInput => ({
+  namespace: 'ns',
+  tenant,
+  matchers: [{ name: 'env', op: 'equal', value: 'prod' }],
+  comment: 'c',
+  duration_seconds,
+});
+
+describe.each(STATE_BACKENDS)('silence service (%s)', (backend) => {
+  const stores = stateStores();
+  const services: SilenceService[] = [];
+  afterAll(async () => {
+    await Promise.all(services.map((s) => s.close()));
+  });
+
+  async function replicas(clock: ManualClock, n: number): Promise<SilenceService[]> {
+    const states = await stores.open(backend, { clock, replicas: n });
+    const started = await Promise.all(
+      states.map(async (state) => {
+        const service = new SilenceService({ state, clock, logger, syncIntervalMs: 60_000 });
+        await service.start();
+        return service;
+      }),
+    );
+    services.push(...started);
+    return started;
+  }
+
+  it('reaps silences that ended more than the retention ago, and only those', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const [service] = await replicas(clock, 1);
+    if (!service) throw new Error('no replica');
+    const old = await service.create(input('t-old', 60), 'ops');
+    const recent = await service.create(input('t-recent', (2 * DAY) / 1000), 'ops');
+    const live = await service.create(input('t-live', (30 * DAY) / 1000), 'ops');
+    clock.advance(8 * DAY);
+    expect(await service.reap(7 * DAY)).toBe(1);
+    expect(() => service.get(old.id)).toThrow(/silence not found/);
+    expect(service.get(recent.id).active).toBe(false);
+    expect(service.get(live.id).active).toBe(true);
+    expect(await service.reap(7 * DAY)).toBe(0);
+  });
+
+  it('keeps every extend when two replicas extend the same silence at once (compare-and-swap)', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const [a, b, reader] = await replicas(clock, 3);
+    if (!a || !b || !reader) throw new Error('no replicas');
+    const created = await a.create(input('t-race', 600), 'ops');
+    await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 === 0 ? a : b).extend(created.id, 1)));
+    // Read back through a replica that reloads now, not a snapshot still catching up with the last broadcast.
+    await reader.close();
+    await reader.start();
+    expect(Date.parse(reader.get(created.id).ends_at)).toBe(Date.parse(created.ends_at) + 10 * 60_000);
+  });
+});
