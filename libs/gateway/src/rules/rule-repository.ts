@@ -123,7 +123,7 @@ export class RuleRepository {
    * Loaded rules that name a time interval no scope defines. They still load: an unknown mute
    * interval is ignored and an unknown active interval counts as outside, until it is created.
    */
-  unknownIntervals(): RuleLoadError[] {
+  private unknownIntervals(): RuleLoadError[] {
     const intervals = this.deps.intervals?.current;
     if (!intervals) return [];
     const problems: RuleLoadError[] = [];
