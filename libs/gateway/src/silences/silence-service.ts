@@ -17,6 +17,11 @@ import { toSilence, windowOf } from './silence-record.js';
 
 /** The key kind of silence records (their indexes derive from it): never rename without a migration. */
 const SILENCE_KIND = 'silence';
+/**
+ * Compare-and-swap rounds of an edit before a 409. Extends are additive, so two replicas (or a
+ * script) extending one silence at once must all count: a wider budget than the default 8.
+ */
+const EDIT_ATTEMPTS = 32;
 
 export interface SilenceServiceDeps {
   state: StateStore;
@@ -54,6 +59,7 @@ export class SilenceService {
         return parsed.success ? parsed.data : null;
       },
       globalIds: true,
+      attempts: EDIT_ATTEMPTS,
       sync: { intervalMs: deps.syncIntervalMs, log: this.log, reload: () => this.refresh() },
     });
   }
