@@ -9,12 +9,14 @@ interface ReceivedCall {
 
 export interface HttpSink {
   url: string;
-  /** Every provider call received, in arrival order (duplicates included). */
+  /** Every provider call received, in arrival order (duplicates included, failed answers too). */
   received: ReceivedCall[];
+  /** The HTTP status it answers with from now on (200 unless a test sets another). */
+  status: number;
   close(): Promise<void>;
 }
 
-/** A local HTTP endpoint for a webhook provider: records each posted action and answers 200. */
+/** A local HTTP endpoint for a webhook provider: records each posted action and answers `status` (200). */
 export async function startSink(): Promise<HttpSink> {
   const received: ReceivedCall[] = [];
   const server: Server = createServer((req, res) => {
@@ -22,13 +24,15 @@ export async function startSink(): Promise<HttpSink> {
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
       received.push(JSON.parse(body) as ReceivedCall);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      res.writeHead(sink.status, { 'content-type': 'application/json' }).end(sink.status < 300 ? '{"ok":true}' : '{"ok":false}');
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return {
+  const sink: HttpSink = {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     received,
+    status: 200,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
+  return sink;
 }

@@ -55,6 +55,10 @@ const ExecutorConfig = z
     max_concurrent: positiveInt.default(64),
     backoff_base_ms: positiveInt.default(100),
     backoff_max_ms: positiveInt.default(10_000),
+    /** Keep actions whose retryable failures outlive every retry, per tenant, for retry or drain (`/v1/dlq`). */
+    dlq_enabled: z.boolean().default(false),
+    /** Most entries one namespace and tenant keeps; failures beyond it are logged and counted, not queued. */
+    dlq_max_entries_per_tenant: positiveInt.default(10_000),
   })
   .prefault({});
 

@@ -19,3 +19,4 @@ export * from './wall-time.js';
 export * from './schemas/time-intervals.js';
 export * from './schemas/silences.js';
 export * from './schemas/time-interval-record.js';
+export * from './schemas/dead-letters.js';

@@ -6,6 +6,8 @@ import type { Pipeline } from './pipeline/pipeline.js';
 
 export interface DispatchOptions {
   dryRun?: boolean;
+  /** False: a failure that outlives its retries is not dead-lettered (a retry from the queue keeps its entry instead). */
+  deadLetter?: boolean;
   traceparent?: string | undefined;
   caller?: DispatchCaller | undefined;
 }

@@ -25,3 +25,4 @@ export * from './recurring/index.js';
 export * from './grouping/index.js';
 export * from './silences/silence-service.js';
 export * from './time-intervals/time-interval-service.js';
+export * from './dead-letters/dead-letter-queue.js';

@@ -46,6 +46,12 @@ export const METRICS = {
     help: 'Actions over their quota: blocked (behavior=block) or executed anyway (behavior=warn)',
     labelNames: ['policy', 'behavior'],
   },
+  deadLetters: { type: 'counter', name: 'sluice_dead_letters_total', help: 'Failed actions queued in the dead-letter queue' },
+  deadLettersDropped: {
+    type: 'counter',
+    name: 'sluice_dead_letters_dropped_total',
+    help: 'Failed actions not queued because their tenant’s dead-letter queue was full',
+  },
   internalEvents: {
     type: 'counter',
     name: 'sluice_internal_events_total',

@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import { analyticsRoutes } from './analytics.js';
 import { auditRoutes } from './audit.js';
 import { eventsRoutes } from './events.js';
+import { deadLettersRoutes } from './dead-letters.js';
 import { groupsRoutes } from './groups.js';
 import { quotasRoutes } from './quotas.js';
 import { recurringRoutes } from './recurring.js';
@@ -15,7 +16,7 @@ import { timeIntervalsRoutes } from './time-intervals.js';
 /** What the feature routes read of the runtime. */
 export type RoutesRuntime = Pick<
   Runtime,
-  'clock' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit' | 'stateMachines' | 'recurring' | 'grouping' | 'silences' | 'timeIntervals'
+  'clock' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit' | 'stateMachines' | 'recurring' | 'grouping' | 'silences' | 'timeIntervals' | 'deadLetters'
 >;
 
 type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
@@ -41,5 +42,6 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
     (app, rt) => app.register(rulesRoutes, { rules: rt.rules, clock: rt.clock, silences: rt.silences, timeIntervals: rt.timeIntervals }),
     (app, rt) => app.register(rulesCoverageRoutes, { coverage: rt.audit.coverage, rules: rt.rules, clock: rt.clock }),
   ],
+  deadLetters: [(app, rt) => app.register(deadLettersRoutes, { queue: rt.deadLetters, gateway: rt.gateway })],
   execute: [],
 };

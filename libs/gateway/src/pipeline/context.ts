@@ -15,6 +15,8 @@ export interface DispatchContext {
   decision: Decision | null;
   /** Dry runs: what would have muted the action after the rules (a silence, or the matched rule's time interval). */
   mutedBy: MutedBy | undefined;
+  /** Whether a retryable failure that outlives its retries goes to the dead-letter queue (not for a retry from it). */
+  deadLetter: boolean;
   /** Outcome details only the audit record keeps (a silence's comment), never the response. */
   auditDetails: Record<string, unknown> | undefined;
   /** W3C trace context from the request, carried for logs and audit. */
@@ -35,7 +37,7 @@ export type MutedBy = { silence_id: string } | { interval: string; reason: 'mute
 /** A dispatch as it enters the pipeline: nothing decided yet, bound for the provider it names. */
 export function dispatchContext(
   action: Action,
-  opts: { dryRun?: boolean; traceparent?: string | undefined; caller?: DispatchCaller | undefined } = {},
+  opts: { dryRun?: boolean; deadLetter?: boolean; traceparent?: string | undefined; caller?: DispatchCaller | undefined } = {},
 ): DispatchContext {
   return {
     action,
@@ -45,6 +47,7 @@ export function dispatchContext(
     matchedRule: null,
     decision: null,
     mutedBy: undefined,
+    deadLetter: opts.deadLetter !== false,
     auditDetails: undefined,
     traceparent: opts.traceparent,
     caller: opts.caller,

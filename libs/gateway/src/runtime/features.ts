@@ -13,6 +13,7 @@ import {
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
 import { rulesFeature, type RulesFeature } from '../rules/rules-feature.js';
 import { silencesFeature, type SilencesFeature } from '../silences/silences-feature.js';
+import { deadLettersFeature, type DeadLettersFeature } from '../dead-letters/dead-letters-feature.js';
 import { executeFeature } from '../stages/execute-feature.js';
 import { stateMachinesFeature, type StateMachinesFeature } from '../state-machines/state-machines-feature.js';
 import { timeIntervalsFeature, type TimeIntervalsFeature } from '../time-intervals/time-intervals-feature.js';
@@ -29,6 +30,7 @@ export interface Features {
   silences: SilencesFeature;
   timeIntervals: TimeIntervalsFeature;
   rules: RulesFeature;
+  deadLetters: DeadLettersFeature;
   execute: Feature;
 }
 
@@ -67,8 +69,9 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
       intervals: timeIntervals.service,
     }),
   );
-  const execute = built(executeFeature(ctx));
-  return { quotas, retention, audit, stateMachines, grouping, recurring, reaper, silences, timeIntervals, rules, execute };
+  const deadLetters = built(deadLettersFeature(ctx));
+  const execute = built(executeFeature(ctx, deadLetters.onExhausted));
+  return { quotas, retention, audit, stateMachines, grouping, recurring, reaper, silences, timeIntervals, rules, deadLetters, execute };
 }
 
 /** The rule actions the features implement; two features claiming one action is a programming error. */

@@ -24,6 +24,7 @@ describe('the runtime builder', () => {
         'silences',
         'time-intervals',
         'rules',
+        'dead-letters',
         'execute',
       ]);
       expect(new Pipeline(features.flatMap((f) => f.stages ?? [])).stageNames).toEqual([

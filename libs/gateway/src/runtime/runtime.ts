@@ -13,6 +13,7 @@ import type { RecurringService } from '../recurring/recurring-service.js';
 import type { RetentionReaper } from '../retention/retention-reaper.js';
 import type { RetentionRepository } from '../retention/retention-repository.js';
 import type { RuleRepository } from '../rules/rule-repository.js';
+import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
 import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
 import type { TimeIntervalService } from '../time-intervals/time-interval-service.js';
@@ -33,6 +34,8 @@ export interface Runtime extends FeatureContext {
   grouping: GroupService<Provider>;
   silences: SilenceService;
   timeIntervals: TimeIntervalService;
+  /** Null while `executor.dlq_enabled` is off. */
+  deadLetters: DeadLetterQueue | null;
   /** The dispatch entry point: the features' stages in spec order. */
   gateway: Gateway;
   /** Every feature's job kinds, by durable queue name: what a worker consumes. */
@@ -89,6 +92,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     grouping: features.grouping.service,
     silences: features.silences.service,
     timeIntervals: features.timeIntervals.service,
+    deadLetters: features.deadLetters.queue,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {

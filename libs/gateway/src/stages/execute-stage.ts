@@ -18,11 +18,14 @@ export function providerNotFound(name: string): FailureInfo {
   return { code: 'PROVIDER_NOT_FOUND', message: `Provider not found: ${name}`, retryable: false, attempts: 0 };
 }
 
+/** Told of a retryable failure that outlived every retry (the dead-letter queue), before the dispatch answers. */
+export type ExhaustedHandler = (ctx: DispatchContext, error: FailureInfo) => Promise<void>;
+
 /**
  * Last stage: run the action through its provider (the reroute target when a rule rerouted it).
  * A provider failure is the `failed` outcome, not an HTTP error.
  */
-export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionExecutor<P>): Stage {
+export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionExecutor<P>, onExhausted?: ExhaustedHandler): Stage {
   return {
     name: 'execute',
     inDryRun: false,
@@ -31,7 +34,10 @@ export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionEx
       const provider = providers.get(ctx.provider);
       if (!provider) return { outcome: 'failed', action_id, error: providerNotFound(ctx.provider) };
       const result = await executor.execute(provider, ctx.action);
-      if (!result.ok) return { outcome: 'failed', action_id, error: result.error };
+      if (!result.ok) {
+        if (onExhausted && result.error.retryable && ctx.deadLetter) await onExhausted(ctx, result.error);
+        return { outcome: 'failed', action_id, error: result.error };
+      }
       if (ctx.provider !== ctx.action.provider) {
         return { outcome: 'rerouted', action_id, original_provider: ctx.action.provider, new_provider: ctx.provider, response: result.response };
       }

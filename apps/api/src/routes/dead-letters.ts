@@ -1,0 +1,125 @@
+import {
+  DeadLetter,
+  DeadLetterDrained,
+  DeadLetterDrainInput,
+  DeadLetterIdParams,
+  DeadLetterList,
+  DeadLetterListQuery,
+  DeadLetterRetried,
+  DeadLetterStats,
+  ErrorBody,
+  errors,
+} from '@sluice/core';
+import type { DeadLetterQueue, Gateway } from '@sluice/gateway';
+import { assertCallerCovers, callerCovers, tenantFilterFor, type Caller } from '@sluice/auth';
+import type { FastifyInstance } from 'fastify';
+import { requestSchema, responseSchema } from '@sluice/http';
+import { callerOf } from '../plugins/access-control.js';
+
+const tags = ['dlq'];
+const error = responseSchema(ErrorBody);
+const read = { access: 'read' } as const;
+// Retrying or draining hands an action on for execution: what dispatching needs.
+const write = { access: 'dispatch' } as const;
+
+/** An entry is the caller's when a grant covers its whole tuple, as dispatching its action would need. */
+const coveredBy = (caller: Caller) => (entry: DeadLetter) =>
+  callerCovers(caller, { namespace: entry.namespace, tenant: entry.tenant, provider: entry.provider, action_type: entry.action_type });
+
+export async function deadLettersRoutes(app: FastifyInstance, opts: { queue: DeadLetterQueue | null; gateway: Gateway }): Promise<void> {
+  const { gateway } = opts;
+  const queue = (): DeadLetterQueue => {
+    if (!opts.queue) throw errors.featureNotEnabled('dead-letter queue');
+    return opts.queue;
+  };
+
+  app.get<{ Querystring: DeadLetterListQuery }>(
+    '/v1/dlq',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List dead letters: actions whose retryable failures outlived every retry (oldest first)',
+        querystring: requestSchema(DeadLetterListQuery),
+        response: { 200: responseSchema(DeadLetterList), 400: error, 403: error, 404: error },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { limit, offset, ...filter } = request.query;
+      const tenant = tenantFilterFor(caller, filter);
+      return queue().list({ ...filter, tenant }, { limit, offset }, coveredBy(caller));
+    },
+  );
+
+  app.get(
+    '/v1/dlq/stats',
+    { config: read, schema: { tags, summary: 'Dead-letter counts by tenant, provider and error code', response: { 200: responseSchema(DeadLetterStats) } } },
+    async (request) => {
+      if (!opts.queue) return { enabled: false, count: 0, by_tenant: {}, by_provider: {}, by_error_code: {} };
+      const caller = callerOf(request);
+      const tenant = tenantFilterFor(caller, {});
+      const covered = coveredBy(caller);
+      return { enabled: true, ...(await opts.queue.stats((entry) => (tenant === undefined || entry.tenant === tenant) && covered(entry))) };
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    '/v1/dlq/:id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'One dead letter',
+        params: requestSchema(DeadLetterIdParams),
+        response: { 200: responseSchema(DeadLetter), 403: error, 404: error },
+      },
+    },
+    async (request) => {
+      const entry = await queue().get(request.params.id);
+      assertCallerCovers(callerOf(request), entry);
+      return entry;
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    '/v1/dlq/:id/retry',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Dispatch a dead letter’s action again; removed when it succeeds',
+        description:
+          'The action runs through the whole pipeline under a new id, labelled dlq_retry_of. A failure keeps the entry with the new error (it is not queued twice).',
+        params: requestSchema(DeadLetterIdParams),
+        response: { 200: responseSchema(DeadLetterRetried), 403: error, 404: error, 409: error },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const q = queue();
+      assertCallerCovers(caller, await q.get(request.params.id));
+      return q.retry(request.params.id, (action) => gateway.dispatch(action, { deadLetter: false, caller: { id: caller.id, method: caller.method } }));
+    },
+  );
+
+  app.post<{ Body: DeadLetterDrainInput }>(
+    '/v1/dlq/drain',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Remove and return matching dead letters (oldest first, at most limit), each to exactly one caller',
+        body: requestSchema(DeadLetterDrainInput),
+        response: { 200: responseSchema(DeadLetterDrained), 400: error, 403: error, 404: error },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const { limit, ...filter } = request.body;
+      const tenant = tenantFilterFor(caller, filter);
+      const entries = await queue().drain({ ...filter, tenant }, limit, coveredBy(caller));
+      return { entries, count: entries.length };
+    },
+  );
+}

@@ -1,0 +1,43 @@
+import { ManualClock, type Action, type FailureInfo } from '@sluice/core';
+import { createLogger } from '@sluice/telemetry';
+import { describe, expect, it } from 'vitest';
+import { STATE_BACKENDS, stateStores } from '../../../../test/support/state-backends.js';
+import { DeadLetterQueue } from './dead-letter-queue.js';
+
+const logger = createLogger({ level: 'silent', role: 'test' });
+const error: FailureInfo = { code: 'TIMEOUT', message: 'slow', retryable: true, attempts: 4 };
+const everything = () => true;
+
+function action(id: string, tenant = 't'): Action {
+  return { id, namespace: 'ns', tenant, provider: 'p', action_type: 'a', payload: {}, metadata: {}, created_at: '2026-01-01T00:00:00.000Z' };
+}
+
+describe.each(STATE_BACKENDS)('dead-letter queue (%s)', (backend) => {
+  const stores = stateStores();
+
+  async function queues(n: number, maxPerTenant = 1000, onDropped?: () => void): Promise<DeadLetterQueue[]> {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const states = await stores.open(backend, { clock, replicas: n });
+    return states.map((state) => new DeadLetterQueue({ state, clock, logger, maxPerTenant, ...(onDropped ? { onDropped } : {}) }));
+  }
+
+  it('hands each entry to exactly one of two replicas draining at once', async () => {
+    const [a, b] = await queues(2);
+    if (!a || !b) throw new Error('no replicas');
+    for (let i = 0; i < 20; i++) await (i % 2 ? a : b).push(action(`x-${i}`), 'p', error);
+    const [fromA, fromB] = await Promise.all([a.drain({}, 20, everything), b.drain({}, 20, everything)]);
+    const ids = [...(fromA ?? []), ...(fromB ?? [])].map((e) => e.action_id).sort();
+    expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => `x-${i}`).sort());
+    expect((await a.list({}, { limit: 100, offset: 0 }, everything)).count).toBe(0);
+  });
+
+  it('keeps at most maxPerTenant entries per tenant, counting what it drops', async () => {
+    let dropped = 0;
+    const [q] = await queues(1, 2, () => dropped++);
+    if (!q) throw new Error('no queue');
+    for (const id of ['a', 'b', 'c']) await q.push(action(id), 'p', error);
+    await q.push(action('d', 'other'), 'p', error);
+    expect(dropped).toBe(1);
+    expect((await q.stats(everything)).by_tenant).toEqual({ t: 2, other: 1 });
+  });
+});
