@@ -66,7 +66,11 @@ export function substitute(text: string, vars: ReadonlyMap<string, string>): str
 /** Runs one example against `baseUrl`; returns what curl would have printed, and the status. */
 export async function runCurl(baseUrl: string, example: CurlExample, vars: ReadonlyMap<string, string>): Promise<{ status: number; output: string }> {
   const body = example.body === undefined ? undefined : substitute(example.body, vars);
-  const res = await fetch(`${baseUrl}${substitute(example.path, vars)}`, { method: example.method, headers: example.headers, ...(body === undefined ? {} : { body }) });
+  const res = await fetch(`${baseUrl}${substitute(example.path, vars)}`, {
+    method: example.method,
+    headers: example.headers,
+    ...(body === undefined ? {} : { body }),
+  });
   const text = await res.text();
   return { status: res.status, output: example.statusOnly ? String(res.status) : text };
 }
