@@ -18,6 +18,10 @@ const ServerConfig = z
     shutdown_timeout_seconds: positiveInt.default(30),
     max_body_bytes: positiveInt.default(1_048_576),
     max_sse_connections_per_tenant: positiveInt.default(10),
+    /** Approval-link signing keys: the first signs, every one verifies (rotation). None: one random key kept in the state store. */
+    approval_keys: z
+      .array(z.strictObject({ id: z.string().min(1).max(128), secret: z.string().regex(/^([0-9a-fA-F]{2}){16,}$/, 'hex, at least 16 bytes') }))
+      .default([]),
     /** Requests taking longer than this are answered 503 by Fastify (0 = no limit). */
     request_timeout_seconds: z.number().int().min(0).default(60),
   })

@@ -40,6 +40,7 @@ export const ERROR_STATUS = {
   // resources
   NOT_FOUND: 404,
   CONFLICT: 409,
+  GONE: 410,
   UNPROCESSABLE: 422,
   // load and availability
   RATE_LIMITED: 429,
@@ -74,6 +75,8 @@ export const errors = {
     new SluiceError('NOT_FOUND', dependsOn ? `${feature} is not available (${dependsOn} is disabled)` : `${feature} is not enabled`),
   routeNotFound: (method: string, url: string) => new SluiceError('NOT_FOUND', `route not found: ${method} ${url}`),
   conflict: (message: string) => new SluiceError('CONFLICT', message),
+  /** Something that existed and can no longer be acted on (an approval already decided). */
+  gone: (message: string) => new SluiceError('GONE', message),
   unprocessable: (message: string) => new SluiceError('UNPROCESSABLE', message),
   rateLimited: (retryAfterSeconds: number) => new SluiceError('RATE_LIMITED', 'rate limit exceeded', { extra: { retry_after: retryAfterSeconds } }),
   notReady: (reason: string) => new SluiceError('NOT_READY', `not ready: ${reason}`),

@@ -20,3 +20,4 @@ export * from './schemas/time-intervals.js';
 export * from './schemas/silences.js';
 export * from './schemas/time-interval-record.js';
 export * from './schemas/dead-letters.js';
+export * from './schemas/approvals.js';

@@ -3,11 +3,14 @@ import type { AuditRecorder } from './audit/audit-recorder.js';
 import { normalizeAction } from './normalize-action.js';
 import { dispatchContext, type DispatchCaller } from './pipeline/context.js';
 import type { Pipeline } from './pipeline/pipeline.js';
+import type { StageName } from './pipeline/stage-order.js';
 
 export interface DispatchOptions {
   dryRun?: boolean;
   /** False: a failure that outlives its retries is not dead-lettered (a retry from the queue keeps its entry instead). */
   deadLetter?: boolean;
+  /** Skip the stages before this one (an approved action runs from `execute`). */
+  stagesFrom?: StageName;
   traceparent?: string | undefined;
   caller?: DispatchCaller | undefined;
 }
@@ -38,7 +41,7 @@ export class Gateway {
     const dispatchedAtMs = this.deps.clock.now();
     const action = normalizeAction(input, this.deps.clock, dispatchedAtMs);
     const ctx = dispatchContext(action, opts);
-    const decided = await this.deps.pipeline.run(ctx);
+    const decided = await this.deps.pipeline.run(ctx, opts.stagesFrom);
     // Dry runs leave no trace; everything else is recorded (as the client sent it) before we answer.
     if (decided && decided.outcome !== 'dry_run' && !ctx.dryRun && this.deps.audit) {
       await this.deps.audit.record({

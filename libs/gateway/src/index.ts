@@ -26,3 +26,4 @@ export * from './grouping/index.js';
 export * from './silences/silence-service.js';
 export * from './time-intervals/time-interval-service.js';
 export * from './dead-letters/dead-letter-queue.js';
+export * from './approvals/approval-service.js';

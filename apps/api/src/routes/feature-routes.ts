@@ -1,6 +1,7 @@
 import type { Features, Runtime } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { analyticsRoutes } from './analytics.js';
+import { approvalsRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { eventsRoutes } from './events.js';
 import { deadLettersRoutes } from './dead-letters.js';
@@ -16,7 +17,19 @@ import { timeIntervalsRoutes } from './time-intervals.js';
 /** What the feature routes read of the runtime. */
 export type RoutesRuntime = Pick<
   Runtime,
-  'clock' | 'gateway' | 'rules' | 'quotas' | 'retention' | 'audit' | 'stateMachines' | 'recurring' | 'grouping' | 'silences' | 'timeIntervals' | 'deadLetters'
+  | 'clock'
+  | 'gateway'
+  | 'rules'
+  | 'quotas'
+  | 'retention'
+  | 'audit'
+  | 'stateMachines'
+  | 'recurring'
+  | 'grouping'
+  | 'silences'
+  | 'timeIntervals'
+  | 'deadLetters'
+  | 'approvals'
 >;
 
 type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
@@ -35,6 +48,7 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
   stateMachines: [(app, rt) => app.register(eventsRoutes, { stateMachines: rt.stateMachines })],
   grouping: [(app, rt) => app.register(groupsRoutes, { grouping: rt.grouping })],
   recurring: [(app, rt) => app.register(recurringRoutes, { recurring: rt.recurring })],
+  approvals: [(app, rt) => app.register(approvalsRoutes, { approvals: rt.approvals, gateway: rt.gateway })],
   reaper: [],
   silences: [(app, rt) => app.register(silencesRoutes, { silences: rt.silences })],
   timeIntervals: [(app, rt) => app.register(timeIntervalsRoutes, { timeIntervals: rt.timeIntervals })],

@@ -27,10 +27,10 @@ const DeduplicatedOutcome = z.object({ outcome: z.literal('deduplicated'), ...ba
 const SuppressedOutcome = z.object({
   outcome: z.literal('suppressed'),
   ...base,
-  rule: z.string().nullable(),
-  reason: z.string().optional(),
-  silence_id: z.string().optional(),
-  interval: z.string().optional(),
+  rule: z.string().nullable().describe('the suppressing rule; null when a silence suppressed it'),
+  reason: z.string().optional().describe("the rule's reason, or mute_time_interval / active_time_interval"),
+  silence_id: z.string().optional().describe('the silence that suppressed it'),
+  interval: z.string().optional().describe("the matched rule's time interval that suppressed it"),
 });
 const ReroutedOutcome = z.object({
   outcome: z.literal('rerouted'),
@@ -55,6 +55,15 @@ const ThrottledOutcome = z.object({
   quota: QuotaInfo.optional(),
   retry_after_seconds: z.number().int(),
 });
+const PendingApprovalOutcome = z.object({
+  outcome: z.literal('pending_approval'),
+  ...base,
+  approval_id: z.string(),
+  expires_at: z.string(),
+  approve_url: z.string(),
+  reject_url: z.string(),
+  notification_sent: z.boolean(),
+});
 const FailedOutcome = z.object({ outcome: z.literal('failed'), ...base, error: FailureInfo });
 const DryRunOutcome = z.object({
   outcome: z.literal('dry_run'),
@@ -62,6 +71,9 @@ const DryRunOutcome = z.object({
   verdict: z.string(),
   matched_rule: z.string().nullable(),
   would_be_provider: z.string(),
+  silence_id: z.string().optional().describe('a silence would suppress the action'),
+  interval: z.string().optional().describe("the matched rule's time interval would suppress the action"),
+  reason: z.enum(['mute_time_interval', 'active_time_interval']).optional(),
 });
 
 export const DispatchOutcome = z.discriminatedUnion('outcome', [
@@ -71,6 +83,7 @@ export const DispatchOutcome = z.discriminatedUnion('outcome', [
   ReroutedOutcome,
   ThrottledOutcome,
   FailedOutcome,
+  PendingApprovalOutcome,
   DryRunOutcome,
   StateChangedOutcome,
   GroupedOutcome,

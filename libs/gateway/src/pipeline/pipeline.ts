@@ -1,7 +1,7 @@
 import type { DispatchOutcome } from '@sluice/core';
 import type { DispatchContext } from './context.js';
 import type { Stage } from './stage.js';
-import { STAGE_ORDER } from './stage-order.js';
+import { STAGE_ORDER, type StageName } from './stage-order.js';
 
 /**
  * The stages of one configuration generation, in spec order, resolved once. Features that are
@@ -26,9 +26,14 @@ export class Pipeline {
     return this.live.map((s) => s.name);
   }
 
-  /** Runs stages until one decides; undefined when none did (only possible in a dry run). */
-  async run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> {
-    const stages = ctx.dryRun ? this.dry : this.live;
+  /**
+   * Runs stages until one decides; undefined when none did (only possible in a dry run). `from`
+   * skips the stages before it (an approved action resumes at `execute`: its quota was charged
+   * and its rules ran when it was dispatched).
+   */
+  async run(ctx: DispatchContext, from?: StageName): Promise<DispatchOutcome | undefined> {
+    const all = ctx.dryRun ? this.dry : this.live;
+    const stages = from === undefined ? all : all.filter((s) => STAGE_ORDER.indexOf(s.name) >= STAGE_ORDER.indexOf(from));
     for (const stage of stages) {
       const result = stage.run(ctx);
       const outcome = result instanceof Promise ? await result : result;

@@ -1,4 +1,5 @@
 import type { RuleActionType } from '@sluice/rules';
+import { approvalsFeature, type ApprovalsFeature } from '../approvals/approvals-feature.js';
 import { auditFeature, type AuditFeature } from '../audit/audit-feature.js';
 import type { Feature, FeatureContext, JobDefinition } from '../feature.js';
 import { groupingFeature, type GroupingFeature } from '../grouping/grouping-feature.js';
@@ -26,6 +27,7 @@ export interface Features {
   stateMachines: StateMachinesFeature;
   grouping: GroupingFeature;
   recurring: RecurringFeature;
+  approvals: ApprovalsFeature;
   reaper: RetentionReaperFeature;
   silences: SilencesFeature;
   timeIntervals: TimeIntervalsFeature;
@@ -51,7 +53,8 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   const stateMachines = built(stateMachinesFeature(ctx));
   const grouping = built(groupingFeature(ctx));
   const recurring = built(recurringFeature(ctx));
-  const others = [quotas, retention, audit, stateMachines, grouping, recurring];
+  const approvals = built(await approvalsFeature(ctx));
+  const others = [quotas, retention, audit, stateMachines, grouping, recurring, approvals];
   const reaper = built(
     retentionReaperFeature(ctx, {
       policies: retention.repository,
@@ -71,7 +74,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   );
   const deadLetters = built(deadLettersFeature(ctx));
   const execute = built(executeFeature(ctx, deadLetters.onExhausted));
-  return { quotas, retention, audit, stateMachines, grouping, recurring, reaper, silences, timeIntervals, rules, deadLetters, execute };
+  return { quotas, retention, audit, stateMachines, grouping, recurring, approvals, reaper, silences, timeIntervals, rules, deadLetters, execute };
 }
 
 /** The rule actions the features implement; two features claiming one action is a programming error. */

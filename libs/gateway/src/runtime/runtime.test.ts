@@ -20,6 +20,7 @@ describe('the runtime builder', () => {
         'state-machines',
         'grouping',
         'recurring',
+        'approvals',
         'retention-reaper',
         'silences',
         'time-intervals',
@@ -36,8 +37,16 @@ describe('the runtime builder', () => {
         'execute',
       ]);
       // Durable BullMQ queue names: renaming one orphans the jobs already queued under it.
-      expect(Object.keys(runtime.jobs).sort()).toEqual(['group-flush', 'group-sweep', 'recurring-fire', 'retention-reap', 'silence-reap', 'state-timeout']);
-      expect(Object.keys(ruleActionsOf(features)).sort()).toEqual(['group', 'state_machine']);
+      expect(Object.keys(runtime.jobs).sort()).toEqual([
+        'approval-expire',
+        'group-flush',
+        'group-sweep',
+        'recurring-fire',
+        'retention-reap',
+        'silence-reap',
+        'state-timeout',
+      ]);
+      expect(Object.keys(ruleActionsOf(features)).sort()).toEqual(['group', 'require_approval', 'state_machine']);
       const outcome = await runtime.gateway.dispatch({ namespace: 'n', tenant: 't', provider: 'email', action_type: 'a', payload: {} });
       expect(outcome).toMatchObject({ outcome: 'executed' });
     } finally {

@@ -13,6 +13,7 @@ import type { RecurringService } from '../recurring/recurring-service.js';
 import type { RetentionReaper } from '../retention/retention-reaper.js';
 import type { RetentionRepository } from '../retention/retention-repository.js';
 import type { RuleRepository } from '../rules/rule-repository.js';
+import type { ApprovalService } from '../approvals/approval-service.js';
 import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
 import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
@@ -34,6 +35,7 @@ export interface Runtime extends FeatureContext {
   grouping: GroupService<Provider>;
   silences: SilenceService;
   timeIntervals: TimeIntervalService;
+  approvals: ApprovalService;
   /** Null while `executor.dlq_enabled` is off. */
   deadLetters: DeadLetterQueue | null;
   /** The dispatch entry point: the features' stages in spec order. */
@@ -93,6 +95,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     silences: features.silences.service,
     timeIntervals: features.timeIntervals.service,
     deadLetters: features.deadLetters.queue,
+    approvals: features.approvals.service,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {

@@ -1,0 +1,67 @@
+import { Approval, ApprovalDecision, ApprovalLinkQuery, ApprovalList, ApprovalListQuery, ApprovalParams, ErrorBody } from '@sluice/core';
+import type { ApprovalService, Gateway } from '@sluice/gateway';
+import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import type { FastifyInstance } from 'fastify';
+import { requestSchema, responseSchema } from '@sluice/http';
+import { callerOf } from '../plugins/access-control.js';
+
+const tags = ['approvals'];
+const error = responseSchema(ErrorBody);
+const params = requestSchema(ApprovalParams);
+const linkQuery = requestSchema(ApprovalLinkQuery);
+
+type DecisionRoute = { Params: ApprovalParams; Querystring: ApprovalLinkQuery };
+
+export async function approvalsRoutes(app: FastifyInstance, opts: { approvals: ApprovalService; gateway: Gateway }): Promise<void> {
+  const { approvals, gateway } = opts;
+
+  app.get<{ Querystring: ApprovalListQuery }>(
+    '/v1/approvals',
+    {
+      config: { access: 'read' },
+      schema: {
+        tags,
+        summary: 'List approvals (pending by default; status filter)',
+        querystring: requestSchema(ApprovalListQuery),
+        response: { 200: responseSchema(ApprovalList), 400: error, 403: error },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const tenant = tenantFilterFor(caller, request.query);
+      return approvals.list({ ...request.query, tenant }, (a) => visibleTo(caller, a));
+    },
+  );
+
+  app.get<{ Params: ApprovalParams }>(
+    '/v1/approvals/:namespace/:tenant/:id',
+    { config: { access: 'read' }, schema: { tags, summary: 'One approval', params, response: { 200: responseSchema(Approval), 403: error, 404: error } } },
+    async (request) => {
+      assertCallerCoversScope(callerOf(request), request.params);
+      return approvals.get(request.params);
+    },
+  );
+
+  // The signed link is the credential: these two are public, as an emailed link must work without a login.
+  for (const verb of ['approve', 'reject'] as const) {
+    app.post<DecisionRoute>(
+      `/v1/approvals/:namespace/:tenant/:id/${verb}`,
+      {
+        config: { access: 'public' },
+        schema: {
+          tags,
+          summary: verb === 'approve' ? 'Approve: execute the waiting action (once)' : 'Reject: the waiting action is not executed',
+          description:
+            'Authorized by the HMAC signature in the link (sig, expires_at, kid). A bad, tampered or expired link is 404; an approval already decided is 410.',
+          params,
+          querystring: linkQuery,
+          response: { 200: responseSchema(ApprovalDecision), 400: error, 404: error, 410: error },
+        },
+      },
+      async (request) =>
+        approvals.decide(request.params, request.query, verb, (action, decidedBy) =>
+          gateway.dispatch(action, { stagesFrom: 'execute', caller: { id: decidedBy, method: 'approval_link' } }),
+        ),
+    );
+  }
+}

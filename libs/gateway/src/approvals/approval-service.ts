@@ -1,0 +1,228 @@
+import {
+  Approval,
+  errors,
+  isoString,
+  newId,
+  type Action,
+  type ActionInput,
+  type ApprovalLinkQuery,
+  type ApprovalListQuery,
+  type ApprovalParams,
+  type ApprovalStatus,
+  type Clock,
+  type DispatchOutcome,
+} from '@sluice/core';
+import { RecordRepository, type Scheduler, type StateStore, type StoredRecord } from '@sluice/state';
+import type { Logger } from '@sluice/telemetry';
+import type { InternalEventBus } from '../events/internal-events.js';
+import type { ApprovalSigner, SignedApproval } from './approval-signing.js';
+
+/** The job kind (a durable BullMQ queue name: never rename) that moves an unanswered approval to `expired`. */
+export const APPROVAL_EXPIRE_KIND = 'approval-expire';
+/** The key kind of approval records: never rename without a migration. */
+const APPROVAL_KIND = 'approval';
+/** Every signature failure, whatever its cause, reads the same (no oracle for which part was wrong). */
+const LINK_REFUSED = 'approval not found or expired';
+
+export interface ApprovalRequest {
+  action: Action;
+  rule: string;
+  message: string | undefined;
+  ttlSeconds: number;
+  notifyProvider: string | undefined;
+}
+
+/** Sends a notification action through a provider (no rules); true when the provider accepted it. */
+export type Notifier = (provider: string, action: Action) => Promise<boolean>;
+/** Executes an approved action: the execute stage only (its quota was charged and its rules ran when it was dispatched). */
+export type ApprovedExecutor = (action: ActionInput, decidedBy: string) => Promise<DispatchOutcome>;
+
+export interface ApprovalServiceDeps {
+  state: StateStore;
+  clock: Clock;
+  logger: Logger;
+  scheduler: Scheduler;
+  events: InternalEventBus;
+  signer: ApprovalSigner;
+  externalUrl: string;
+  notify: Notifier;
+}
+
+interface ExpireJobData {
+  namespace: string;
+  tenant: string;
+  id: string;
+}
+
+function isExpireJobData(data: unknown): data is ExpireJobData {
+  const d = data as Partial<ExpireJobData> | null;
+  return typeof d?.namespace === 'string' && typeof d.tenant === 'string' && typeof d.id === 'string';
+}
+
+/**
+ * Human approvals. A `require_approval` rule stores the action and answers `pending_approval`
+ * with signed approve and reject links; the first valid decision wins by compare-and-swap on the
+ * record (a second one, from any replica, is a 410), and an approval then executes the stored
+ * action once. A delayed job with a deterministic id moves an unanswered approval to `expired`.
+ */
+export class ApprovalService {
+  private readonly records: RecordRepository<Approval>;
+  private readonly log: Logger;
+
+  constructor(private readonly deps: ApprovalServiceDeps) {
+    this.log = deps.logger.child({ component: 'approvals' });
+    this.records = new RecordRepository<Approval>({
+      state: deps.state,
+      clock: deps.clock,
+      kind: APPROVAL_KIND,
+      label: 'approval',
+      decode: (raw) => {
+        const parsed = Approval.safeParse(raw);
+        return parsed.success ? parsed.data : null;
+      },
+    });
+  }
+
+  /** Stores the action, notifies when asked, arms the expiry job and answers `pending_approval`. */
+  async request(req: ApprovalRequest): Promise<DispatchOutcome> {
+    const { action } = req;
+    const now = this.deps.clock.now();
+    const id = newId();
+    // Whole seconds: the link carries expires_at in unix seconds, and the record expires with it.
+    const expiresAtSec = Math.ceil((now + req.ttlSeconds * 1000) / 1000);
+    const signed: SignedApproval = { namespace: action.namespace, tenant: action.tenant, id, expiresAtSec };
+    const approve_url = this.link(signed, 'approve');
+    const reject_url = this.link(signed, 'reject');
+    const expires_at = isoString(expiresAtSec * 1000);
+    const notification_sent = req.notifyProvider ? await this.notify(req, { id, approve_url, reject_url, expires_at }) : false;
+    const approval: Approval = {
+      id,
+      namespace: action.namespace,
+      tenant: action.tenant,
+      action_id: action.id,
+      action,
+      rule: req.rule,
+      message: req.message ?? null,
+      status: 'pending',
+      created_at: isoString(now),
+      expires_at,
+      decided_at: null,
+      decided_by: null,
+      notification_sent,
+      outcome: null,
+    };
+    const created = await this.records.create(approval);
+    if (created !== 'created') throw new Error(`approval id ${id} could not be claimed (${created})`);
+    const data: ExpireJobData = { namespace: approval.namespace, tenant: approval.tenant, id };
+    await this.deps.scheduler.enqueue(APPROVAL_EXPIRE_KIND, {
+      id: `approval-expire:${approval.namespace}:${approval.tenant}:${id}`,
+      data,
+      delayMs: expiresAtSec * 1000 - now,
+    });
+    this.deps.events.emit({
+      type: 'approval_required',
+      namespace: approval.namespace,
+      tenant: approval.tenant,
+      at: approval.created_at,
+      data: { approval_id: id, action_id: action.id, rule: req.rule, expires_at },
+    });
+    return { outcome: 'pending_approval', action_id: action.id, approval_id: id, expires_at, approve_url, reject_url, notification_sent };
+  }
+
+  async get(ref: ApprovalParams): Promise<Approval> {
+    const found = await this.records.get(ref);
+    if (!found) throw errors.notFound('approval', `${ref.namespace}/${ref.tenant}/${ref.id}`);
+    return found.record;
+  }
+
+  /** Oldest first; `status` defaults to pending. */
+  async list(query: ApprovalListQuery, visible: (a: Approval) => boolean): Promise<{ approvals: Approval[]; count: number }> {
+    const { namespace, tenant } = query;
+    const source = namespace !== undefined && tenant !== undefined ? await this.records.list({ namespace, tenant }) : await this.records.listAll();
+    const approvals = source.records
+      .map((s) => s.record)
+      .filter((a) => (query.namespace === undefined || a.namespace === query.namespace) && (query.tenant === undefined || a.tenant === query.tenant))
+      .filter((a) => a.status === query.status && visible(a));
+    return { approvals, count: approvals.length };
+  }
+
+  /**
+   * A decision from a signed link. A bad or expired signature, an unknown kid or approval, or
+   * an expired approval is 404 (nothing to learn); a decided one is 410. Approving executes the
+   * stored action after the decision is recorded, so two concurrent decisions execute it at most once.
+   */
+  async decide(
+    ref: ApprovalParams,
+    link: ApprovalLinkQuery,
+    verb: 'approve' | 'reject',
+    execute: ApprovedExecutor,
+  ): Promise<{ id: string; status: ApprovalStatus; outcome: DispatchOutcome | null }> {
+    const expiresAtSec = Number(link.expires_at);
+    const signedOk = this.deps.signer.verify({ ...ref, expiresAtSec }, link.sig, link.kid);
+    if (!signedOk || this.deps.clock.now() > expiresAtSec * 1000) throw errors.notFoundMessage(LINK_REFUSED);
+    const found = await this.records.get(ref);
+    if (!found || found.record.status === 'expired') throw errors.notFoundMessage(LINK_REFUSED);
+    const decidedBy = `link:${link.kid ?? 'any'}`;
+    const status: ApprovalStatus = verb === 'approve' ? 'approved' : 'rejected';
+    const claimed = await this.claim(found, status, decidedBy);
+    if (status === 'rejected') return { id: ref.id, status, outcome: null };
+    const outcome = await execute(claimed.record.action, decidedBy);
+    const done = await this.records.swap(claimed, { ...claimed.record, outcome });
+    if (!done) this.log.warn({ approval: ref.id }, 'approval executed but its outcome could not be recorded (record changed meanwhile)');
+    return { id: ref.id, status, outcome };
+  }
+
+  /** The expiry job: pending → expired (anything else stays; a retried job changes nothing). */
+  async expire(data: unknown): Promise<void> {
+    if (!isExpireJobData(data)) throw new Error('approval expiry job has malformed data');
+    await this.records.update(data, (a) => (a.status === 'pending' ? { ...a, status: 'expired', decided_at: isoString(this.deps.clock.now()) } : a));
+  }
+
+  /** Records the decision by compare-and-swap from pending: the one call that wins goes on, every other gets 410. */
+  private async claim(found: StoredRecord<Approval>, status: ApprovalStatus, decidedBy: string): Promise<StoredRecord<Approval>> {
+    if (found.record.status !== 'pending') throw errors.gone(`approval already decided: ${found.record.status}`);
+    const claimed = await this.records.swap(found, { ...found.record, status, decided_at: isoString(this.deps.clock.now()), decided_by: decidedBy });
+    if (!claimed) {
+      const now = await this.records.get({ namespace: found.record.namespace, tenant: found.record.tenant, id: found.record.id });
+      throw errors.gone(`approval already decided: ${now?.record.status ?? 'unknown'}`);
+    }
+    return claimed;
+  }
+
+  private link(a: SignedApproval, verb: 'approve' | 'reject'): string {
+    const { sig, kid } = this.deps.signer.sign(a);
+    const path = [a.namespace, a.tenant, a.id].map(encodeURIComponent).join('/');
+    return `${this.deps.externalUrl.replace(/\/+$/, '')}/v1/approvals/${path}/${verb}?sig=${sig}&expires_at=${a.expiresAtSec}&kid=${encodeURIComponent(kid)}`;
+  }
+
+  private async notify(req: ApprovalRequest, links: { id: string; approve_url: string; reject_url: string; expires_at: string }): Promise<boolean> {
+    const { action } = req;
+    const notification: Action = {
+      id: newId(),
+      namespace: action.namespace,
+      tenant: action.tenant,
+      provider: req.notifyProvider as string,
+      action_type: 'approval_notification',
+      payload: {
+        subject: `Approval required: ${action.action_type}`,
+        body: req.message ?? `Action ${action.action_type} (${action.id}) in ${action.namespace}/${action.tenant} needs approval.`,
+        approval_id: links.id,
+        approval_url: links.approve_url,
+        reject_url: links.reject_url,
+        action_id: action.id,
+        action_type: action.action_type,
+        namespace: action.namespace,
+        tenant: action.tenant,
+        expires_at: links.expires_at,
+      },
+      metadata: {},
+      created_at: isoString(this.deps.clock.now()),
+    };
+    try {
+      return await this.deps.notify(notification.provider, notification);
+    } catch (err) {
+      this.log.warn({ approval: links.id, provider: notification.provider, err }, 'approval notification failed');
+      return false;
+    }
+  }
+}

@@ -1,0 +1,147 @@
+import { createHmac } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSink, type HttpSink } from '../support/http-sink.js';
+import { poll } from '../support/poll.js';
+import { rulesDir } from '../support/rules-dir.js';
+import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+const RULES = `
+rules:
+  - { name: wires-need-approval, priority: 1, condition: { field: action.action_type, eq: wire }, action: { type: require_approval, message: check the amount, ttl_seconds: 3600 } }
+  - { name: quick-approval, priority: 2, condition: { field: action.action_type, eq: quick }, action: { type: require_approval, ttl_seconds: 1 } }
+  - { name: notified-approval, priority: 3, condition: { field: action.action_type, eq: notified }, action: { type: require_approval, notify_provider: hook } }
+`;
+const NEW_KEY = { id: 'new', secret: 'aa'.repeat(32) };
+const OLD_KEY = { id: 'old', secret: 'bb'.repeat(32) };
+const EXTERNAL = 'https://sluice.example';
+
+type Body = Record<string, unknown>;
+
+/** The reference's signing input, recomputed independently of the gateway's code. */
+function signWith(secret: string, ns: string, tenant: string, id: string, expiresAt: number): string {
+  const field = (v: string) => `${Buffer.byteLength(v)}:${v}`;
+  return createHmac('sha256', Buffer.from(secret, 'hex'))
+    .update(`${field(ns)}\n${field(tenant)}\n${field(id)}\n${expiresAt}`)
+    .digest('hex');
+}
+
+describe.each(BACKENDS)('approvals (%s)', (backend) => {
+  let gw: RunningGateway;
+  let sink: HttpSink;
+  const local = (link: string) => link.replace(EXTERNAL, gw.url);
+  const request = async (action_type = 'wire', tenant = 'acme') => {
+    const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, action_type, provider: 'hook' }));
+    return res.body as Body & { approval_id: string; approve_url: string; reject_url: string; action_id: string };
+  };
+  const executedIds = () => sink.received.map((c) => c.id);
+
+  beforeAll(async () => {
+    sink = await startSink();
+    gw = await startGateway(backend, {
+      providers: [{ name: 'hook', type: 'webhook', url: sink.url }],
+      rules: { directory: rulesDir({ 'approvals.yaml': RULES }) },
+      server: { external_url: EXTERNAL, approval_keys: [NEW_KEY, OLD_KEY] },
+    });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await sink.close();
+  });
+
+  it('holds a matching action: pending_approval with signed links, nothing executed', async () => {
+    const pending = await request();
+    expect(pending).toMatchObject({ outcome: 'pending_approval', approval_id: expect.any(String), notification_sent: false });
+    const { approval_id: id } = pending;
+    expect(pending.approve_url).toMatch(new RegExp(`^${EXTERNAL}/v1/approvals/payments/acme/${id}/approve\\?sig=[0-9a-f]{64}&expires_at=\\d+&kid=new$`));
+    expect(pending.reject_url).toBe(pending.approve_url.replace('/approve?', '/reject?'));
+    expect(executedIds()).not.toContain(pending.action_id);
+    const listed = (await requestJson('GET', `${gw.url}/v1/approvals?namespace=payments&tenant=acme`)).body;
+    expect(((listed?.approvals as Body[]) ?? []).map((a) => a.id)).toContain(id);
+    expect((await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${id}`)).body).toMatchObject({
+      id,
+      status: 'pending',
+      rule: 'wires-need-approval',
+      message: 'check the amount',
+      action_id: pending.action_id,
+    });
+  });
+
+  it('approves once: the action executes exactly once; a second decision is 410', async () => {
+    const pending = await request();
+    const approved = await postJson(local(pending.approve_url), undefined);
+    expect(approved).toMatchObject({
+      status: 200,
+      body: { id: pending.approval_id, status: 'approved', outcome: { outcome: 'executed', action_id: pending.action_id } },
+    });
+    expect(executedIds().filter((id) => id === pending.action_id)).toHaveLength(1);
+    expect(await postJson(local(pending.approve_url), undefined)).toMatchObject({
+      status: 410,
+      body: { code: 'GONE', error: 'approval already decided: approved' },
+    });
+    expect((await postJson(local(pending.reject_url), undefined)).status).toBe(410);
+    expect(executedIds().filter((id) => id === pending.action_id)).toHaveLength(1);
+    expect((await requestJson('GET', `${gw.url}/v1/audit/${pending.action_id}`)).body).toMatchObject({ outcome: 'executed' });
+  });
+
+  it('rejects: nothing executes, and a later approve is 410', async () => {
+    const pending = await request();
+    expect((await postJson(local(pending.reject_url), undefined)).body).toEqual({ id: pending.approval_id, status: 'rejected', outcome: null });
+    expect((await postJson(local(pending.approve_url), undefined)).status).toBe(410);
+    expect(executedIds()).not.toContain(pending.action_id);
+  });
+
+  it('answers 404 to a tampered sig, expires_at or kid, changing nothing', async () => {
+    const pending = await request();
+    const url = new URL(local(pending.approve_url));
+    const variant = (key: string, value: string) => {
+      const u = new URL(url);
+      u.searchParams.set(key, value);
+      return u.toString();
+    };
+    const sig = url.searchParams.get('sig') ?? '';
+    const expires = Number(url.searchParams.get('expires_at'));
+    for (const tampered of [
+      variant('sig', `${sig.slice(0, -1)}${sig.endsWith('0') ? '1' : '0'}`),
+      variant('expires_at', String(expires + 1)),
+      variant('kid', 'old'),
+      variant('kid', 'nope'),
+    ]) {
+      expect(await postJson(tampered, undefined)).toMatchObject({ status: 404, body: { error: 'approval not found or expired' } });
+    }
+    expect((await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${pending.approval_id}`)).body).toMatchObject({ status: 'pending' });
+  });
+
+  it('verifies a link signed with an older key while that key is configured (rotation)', async () => {
+    const pending = await request();
+    const url = new URL(local(pending.approve_url));
+    const expires = Number(url.searchParams.get('expires_at'));
+    url.searchParams.set('sig', signWith(OLD_KEY.secret, 'payments', 'acme', pending.approval_id, expires));
+    url.searchParams.set('kid', 'old');
+    expect((await postJson(url.toString(), undefined)).body).toMatchObject({ status: 'approved' });
+  });
+
+  it('settles approve and reject sent together: one decision, at most one execution', async () => {
+    for (let i = 0; i < 10; i++) {
+      const pending = await request();
+      const answers = await Promise.all([postJson(local(pending.approve_url), undefined), postJson(local(pending.reject_url), undefined)]);
+      expect(answers.map((a) => a.status).sort()).toEqual([200, 410]);
+      const approved = answers.some((a) => a.body?.status === 'approved');
+      expect(executedIds().filter((id) => id === pending.action_id)).toHaveLength(approved ? 1 : 0);
+    }
+  });
+
+  it('expires an unanswered approval after ttl_seconds; its links then 404', async () => {
+    const pending = await request('quick');
+    const status = async () => (await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${pending.approval_id}`)).body?.status;
+    await poll('the approval to expire', status, (s) => s === 'expired', { timeoutMs: 8000, intervalMs: 100 });
+    expect((await postJson(local(pending.approve_url), undefined)).status).toBe(404);
+    expect(executedIds()).not.toContain(pending.action_id);
+  });
+
+  it('sends a notification carrying both links through notify_provider', async () => {
+    const pending = await request('notified');
+    expect(pending.notification_sent).toBe(true);
+    const note = sink.received.find((c) => c.payload.approval_id === pending.approval_id);
+    expect(note?.payload).toMatchObject({ approval_url: pending.approve_url, reject_url: pending.reject_url, action_id: pending.action_id });
+  });
+});
