@@ -16,6 +16,7 @@ import { RecordRepository, type Scheduler, type StateStore, type StoredRecord } 
 import type { Logger } from '@sluice/telemetry';
 import type { InternalEventBus } from '../events/internal-events.js';
 import type { ApprovalSigner, SignedApproval } from './approval-signing.js';
+import { decodeWith } from '../policies/schema-decoder.js';
 
 /** The job kind (a durable BullMQ queue name: never rename) that moves an unanswered approval to `expired`. */
 export const APPROVAL_EXPIRE_KIND = 'approval-expire';
@@ -76,10 +77,7 @@ export class ApprovalService {
       clock: deps.clock,
       kind: APPROVAL_KIND,
       label: 'approval',
-      decode: (raw) => {
-        const parsed = Approval.safeParse(raw);
-        return parsed.success ? parsed.data : null;
-      },
+      decode: decodeWith(Approval),
     });
   }
 

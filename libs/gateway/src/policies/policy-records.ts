@@ -1,10 +1,6 @@
 import type { Clock } from '@sluice/core';
+import { decodeWith, type RecordSchema } from './schema-decoder.js';
 import { RecordRepository, type RecordValue, type StateStore, type SyncLog } from '@sluice/state';
-
-/** Parses with a zod schema (anything with safeParse); null when the stored JSON no longer fits. */
-interface RecordSchema<T> {
-  safeParse(raw: unknown): { success: true; data: T } | { success: false };
-}
 
 export interface PolicyRecordsOptions<T> {
   state: StateStore;
@@ -35,10 +31,7 @@ export function policyRecords<T extends RecordValue>(opts: PolicyRecordsOptions<
     clock: opts.clock,
     kind: opts.kind,
     label: opts.label,
-    decode: (raw) => {
-      const parsed = opts.schema.safeParse(raw);
-      return parsed.success ? parsed.data : null;
-    },
+    decode: decodeWith(opts.schema),
     globalIds: true,
     uniqueName: () => ONE_PER_PAIR,
     sync: { intervalMs: opts.syncIntervalMs, log: opts.log, reload: opts.reload },

@@ -14,6 +14,7 @@ import type { Logger } from '@sluice/telemetry';
 import { SilenceIndex } from './silence-index.js';
 import { compileMatchers } from './silence-matchers.js';
 import { toSilence, windowOf } from './silence-record.js';
+import { decodeWith } from '../policies/schema-decoder.js';
 
 /** The key kind of silence records (their indexes derive from it): never rename without a migration. */
 const SILENCE_KIND = 'silence';
@@ -54,10 +55,7 @@ export class SilenceService {
       clock: deps.clock,
       kind: SILENCE_KIND,
       label: 'silence',
-      decode: (raw) => {
-        const parsed = StoredSilence.safeParse(raw);
-        return parsed.success ? parsed.data : null;
-      },
+      decode: decodeWith(StoredSilence),
       globalIds: true,
       attempts: EDIT_ATTEMPTS,
       sync: { intervalMs: deps.syncIntervalMs, log: this.log, reload: () => this.refresh() },

@@ -13,6 +13,7 @@ import { RecordRepository, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import { IntervalIndex } from './interval-index.js';
 import { compileSchedule } from './interval-schedule.js';
+import { decodeWith } from '../policies/schema-decoder.js';
 
 /** The key kind of time-interval records: never rename without a migration. */
 const TIME_INTERVAL_KIND = 'time-interval';
@@ -51,10 +52,7 @@ export class TimeIntervalService {
       clock: deps.clock,
       kind: TIME_INTERVAL_KIND,
       label: 'time interval',
-      decode: (raw) => {
-        const parsed = StoredTimeInterval.safeParse(raw);
-        return parsed.success ? parsed.data : null;
-      },
+      decode: decodeWith(StoredTimeInterval),
       sync: { intervalMs: deps.syncIntervalMs, log: this.log, reload: () => this.refresh() },
     });
   }
