@@ -1,7 +1,8 @@
 /**
  * Keeps `npm run bench` from rotting: one memory scenario for about a second through the real
  * machinery (built CLI, forked autocannon driver, /proc sampling, report), asserting that it
- * produced numbers, not how fast they are; and the Redis counting proxy against the suite's
+ * produced numbers, not how fast they are; the silence scenario's set-up and checks with a
+ * dozen silences instead of 1 020; and the Redis counting proxy against the suite's
  * redis-server. The full suite is `npm run bench`.
  */
 import { Redis } from 'ioredis';
@@ -40,6 +41,19 @@ describe('bench smoke', () => {
     expect(detailsTable([r])).toContain('| b |');
     const targets = checkTargets([r]);
     expect(targets.find((t) => t.target.includes('p99') && t.target.includes('(b)'))?.status).toMatch(/PASS|MISS/);
+  }, 60_000);
+
+  it("creates the silence scenario's silences and checks them before its load (scaled down)", async () => {
+    const full = scenarioTable('smoke').find((s) => s.id === 'j');
+    if (!full?.silences) throw new Error('scenario j (silences) is missing from the table');
+    const scenario = { ...full, silences: { otherScopes: 10, ownScope: 2 } };
+    const r = await runScenario(scenario, { durationS: 1, warmupS: 0, probeDispatches: 0, settleMs: 200 }, load);
+
+    expect(r.silences?.created).toBe(12);
+    expect(r.requests).toBeGreaterThan(0);
+    expect(r.failures).toMatchObject({ non2xx: 0, errors: 0, timeouts: 0 });
+    const target = checkTargets([{ ...r, id: 'i' }, r]).find((t) => t.target.startsWith('(j)'));
+    expect(target?.status).toBe('PASS'); // the same run against itself: 1.00×
   }, 60_000);
 
   it('counts Redis commands and round trips through the counting proxy', async () => {

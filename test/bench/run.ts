@@ -1,13 +1,14 @@
 /**
- * `npm run bench [-- options]`: runs the scenarios of issue 7 against the built CLI (the
- * `prebench` script builds it), prints a Markdown table with each scenario's ratio to the bare-Fastify
- * baseline (measured in the same run) and the targets, and writes .bench-results/bench.json.
+ * `npm run bench [-- options]`: runs the scenarios of issue 7 and the silence pair (i, j) against
+ * the built CLI (the `prebench` script builds it), prints a Markdown table with each scenario's
+ * ratio to the bare-Fastify baseline (measured in the same run) and the targets, and writes
+ * .bench-results/bench.json.
  *
  * Options:
  *   --quick            3 s per scenario after a 1 s warm-up (default: 10 s after 2 s)
  *   --duration S       measured seconds per scenario
  *   --warmup S         warm-up seconds per scenario
- *   --only a,b,e       run these scenarios only (ratios need a)
+ *   --only a,b,e       run these scenarios only (ratios need a; the silence target needs i and j)
  *   --probe N          serial dispatches of the Redis probe (default 300, --quick 100; 0: none)
  *   --cpu-prof         gateway processes run with --cpu-prof; profiles in .bench-results/profiles/<scenario>/
  *   --out FILE         JSON output (default .bench-results/bench.json)
@@ -98,6 +99,7 @@ async function main(): Promise<void> {
         console.error(`  (${scenario.id}) ${scenario.title}${attempt > 0 ? ` — attempt ${attempt + 1}, the last one was disturbed` : ''} …`);
         const r = await runScenario(scenario, settings, load);
         const failed = r.failures.non2xx + r.failures.errors + r.failures.timeouts;
+        if (r.silences) console.error(`      set-up: ${r.silences.created} silences created in ${(r.silences.setupMs / 1000).toFixed(1)} s`);
         console.error(
           `      ${Math.round(r.reqPerSec)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms, other load ${r.otherCores.toFixed(2)} cores` +
             `${failed ? `, ${failed} FAILED requests ${JSON.stringify(r.failures.statusCodes)}` : ''}`,

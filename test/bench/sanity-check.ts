@@ -1,10 +1,12 @@
 /**
  * Before a scenario's warm-up: one request must get the scenario's outcome, and the gateway must
- * report the scenario's rules, so a misconfigured run fails loudly instead of measuring the
+ * report the scenario's rules and active silences (and, with silences, mute a dry run whose
+ * labels one of them matches), so a misconfigured run fails loudly instead of measuring the
  * wrong path.
  */
-import { bodyGenerator, type BodySpec } from './action-body.js';
+import { bodyGenerator, SAMPLE_ACTION, type BodySpec } from './action-body.js';
 import { ruleCount } from './rules-fixture.js';
+import { ownScopeMutedLabels, silenceCount } from './silences-fixture.js';
 import type { Scenario } from './scenarios.js';
 
 /** A body of the scenario's shape whose unique keys cannot collide with the load's. */
@@ -35,4 +37,15 @@ export async function sanityCheck(scenario: Scenario, url: string): Promise<void
   const want = ruleCount(scenario.rules);
   if (rules.rules?.length !== want)
     throw new Error(`scenario ${scenario.id}: expected ${want} rules loaded, the gateway reports ${rules.rules?.length ?? 'none'}`);
+  const silences = (await (await fetch(`${url}/v1/silences`)).json()) as { count?: unknown };
+  const active = silenceCount(scenario.silences);
+  if (silences.count !== active) throw new Error(`scenario ${scenario.id}: expected ${active} active silences, the gateway reports ${String(silences.count)}`);
+  // The silences are consulted: the same action with labels an in-scope silence matches is muted.
+  if (!scenario.silences || scenario.silences.ownScope === 0) return;
+  const muted = { ...SAMPLE_ACTION, metadata: { ...SAMPLE_ACTION.metadata, labels: ownScopeMutedLabels() } };
+  const dry = await fetch(`${url}/v1/dispatch?dry_run=true`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(muted) });
+  const dryText = await dry.text();
+  const silenceId = dry.status === 200 ? (JSON.parse(dryText) as { silence_id?: unknown }).silence_id : undefined;
+  if (typeof silenceId !== 'string')
+    throw new Error(`scenario ${scenario.id}: a dry run with matching labels was not muted (${dry.status}): ${dryText.slice(0, 300)}`);
 }

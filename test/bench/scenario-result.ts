@@ -76,4 +76,6 @@ export interface ScenarioResult {
   idleRssMb: number;
   processes: ProcessStats[];
   redis: RedisResult | null;
+  /** Silences created over HTTP before the sanity check (not part of the measured run); null: none. */
+  silences: { created: number; setupMs: number } | null;
 }

@@ -1,7 +1,8 @@
 /**
  * Runs one scenario end to end: private Redis (Redis scenarios), rules directory, processes,
- * sanity check, idle RSS, warm-up, the measured run (CPU, RSS and Redis counters snapshotted
- * around it), the Redis probe, the dedup memory measurement; then stops everything it started.
+ * idle RSS, silences (created over HTTP), sanity check, warm-up, the measured run (CPU, RSS and
+ * Redis counters snapshotted around it), the Redis probe, the dedup memory measurement; then
+ * stops everything it started.
  */
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,6 +16,7 @@ import { probeRedisTraffic } from './redis-probe.js';
 import { RedisStats, type RedisDelta } from './redis-stats.js';
 import { writeRulesDir } from './rules-fixture.js';
 import { sanityCheck } from './sanity-check.js';
+import { createSilences } from './silences-fixture.js';
 import type { ProcessStats, RedisResult, ScenarioResult } from './scenario-result.js';
 import type { Scenario } from './scenarios.js';
 import { startTopology } from './topology.js';
@@ -60,6 +62,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
     try {
       await sleep(settings.settleMs ?? 1000);
       const idle = new Map([...topology.gateway, ...(topology.balancer ? [topology.balancer] : [])].map((p) => [p.pid, memory(p.pid).rssMb]));
+      const silences = scenario.silences ? await createSilences(topology.url, scenario.silences) : null;
       await sanityCheck(scenario, topology.url);
       const loadOptions = { url: topology.url, path: scenario.path, body: scenario.body, connections: scenario.connections };
       if (settings.warmupS > 0) await load.run({ ...loadOptions, durationS: settings.warmupS });
@@ -116,6 +119,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
         idleRssMb: Math.max(...apiStats.map((p) => p.idleRssMb)),
         processes,
         redis: redisDelta ? redisResult(redisDelta, dispatched) : null,
+        silences,
       };
     } finally {
       await topology.stop();

@@ -1,12 +1,14 @@
 /**
- * The scenario table of issue 7. Every scenario POSTs SAMPLE_ACTION-shaped JSON; auth is off,
+ * The scenario table of issue 7, plus the silence pair (i, j): the dispatch hot path with no
+ * silences and with 1 020. Every scenario POSTs SAMPLE_ACTION-shaped JSON; auth is off,
  * the provider is the noop provider, audit is on (the default), logging is the default (info,
  * one line per request, written to a file).
  */
 import { BATCH_SIZE, type BodySpec } from './action-body.js';
 import type { RuleSetName } from './rules-fixture.js';
+import type { SilenceSpec } from './silences-fixture.js';
 
-export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h'] as const;
+export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export interface Scenario {
@@ -18,6 +20,8 @@ export interface Scenario {
   /** API replicas; 2 means `serve --no-worker` ×2 + `sluice worker` behind the round-robin proxy. */
   replicas: 1 | 2;
   rules: RuleSetName;
+  /** Active silences created over HTTP after start-up (test/bench/silences-fixture.ts); null: none. */
+  silences: SilenceSpec | null;
   path: '/v1/dispatch' | '/v1/dispatch/batch';
   body: BodySpec;
   connections: number;
@@ -31,8 +35,11 @@ const BATCH_CONNECTIONS = 10;
 /** Dedup scenarios: one request in 10 repeats the previous key (deduplicated); 9 in 10 write a new key. */
 const DEDUP_REPEAT_EVERY = 10;
 
+/** The silence scenario: 1 000 silences the action's scope does not include, 20 that it does (none matching). */
+const SILENCES: SilenceSpec = { otherScopes: 1000, ownScope: 20 };
+
 export function scenarioTable(runId: string): Scenario[] {
-  const single = { path: '/v1/dispatch', connections: DEFAULT_CONNECTIONS, replicas: 1 } as const;
+  const single = { path: '/v1/dispatch', connections: DEFAULT_CONNECTIONS, replicas: 1, silences: null } as const;
   const fixed: BodySpec = { kind: 'fixed' };
   const dedup: BodySpec = { kind: 'unique-dedup', repeatEvery: DEDUP_REPEAT_EVERY, runId };
   return [
@@ -73,6 +80,19 @@ export function scenarioTable(runId: string): Scenario[] {
       backend: 'redis',
       replicas: 2,
       rules: 'none',
+      body: fixed,
+      expectOutcome: 'executed',
+    },
+    // (i) is (b) again, run next to (j) so that (j) / (i) compares runs a minute apart, not minutes.
+    { ...single, id: 'i', title: 'memory, no silences', server: 'sluice', backend: 'memory', rules: 'none', body: fixed, expectOutcome: 'executed' },
+    {
+      ...single,
+      id: 'j',
+      title: `memory, ${SILENCES.otherScopes} silences elsewhere + ${SILENCES.ownScope} in scope`,
+      server: 'sluice',
+      backend: 'memory',
+      rules: 'none',
+      silences: SILENCES,
       body: fixed,
       expectOutcome: 'executed',
     },

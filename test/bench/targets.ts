@@ -1,4 +1,4 @@
-/** The performance targets of issue 7, checked against one run's results. */
+/** The performance targets of issue 7 and of silences' hot path, checked against one run's results. */
 import type { ScenarioResult } from './scenario-result.js';
 import type { ScenarioId } from './scenarios.js';
 
@@ -30,10 +30,20 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
   const c = by.get('c');
   const e = by.get('e');
   const f = by.get('f');
+  const i = by.get('i');
+  const j = by.get('j');
 
   add('(b) ≥ 0.6× baseline', ratio('b', 'a'), 0.6, 'min', (v) => `${fmt(v)}× (${fmt(b?.reqPerSec ?? NaN, 0)} / ${fmt(a?.reqPerSec ?? NaN, 0)} req/s)`);
   add('(e) ≥ 0.35× baseline', ratio('e', 'a'), 0.35, 'min', (v) => `${fmt(v)}× (${fmt(e?.reqPerSec ?? NaN, 0)} / ${fmt(a?.reqPerSec ?? NaN, 0)} req/s)`);
   add('(c) ≥ 0.85× (b)', ratio('c', 'b'), 0.85, 'min', (v) => `${fmt(v)}× (${fmt(c?.reqPerSec ?? NaN, 0)} / ${fmt(b?.reqPerSec ?? NaN, 0)} req/s)`);
+  add(
+    '(j) ≥ 0.9× (i): 1,020 silences, 20 in scope, within 10 % of none',
+    ratio('j', 'i'),
+    0.9,
+    'min',
+    (v) =>
+      `${fmt(v)}× (${fmt(j?.reqPerSec ?? NaN, 0)} / ${fmt(i?.reqPerSec ?? NaN, 0)} req/s; CPU ${fmt(j?.cpuMsPerRequest ?? NaN, 3)} / ${fmt(i?.cpuMsPerRequest ?? NaN, 3)} ms/req)`,
+  );
   add('p99 ≤ 10 ms at 50 connections in (b)', b?.latencyMs.p99, 10, 'max', (v) => `${fmt(v)} ms`);
   add('p99 ≤ 10 ms at 50 connections in (e)', e?.latencyMs.p99, 10, 'max', (v) => `${fmt(v)} ms`);
   add('≤ 2 Redis round trips per plain dispatch in (e)', e?.redis?.probe?.roundTripsPerDispatch, 2, 'max', (v) => fmt(v));
@@ -42,7 +52,7 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
     return `${fmt(v, 1)} executed${sent === undefined ? '' : `, ${fmt(sent, 1)} sent by the client`}`;
   });
   const idle = results.filter((r) => r.id !== 'a').map((r) => r.idleRssMb);
-  add('idle API RSS ≤ 120 MB', idle.length ? Math.max(...idle) : undefined, 120, 'max', (v) => `${fmt(v, 0)} MB (largest over scenarios b–h)`);
+  add('idle API RSS ≤ 120 MB', idle.length ? Math.max(...idle) : undefined, 120, 'max', (v) => `${fmt(v, 0)} MB (largest over scenarios b–j)`);
   const dedup = f?.redis?.dedupMemory;
   add(
     'Redis memory per live dedup key ≤ 200 bytes',
