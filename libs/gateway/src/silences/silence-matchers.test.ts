@@ -1,6 +1,7 @@
 import type { SilenceMatcher } from '@sluice/core';
 import { describe, expect, it } from 'vitest';
-import { compileMatchers, type Labels } from './silence-matchers.js';
+import { compileRe2 } from '@sluice/rules';
+import { compileMatchers, simplePattern, type Labels } from './silence-matchers.js';
 
 function test(matchers: SilenceMatcher[], labels: Labels): boolean {
   const compiled = compileMatchers(matchers);
@@ -65,5 +66,35 @@ describe('silence matchers', () => {
   it('refuses lookarounds and backreferences (RE2: linear time, no ReDoS)', () => {
     expect(compileMatchers([m('host', 'regex', '(a+)+\\1')]).ok).toBe(false);
     expect(compileMatchers([m('host', 'regex', 'a(?=b)')]).ok).toBe(false);
+  });
+
+  it('answers exactly as RE2 does on the patterns it runs without RE2', () => {
+    const patterns = ['warn.*', '.*', '.+', 'prod', 'prod|staging|dev', 'a|', '', 'db-1-.*', 'x.*'];
+    const values = [
+      '',
+      'warn',
+      'warning',
+      'prewarning',
+      'warn\nx',
+      'prod',
+      'staging',
+      'dev',
+      'production',
+      'a',
+      'db-1-main',
+      'db-1-',
+      'db-10',
+      'x',
+      'x\n',
+      '\n',
+    ];
+    for (const pattern of patterns) {
+      const fast = simplePattern(pattern);
+      expect(fast, pattern).not.toBeNull();
+      const re2 = compileRe2(pattern);
+      if (!re2.ok) throw new Error(re2.message);
+      for (const value of values) expect(fast?.(value), `${JSON.stringify(pattern)} on ${JSON.stringify(value)}`).toBe(re2.regex.testExact(value));
+    }
+    for (const pattern of ['db-[0-9]+', 'a.b', '(?i)prod', 'a\\.b', 'x+', 'a|b.*']) expect(simplePattern(pattern), pattern).toBeNull();
   });
 });

@@ -21,6 +21,31 @@ function labelValue(labels: Labels, name: string): string {
   return typeof value === 'string' ? value : '';
 }
 
+/** Characters with a meaning in RE2 syntax; a pattern free of them is a literal. */
+const META = /[\\^$.|?*+()[\]{}]/;
+
+/**
+ * An exact plain-JS test for the commonest patterns, which RE2 would otherwise run on every
+ * dispatch: a literal, literals joined by `|`, a literal followed by `.*`, `.*` and `.+`.
+ * Anything else (or any flag, class or escape) is left to RE2. Full-match semantics throughout,
+ * and `.` does not match a newline, as in RE2.
+ */
+export function simplePattern(pattern: string): ((value: string) => boolean) | null {
+  if (pattern === '.*') return (v) => !v.includes('\n');
+  if (pattern === '.+') return (v) => v.length > 0 && !v.includes('\n');
+  if (pattern.endsWith('.*') && !META.test(pattern.slice(0, -2))) {
+    const prefix = pattern.slice(0, -2);
+    return (v) => v.startsWith(prefix) && !v.includes('\n', prefix.length);
+  }
+  const alternatives = pattern.split('|');
+  if (alternatives.every((a) => !META.test(a))) {
+    if (alternatives.length === 1) return (v) => v === pattern;
+    const set = new Set(alternatives);
+    return (v) => set.has(v);
+  }
+  return null;
+}
+
 function compileOne(m: SilenceMatcher, at: string, problems: ErrorDetail[]): LabelTest | null {
   const { name, value } = m;
   switch (m.op) {
@@ -44,18 +69,23 @@ function compileOne(m: SilenceMatcher, at: string, problems: ErrorDetail[]): Lab
         return null;
       }
       const regex = compiled.regex;
-      // testExact: anchored at both ends, so `warn.*` matches `warning` and not `prewarning`.
-      return m.op === 'regex' ? (labels) => regex.testExact(labelValue(labels, name)) : (labels) => !regex.testExact(labelValue(labels, name));
+      // Anchored at both ends (testExact), so `warn.*` matches `warning` and not `prewarning`.
+      const full = simplePattern(value) ?? ((v: string) => regex.testExact(v));
+      return m.op === 'regex' ? (labels) => full(labelValue(labels, name)) : (labels) => !full(labelValue(labels, name));
     }
   }
 }
+
+/** Equality tests first: they are the cheapest, and the first that fails spares the regexes. */
+const COST: Readonly<Record<SilenceMatcher['op'], number>> = { equal: 0, not_equal: 0, regex: 1, not_regex: 1 };
 
 /** Compiles matchers to one test (all must hold), or the problems found, each naming its matcher. */
 export function compileMatchers(matchers: readonly SilenceMatcher[]): { ok: true; test: LabelTest } | { ok: false; problems: ErrorDetail[] } {
   const problems: ErrorDetail[] = [];
   const tests = matchers.map((m, i) => compileOne(m, `matchers.${i}`, problems));
   if (problems.length > 0) return { ok: false, problems };
-  const all = tests as LabelTest[];
+  const order = matchers.map((m, i) => ({ cost: COST[m.op], i })).sort((a, b) => a.cost - b.cost || a.i - b.i);
+  const all = order.map(({ i }) => tests[i] as LabelTest);
   if (all.length === 1) return { ok: true, test: all[0] as LabelTest };
   return {
     ok: true,

@@ -63,8 +63,9 @@ export class GenerationSync {
   async announce(tag: string = DEFAULT_TAG): Promise<void> {
     const generation = `${newId()}:${tag}`;
     await this.deps.state.set(this.deps.generationKey, generation);
-    this.generation = generation;
     await this.reload(tag);
+    // Only once loaded: a failed reload leaves the old generation, so the next poll tries again.
+    this.generation = generation;
     await this.deps.state.publish(this.deps.channel, tag);
   }
 
@@ -72,6 +73,9 @@ export class GenerationSync {
     try {
       // Read the generation first: an edit landing during the reload is then caught by the next poll.
       const generation = await this.deps.state.get(this.deps.generationKey);
+      // Our own broadcast (or one whose data we already hold): nothing new to load. A bulk of
+      // edits on one replica would otherwise reload everything twice per edit.
+      if (generation !== null && generation === this.generation) return;
       await this.reload(tagOf(generation));
       this.generation = generation;
     } catch (err) {
