@@ -1,6 +1,8 @@
 import type { ErrorDetail, SilenceMatcher } from '@sluice/core';
 import { compileRe2 } from '@sluice/rules';
 
+type Re2Program = Extract<ReturnType<typeof compileRe2>, { ok: true }>['regex'];
+
 /** The spec's limits on a regex matcher: its text, and its compiled automaton. */
 const MAX_MATCHER_REGEX_LENGTH = 256;
 const MAX_MATCHER_PROGRAM_BYTES = 64 * 1024;
@@ -46,6 +48,15 @@ export function simplePattern(pattern: string): ((value: string) => boolean) | n
   return null;
 }
 
+/**
+ * Anchored at both ends (testExact), so `warn.*` matches `warning` and not `prewarning`. The RE2
+ * program is kept only when a pattern needs it: a snapshot of thousands of silences would
+ * otherwise hold thousands of compiled programs the fast paths never run.
+ */
+function fullMatch(pattern: string, regex: Re2Program): (value: string) => boolean {
+  return simplePattern(pattern) ?? ((v) => regex.testExact(v));
+}
+
 function compileOne(m: SilenceMatcher, at: string, problems: ErrorDetail[]): LabelTest | null {
   const { name, value } = m;
   switch (m.op) {
@@ -68,9 +79,7 @@ function compileOne(m: SilenceMatcher, at: string, problems: ErrorDetail[]): Lab
         });
         return null;
       }
-      const regex = compiled.regex;
-      // Anchored at both ends (testExact), so `warn.*` matches `warning` and not `prewarning`.
-      const full = simplePattern(value) ?? ((v: string) => regex.testExact(v));
+      const full = fullMatch(value, compiled.regex);
       return m.op === 'regex' ? (labels) => full(labelValue(labels, name)) : (labels) => !full(labelValue(labels, name));
     }
   }
