@@ -90,6 +90,20 @@ describe.each(BACKENDS)('approvals (%s)', (backend) => {
     expect((await postJson(local(pending.reject_url), undefined)).body).toEqual({ id: pending.approval_id, status: 'rejected', outcome: null });
     expect((await postJson(local(pending.approve_url), undefined)).status).toBe(410);
     expect(executedIds()).not.toContain(pending.action_id);
+    // The request and the decision are both in the audit trail under the action's id; the latest is the decision.
+    expect((await requestJson('GET', `${gw.url}/v1/audit/${pending.action_id}`)).body).toMatchObject({
+      outcome: 'suppressed',
+      matched_rule: 'wires-need-approval',
+      caller_id: 'link:new',
+      outcome_details: { reason: 'approval rejected', approval_id: pending.approval_id, decision: 'rejected' },
+    });
+    const trail = (await requestJson('GET', `${gw.url}/v1/audit?tenant=acme&namespace=payments&limit=1000`)).body?.records as Body[] | undefined;
+    expect(
+      (trail ?? [])
+        .filter((r) => r.action_id === pending.action_id)
+        .map((r) => r.outcome)
+        .sort(),
+    ).toEqual(['pending_approval', 'suppressed']);
   });
 
   it('answers 404 to a tampered sig, expires_at or kid, changing nothing', async () => {

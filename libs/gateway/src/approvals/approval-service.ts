@@ -47,6 +47,8 @@ export interface ApprovalServiceDeps {
   signer: ApprovalSigner;
   externalUrl: string;
   notify: Notifier;
+  /** Writes the audit record of a rejection (absent while audit is off); an approval's is its execution's. */
+  auditRejection?: (approval: Approval, decidedBy: string, atMs: number) => Promise<void>;
 }
 
 interface ExpireJobData {
@@ -163,7 +165,10 @@ export class ApprovalService {
     const decidedBy = `link:${link.kid ?? 'any'}`;
     const status: ApprovalStatus = verb === 'approve' ? 'approved' : 'rejected';
     const claimed = await this.claim(found, status, decidedBy);
-    if (status === 'rejected') return { id: ref.id, status, outcome: null };
+    if (status === 'rejected') {
+      await this.deps.auditRejection?.(claimed.record, decidedBy, this.deps.clock.now());
+      return { id: ref.id, status, outcome: null };
+    }
     const outcome = await execute(claimed.record.action, decidedBy);
     const done = await this.records.swap(claimed, { ...claimed.record, outcome });
     if (!done) this.log.warn({ approval: ref.id }, 'approval executed but its outcome could not be recorded (record changed meanwhile)');

@@ -1,4 +1,6 @@
+import type { Approval } from '@sluice/core';
 import type { RuleAction } from '@sluice/rules';
+import type { AuditRecorder } from '../audit/audit-recorder.js';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
 import { APPROVAL_EXPIRE_KIND, ApprovalService, type Notifier } from './approval-service.js';
@@ -11,7 +13,7 @@ export interface ApprovalsFeature extends Feature {
 type RequireApproval = Extract<RuleAction, { type: 'require_approval' }>;
 
 /** Human approvals: the `require_approval` rule action, signed decision links, and the job expiring unanswered ones. */
-export async function approvalsFeature(ctx: FeatureContext): Promise<ApprovalsFeature> {
+export async function approvalsFeature(ctx: FeatureContext, audit: AuditRecorder | undefined): Promise<ApprovalsFeature> {
   const { state, clock, logger, scheduler, events, providers, executor } = ctx;
   const signer = new ApprovalSigner(await loadSigningKeys(ctx.config.server.approval_keys, state));
   const notify: Notifier = async (name, action) => {
@@ -19,7 +21,32 @@ export async function approvalsFeature(ctx: FeatureContext): Promise<ApprovalsFe
     if (!provider) throw new Error(`notify_provider ${name} is not configured`);
     return (await executor.execute(provider, action)).ok;
   };
-  const service = new ApprovalService({ state, clock, logger, scheduler, events, signer, externalUrl: ctx.config.server.external_url, notify });
+  // A rejected action was suppressed by its approval rule: recorded under its action id, beside the request's record.
+  const auditRejection = audit
+    ? async (approval: Approval, decidedBy: string, atMs: number) => {
+        await audit.record({
+          action: { ...approval.action, id: approval.action_id, created_at: approval.created_at, metadata: approval.action.metadata ?? {} },
+          outcome: { outcome: 'suppressed', action_id: approval.action_id, rule: approval.rule, reason: 'approval rejected' },
+          verdict: 'require_approval',
+          matchedRule: approval.rule,
+          details: { approval_id: approval.id, decision: 'rejected' },
+          caller: { id: decidedBy, method: 'approval_link' },
+          dispatchedAtMs: atMs,
+          completedAtMs: atMs,
+        });
+      }
+    : undefined;
+  const service = new ApprovalService({
+    state,
+    clock,
+    logger,
+    scheduler,
+    events,
+    signer,
+    externalUrl: ctx.config.server.external_url,
+    notify,
+    ...(auditRejection ? { auditRejection } : {}),
+  });
   const requireApproval: RuleActionHandler = (dispatch, { rule, action }) => {
     const a = action as RequireApproval;
     return service.request({ action: dispatch.action, rule: rule.name, message: a.message, ttlSeconds: a.ttl_seconds, notifyProvider: a.notify_provider });

@@ -53,7 +53,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   const stateMachines = built(stateMachinesFeature(ctx));
   const grouping = built(groupingFeature(ctx));
   const recurring = built(recurringFeature(ctx));
-  const approvals = built(await approvalsFeature(ctx));
+  const approvals = built(await approvalsFeature(ctx, audit.parts.recorder));
   const others = [quotas, retention, audit, stateMachines, grouping, recurring, approvals];
   const reaper = built(
     retentionReaperFeature(ctx, {
