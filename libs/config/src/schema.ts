@@ -1,3 +1,4 @@
+import { ChainDefinition } from '@sluice/core';
 import { z } from 'zod';
 import { StateMachinesConfig } from './state-machines-schema.js';
 
@@ -102,6 +103,13 @@ const TimeIntervalsConfig = z
   .strictObject({
     /** How often each replica checks the shared time-interval generation, as a backstop to pub/sub (the spec's 30 s). */
     sync_interval_seconds: positiveInt.default(30),
+  })
+  .prefault({});
+
+const ChainsConfig = z
+  .strictObject({
+    /** Chain definitions (read-only through the API); cross-checks (providers, sub-chains, cycles) run at start-up. */
+    definitions: z.array(ChainDefinition).default([]),
   })
   .prefault({});
 
@@ -229,6 +237,7 @@ export const SluiceConfig = z.strictObject({
   rules: RulesConfig,
   silences: SilencesConfig,
   time_intervals: TimeIntervalsConfig,
+  chains: ChainsConfig,
   auth: AuthConfig,
   quotas: QuotasConfig,
   rate_limit: RateLimitConfig,

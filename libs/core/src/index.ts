@@ -21,3 +21,4 @@ export * from './schemas/silences.js';
 export * from './schemas/time-interval-record.js';
 export * from './schemas/dead-letters.js';
 export * from './schemas/approvals.js';
+export * from './schemas/chains.js';

@@ -27,3 +27,4 @@ export * from './silences/silence-service.js';
 export * from './time-intervals/time-interval-service.js';
 export * from './dead-letters/dead-letter-queue.js';
 export * from './approvals/approval-service.js';
+export * from './chains/chain-definitions.js';

@@ -4,6 +4,7 @@ import { analyticsRoutes } from './analytics.js';
 import { approvalsRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { eventsRoutes } from './events.js';
+import { chainsRoutes } from './chains.js';
 import { deadLettersRoutes } from './dead-letters.js';
 import { groupsRoutes } from './groups.js';
 import { quotasRoutes } from './quotas.js';
@@ -30,6 +31,7 @@ export type RoutesRuntime = Pick<
   | 'timeIntervals'
   | 'deadLetters'
   | 'approvals'
+  | 'chainDefinitions'
 >;
 
 type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
@@ -49,6 +51,7 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
   grouping: [(app, rt) => app.register(groupsRoutes, { grouping: rt.grouping })],
   recurring: [(app, rt) => app.register(recurringRoutes, { recurring: rt.recurring })],
   approvals: [(app, rt) => app.register(approvalsRoutes, { approvals: rt.approvals, gateway: rt.gateway })],
+  chains: [(app, rt) => app.register(chainsRoutes, { definitions: rt.chainDefinitions })],
   reaper: [],
   silences: [(app, rt) => app.register(silencesRoutes, { silences: rt.silences })],
   timeIntervals: [(app, rt) => app.register(timeIntervalsRoutes, { timeIntervals: rt.timeIntervals })],

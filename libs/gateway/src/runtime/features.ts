@@ -14,6 +14,7 @@ import {
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
 import { rulesFeature, type RulesFeature } from '../rules/rules-feature.js';
 import { silencesFeature, type SilencesFeature } from '../silences/silences-feature.js';
+import { chainsFeature, type ChainsFeature } from '../chains/chains-feature.js';
 import { deadLettersFeature, type DeadLettersFeature } from '../dead-letters/dead-letters-feature.js';
 import { executeFeature } from '../stages/execute-feature.js';
 import { stateMachinesFeature, type StateMachinesFeature } from '../state-machines/state-machines-feature.js';
@@ -28,6 +29,7 @@ export interface Features {
   grouping: GroupingFeature;
   recurring: RecurringFeature;
   approvals: ApprovalsFeature;
+  chains: ChainsFeature;
   reaper: RetentionReaperFeature;
   silences: SilencesFeature;
   timeIntervals: TimeIntervalsFeature;
@@ -54,6 +56,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   const grouping = built(groupingFeature(ctx));
   const recurring = built(recurringFeature(ctx));
   const approvals = built(await approvalsFeature(ctx, audit.parts.recorder));
+  const chains = built(await chainsFeature(ctx));
   const others = [quotas, retention, audit, stateMachines, grouping, recurring, approvals];
   const reaper = built(
     retentionReaperFeature(ctx, {
@@ -74,7 +77,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   );
   const deadLetters = built(deadLettersFeature(ctx));
   const execute = built(executeFeature(ctx, deadLetters.onExhausted));
-  return { quotas, retention, audit, stateMachines, grouping, recurring, approvals, reaper, silences, timeIntervals, rules, deadLetters, execute };
+  return { quotas, retention, audit, stateMachines, grouping, recurring, approvals, chains, reaper, silences, timeIntervals, rules, deadLetters, execute };
 }
 
 /** The rule actions the features implement; two features claiming one action is a programming error. */

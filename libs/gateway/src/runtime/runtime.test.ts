@@ -21,6 +21,7 @@ describe('the runtime builder', () => {
         'grouping',
         'recurring',
         'approvals',
+        'chains',
         'retention-reaper',
         'silences',
         'time-intervals',

@@ -14,6 +14,7 @@ import type { RetentionReaper } from '../retention/retention-reaper.js';
 import type { RetentionRepository } from '../retention/retention-repository.js';
 import type { RuleRepository } from '../rules/rule-repository.js';
 import type { ApprovalService } from '../approvals/approval-service.js';
+import type { ChainDefinitions } from '../chains/chain-definitions.js';
 import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
 import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
@@ -36,6 +37,7 @@ export interface Runtime extends FeatureContext {
   silences: SilenceService;
   timeIntervals: TimeIntervalService;
   approvals: ApprovalService;
+  chainDefinitions: ChainDefinitions;
   /** Null while `executor.dlq_enabled` is off. */
   deadLetters: DeadLetterQueue | null;
   /** The dispatch entry point: the features' stages in spec order. */
@@ -96,6 +98,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     timeIntervals: features.timeIntervals.service,
     deadLetters: features.deadLetters.queue,
     approvals: features.approvals.service,
+    chainDefinitions: features.chains.definitions,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {
