@@ -41,6 +41,18 @@ describe('silences and time intervals across 2 replicas sharing Redis (pub/sub o
     return res.body as Body & { id: string; ends_at: string };
   };
 
+  /** Waits (within the pub/sub bound) until replica B can read the silence. */
+  const knownOnB = (id: string) =>
+    poll(
+      'replica B to know the silence',
+      async () => (await requestJson('GET', `${b}/v1/silences/${id}`)).status,
+      (s) => s === 200,
+      {
+        timeoutMs: WITHIN_MS,
+        intervalMs: 25,
+      },
+    );
+
   beforeAll(async () => {
     cluster = await Cluster.start({
       apis: 2,
@@ -81,15 +93,7 @@ describe('silences and time intervals across 2 replicas sharing Redis (pub/sub o
     const original = Date.parse(created.ends_at);
     const endsAtPlus = (minutes: number) => new Date(original + minutes * 60_000).toISOString();
     // B must know the silence before it can extend it (its routes check the silence's scope on the snapshot).
-    await poll(
-      'replica B to know the silence',
-      async () => (await requestJson('GET', `${b}/v1/silences/${created.id}`)).status,
-      (s) => s === 200,
-      {
-        timeoutMs: WITHIN_MS,
-        intervalMs: 25,
-      },
-    );
+    await knownOnB(created.id);
     /** Both replicas read ends_at = original + `minutes` (they converge by pub/sub; the generation poll is a minute away). */
     const bothRead = async (minutes: number) => {
       const expected = endsAtPlus(minutes);
@@ -121,15 +125,7 @@ describe('silences and time intervals across 2 replicas sharing Redis (pub/sub o
   it('expiring a silence on replica B stops its suppression on replica A within 1 s', async () => {
     const created = await createSilence(a, 'sil-expire');
     expect(await labelled(a, 'sil-expire')).toMatchObject({ outcome: 'suppressed', silence_id: created.id });
-    await poll(
-      'replica B to know the silence',
-      async () => (await requestJson('GET', `${b}/v1/silences/${created.id}`)).status,
-      (s) => s === 200,
-      {
-        timeoutMs: WITHIN_MS,
-        intervalMs: 25,
-      },
-    );
+    await knownOnB(created.id);
     const expired = await postJson(`${b}/v1/silences/${created.id}/expire`, {});
     expect(expired).toMatchObject({ status: 200, body: { id: created.id, active: false } });
     await poll(

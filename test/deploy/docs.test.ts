@@ -3,16 +3,14 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { DOCUMENTED } from './support/commands.js';
 import { loadCompose } from './support/compose.js';
-import { splitCommand } from '../support/shell-words.js';
+import { shellBlockLines, splitCommand } from '../support/shell-words.js';
 import { REPO_ROOT, helm } from './support/helm.js';
 
 const DOC = readFileSync(join(REPO_ROOT, 'docs/deploy.md'), 'utf8');
 
 /** Command lines of the ```sh blocks (continuations joined), with their trailing comment. */
 function shellLines(markdown: string): { command: string; comment: string }[] {
-  const blocks = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].map((m) => m[1] ?? '');
-  return blocks
-    .flatMap((b) => b.replace(/\\\n\s*/g, ' ').split('\n'))
+  return shellBlockLines(markdown)
     .map((l) => l.trim())
     .filter((l) => l && !l.startsWith('#'))
     .map((l) => {

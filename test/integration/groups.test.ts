@@ -3,7 +3,7 @@ import { WILDCARD_GRANT, credentialsFile, keyHeader } from '../support/credentia
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
-import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway, requestJson } from '../support/start-gateway.js';
 
 const RULES = `
 rules:
@@ -26,9 +26,8 @@ type GroupListBody = { total: number; groups: { group_id: string; group_key: str
 type Payload = { group_id: string; flush_reason: string; events: { action_id: string }[] };
 
 async function call(method: string, url: string, headers: Record<string, string> = {}) {
-  const res = await fetch(url, { method, headers });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
+  const res = await requestJson(method, url, undefined, headers);
+  return { status: res.status, body: res.body as Json };
 }
 
 describe.each(BACKENDS)('event groups through HTTP (%s backend)', (backend) => {

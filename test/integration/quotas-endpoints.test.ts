@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { BACKENDS, startGateway, type RunningGateway, requestJson } from '../support/start-gateway.js';
 
 const CONFIG_POLICY = { id: 'from-config', namespace: 'payments', tenant: 'acme', max_actions: 100, window: 'daily', description: 'set by ops' };
 
@@ -8,12 +8,8 @@ type Json = Record<string, unknown>;
 describe.each(BACKENDS)('quota endpoints (%s backend)', (backend) => {
   let gw: RunningGateway;
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${gw.url}${path}`, {
-      method,
-      ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
-    });
-    const text = await res.text();
-    return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
+    const res = await requestJson(method, `${gw.url}${path}`, body);
+    return { status: res.status, body: res.body as Json };
   };
 
   beforeAll(async () => {

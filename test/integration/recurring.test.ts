@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT, type TestKey } from '../support/credentials.js';
 import { poll } from '../support/poll.js';
-import { BACKENDS, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { BACKENDS, startGateway, type RunningGateway, requestJson } from '../support/start-gateway.js';
 
 type Json = Record<string, unknown>;
 
@@ -9,13 +9,8 @@ type Json = Record<string, unknown>;
 process.env.SLUICE_TEST_SECONDS_CRON = '1';
 
 async function call(base: string, method: string, path: string, body?: unknown, headers: Record<string, string> = {}) {
-  const res = await fetch(`${base}${path}`, {
-    method,
-    headers: { ...headers, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await res.text();
-  return { status: res.status, body: (text ? JSON.parse(text) : null) as Json };
+  const res = await requestJson(method, `${base}${path}`, body, headers);
+  return { status: res.status, body: res.body as Json };
 }
 
 /** Polls over HTTP, as the hand-made loop here did: every 100 ms, for up to 15 s. */

@@ -1,4 +1,4 @@
-import { splitCommand } from './shell-words.js';
+import { shellBlockLines, splitCommand } from './shell-words.js';
 
 /**
  * One curl example of a doc's ```sh blocks: `curl -s [-X M] [-H 'k: v'] [-d 'json'] [-o /dev/null
@@ -47,7 +47,7 @@ function parseCurl(line: string, expected: string | undefined): CurlExample {
 
 /** The curl examples of every ```sh block of a markdown text, in order. */
 export function curlExamples(markdown: string): CurlExample[] {
-  const lines = [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] ?? '').replace(/\\\n\s*/g, ' ').split('\n'));
+  const lines = shellBlockLines(markdown);
   const examples: CurlExample[] = [];
   lines.forEach((raw, i) => {
     const line = raw.trim();

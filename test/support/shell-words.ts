@@ -4,3 +4,8 @@ export function splitCommand(line: string): string[] {
   for (const m of line.matchAll(/'([^']*)'|"([^"]*)"|(\S+)/g)) out.push(m[1] ?? m[2] ?? m[3] ?? '');
   return out;
 }
+
+/** The lines of a markdown text's ```sh blocks, in order, with `\`-continued lines joined. */
+export function shellBlockLines(markdown: string): string[] {
+  return [...markdown.matchAll(/```sh\n([\s\S]*?)```/g)].flatMap((m) => (m[1] ?? '').replace(/\\\n\s*/g, ' ').split('\n'));
+}
