@@ -13,6 +13,8 @@ export interface HttpSink {
   received: ReceivedCall[];
   /** The HTTP status it answers with from now on (200 unless a test sets another). */
   status: number;
+  /** The JSON body of a successful answer to a call (default `{"ok":true}`). */
+  reply: ((call: ReceivedCall) => unknown) | undefined;
   close(): Promise<void>;
 }
 
@@ -23,8 +25,10 @@ export async function startSink(): Promise<HttpSink> {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      received.push(JSON.parse(body) as ReceivedCall);
-      res.writeHead(sink.status, { 'content-type': 'application/json' }).end(sink.status < 300 ? '{"ok":true}' : '{"ok":false}');
+      const call = JSON.parse(body) as ReceivedCall;
+      received.push(call);
+      const answer = sink.status >= 300 ? { ok: false } : sink.reply ? sink.reply(call) : { ok: true };
+      res.writeHead(sink.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -32,6 +36,7 @@ export async function startSink(): Promise<HttpSink> {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
     received,
     status: 200,
+    reply: undefined,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
   return sink;

@@ -96,6 +96,8 @@ export const FAILURE_CODES = {
   // the pipeline, before any provider is called (attempts 0)
   PROVIDER_NOT_FOUND: { retryable: 'no', meaning: 'the action names a provider that is not configured' },
   RULE_ACTION_UNAVAILABLE: { retryable: 'no', meaning: 'a matching rule asks for an action type whose feature has not shipped' },
+  // chains (a `chain` rule)
+  CHAIN_NOT_FOUND: { retryable: 'no', meaning: 'the rule names a chain definition that does not exist (any more)' },
   // state machines (a `state_machine` rule)
   STATE_MACHINE_NOT_FOUND: { retryable: 'no', meaning: 'the rule names a state machine that is not configured' },
   FINGERPRINT_REQUIRED: { retryable: 'no', meaning: 'the action has no fingerprint and the rule no `fingerprint_fields`' },

@@ -11,6 +11,8 @@ export interface DispatchOptions {
   deadLetter?: boolean;
   /** Skip the stages before this one (an approved action runs from `execute`). */
   stagesFrom?: StageName;
+  /** The chain run this dispatch is a step of. */
+  chainId?: string | undefined;
   traceparent?: string | undefined;
   caller?: DispatchCaller | undefined;
 }
@@ -50,6 +52,7 @@ export class Gateway {
         verdict: ctx.verdict,
         matchedRule: ctx.matchedRule,
         details: ctx.auditDetails,
+        chainId: ctx.chainId,
         caller: ctx.caller,
         dispatchedAtMs,
         completedAtMs: this.deps.clock.now(),

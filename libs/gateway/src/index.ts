@@ -28,3 +28,5 @@ export * from './time-intervals/time-interval-service.js';
 export * from './dead-letters/dead-letter-queue.js';
 export * from './approvals/approval-service.js';
 export * from './chains/chain-definitions.js';
+export * from './chains/chain-runs.js';
+export * from './chains/chain-run-record.js';

@@ -1,7 +1,21 @@
-import { ChainDagResponse, ChainDefinition, ChainDefinitionList, ChainDefinitionParams, ChainDefinitionView, ErrorBody } from '@sluice/core';
-import type { ChainDefinitions } from '@sluice/gateway';
+import {
+  ChainCancelInput,
+  ChainDagResponse,
+  ChainDefinition,
+  ChainDefinitionList,
+  ChainDefinitionParams,
+  ChainDefinitionView,
+  ChainRunDetail,
+  ChainRunList,
+  ChainRunListQuery,
+  ChainRunParams,
+  ErrorBody,
+} from '@sluice/core';
+import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import { runDetail, type ChainDefinitions, type ChainRuns } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
+import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['chains'];
 const error = responseSchema(ErrorBody);
@@ -11,11 +25,89 @@ const body = requestSchema(ChainDefinition);
 // A chain calls providers for whichever tenant's rule starts it: changing one is an admin's job.
 const manage = { access: 'admin' } as const;
 const read = { access: 'read' } as const;
+// Cancelling stops provider calls a dispatch started: what dispatching needs.
+const cancel = { access: 'dispatch' } as const;
+const runParams = requestSchema(ChainRunParams);
+const detail = responseSchema(ChainRunDetail);
 
 type NameRoute = { Params: { name: string } };
+type RunRoute = { Params: { id: string } };
 
-export async function chainsRoutes(app: FastifyInstance, opts: { definitions: ChainDefinitions }): Promise<void> {
-  const { definitions } = opts;
+export async function chainsRoutes(app: FastifyInstance, opts: { definitions: ChainDefinitions; runs: ChainRuns }): Promise<void> {
+  const { definitions, runs } = opts;
+  /** A run of the id, 403 unless a grant covers its tenant (and namespace). */
+  const visibleRun = async (request: { params: { id: string } } & Parameters<typeof callerOf>[0]) => {
+    const run = await runs.get(request.params.id);
+    assertCallerCoversScope(callerOf(request), run);
+    return run;
+  };
+
+  app.get<{ Querystring: ChainRunListQuery }>(
+    '/v1/chains',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List chain runs (newest first; status, chain_name, namespace and tenant filters)',
+        querystring: requestSchema(ChainRunListQuery),
+        response: { 200: responseSchema(ChainRunList), 400: error, 403: error },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const tenant = tenantFilterFor(caller, request.query);
+      return runs.list({ ...request.query, tenant }, (run) => visibleTo(caller, run));
+    },
+  );
+
+  app.get<RunRoute>(
+    '/v1/chains/:id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'One chain run: status, each step’s status and response, timing, execution path',
+        params: runParams,
+        response: { 200: detail, 403: error, 404: error },
+      },
+    },
+    async (request) => runDetail(await visibleRun(request)),
+  );
+
+  app.post<RunRoute & { Body: ChainCancelInput }>(
+    '/v1/chains/:id/cancel',
+    {
+      config: cancel,
+      schema: {
+        tags,
+        summary: 'Cancel a running chain run and the sub-chain runs below it',
+        description: 'No later step starts; a step already calling its provider finishes but is not recorded. 409 when the run is not running.',
+        params: runParams,
+        body: requestSchema(ChainCancelInput),
+        response: { 200: detail, 400: error, 403: error, 404: error, 409: error },
+      },
+    },
+    async (request) => {
+      const run = await visibleRun(request);
+      const input = parseRequest(ChainCancelInput, request.body ?? {});
+      const by = input.cancelled_by ?? callerOf(request).id;
+      return runDetail(await runs.cancel(run.id, input.reason ?? null, by));
+    },
+  );
+
+  app.get<RunRoute>(
+    '/v1/chains/:id/dag',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'The graph of a chain run: step statuses, execution path, sub-chain runs nested',
+        params: runParams,
+        response: { 200: responseSchema(ChainDagResponse), 403: error, 404: error },
+      },
+    },
+    async (request) => runs.dag((await visibleRun(request)).id),
+  );
 
   app.get(
     '/v1/chains/definitions',

@@ -32,6 +32,7 @@ export type RoutesRuntime = Pick<
   | 'deadLetters'
   | 'approvals'
   | 'chainDefinitions'
+  | 'chainRuns'
 >;
 
 type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
@@ -51,7 +52,7 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
   grouping: [(app, rt) => app.register(groupsRoutes, { grouping: rt.grouping })],
   recurring: [(app, rt) => app.register(recurringRoutes, { recurring: rt.recurring })],
   approvals: [(app, rt) => app.register(approvalsRoutes, { approvals: rt.approvals, gateway: rt.gateway })],
-  chains: [(app, rt) => app.register(chainsRoutes, { definitions: rt.chainDefinitions })],
+  chains: [(app, rt) => app.register(chainsRoutes, { definitions: rt.chainDefinitions, runs: rt.chainRuns })],
   reaper: [],
   silences: [(app, rt) => app.register(silencesRoutes, { silences: rt.silences })],
   timeIntervals: [(app, rt) => app.register(timeIntervalsRoutes, { timeIntervals: rt.timeIntervals })],

@@ -64,6 +64,14 @@ const PendingApprovalOutcome = z.object({
   reject_url: z.string(),
   notification_sent: z.boolean(),
 });
+const ChainStartedOutcome = z.object({
+  outcome: z.literal('chain_started'),
+  ...base,
+  chain_id: z.string(),
+  chain_name: z.string(),
+  total_steps: z.number().int(),
+  first_step: z.string(),
+});
 const FailedOutcome = z.object({ outcome: z.literal('failed'), ...base, error: FailureInfo });
 const DryRunOutcome = z.object({
   outcome: z.literal('dry_run'),
@@ -84,6 +92,7 @@ export const DispatchOutcome = z.discriminatedUnion('outcome', [
   ThrottledOutcome,
   FailedOutcome,
   PendingApprovalOutcome,
+  ChainStartedOutcome,
   DryRunOutcome,
   StateChangedOutcome,
   GroupedOutcome,

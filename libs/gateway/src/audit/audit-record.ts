@@ -12,6 +12,8 @@ export interface RecordInput {
   /** Details for the record only, beside the outcome's own (a silence's comment). */
   details: Record<string, unknown> | undefined;
   caller: DispatchCaller | undefined;
+  /** The chain run the dispatch started or is a step of. */
+  chainId?: string | undefined;
   dispatchedAtMs: number;
   completedAtMs: number;
   /** Null when the record never expires. */
@@ -37,7 +39,7 @@ export function buildAuditRecord(input: RecordInput): NewAuditRecord {
   for (const field of CARRIED_FIELDS) if (action[field] !== undefined) metadata[`__${field}`] = action[field];
   return {
     action_id: action.id,
-    chain_id: null,
+    chain_id: input.chainId ?? null,
     namespace: action.namespace,
     tenant: action.tenant,
     provider: action.provider,

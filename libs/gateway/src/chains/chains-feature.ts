@@ -1,12 +1,24 @@
+import type { RuleAction } from '@sluice/rules';
+import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
 import type { Feature, FeatureContext } from '../feature.js';
+import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
 import { ChainDefinitions } from './chain-definitions.js';
+import { CHAIN_STEP_KIND, CHAIN_TIMEOUT_KIND } from './chain-jobs.js';
+import { ChainRunRetention } from './chain-retention.js';
+import { ChainRuns, type StepExecutor } from './chain-runs.js';
 
 export interface ChainsFeature extends Feature {
   readonly definitions: ChainDefinitions;
+  readonly runs: ChainRuns;
 }
 
-/** Chains: their definitions (config and API, shared by replicas). Runs, and the `chain` rule action, arrive next. */
-export async function chainsFeature(ctx: FeatureContext): Promise<ChainsFeature> {
+type ChainAction = Extract<RuleAction, { type: 'chain' }>;
+
+/**
+ * Chains: definitions (config and API, shared by replicas), the `chain` rule action starting a
+ * run, step and timeout jobs advancing runs on any worker, and retention of finished runs.
+ */
+export async function chainsFeature(ctx: FeatureContext, deadLetters: DeadLetterQueue | null): Promise<ChainsFeature> {
   const definitions = new ChainDefinitions({
     state: ctx.state,
     clock: ctx.clock,
@@ -16,5 +28,50 @@ export async function chainsFeature(ctx: FeatureContext): Promise<ChainsFeature>
     syncIntervalMs: ctx.config.rules.sync_interval_seconds * 1000,
   });
   await definitions.start();
-  return { name: 'chains', definitions, close: () => definitions.close() };
+  const runs = new ChainRuns({
+    state: ctx.state,
+    clock: ctx.clock,
+    logger: ctx.logger,
+    scheduler: ctx.scheduler,
+    events: ctx.events,
+    definitions,
+    ...(deadLetters
+      ? {
+          deadLetter: async (action, provider, error) => {
+            await deadLetters.push(action, provider, error);
+            ctx.metrics.deadLetters.inc();
+          },
+        }
+      : {}),
+  });
+  const chain: RuleActionHandler = async (dispatch, { rule, action }) => {
+    const name = (action as ChainAction).chain_name;
+    const def = definitions.find(name);
+    if (!def) {
+      const message = `rule ${rule.name}: chain definition ${name} not found`;
+      return { outcome: 'failed', action_id: dispatch.action.id, error: { code: 'CHAIN_NOT_FOUND', message, retryable: false, attempts: 0 } };
+    }
+    const started = await runs.start(def, { action: dispatch.action, rule: rule.name });
+    dispatch.chainId = started.chainId;
+    return started.outcome;
+  };
+  return {
+    name: 'chains',
+    definitions,
+    runs,
+    ruleActions: { chain },
+    jobs: {
+      [CHAIN_STEP_KIND]: {
+        concurrency: 8,
+        handler: (job, { gateway }) => {
+          const execute: StepExecutor = (stepAction, chainId) =>
+            gateway.dispatch(stepAction, { stagesFrom: 'execute', deadLetter: false, chainId, caller: { id: `chain:${chainId}`, method: 'chain' } });
+          return runs.onStepJob(job.data, execute);
+        },
+      },
+      [CHAIN_TIMEOUT_KIND]: { concurrency: 2, handler: (job) => runs.onTimeoutJob(job.data) },
+    },
+    retentionSources: [new ChainRunRetention(runs, ctx.logger)],
+    close: () => definitions.close(),
+  };
 }

@@ -19,6 +19,8 @@ export interface DispatchContext {
   deadLetter: boolean;
   /** Outcome details only the audit record keeps (a silence's comment), never the response. */
   auditDetails: Record<string, unknown> | undefined;
+  /** The chain run this dispatch started (a `chain` rule) or is a step of; audit records carry it. */
+  chainId: string | undefined;
   /** W3C trace context from the request, carried for logs and audit. */
   traceparent: string | undefined;
   /** Who dispatched it (for audit); absent for internal dispatches. */
@@ -37,7 +39,7 @@ export type MutedBy = { silence_id: string } | { interval: string; reason: 'mute
 /** A dispatch as it enters the pipeline: nothing decided yet, bound for the provider it names. */
 export function dispatchContext(
   action: Action,
-  opts: { dryRun?: boolean; deadLetter?: boolean; traceparent?: string | undefined; caller?: DispatchCaller | undefined } = {},
+  opts: { dryRun?: boolean; deadLetter?: boolean; chainId?: string | undefined; traceparent?: string | undefined; caller?: DispatchCaller | undefined } = {},
 ): DispatchContext {
   return {
     action,
@@ -49,6 +51,7 @@ export function dispatchContext(
     mutedBy: undefined,
     deadLetter: opts.deadLetter !== false,
     auditDetails: undefined,
+    chainId: opts.chainId,
     traceparent: opts.traceparent,
     caller: opts.caller,
   };

@@ -56,8 +56,9 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   const grouping = built(groupingFeature(ctx));
   const recurring = built(recurringFeature(ctx));
   const approvals = built(await approvalsFeature(ctx, audit.parts.recorder));
-  const chains = built(await chainsFeature(ctx));
-  const others = [quotas, retention, audit, stateMachines, grouping, recurring, approvals];
+  const deadLetters = built(deadLettersFeature(ctx));
+  const chains = built(await chainsFeature(ctx, deadLetters.queue));
+  const others = [quotas, retention, audit, stateMachines, grouping, recurring, approvals, chains];
   const reaper = built(
     retentionReaperFeature(ctx, {
       policies: retention.repository,
@@ -75,7 +76,6 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
       intervals: timeIntervals.service,
     }),
   );
-  const deadLetters = built(deadLettersFeature(ctx));
   const execute = built(executeFeature(ctx, deadLetters.onExhausted));
   return { quotas, retention, audit, stateMachines, grouping, recurring, approvals, chains, reaper, silences, timeIntervals, rules, deadLetters, execute };
 }

@@ -15,6 +15,7 @@ import type { RetentionRepository } from '../retention/retention-repository.js';
 import type { RuleRepository } from '../rules/rule-repository.js';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ChainDefinitions } from '../chains/chain-definitions.js';
+import type { ChainRuns } from '../chains/chain-runs.js';
 import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
 import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
@@ -38,6 +39,7 @@ export interface Runtime extends FeatureContext {
   timeIntervals: TimeIntervalService;
   approvals: ApprovalService;
   chainDefinitions: ChainDefinitions;
+  chainRuns: ChainRuns;
   /** Null while `executor.dlq_enabled` is off. */
   deadLetters: DeadLetterQueue | null;
   /** The dispatch entry point: the features' stages in spec order. */
@@ -99,6 +101,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     deadLetters: features.deadLetters.queue,
     approvals: features.approvals.service,
     chainDefinitions: features.chains.definitions,
+    chainRuns: features.chains.runs,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {

@@ -1,0 +1,203 @@
+import { ManualClock } from '@sluice/core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSink, type HttpSink } from '../support/http-sink.js';
+import { poll } from '../support/poll.js';
+import { rulesDir } from '../support/rules-dir.js';
+import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+type Body = Record<string, unknown>;
+type Step = { name: string; status: string; response_body: unknown; child_chain_id: string | null; action_id: string | null; error: { code: string } | null };
+type Run = Body & { status: string; steps: Step[]; execution_path: string[]; child_chain_ids: string[]; failure_reason: string | null };
+
+const step = (name: string, provider: string, extra: Body = {}) => ({ name, provider, action_type: `do_${name}`, ...extra });
+const DEFINITIONS = [
+  { name: 'three', steps: [step('one', 'a'), step('two', 'b'), step('three', 'c')] },
+  { name: 'aborting', steps: [step('one', 'a'), step('breaks', 'bad'), step('never', 'c')] },
+  { name: 'skipping', on_failure: 'skip', steps: [step('one', 'a'), step('breaks', 'bad'), step('after', 'c')] },
+  { name: 'dead-lettering', steps: [step('one', 'a'), step('breaks', 'bad', { on_failure: 'dlq' }), step('never', 'c')] },
+  { name: 'child', steps: [step('c1', 'b'), step('c2', 'b')] },
+  { name: 'parent', steps: [step('p1', 'a'), { name: 'sub', sub_chain: 'child' }, step('p3', 'c')] },
+  { name: 'slow-child', steps: [step('k1', 'b'), step('k2', 'b', { delay_seconds: 3600 })] },
+  { name: 'slow-parent', steps: [step('s1', 'a'), { name: 'sub', sub_chain: 'slow-child' }, step('s3', 'c')] },
+  { name: 'hurried', timeout_seconds: 1, steps: [step('h1', 'a'), step('h2', 'c', { delay_seconds: 3600 })] },
+];
+// One rule per chain: an action whose action_type is a chain's name starts that chain.
+const RULES = `rules:\n${DEFINITIONS.map((d, i) => `  - { name: start-${d.name}, priority: ${i + 1}, condition: { field: action.action_type, eq: ${d.name} }, action: { type: chain, chain_name: ${d.name} } }`).join('\n')}\n`;
+
+describe.each(BACKENDS)('chains (%s)', (backend) => {
+  let gw: RunningGateway;
+  const sinks: Record<'a' | 'b' | 'c' | 'bad', HttpSink> = {} as never;
+  const url = (path: string) => `${gw.url}${path}`;
+  const start = async (chain: string, tenant = 'acme', payload: Body = { order: 42 }) => {
+    const res = await postJson(url('/v1/dispatch'), sampleAction({ tenant, action_type: chain, provider: 'a', payload }));
+    expect(res.status).toBe(200);
+    return res.body as Body & { chain_id: string; action_id: string };
+  };
+  const run = async (id: string) => (await requestJson('GET', url(`/v1/chains/${id}`))).body as Run;
+  const ended = (id: string) => poll(`chain ${id} ended`, () => run(id), (r) => r.status !== 'running', { timeoutMs: 20_000, intervalMs: 25 });
+  const callsOf = (sink: HttpSink, chainId: string) => sink.received.filter((c) => c.metadata['chain_id'] === chainId);
+
+  beforeAll(async () => {
+    for (const name of ['a', 'b', 'c', 'bad'] as const) sinks[name] = await startSink();
+    sinks.bad.status = 400;
+    // Each sink answers with what it saw, so a step's output can be traced into the next step's payload.
+    for (const name of ['a', 'b', 'c'] as const) sinks[name].reply = (call) => ({ from: name, step: (call.payload['chain'] as Body)['step'] });
+    gw = await startGateway(backend, {
+      providers: (['a', 'b', 'c', 'bad'] as const).map((name) => ({ name, type: 'webhook', url: sinks[name].url })),
+      executor: { max_retries: 0, dlq_enabled: true },
+      chains: { definitions: DEFINITIONS },
+      rules: { directory: rulesDir({ 'chains.yaml': RULES }) },
+    });
+  });
+  afterAll(async () => {
+    await gw.close();
+    for (const sink of Object.values(sinks)) await sink.close();
+  });
+
+  it('runs a three-step chain in order, each step getting the one before’s output', async () => {
+    const started = await start('three');
+    expect(started).toMatchObject({ outcome: 'chain_started', chain_name: 'three', total_steps: 3, first_step: 'one' });
+    const done = await ended(started.chain_id);
+    expect(done.status).toBe('completed');
+    expect(done.execution_path).toEqual(['one', 'two', 'three']);
+    expect(done.steps.map((s) => [s.name, s.status])).toEqual([
+      ['one', 'completed'],
+      ['two', 'completed'],
+      ['three', 'completed'],
+    ]);
+    expect(done.steps[1]?.response_body).toEqual({ from: 'b', step: 'two' });
+
+    const [one] = callsOf(sinks.a, started.chain_id);
+    const [two] = callsOf(sinks.b, started.chain_id);
+    const [three] = callsOf(sinks.c, started.chain_id);
+    expect(one?.payload).toMatchObject({ order: 42, chain: { step: 'one', step_index: 0, previous: null, outputs: {} } });
+    expect(two?.payload).toMatchObject({ order: 42, chain: { step: 'two', previous: { from: 'a', step: 'one' } } });
+    expect(three?.payload).toMatchObject({
+      chain: { step: 'three', previous: { from: 'b', step: 'two' }, outputs: { one: { from: 'a', step: 'one' }, two: { from: 'b', step: 'two' } } },
+    });
+
+    // The dispatch and every step are in the audit trail under the run's id.
+    const audit = await requestJson('GET', url(`/v1/audit?chain_id=${started.chain_id}&limit=10`));
+    const records = (audit.body?.records as Body[] | undefined) ?? [];
+    expect(records.map((r) => r.outcome).sort()).toEqual(['chain_started', 'executed', 'executed', 'executed']);
+    expect(new Set(records.map((r) => r.action_id))).toEqual(new Set([started.action_id, ...done.steps.map((s) => s.action_id)]));
+  });
+
+  it('on_failure abort stops the run at the failed step', async () => {
+    const { chain_id } = await start('aborting');
+    const done = await ended(chain_id);
+    expect(done).toMatchObject({ status: 'failed', execution_path: ['one', 'breaks'] });
+    expect(done.steps.map((s) => s.status)).toEqual(['completed', 'failed', 'skipped']);
+    expect(done.failure_reason).toMatch(/step breaks failed/);
+    expect(callsOf(sinks.c, chain_id)).toHaveLength(0);
+  });
+
+  it('on_failure skip goes on after the failed step', async () => {
+    const { chain_id } = await start('skipping');
+    const done = await ended(chain_id);
+    expect(done).toMatchObject({ status: 'completed', execution_path: ['one', 'breaks', 'after'] });
+    expect(done.steps.map((s) => s.status)).toEqual(['completed', 'failed', 'completed']);
+    // The failed step gave nothing: the step after it gets the last completed step's output.
+    expect(callsOf(sinks.c, chain_id)[0]?.payload).toMatchObject({ chain: { previous: { from: 'a', step: 'one' } } });
+  });
+
+  it('on_failure dlq puts the failed step in the dead-letter queue and stops the run', async () => {
+    const { chain_id } = await start('dead-lettering', 'dlq-tenant');
+    const done = await ended(chain_id);
+    expect(done.status).toBe('failed');
+    const dlq = await requestJson('GET', url('/v1/dlq?tenant=dlq-tenant'));
+    const entries = (dlq.body?.entries as Body[] | undefined) ?? [];
+    expect(entries).toHaveLength(1);
+    expect(entries[0]).toMatchObject({ provider: 'bad', action_type: 'do_breaks', action_id: done.steps[1]?.action_id });
+    expect(callsOf(sinks.c, chain_id)).toHaveLength(0);
+  });
+
+  it('a sub-chain runs to completion before the parent resumes', async () => {
+    const { chain_id } = await start('parent');
+    const done = await ended(chain_id);
+    expect(done).toMatchObject({ status: 'completed', execution_path: ['p1', 'sub', 'p3'] });
+    const childId = done.steps[1]?.child_chain_id as string;
+    expect(done.child_chain_ids).toEqual([childId]);
+    const child = await run(childId);
+    expect(child).toMatchObject({ status: 'completed', parent_chain_id: chain_id, execution_path: ['c1', 'c2'] });
+    // Order across sinks: both child steps were received before the parent's last step was even called.
+    const c2 = sinks.b.received.findIndex((c) => c.metadata['chain_id'] === childId && (c.payload['chain'] as Body)['step'] === 'c2');
+    expect(c2).toBeGreaterThanOrEqual(0);
+    expect(Date.parse(child.finished_at as string)).toBeLessThanOrEqual(Date.parse(done.steps[2]?.completed_at as unknown as string));
+    // The child starts from the parent's previous output; the sub-chain step's output is the child's last step's.
+    expect(callsOf(sinks.b, childId)[0]?.payload).toMatchObject({ chain: { chain_id: childId, previous: { from: 'a', step: 'p1' } } });
+    expect(done.steps[1]?.response_body).toEqual({ from: 'b', step: 'c2' });
+    expect(callsOf(sinks.c, chain_id)[0]?.payload).toMatchObject({ chain: { previous: { from: 'b', step: 'c2' } } });
+
+    const dag = (await requestJson('GET', url(`/v1/chains/${chain_id}/dag`))).body as Body & { nodes: Body[]; edges: Body[] };
+    expect(dag).toMatchObject({ chain_id, status: 'completed', execution_path: ['p1', 'sub', 'p3'] });
+    expect(dag.edges.every((e) => e.on_execution_path === true)).toBe(true);
+    expect(dag.nodes[1]).toMatchObject({ node_type: 'sub_chain', child_chain_id: childId, children: { chain_id: childId, execution_path: ['c1', 'c2'] } });
+  });
+
+  it('cancelling a parent mid-run cancels its sub-chain run: no later step of either runs', async () => {
+    const { chain_id } = await start('slow-parent');
+    const waiting = await poll('the child waiting for its delayed step', () => run(chain_id), (r) => r.steps[1]?.status === 'waiting_sub_chain', { timeoutMs: 20_000, intervalMs: 25 });
+    const childId = waiting.steps[1]?.child_chain_id as string;
+    await poll('k1 done', () => run(childId), (r) => r.steps[0]?.status === 'completed', { timeoutMs: 20_000, intervalMs: 25 });
+
+    const cancelled = await postJson(url(`/v1/chains/${chain_id}/cancel`), { reason: 'operator said so' });
+    expect(cancelled.status).toBe(200);
+    expect(cancelled.body).toMatchObject({ status: 'cancelled', cancel_reason: 'operator said so' });
+    const child = await run(childId);
+    expect(child.status).toBe('cancelled');
+    expect(child.steps.map((s) => s.status)).toEqual(['completed', 'cancelled']);
+    expect((await postJson(url(`/v1/chains/${chain_id}/cancel`), {})).status).toBe(409);
+    const listed = (await requestJson('GET', url('/v1/chains?status=cancelled&tenant=acme'))).body as { chains: Body[] };
+    expect(listed.chains.map((c) => c.chain_id)).toEqual(expect.arrayContaining([chain_id, childId]));
+    expect(callsOf(sinks.b, childId)).toHaveLength(1);
+    expect(callsOf(sinks.c, chain_id)).toHaveLength(0);
+  });
+
+  it('timeout_seconds fails a run still going when it passes', async () => {
+    const { chain_id } = await start('hurried');
+    const done = await ended(chain_id);
+    expect(done).toMatchObject({ status: 'failed', execution_path: ['h1'] });
+    expect(done.failure_reason).toMatch(/timed out/);
+    expect(done.steps.map((s) => s.status)).toEqual(['completed', 'skipped']);
+  });
+
+  it('answers 404 for an unknown run and 400 for a bad list filter', async () => {
+    expect((await requestJson('GET', url('/v1/chains/no-such-run'))).status).toBe(404);
+    expect((await requestJson('GET', url('/v1/chains?status=sleeping'))).status).toBe(400);
+    expect((await postJson(url('/v1/chains/no-such-run/cancel'), {})).status).toBe(404);
+  });
+});
+
+describe('chains: delay_seconds runs on the gateway clock (memory)', () => {
+  it('holds a delayed step until the clock passes its delay', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 5, 1));
+    const sink = await startSink();
+    const gw = await startGateway(
+      'memory',
+      {
+        providers: [{ name: 'hook', type: 'webhook', url: sink.url }],
+        chains: { definitions: [{ name: 'later', steps: [step('now', 'hook'), step('later', 'hook', { delay_seconds: 300 })] }] },
+        rules: { directory: rulesDir({ 'r.yaml': 'rules:\n  - { name: later, priority: 1, condition: { field: action.action_type, eq: later }, action: { type: chain, chain_name: later } }\n' }) },
+      },
+      { clock },
+    );
+    try {
+      const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ action_type: 'later', provider: 'hook' }));
+      const chainId = (res.body as { chain_id: string }).chain_id;
+      await clock.advanceAsync(0);
+      await poll('the first step', () => sink.received.length === 1, { timeoutMs: 5000, intervalMs: 10 });
+      const run = () => requestJson('GET', `${gw.url}/v1/chains/${chainId}`).then((r) => r.body as Run);
+      await poll('the first step recorded', run, (r) => r.current_step === 1, { timeoutMs: 5000, intervalMs: 10 });
+      await clock.advanceAsync(299_000);
+      await new Promise((r) => setTimeout(r, 200));
+      expect(sink.received).toHaveLength(1);
+      await clock.advanceAsync(1000);
+      await poll('the delayed step', () => sink.received.length === 2, { timeoutMs: 5000, intervalMs: 10 });
+      expect((await poll('completed', run, (r) => r.status === 'completed', { timeoutMs: 5000, intervalMs: 10 })).execution_path).toEqual(['now', 'later']);
+    } finally {
+      await gw.close();
+      await sink.close();
+    }
+  });
+});
