@@ -1,12 +1,13 @@
 import { ManualClock } from '@sluice/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credentialsFile, keyHeader } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Body = Record<string, unknown>;
-type Step = { name: string; status: string; response_body: unknown; child_chain_id: string | null; action_id: string | null; error: { code: string } | null };
+type Step = { name: string; status: string; response_body: unknown; child_chain_id: string | null; action_id: string | null; completed_at: string | null };
 type Run = Body & { status: string; steps: Step[]; execution_path: string[]; child_chain_ids: string[]; failure_reason: string | null };
 
 const step = (name: string, provider: string, extra: Body = {}) => ({ name, provider, action_type: `do_${name}`, ...extra });
@@ -21,8 +22,11 @@ const DEFINITIONS = [
   { name: 'slow-parent', steps: [step('s1', 'a'), { name: 'sub', sub_chain: 'slow-child' }, step('s3', 'c')] },
   { name: 'hurried', timeout_seconds: 1, steps: [step('h1', 'a'), step('h2', 'c', { delay_seconds: 3600 })] },
 ];
-// One rule per chain: an action whose action_type is a chain's name starts that chain.
-const RULES = `rules:\n${DEFINITIONS.map((d, i) => `  - { name: start-${d.name}, priority: ${i + 1}, condition: { field: action.action_type, eq: ${d.name} }, action: { type: chain, chain_name: ${d.name} } }`).join('\n')}\n`;
+/** One rule per chain: an action whose action_type is a chain's name starts that chain. */
+const chainRules = (...names: string[]) =>
+  rulesDir({
+    'chains.yaml': `rules:\n${names.map((n, i) => `  - { name: start-${n}, priority: ${i + 1}, condition: { field: action.action_type, eq: ${n} }, action: { type: chain, chain_name: ${n} } }`).join('\n')}\n`,
+  });
 
 describe.each(BACKENDS)('chains (%s)', (backend) => {
   let gw: RunningGateway;
@@ -34,7 +38,13 @@ describe.each(BACKENDS)('chains (%s)', (backend) => {
     return res.body as Body & { chain_id: string; action_id: string };
   };
   const run = async (id: string) => (await requestJson('GET', url(`/v1/chains/${id}`))).body as Run;
-  const ended = (id: string) => poll(`chain ${id} ended`, () => run(id), (r) => r.status !== 'running', { timeoutMs: 20_000, intervalMs: 25 });
+  const ended = (id: string) =>
+    poll(
+      `chain ${id} ended`,
+      () => run(id),
+      (r) => r.status !== 'running',
+      { timeoutMs: 20_000, intervalMs: 25 },
+    );
   const callsOf = (sink: HttpSink, chainId: string) => sink.received.filter((c) => c.metadata['chain_id'] === chainId);
 
   beforeAll(async () => {
@@ -46,7 +56,7 @@ describe.each(BACKENDS)('chains (%s)', (backend) => {
       providers: (['a', 'b', 'c', 'bad'] as const).map((name) => ({ name, type: 'webhook', url: sinks[name].url })),
       executor: { max_retries: 0, dlq_enabled: true },
       chains: { definitions: DEFINITIONS },
-      rules: { directory: rulesDir({ 'chains.yaml': RULES }) },
+      rules: { directory: chainRules(...DEFINITIONS.map((d) => d.name)) },
     });
   });
   afterAll(async () => {
@@ -123,7 +133,7 @@ describe.each(BACKENDS)('chains (%s)', (backend) => {
     // Order across sinks: both child steps were received before the parent's last step was even called.
     const c2 = sinks.b.received.findIndex((c) => c.metadata['chain_id'] === childId && (c.payload['chain'] as Body)['step'] === 'c2');
     expect(c2).toBeGreaterThanOrEqual(0);
-    expect(Date.parse(child.finished_at as string)).toBeLessThanOrEqual(Date.parse(done.steps[2]?.completed_at as unknown as string));
+    expect(Date.parse(child.finished_at as string)).toBeLessThanOrEqual(Date.parse(done.steps[2]?.completed_at as string));
     // The child starts from the parent's previous output; the sub-chain step's output is the child's last step's.
     expect(callsOf(sinks.b, childId)[0]?.payload).toMatchObject({ chain: { chain_id: childId, previous: { from: 'a', step: 'p1' } } });
     expect(done.steps[1]?.response_body).toEqual({ from: 'b', step: 'c2' });
@@ -137,9 +147,19 @@ describe.each(BACKENDS)('chains (%s)', (backend) => {
 
   it('cancelling a parent mid-run cancels its sub-chain run: no later step of either runs', async () => {
     const { chain_id } = await start('slow-parent');
-    const waiting = await poll('the child waiting for its delayed step', () => run(chain_id), (r) => r.steps[1]?.status === 'waiting_sub_chain', { timeoutMs: 20_000, intervalMs: 25 });
+    const waiting = await poll(
+      'the child waiting for its delayed step',
+      () => run(chain_id),
+      (r) => r.steps[1]?.status === 'waiting_sub_chain',
+      { timeoutMs: 20_000, intervalMs: 25 },
+    );
     const childId = waiting.steps[1]?.child_chain_id as string;
-    await poll('k1 done', () => run(childId), (r) => r.steps[0]?.status === 'completed', { timeoutMs: 20_000, intervalMs: 25 });
+    await poll(
+      'k1 done',
+      () => run(childId),
+      (r) => r.steps[0]?.status === 'completed',
+      { timeoutMs: 20_000, intervalMs: 25 },
+    );
 
     const cancelled = await postJson(url(`/v1/chains/${chain_id}/cancel`), { reason: 'operator said so' });
     expect(cancelled.status).toBe(200);
@@ -162,6 +182,17 @@ describe.each(BACKENDS)('chains (%s)', (backend) => {
     expect(done.steps.map((s) => s.status)).toEqual(['completed', 'skipped']);
   });
 
+  it('the retention reaper deletes finished runs older than state_ttl_seconds, never running ones', async () => {
+    const finished = (await start('three', 'reaped')).chain_id;
+    await ended(finished);
+    const running = (await start('slow-parent', 'reaped')).chain_id;
+    expect((await postJson(url('/v1/retention'), { namespace: 'payments', tenant: 'reaped', state_ttl_seconds: 1 })).status).toBe(201);
+    await new Promise((r) => setTimeout(r, 1100));
+    await gw.runtime.reaper.runCycle();
+    expect((await requestJson('GET', url(`/v1/chains/${finished}`))).status).toBe(404);
+    expect((await run(running)).status).toBe('running');
+  });
+
   it('answers 404 for an unknown run and 400 for a bad list filter', async () => {
     expect((await requestJson('GET', url('/v1/chains/no-such-run'))).status).toBe(404);
     expect((await requestJson('GET', url('/v1/chains?status=sleeping'))).status).toBe(400);
@@ -178,7 +209,7 @@ describe('chains: delay_seconds runs on the gateway clock (memory)', () => {
       {
         providers: [{ name: 'hook', type: 'webhook', url: sink.url }],
         chains: { definitions: [{ name: 'later', steps: [step('now', 'hook'), step('later', 'hook', { delay_seconds: 300 })] }] },
-        rules: { directory: rulesDir({ 'r.yaml': 'rules:\n  - { name: later, priority: 1, condition: { field: action.action_type, eq: later }, action: { type: chain, chain_name: later } }\n' }) },
+        rules: { directory: chainRules('later') },
       },
       { clock },
     );
@@ -199,5 +230,53 @@ describe('chains: delay_seconds runs on the gateway clock (memory)', () => {
       await gw.close();
       await sink.close();
     }
+  });
+});
+
+describe.each(BACKENDS)('chain runs and grants (%s)', (backend) => {
+  let gw: RunningGateway;
+  let sink: HttpSink;
+  const acme = { tenants: ['acme'], namespaces: ['payments'], actions: ['*'] };
+  const startAs = async (caller: string, tenant: string) =>
+    (
+      (await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, action_type: 'parked', provider: 'hook' }), keyHeader(caller))).body as {
+        chain_id: string;
+      }
+    ).chain_id;
+
+  beforeAll(async () => {
+    sink = await startSink();
+    const { file } = credentialsFile({
+      keys: [
+        { name: 'root', role: 'admin', grants: [{ tenants: ['*'], namespaces: ['*'], actions: ['*'] }] },
+        { name: 'acme-op', role: 'operator', grants: [acme] },
+        { name: 'acme-viewer', role: 'viewer', grants: [acme] },
+      ],
+    });
+    gw = await startGateway(backend, {
+      auth: { enabled: true, file },
+      providers: [{ name: 'hook', type: 'webhook', url: sink.url }],
+      chains: { definitions: [{ name: 'parked', steps: [step('one', 'hook', { delay_seconds: 3600 })] }] },
+      rules: { directory: chainRules('parked') },
+    });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await sink.close();
+  });
+
+  it('a tenant-scoped key sees and cancels only its tenant’s runs; a viewer cannot cancel', async () => {
+    const mine = await startAs('acme-op', 'acme');
+    const theirs = await startAs('root', 'globex');
+    const listed = (await requestJson('GET', `${gw.url}/v1/chains`, undefined, keyHeader('acme-viewer'))).body as { chains: Body[] };
+    expect(listed.chains.map((c) => c.chain_id)).toEqual([mine]);
+    expect((await requestJson('GET', `${gw.url}/v1/chains?tenant=globex`, undefined, keyHeader('acme-viewer'))).status).toBe(403);
+    expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}`, undefined, keyHeader('acme-viewer'))).status).toBe(403);
+    expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}/dag`, undefined, keyHeader('acme-viewer'))).status).toBe(403);
+    expect((await postJson(`${gw.url}/v1/chains/${theirs}/cancel`, {}, keyHeader('acme-op'))).status).toBe(403);
+    expect((await postJson(`${gw.url}/v1/chains/${mine}/cancel`, {}, keyHeader('acme-viewer'))).status).toBe(403);
+    const cancelled = await postJson(`${gw.url}/v1/chains/${mine}/cancel`, {}, keyHeader('acme-op'));
+    expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled', cancelled_by: 'acme-op' } });
+    expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}`, undefined, keyHeader('root'))).body).toMatchObject({ status: 'running' });
   });
 });

@@ -105,7 +105,7 @@ export const ChainDagResponse = z.object({
   execution_path: z.array(z.string()).describe('steps a run went through, in order; empty for a definition'),
 });
 
-export const ChainRunStatus = z.enum(['running', 'completed', 'failed', 'cancelled']);
+const ChainRunStatus = z.enum(['running', 'completed', 'failed', 'cancelled']);
 export type ChainRunStatus = z.infer<typeof ChainRunStatus>;
 
 /**
@@ -114,7 +114,7 @@ export type ChainRunStatus = z.infer<typeof ChainRunStatus>;
  * `on_failure` skipped is `failed` too, and the run goes on). Steps a run never reached end
  * `skipped` (the run failed) or `cancelled`.
  */
-export const ChainStepStatus = z.enum(['pending', 'running', 'waiting_sub_chain', 'completed', 'failed', 'skipped', 'cancelled']);
+const ChainStepStatus = z.enum(['pending', 'running', 'waiting_sub_chain', 'completed', 'failed', 'skipped', 'cancelled']);
 export type ChainStepStatus = z.infer<typeof ChainStepStatus>;
 
 const StepError = z.object({ code: z.string(), message: z.string() });
@@ -145,7 +145,12 @@ export const ChainRun = z.object({
   /** The definition as the run started: later edits do not change a running chain. */
   definition: ChainDefinition,
   /** The action that started the root run: its payload is every step's base payload. */
-  trigger: z.object({ action_id: z.string(), rule: z.string().nullable(), payload: z.record(z.string(), z.unknown()), metadata: z.record(z.string(), z.unknown()) }),
+  trigger: z.object({
+    action_id: z.string(),
+    rule: z.string().nullable(),
+    payload: z.record(z.string(), z.unknown()),
+    metadata: z.record(z.string(), z.unknown()),
+  }),
   /** What the step before the first one gave (a child run: its parent's previous step), else null. */
   seed: z.unknown(),
   current_step: z.number().int(),

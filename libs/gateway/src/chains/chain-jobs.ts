@@ -15,7 +15,9 @@ export interface ChainJobData {
 
 export function isChainJobData(data: unknown): data is ChainJobData {
   const d = data as Partial<ChainJobData> | null;
-  return typeof d?.namespace === 'string' && typeof d.tenant === 'string' && typeof d.chain_id === 'string' && (d.step === undefined || Number.isInteger(d.step));
+  return (
+    typeof d?.namespace === 'string' && typeof d.tenant === 'string' && typeof d.chain_id === 'string' && (d.step === undefined || Number.isInteger(d.step))
+  );
 }
 
 /**

@@ -104,14 +104,11 @@ export function stepPayload(run: ChainRun, step: number): Record<string, unknown
 
 export type StepResult = { ok: true; body: unknown } | { ok: false; error: { code: string; message: string } };
 
-/** What a step's result did to the run, beside the new record: the run ended, or the next step is due. */
-export type Advance = { kind: 'next'; step: number; delayMs: number } | { kind: 'ended' };
-
 /**
- * Records a step's result and moves the run on: the next step, or the end (completed; failed when
+ * Records a step's result and moves the run on: to the next step (its job enqueued by the caller), or to the end (completed; failed when
  * the step's `on_failure` is abort or dlq, with the steps never reached `skipped`).
  */
-export function applyStepResult(run: ChainRun, step: number, result: StepResult, nowMs: number): { run: ChainRun; advance: Advance } {
+export function applyStepResult(run: ChainRun, step: number, result: StepResult, nowMs: number): ChainRun {
   const now = isoString(nowMs);
   const def = run.definition.steps[step] as ChainDefinition['steps'][number];
   const steps = run.steps.slice();
@@ -122,12 +119,10 @@ export function applyStepResult(run: ChainRun, step: number, result: StepResult,
   const moved: ChainRun = { ...run, steps, execution_path: [...run.execution_path, current.name], updated_at: now };
   const policy = def.on_failure ?? run.definition.on_failure;
   if (!result.ok && policy !== 'skip') {
-    return { run: endRun(moved, 'failed', nowMs, { failure_reason: `step ${current.name} failed: ${result.error.message}` }), advance: { kind: 'ended' } };
+    return endRun(moved, 'failed', nowMs, { failure_reason: `step ${current.name} failed: ${result.error.message}` });
   }
   const next = step + 1;
-  if (next >= run.steps.length) return { run: endRun({ ...moved, current_step: next }, 'completed', nowMs), advance: { kind: 'ended' } };
-  const delayMs = ((run.definition.steps[next] as ChainDefinition['steps'][number]).delay_seconds ?? 0) * 1000;
-  return { run: { ...moved, current_step: next }, advance: { kind: 'next', step: next, delayMs } };
+  return next >= run.steps.length ? endRun({ ...moved, current_step: next }, 'completed', nowMs) : { ...moved, current_step: next };
 }
 
 /** Ends a run: steps not finished become `skipped` (failed) or `cancelled`; a completed run points past its last step. */
@@ -139,7 +134,9 @@ export function endRun(
 ): ChainRun {
   const now = isoString(nowMs);
   const unfinished: ChainRunStep['status'] = status === 'cancelled' ? 'cancelled' : 'skipped';
-  const steps = run.steps.map((s): ChainRunStep => (s.status === 'pending' || s.status === 'running' || s.status === 'waiting_sub_chain' ? { ...s, status: unfinished } : s));
+  const steps = run.steps.map(
+    (s): ChainRunStep => (s.status === 'pending' || s.status === 'running' || s.status === 'waiting_sub_chain' ? { ...s, status: unfinished } : s),
+  );
   return { ...run, ...reasons, status, steps, current_step: run.steps.length, updated_at: now, finished_at: now };
 }
 

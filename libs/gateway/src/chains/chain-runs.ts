@@ -29,7 +29,7 @@ const CAS_ROUNDS = 8;
 /** Runs a step's action through the execute stage, its audit record carrying the chain id. */
 export type StepExecutor = (action: Action, chainId: string) => Promise<DispatchOutcome>;
 /** Puts a failed step's action in the dead-letter queue (absent while the queue is off). */
-export type StepDeadLetter = (action: Action, provider: string, error: FailureInfo) => Promise<void>;
+type StepDeadLetter = (action: Action, provider: string, error: FailureInfo) => Promise<void>;
 
 export interface ChainRunsDeps {
   state: StateStore;
@@ -95,7 +95,14 @@ export class ChainRuns {
     const first = run.steps[0] as ChainRunStep;
     return {
       chainId: run.id,
-      outcome: { outcome: 'chain_started', action_id: action.id, chain_id: run.id, chain_name: run.chain_name, total_steps: run.steps.length, first_step: first.name },
+      outcome: {
+        outcome: 'chain_started',
+        action_id: action.id,
+        chain_id: run.id,
+        chain_name: run.chain_name,
+        total_steps: run.steps.length,
+        first_step: first.name,
+      },
     };
   }
 
@@ -212,7 +219,10 @@ export class ChainRuns {
       created_at: isoString(now),
     };
     // A step found `running` was claimed by a worker that died mid-call: it runs again, same action id.
-    const claimed = await this.records.swap(stored, this.withStep(run, index, { status: 'running', action_id: action.id, started_at: step.started_at ?? isoString(now) }));
+    const claimed = await this.records.swap(
+      stored,
+      this.withStep(run, index, { status: 'running', action_id: action.id, started_at: step.started_at ?? isoString(now) }),
+    );
     if (!claimed) return 'retry';
     const outcome = await execute(action, run.id);
     const result = stepResult(outcome);
@@ -258,7 +268,10 @@ export class ChainRuns {
   /** The step's child run ended: its result is the step's. One still running needs nothing (its own jobs run it). */
   private async resumeFromChild(stored: StoredRecord<ChainRun>, index: number): Promise<'done' | 'retry'> {
     const step = stored.record.steps[index] as ChainRunStep;
-    const child = step.child_chain_id === null ? null : (await this.records.get({ namespace: stored.record.namespace, tenant: stored.record.tenant, id: step.child_chain_id }))?.record;
+    const child =
+      step.child_chain_id === null
+        ? null
+        : (await this.records.get({ namespace: stored.record.namespace, tenant: stored.record.tenant, id: step.child_chain_id }))?.record;
     if (child?.status === 'running') {
       await this.jobs.due(child);
       return 'done';
@@ -267,7 +280,13 @@ export class ChainRuns {
       ? { ok: false, error: { code: 'SUB_CHAIN_LOST', message: `child run ${step.child_chain_id} no longer exists` } }
       : child.status === 'completed'
         ? { ok: true, body: previousBody(child, child.steps.length) }
-        : { ok: false, error: { code: child.status === 'cancelled' ? 'SUB_CHAIN_CANCELLED' : 'SUB_CHAIN_FAILED', message: `sub-chain ${child.chain_name} ${child.status}: ${child.failure_reason ?? child.cancel_reason ?? ''}`.trim() } };
+        : {
+            ok: false,
+            error: {
+              code: child.status === 'cancelled' ? 'SUB_CHAIN_CANCELLED' : 'SUB_CHAIN_FAILED',
+              message: `sub-chain ${child.chain_name} ${child.status}: ${child.failure_reason ?? child.cancel_reason ?? ''}`.trim(),
+            },
+          };
     await this.finishStep(stored, index, result);
     return 'done';
   }
@@ -278,11 +297,15 @@ export class ChainRuns {
     for (let round = 0; stored && round < CAS_ROUNDS; round++) {
       const run: ChainRun = stored.record;
       const step = run.steps[index] as ChainRunStep;
-      if (run.status !== 'running' || run.current_step !== index || (step.status !== 'running' && step.status !== 'waiting_sub_chain' && step.status !== 'pending')) {
+      if (
+        run.status !== 'running' ||
+        run.current_step !== index ||
+        (step.status !== 'running' && step.status !== 'waiting_sub_chain' && step.status !== 'pending')
+      ) {
         await this.jobs.due(run);
         return;
       }
-      const { run: next } = applyStepResult(run, index, result, this.deps.clock.now());
+      const next = applyStepResult(run, index, result, this.deps.clock.now());
       const written = await this.records.swap(stored, next);
       if (written) {
         this.advanced(next, index);
@@ -342,7 +365,10 @@ export class ChainRuns {
 
   private async deadLetter(action: Action, error: FailureInfo): Promise<void> {
     if (!this.deps.deadLetter) {
-      this.log.warn({ chain: action.metadata['chain_id'], action: action.id }, 'chain step on_failure is dlq but the dead-letter queue is off; step failed without an entry');
+      this.log.warn(
+        { chain: action.metadata['chain_id'], action: action.id },
+        'chain step on_failure is dlq but the dead-letter queue is off; step failed without an entry',
+      );
       return;
     }
     await this.deps.deadLetter(action, action.provider, error);
