@@ -106,7 +106,7 @@ export const ChainDagResponse = z.object({
 });
 
 const ChainRunStatus = z.enum(['running', 'completed', 'failed', 'cancelled']);
-export type ChainRunStatus = z.infer<typeof ChainRunStatus>;
+type ChainRunStatus = z.infer<typeof ChainRunStatus>;
 
 /**
  * A step of a run: `pending` until its job runs, `running` while its provider is called,
@@ -115,7 +115,7 @@ export type ChainRunStatus = z.infer<typeof ChainRunStatus>;
  * `skipped` (the run failed) or `cancelled`.
  */
 const ChainStepStatus = z.enum(['pending', 'running', 'waiting_sub_chain', 'completed', 'failed', 'skipped', 'cancelled']);
-export type ChainStepStatus = z.infer<typeof ChainStepStatus>;
+type ChainStepStatus = z.infer<typeof ChainStepStatus>;
 
 const StepError = z.object({ code: z.string(), message: z.string() });
 
