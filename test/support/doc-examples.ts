@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import { shellBlockLines, splitCommand } from './shell-words.js';
 
 /**
@@ -73,4 +74,31 @@ export async function runCurl(baseUrl: string, example: CurlExample, vars: Reado
   });
   const text = await res.text();
   return { status: res.status, output: example.statusOnly ? String(res.status) : text };
+}
+
+/** A fenced block's bodies of one language (```yaml, ```json…), in order. */
+export function fencedBlocks(markdown: string, lang: string): string[] {
+  return [...markdown.matchAll(new RegExp(`\`\`\`${lang}\n([\\s\\S]*?)\`\`\``, 'g'))].map((m) => m[1] ?? '');
+}
+
+/**
+ * Runs every example in order against `baseUrl`, as a reader would paste them: captures set
+ * their variable, and each `# →` line is checked (a JSON object the answer contains, or the
+ * status of a `-w '%{http_code}'` example). An example without `-w` must succeed (2xx).
+ */
+export async function runExamples(baseUrl: string, examples: readonly CurlExample[], vars = new Map<string, string>()): Promise<Map<string, string>> {
+  for (const example of examples) {
+    const { status, output } = await runCurl(baseUrl, example, vars);
+    if (!example.statusOnly) expect(status, `${example.line}\n${output}`).toBeLessThan(300);
+    if (example.capture) {
+      const value = (JSON.parse(output) as Record<string, unknown>)[example.capture.field];
+      expect(typeof value, example.line).toBe('string');
+      vars.set(example.capture.variable, value as string);
+    }
+    if (example.expected === undefined) continue;
+    const expected = substitute(example.expected, vars);
+    if (expected.startsWith('{')) expect(JSON.parse(output), example.line).toMatchObject(JSON.parse(expected));
+    else expect(output.trim(), example.line).toBe(expected);
+  }
+  return vars;
 }

@@ -30,7 +30,7 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'silences', description: 'Silences: suppress matching actions of a tenant for a time' },
         { name: 'time-intervals', description: 'Named recurring schedules that rules mute or activate on' },
         { name: 'approvals', description: 'Human approvals: pending actions and their signed decision links' },
-        { name: 'chains', description: 'Task chains: definitions and their graphs' },
+        { name: 'chains', description: 'Task chains: runs (list, inspect, cancel, graph) and definitions' },
         { name: 'dlq', description: 'Dead-letter queue: failed actions kept for retry or drain' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],
