@@ -60,12 +60,12 @@ export function curlExamples(markdown: string): CurlExample[] {
 }
 
 /** `$NAME` replaced by the captured value. */
-export function substitute(text: string, vars: ReadonlyMap<string, string>): string {
+function substitute(text: string, vars: ReadonlyMap<string, string>): string {
   return text.replace(/\$(\w+)/g, (whole, name: string) => vars.get(name) ?? whole);
 }
 
 /** Runs one example against `baseUrl`; returns what curl would have printed, and the status. */
-export async function runCurl(baseUrl: string, example: CurlExample, vars: ReadonlyMap<string, string>): Promise<{ status: number; output: string }> {
+async function runCurl(baseUrl: string, example: CurlExample, vars: ReadonlyMap<string, string>): Promise<{ status: number; output: string }> {
   const body = example.body === undefined ? undefined : substitute(example.body, vars);
   const res = await fetch(`${baseUrl}${substitute(example.path, vars)}`, {
     method: example.method,
