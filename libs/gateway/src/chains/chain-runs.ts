@@ -192,7 +192,7 @@ export class ChainRuns {
       return 'done';
     }
     if (!(await this.parentRunning(run))) {
-      await this.end(stored, (r) => endRun(r, 'cancelled', this.deps.clock.now(), { cancel_reason: 'parent run ended', cancelled_by: 'chain' }));
+      await this.cancelChild(stored, 'parent run ended');
       return 'done';
     }
     const step = run.steps[index] as ChainRunStep;
@@ -257,7 +257,14 @@ export class ChainRuns {
       ...this.withStep(run, index, { status: 'waiting_sub_chain', child_chain_id: child.id, started_at: step.started_at ?? isoString(now) }),
       child_chain_ids: run.child_chain_ids.includes(child.id) ? run.child_chain_ids : [...run.child_chain_ids, child.id],
     };
-    if (!(await this.records.swap(stored, waiting))) return 'retry'; // read again: a cancelled parent cancels the child next round
+    if (!(await this.records.swap(stored, waiting))) {
+      // The parent changed first. Still running: read it again. Ended (a cancel won): the child it never listed ends too.
+      const parent = await this.records.get(run);
+      if (parent?.record.status === 'running') return 'retry';
+      const orphan = await this.records.get(child);
+      if (orphan) await this.cancelChild(orphan, 'parent run ended');
+      return 'done';
+    }
     const current = (await this.records.get(child))?.record ?? child;
     await this.jobs.armTimeout(current);
     await this.jobs.due(current);
@@ -273,6 +280,8 @@ export class ChainRuns {
         ? null
         : (await this.records.get({ namespace: stored.record.namespace, tenant: stored.record.tenant, id: step.child_chain_id }))?.record;
     if (child?.status === 'running') {
+      // A retried start job: what its first try may not have enqueued before dying.
+      await this.jobs.armTimeout(child);
       await this.jobs.due(child);
       return 'done';
     }
@@ -348,8 +357,13 @@ export class ChainRuns {
     for (const childId of run.child_chain_ids) {
       const child = await this.records.get({ namespace: run.namespace, tenant: run.tenant, id: childId });
       if (child?.record.status !== 'running') continue;
-      await this.end(child, (c) => endRun(c, 'cancelled', this.deps.clock.now(), { cancel_reason: `parent run ${run.status}`, cancelled_by: 'chain' }));
+      await this.cancelChild(child, `parent run ${run.status}`);
     }
+  }
+
+  /** A child run ended because its parent did (cancelled by the chain itself, not a caller). */
+  private cancelChild(stored: StoredRecord<ChainRun>, reason: string): Promise<ChainRun | null> {
+    return this.end(stored, (c) => endRun(c, 'cancelled', this.deps.clock.now(), { cancel_reason: reason, cancelled_by: 'chain' }));
   }
 
   /** A child run goes on only while its parent runs (a cancel racing the child's creation is caught here). */

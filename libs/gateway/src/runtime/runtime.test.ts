@@ -40,6 +40,8 @@ describe('the runtime builder', () => {
       // Durable BullMQ queue names: renaming one orphans the jobs already queued under it.
       expect(Object.keys(runtime.jobs).sort()).toEqual([
         'approval-expire',
+        'chain-step',
+        'chain-timeout',
         'group-flush',
         'group-sweep',
         'recurring-fire',
@@ -47,7 +49,7 @@ describe('the runtime builder', () => {
         'silence-reap',
         'state-timeout',
       ]);
-      expect(Object.keys(ruleActionsOf(features)).sort()).toEqual(['group', 'require_approval', 'state_machine']);
+      expect(Object.keys(ruleActionsOf(features)).sort()).toEqual(['chain', 'group', 'require_approval', 'state_machine']);
       const outcome = await runtime.gateway.dispatch({ namespace: 'n', tenant: 't', provider: 'email', action_type: 'a', payload: {} });
       expect(outcome).toMatchObject({ outcome: 'executed' });
     } finally {
