@@ -65,6 +65,10 @@ describe.each(BACKENDS)('chains (%s)', (backend) => {
   });
 
   it('runs a three-step chain in order, each step getting the one before’s output', async () => {
+    const events: Body[] = [];
+    const off = gw.runtime.events.on((e) => {
+      if (e.type === 'chain_advanced') events.push(e.data);
+    });
     const started = await start('three');
     expect(started).toMatchObject({ outcome: 'chain_started', chain_name: 'three', total_steps: 3, first_step: 'one' });
     const done = await ended(started.chain_id);
@@ -76,6 +80,12 @@ describe.each(BACKENDS)('chains (%s)', (backend) => {
       ['three', 'completed'],
     ]);
     expect(done.steps[1]?.response_body).toEqual({ from: 'b', step: 'two' });
+    off();
+    expect(events.filter((e) => e.chain_id === started.chain_id)).toEqual([
+      expect.objectContaining({ step: 'one', step_index: 0, step_status: 'completed', chain_status: 'running', next_step: 'two' }),
+      expect.objectContaining({ step: 'two', step_status: 'completed', next_step: 'three' }),
+      expect.objectContaining({ step: 'three', step_status: 'completed', chain_status: 'completed', next_step: null }),
+    ]);
 
     const [one] = callsOf(sinks.a, started.chain_id);
     const [two] = callsOf(sinks.b, started.chain_id);
