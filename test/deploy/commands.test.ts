@@ -23,8 +23,8 @@ import { REPO_ROOT, render } from './support/helm.js';
  * (entrypoint `sluice` = the workspace bin) against a private redis-server.
  */
 
-/** Dashboard metrics that arrive with later features (circuit breakers, queue gauges). */
-const PENDING_METRICS = ['sluice_circuit_breaker_state', 'sluice_queue_jobs'];
+/** Dashboard metrics that arrive with later features (queue gauges). */
+const PENDING_METRICS = ['sluice_queue_jobs'];
 const HEALTHCHECK_IN_IMAGE = '/app/deploy/healthcheck.mjs'; // COPY deploy/healthcheck.mjs /app/deploy/healthcheck.mjs
 
 /** The example credentials file's demo key (deploy/examples/credentials.yaml); the example config enables auth. */

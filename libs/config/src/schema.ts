@@ -113,6 +113,28 @@ const ChainsConfig = z
   })
   .prefault({});
 
+const BreakerOverride = z.strictObject({
+  failure_threshold: positiveInt.optional(),
+  success_threshold: positiveInt.optional(),
+  recovery_timeout_seconds: positiveInt.optional(),
+  /** Where calls go while this provider's breaker is open (its own breaker applies in turn). */
+  fallback_provider: z.string().min(1).max(256).optional(),
+});
+
+const CircuitBreakerConfig = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** Consecutive retryable failures (after the executor's retries) that open a closed breaker. */
+    failure_threshold: positiveInt.default(5),
+    /** Probe successes that close a half-open breaker. */
+    success_threshold: positiveInt.default(2),
+    /** How long an open breaker rejects calls before it lets one probe through. */
+    recovery_timeout_seconds: positiveInt.default(60),
+    /** Per-provider overrides, by provider name (each must be configured). */
+    providers: z.record(z.string(), BreakerOverride).default({}),
+  })
+  .prefault({});
+
 const AuthConfig = z
   .strictObject({
     /** Off: every request acts as an anonymous admin with a wildcard grant. */
@@ -238,6 +260,7 @@ export const SluiceConfig = z.strictObject({
   silences: SilencesConfig,
   time_intervals: TimeIntervalsConfig,
   chains: ChainsConfig,
+  circuit_breaker: CircuitBreakerConfig,
   auth: AuthConfig,
   quotas: QuotasConfig,
   rate_limit: RateLimitConfig,

@@ -102,6 +102,11 @@ export const FAILURE_CODES = {
   STATE_MACHINE_NOT_FOUND: { retryable: 'no', meaning: 'the rule names a state machine that is not configured' },
   FINGERPRINT_REQUIRED: { retryable: 'no', meaning: 'the action has no fingerprint and the rule no `fingerprint_fields`' },
   STATE_CONFLICT: { retryable: 'yes', meaning: 'the event kept changing under concurrent writers; the transition was not applied' },
+  // the provider's circuit breaker (attempts 0)
+  CIRCUIT_OPEN: {
+    retryable: 'yes',
+    meaning: "the provider's circuit breaker is open and it has no fallback (or every fallback's is open too); no call was made",
+  },
   // the provider call
   EXECUTION_FAILED: {
     retryable: 'depends',

@@ -22,3 +22,4 @@ export * from './schemas/time-interval-record.js';
 export * from './schemas/dead-letters.js';
 export * from './schemas/approvals.js';
 export * from './schemas/chains.js';
+export * from './schemas/resilience.js';

@@ -30,3 +30,4 @@ export * from './approvals/approval-service.js';
 export * from './chains/chain-definitions.js';
 export * from './chains/chain-runs.js';
 export * from './chains/chain-run-record.js';
+export * from './resilience/circuit-breakers.js';

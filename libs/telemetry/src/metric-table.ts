@@ -46,6 +46,12 @@ export const METRICS = {
     help: 'Actions over their quota: blocked (behavior=block) or executed anyway (behavior=warn)',
     labelNames: ['policy', 'behavior'],
   },
+  circuitBreakerState: {
+    type: 'gauge',
+    name: 'sluice_circuit_breaker_state',
+    help: 'Provider circuit breaker state as this process last read or wrote it (shared by all replicas): 0 closed, 1 open, 2 half-open',
+    labelNames: ['provider'],
+  },
   deadLetters: { type: 'counter', name: 'sluice_dead_letters_total', help: 'Failed actions queued in the dead-letter queue' },
   deadLettersDropped: {
     type: 'counter',

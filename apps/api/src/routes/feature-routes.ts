@@ -5,6 +5,7 @@ import { approvalsRoutes } from './approvals.js';
 import { auditRoutes } from './audit.js';
 import { eventsRoutes } from './events.js';
 import { chainsRoutes } from './chains.js';
+import { circuitBreakersRoutes } from './circuit-breakers.js';
 import { deadLettersRoutes } from './dead-letters.js';
 import { groupsRoutes } from './groups.js';
 import { quotasRoutes } from './quotas.js';
@@ -33,6 +34,7 @@ export type RoutesRuntime = Pick<
   | 'approvals'
   | 'chainDefinitions'
   | 'chainRuns'
+  | 'breakers'
 >;
 
 type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
@@ -61,5 +63,6 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
     (app, rt) => app.register(rulesCoverageRoutes, { coverage: rt.audit.coverage, rules: rt.rules, clock: rt.clock }),
   ],
   deadLetters: [(app, rt) => app.register(deadLettersRoutes, { queue: rt.deadLetters, gateway: rt.gateway })],
+  resilience: [(app, rt) => app.register(circuitBreakersRoutes, { breakers: rt.breakers })],
   execute: [],
 };

@@ -17,6 +17,7 @@ import { silencesFeature, type SilencesFeature } from '../silences/silences-feat
 import { chainsFeature, type ChainsFeature } from '../chains/chains-feature.js';
 import { deadLettersFeature, type DeadLettersFeature } from '../dead-letters/dead-letters-feature.js';
 import { executeFeature } from '../stages/execute-feature.js';
+import { resilienceFeature, type ResilienceFeature } from '../resilience/resilience-feature.js';
 import { stateMachinesFeature, type StateMachinesFeature } from '../state-machines/state-machines-feature.js';
 import { timeIntervalsFeature, type TimeIntervalsFeature } from '../time-intervals/time-intervals-feature.js';
 
@@ -35,6 +36,7 @@ export interface Features {
   timeIntervals: TimeIntervalsFeature;
   rules: RulesFeature;
   deadLetters: DeadLettersFeature;
+  resilience: ResilienceFeature;
   execute: Feature;
 }
 
@@ -76,8 +78,25 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
       intervals: timeIntervals.service,
     }),
   );
-  const execute = built(executeFeature(ctx, deadLetters.onExhausted));
-  return { quotas, retention, audit, stateMachines, grouping, recurring, approvals, chains, reaper, silences, timeIntervals, rules, deadLetters, execute };
+  const resilience = built(resilienceFeature(ctx));
+  const execute = built(executeFeature(ctx, { onExhausted: deadLetters.onExhausted, breakers: resilience.breakers ?? undefined }));
+  return {
+    quotas,
+    retention,
+    audit,
+    stateMachines,
+    grouping,
+    recurring,
+    approvals,
+    chains,
+    reaper,
+    silences,
+    timeIntervals,
+    rules,
+    deadLetters,
+    resilience,
+    execute,
+  };
 }
 
 /** The rule actions the features implement; two features claiming one action is a programming error. */

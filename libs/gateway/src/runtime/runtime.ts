@@ -16,6 +16,7 @@ import type { RuleRepository } from '../rules/rule-repository.js';
 import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ChainDefinitions } from '../chains/chain-definitions.js';
 import type { ChainRuns } from '../chains/chain-runs.js';
+import type { CircuitBreakers } from '../resilience/circuit-breakers.js';
 import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
 import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
@@ -40,6 +41,8 @@ export interface Runtime extends FeatureContext {
   approvals: ApprovalService;
   chainDefinitions: ChainDefinitions;
   chainRuns: ChainRuns;
+  /** Null while circuit breakers are off. */
+  breakers: CircuitBreakers | null;
   /** Null while `executor.dlq_enabled` is off. */
   deadLetters: DeadLetterQueue | null;
   /** The dispatch entry point: the features' stages in spec order. */
@@ -102,6 +105,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     approvals: features.approvals.service,
     chainDefinitions: features.chains.definitions,
     chainRuns: features.chains.runs,
+    breakers: features.resilience.breakers,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {

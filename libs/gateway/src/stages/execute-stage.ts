@@ -21,19 +21,42 @@ export function providerNotFound(name: string): FailureInfo {
 /** Told of a retryable failure that outlived every retry (the dead-letter queue), before the dispatch answers. */
 export type ExhaustedHandler = (ctx: DispatchContext, error: FailureInfo) => Promise<void>;
 
+/** The circuit breakers as the execute stage uses them (resilience/circuit-breakers.ts). */
+interface BreakerGate {
+  /** The provider to call (the one asked for, or a fallback) and whether the call is a half-open probe; null when every breaker on the way is open. */
+  admit(provider: string): Promise<{ provider: string; probe: boolean } | null>;
+  record(admitted: { provider: string; probe: boolean }, result: 'success' | 'failure' | 'neutral'): Promise<unknown>;
+}
+
+export interface ExecuteStageOptions {
+  onExhausted?: ExhaustedHandler | undefined;
+  breakers?: BreakerGate | undefined;
+}
+
+function circuitOpen(provider: string): FailureInfo {
+  return { code: 'CIRCUIT_OPEN', message: `circuit breaker open for provider ${provider}`, retryable: true, attempts: 0 };
+}
+
 /**
- * Last stage: run the action through its provider (the reroute target when a rule rerouted it).
- * A provider failure is the `failed` outcome, not an HTTP error.
+ * Last stage: run the action through its provider (the reroute target when a rule rerouted it,
+ * the fallback when its circuit breaker is open). A provider failure is the `failed` outcome,
+ * not an HTTP error; an open breaker without a fallback is `failed` with CIRCUIT_OPEN, no call made.
  */
-export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionExecutor<P>, onExhausted?: ExhaustedHandler): Stage {
+export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionExecutor<P>, opts: ExecuteStageOptions = {}): Stage {
+  const { onExhausted, breakers } = opts;
   return {
     name: 'execute',
     inDryRun: false,
     async run(ctx: DispatchContext): Promise<DispatchOutcome> {
       const action_id = ctx.action.id;
+      const admitted = breakers ? await breakers.admit(ctx.provider) : null;
+      if (breakers && !admitted) return { outcome: 'failed', action_id, error: circuitOpen(ctx.provider) };
+      if (admitted) ctx.provider = admitted.provider;
       const provider = providers.get(ctx.provider);
       if (!provider) return { outcome: 'failed', action_id, error: providerNotFound(ctx.provider) };
       const result = await executor.execute(provider, ctx.action);
+      // Client errors (not retryable) say nothing of the provider's health: they neither trip nor close a breaker.
+      if (admitted) await breakers?.record(admitted, result.ok ? 'success' : result.error.retryable ? 'failure' : 'neutral');
       if (!result.ok) {
         if (onExhausted && result.error.retryable && ctx.deadLetter) await onExhausted(ctx, result.error);
         return { outcome: 'failed', action_id, error: result.error };

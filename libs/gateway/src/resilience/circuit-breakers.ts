@@ -1,0 +1,162 @@
+import { SluiceError, errors, type Clock } from '@sluice/core';
+import { GLOBAL_SCOPE, type StateKey, type StateStore } from '@sluice/state';
+import {
+  CLOSED,
+  admit,
+  afterCall,
+  decodeBreaker,
+  opened,
+  type BreakerPolicy,
+  type BreakerState,
+  type BreakerStatus,
+  type CallResult,
+} from './breaker-state.js';
+
+/** The key kind of breaker states: never rename without a migration. */
+const BREAKER_KIND = 'circuit-breaker';
+/** Compare-and-swap rounds on one breaker; a call that loses them all is rejected (admit) or not counted (record). */
+const CAS_ROUNDS = 8;
+/** The gauge's value per state (the Grafana panel maps them back). */
+const GAUGE_VALUE: Record<BreakerStatus, number> = { closed: 0, open: 1, half_open: 2 };
+
+export interface ProviderBreaker {
+  policy: BreakerPolicy;
+  fallback: string | null;
+}
+
+export interface BreakerView {
+  provider: string;
+  state: BreakerStatus;
+  failure_threshold: number;
+  success_threshold: number;
+  recovery_timeout_seconds: number;
+  fallback_provider: string | null;
+}
+
+/** A call the breakers let through: to `provider` (the one asked for, or a fallback), as the half-open probe or not. */
+export interface Admitted {
+  provider: string;
+  probe: boolean;
+}
+
+export interface CircuitBreakersDeps {
+  state: StateStore;
+  clock: Clock;
+  /** Every configured provider's breaker, by provider name. */
+  breakers: ReadonlyMap<string, ProviderBreaker>;
+  /** Told of each state this process reads or writes (the sluice_circuit_breaker_state gauge). */
+  onState(provider: string, value: number): void;
+}
+
+/**
+ * The providers' circuit breakers, kept in the state store so every replica sees one state: a
+ * failure counted on any replica counts, a trip on one is seen by the next call on any other.
+ * Every change is a compare-and-swap of the provider's breaker; calling through a closed
+ * breaker costs one read, and a success writes only when it resets a failure count.
+ */
+export class CircuitBreakers {
+  constructor(private readonly deps: CircuitBreakersDeps) {}
+
+  /**
+   * Where a call to `provider` goes: the provider itself while its breaker admits it, else its
+   * `fallback_provider` (followed in turn, a cycle ending the search); null when every breaker
+   * on the way is open.
+   */
+  async admit(provider: string): Promise<Admitted | null> {
+    const seen = new Set<string>();
+    for (let name: string | null = provider; name !== null && !seen.has(name); ) {
+      seen.add(name);
+      const breaker = this.deps.breakers.get(name);
+      if (!breaker) return { provider: name, probe: false };
+      const verdict = await this.admitOne(name, breaker.policy);
+      if (verdict !== 'reject') return { provider: name, probe: verdict === 'probe' };
+      name = breaker.fallback;
+    }
+    return null;
+  }
+
+  /** Counts a call's result on the breaker that admitted it; false when it kept losing the race to other writers (not counted). */
+  async record(admitted: Admitted, result: CallResult): Promise<boolean> {
+    const breaker = this.deps.breakers.get(admitted.provider);
+    if (!breaker) return true;
+    try {
+      await this.change(admitted.provider, (s) => afterCall(s, breaker.policy, result, admitted.probe, this.deps.clock.now()));
+      return true;
+    } catch (err) {
+      if (err instanceof SluiceError && err.code === 'CONFLICT') return false;
+      throw err;
+    }
+  }
+
+  async list(): Promise<BreakerView[]> {
+    const names = [...this.deps.breakers.keys()];
+    const stored = await Promise.all(names.map((name) => this.deps.state.getVersioned(keyOf(name))));
+    return names.map((name, i) => this.view(name, decodeBreaker(stored[i]?.value ?? null)));
+  }
+
+  /** Forces it open (calls rejected, or sent to the fallback) until a reset or the recovery timeout's probe. */
+  async trip(provider: string): Promise<BreakerView & { message: string }> {
+    this.known(provider);
+    const now = this.deps.clock.now();
+    return { ...this.view(provider, await this.change(provider, () => opened(now))), message: 'circuit breaker tripped' };
+  }
+
+  async reset(provider: string): Promise<BreakerView & { message: string }> {
+    this.known(provider);
+    return { ...this.view(provider, await this.change(provider, () => ({ ...CLOSED }))), message: 'circuit breaker reset' };
+  }
+
+  private known(provider: string): void {
+    if (!this.deps.breakers.has(provider)) throw errors.notFound('circuit breaker', provider);
+  }
+
+  private async admitOne(provider: string, policy: BreakerPolicy): Promise<'pass' | 'probe' | 'reject'> {
+    const key = keyOf(provider);
+    for (let round = 0; round < CAS_ROUNDS; round++) {
+      const current = await this.deps.state.getVersioned(key);
+      const state = decodeBreaker(current?.value ?? null);
+      this.deps.onState(provider, GAUGE_VALUE[state.state]);
+      const admission = admit(state, policy, this.deps.clock.now());
+      if (admission.verdict !== 'probe') return admission.verdict;
+      // Half-open admits one call at a time: the probe slot is taken by compare-and-swap.
+      if ((await this.deps.state.compareAndSwap(key, current?.version ?? 0, JSON.stringify(admission.next))).ok) {
+        this.deps.onState(provider, GAUGE_VALUE.half_open);
+        return 'probe';
+      }
+    }
+    return 'reject';
+  }
+
+  /** Applies `next` by compare-and-swap (null from it: no write); returns the state it left. */
+  private async change(provider: string, next: (s: BreakerState) => BreakerState | null): Promise<BreakerState> {
+    const key = keyOf(provider);
+    for (let round = 0; round < CAS_ROUNDS; round++) {
+      const current = await this.deps.state.getVersioned(key);
+      const state = decodeBreaker(current?.value ?? null);
+      const changed = next(state);
+      if (changed === null) return state;
+      if ((await this.deps.state.compareAndSwap(key, current?.version ?? 0, JSON.stringify(changed))).ok) {
+        this.deps.onState(provider, GAUGE_VALUE[changed.state]);
+        return changed;
+      }
+    }
+    throw errors.conflict(`circuit breaker ${provider} kept changing; try again`);
+  }
+
+  private view(provider: string, state: BreakerState): BreakerView {
+    const { policy, fallback } = this.deps.breakers.get(provider) as ProviderBreaker;
+    this.deps.onState(provider, GAUGE_VALUE[state.state]);
+    return {
+      provider,
+      state: state.state,
+      failure_threshold: policy.failureThreshold,
+      success_threshold: policy.successThreshold,
+      recovery_timeout_seconds: policy.recoveryMs / 1000,
+      fallback_provider: fallback,
+    };
+  }
+}
+
+function keyOf(provider: string): StateKey {
+  return { kind: BREAKER_KIND, ...GLOBAL_SCOPE, id: provider };
+}

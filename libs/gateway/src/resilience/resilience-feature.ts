@@ -1,0 +1,49 @@
+import type { SluiceConfig } from '@sluice/config';
+import type { Feature, FeatureContext } from '../feature.js';
+import { CircuitBreakers, type ProviderBreaker } from './circuit-breakers.js';
+
+export interface ResilienceFeature extends Feature {
+  /** Null while `circuit_breaker.enabled` is off. */
+  readonly breakers: CircuitBreakers | null;
+}
+
+/** Circuit breakers per configured provider (with fallbacks), shared by every replica through the state store. */
+export function resilienceFeature(ctx: FeatureContext): ResilienceFeature {
+  const { circuit_breaker: cfg } = ctx.config;
+  if (!cfg.enabled) return { name: 'resilience', breakers: null };
+  const breakers = new CircuitBreakers({
+    state: ctx.state,
+    clock: ctx.clock,
+    breakers: breakerTable(ctx.config),
+    onState: (provider, value) => ctx.metrics.circuitBreakerState.set({ provider }, value),
+  });
+  return { name: 'resilience', breakers };
+}
+
+/** Every configured provider's breaker; overrides naming unknown providers or fallbacks stop start-up. */
+function breakerTable(config: SluiceConfig): Map<string, ProviderBreaker> {
+  const { circuit_breaker: cfg, executor } = config;
+  const names = new Set(config.providers.map((p) => p.name));
+  const problems: string[] = [];
+  for (const [name, override] of Object.entries(cfg.providers)) {
+    if (!names.has(name)) problems.push(`circuit_breaker.providers.${name}: no provider of that name is configured`);
+    const fallback = override.fallback_provider;
+    if (fallback !== undefined && !names.has(fallback)) problems.push(`circuit_breaker.providers.${name}.fallback_provider: unknown provider ${fallback}`);
+    if (fallback === name) problems.push(`circuit_breaker.providers.${name}.fallback_provider: a provider cannot fall back to itself`);
+  }
+  if (problems.length > 0) throw new Error(`invalid circuit_breaker configuration:\n  ${problems.join('\n  ')}`);
+  // A probe holds the half-open slot for as long as its call can take, retries included; then another may go.
+  const probeLeaseMs = executor.timeout_seconds * 1000 * (executor.max_retries + 1) + executor.backoff_max_ms * executor.max_retries;
+  return new Map(
+    config.providers.map((p) => {
+      const o = cfg.providers[p.name] ?? {};
+      const policy = {
+        failureThreshold: o.failure_threshold ?? cfg.failure_threshold,
+        successThreshold: o.success_threshold ?? cfg.success_threshold,
+        recoveryMs: (o.recovery_timeout_seconds ?? cfg.recovery_timeout_seconds) * 1000,
+        probeLeaseMs,
+      };
+      return [p.name, { policy, fallback: o.fallback_provider ?? null }];
+    }),
+  );
+}
