@@ -15,6 +15,8 @@ export interface HttpSink {
   status: number;
   /** The JSON body of a successful answer to a call (default `{"ok":true}`). */
   reply: ((call: ReceivedCall) => unknown) | undefined;
+  /** How long to wait before answering a call (default: at once). */
+  delayMs: ((call: ReceivedCall) => number) | undefined;
   close(): Promise<void>;
 }
 
@@ -28,7 +30,10 @@ export async function startSink(): Promise<HttpSink> {
       const call = JSON.parse(body) as ReceivedCall;
       received.push(call);
       const answer = sink.status >= 300 ? { ok: false } : sink.reply ? sink.reply(call) : { ok: true };
-      res.writeHead(sink.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      const send = () => res.writeHead(sink.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      const delay = sink.delayMs?.(call) ?? 0;
+      if (delay > 0) setTimeout(send, delay);
+      else send();
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
@@ -37,6 +42,7 @@ export async function startSink(): Promise<HttpSink> {
     received,
     status: 200,
     reply: undefined,
+    delayMs: undefined,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };
   return sink;

@@ -5,6 +5,7 @@ import type { RuleActionType } from '@sluice/rules';
 import type { Job, Scheduler, StateStore } from '@sluice/state';
 import type { Logger, Metrics } from '@sluice/telemetry';
 import type { InternalEventBus } from './events/internal-events.js';
+import type { ProviderHealth } from './resilience/provider-health.js';
 import type { Gateway } from './gateway.js';
 import type { Stage } from './pipeline/stage.js';
 import type { RetentionSource } from './retention/retention-source.js';
@@ -20,6 +21,8 @@ export interface FeatureContext {
   scheduler: Scheduler;
   providers: ProviderRegistry;
   executor: Executor;
+  /** Provider call statistics shared by every replica (fed by the executor). */
+  health: ProviderHealth;
   /** What background work reports (the SSE stream's internal source). */
   events: InternalEventBus;
 }

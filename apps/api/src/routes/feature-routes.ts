@@ -6,6 +6,7 @@ import { auditRoutes } from './audit.js';
 import { eventsRoutes } from './events.js';
 import { chainsRoutes } from './chains.js';
 import { circuitBreakersRoutes } from './circuit-breakers.js';
+import { providersHealthRoutes } from './providers-health.js';
 import { deadLettersRoutes } from './dead-letters.js';
 import { groupsRoutes } from './groups.js';
 import { quotasRoutes } from './quotas.js';
@@ -35,6 +36,7 @@ export type RoutesRuntime = Pick<
   | 'chainDefinitions'
   | 'chainRuns'
   | 'breakers'
+  | 'providersHealth'
 >;
 
 type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
@@ -63,6 +65,9 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
     (app, rt) => app.register(rulesCoverageRoutes, { coverage: rt.audit.coverage, rules: rt.rules, clock: rt.clock }),
   ],
   deadLetters: [(app, rt) => app.register(deadLettersRoutes, { queue: rt.deadLetters, gateway: rt.gateway })],
-  resilience: [(app, rt) => app.register(circuitBreakersRoutes, { breakers: rt.breakers })],
+  resilience: [
+    (app, rt) => app.register(circuitBreakersRoutes, { breakers: rt.breakers }),
+    (app, rt) => app.register(providersHealthRoutes, { providersHealth: rt.providersHealth }),
+  ],
   execute: [],
 };

@@ -17,3 +17,21 @@ export const CircuitBreakerList = z.object({ circuit_breakers: z.array(CircuitBr
 export const CircuitBreakerChanged = CircuitBreakerView.extend({ message: z.string().describe('circuit breaker tripped | circuit breaker reset') });
 
 export const ProviderParams = z.object({ provider: z.string().min(1).max(256) });
+
+/** Spec "Provider health entry": the last five minutes of provider attempts, every replica's summed. */
+export const ProviderHealthEntry = z.object({
+  provider: z.string(),
+  healthy: z.boolean().describe("false while its breaker is open, or when under 50% of the window's attempts succeeded"),
+  circuit_breaker_state: BreakerState.nullable().describe('null while circuit breakers are off'),
+  total_requests: z.number().int().describe('provider attempts (retries count) in the window'),
+  successes: z.number().int(),
+  failures: z.number().int(),
+  success_rate: z.number().describe('percent; 100 with no attempts'),
+  avg_latency_ms: z.number(),
+  p50_latency_ms: z.number(),
+  p95_latency_ms: z.number(),
+  p99_latency_ms: z.number(),
+});
+export type ProviderHealthEntry = z.infer<typeof ProviderHealthEntry>;
+
+export const ProviderHealthList = z.object({ providers: z.array(ProviderHealthEntry) });

@@ -1,23 +1,40 @@
 import type { SluiceConfig } from '@sluice/config';
 import type { Feature, FeatureContext } from '../feature.js';
+import type { ProviderHealthEntry } from '@sluice/core';
 import { CircuitBreakers, type ProviderBreaker } from './circuit-breakers.js';
+
+/** Below this success rate over the window a provider is reported unhealthy (as it is while its breaker is open). */
+const HEALTHY_SUCCESS_RATE = 50;
 
 export interface ResilienceFeature extends Feature {
   /** Null while `circuit_breaker.enabled` is off. */
   readonly breakers: CircuitBreakers | null;
+  /** Every configured provider's health over the window, summed across replicas, with its breaker's state. */
+  providersHealth(): Promise<ProviderHealthEntry[]>;
 }
 
-/** Circuit breakers per configured provider (with fallbacks), shared by every replica through the state store. */
+/** Circuit breakers per configured provider (with fallbacks), shared by every replica through the state store; provider health. */
 export function resilienceFeature(ctx: FeatureContext): ResilienceFeature {
   const { circuit_breaker: cfg } = ctx.config;
-  if (!cfg.enabled) return { name: 'resilience', breakers: null };
-  const breakers = new CircuitBreakers({
-    state: ctx.state,
-    clock: ctx.clock,
-    breakers: breakerTable(ctx.config),
-    onState: (provider, value) => ctx.metrics.circuitBreakerState.set({ provider }, value),
-  });
-  return { name: 'resilience', breakers };
+  const breakers = cfg.enabled
+    ? new CircuitBreakers({
+        state: ctx.state,
+        clock: ctx.clock,
+        breakers: breakerTable(ctx.config),
+        onState: (provider, value) => ctx.metrics.circuitBreakerState.set({ provider }, value),
+      })
+    : null;
+  const providersHealth = async (): Promise<ProviderHealthEntry[]> => {
+    const names = ctx.config.providers.map((p) => p.name);
+    const [stats, views] = await Promise.all([ctx.health.report(names), breakers ? breakers.list() : []]);
+    const states = new Map(views.map((v) => [v.provider, v.state]));
+    return stats.map((s) => {
+      const circuit_breaker_state = states.get(s.provider) ?? null;
+      const healthy = circuit_breaker_state !== 'open' && (s.total_requests === 0 || s.success_rate >= HEALTHY_SUCCESS_RATE);
+      return { ...s, healthy, circuit_breaker_state };
+    });
+  };
+  return { name: 'resilience', breakers, providersHealth };
 }
 
 /** Every configured provider's breaker; overrides naming unknown providers or fallbacks stop start-up. */

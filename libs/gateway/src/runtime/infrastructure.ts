@@ -4,6 +4,7 @@ import { Executor, createProviders } from '@sluice/providers';
 import { createScheduler, createStateStore } from '@sluice/state';
 import type { Logger, Metrics } from '@sluice/telemetry';
 import { InternalEventBus } from '../events/internal-events.js';
+import { ProviderHealth } from '../resilience/provider-health.js';
 import type { FeatureContext } from '../feature.js';
 
 /** A part to close on shutdown, named for the log when closing it fails. */
@@ -53,19 +54,28 @@ export async function createInfrastructure(
     const log = logger.child({ component: 'provider' });
     const providers = createProviders(config.providers, { log: (obj) => log.info(obj, 'log provider') });
     closers.splice(1, 0, { name: 'providers', close: () => providers.close() });
+    // Provider attempts are counted twice: Prometheus (this process) and the shared health window (every replica).
+    const health = new ProviderHealth({ state, clock, logger, flushIntervalMs: 1000 });
+    health.start();
+    closers.splice(1, 0, { name: 'provider health', close: () => health.close() });
     const executor = new Executor({
       maxRetries: config.executor.max_retries,
       timeoutMs: config.executor.timeout_seconds * 1000,
       maxConcurrent: config.executor.max_concurrent,
       backoffBaseMs: config.executor.backoff_base_ms,
       backoffMaxMs: config.executor.backoff_max_ms,
-      metrics,
+      metrics: {
+        observe: (provider, result, ms) => {
+          metrics.observe(provider, result, ms);
+          health.observe(provider, result, ms);
+        },
+      },
     });
     const events = new InternalEventBus({
       onEmit: (type) => metrics.internalEvents.inc({ type }),
       onListenerError: (err, event) => logger.error({ err, type: event.type }, 'internal event listener failed'),
     });
-    return { ctx: { config, clock, logger, metrics, state, scheduler, providers, executor, events }, closers };
+    return { ctx: { config, clock, logger, metrics, state, scheduler, providers, executor, health, events }, closers };
   } catch (err) {
     await closeAll(closers, logger);
     throw err;

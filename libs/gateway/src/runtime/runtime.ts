@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '@sluice/core';
+import { systemClock, type Clock, type ProviderHealthEntry } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import type { Provider } from '@sluice/providers';
 import type { Logger, Metrics } from '@sluice/telemetry';
@@ -43,6 +43,7 @@ export interface Runtime extends FeatureContext {
   chainRuns: ChainRuns;
   /** Null while circuit breakers are off. */
   breakers: CircuitBreakers | null;
+  providersHealth: () => Promise<ProviderHealthEntry[]>;
   /** Null while `executor.dlq_enabled` is off. */
   deadLetters: DeadLetterQueue | null;
   /** The dispatch entry point: the features' stages in spec order. */
@@ -106,6 +107,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     chainDefinitions: features.chains.definitions,
     chainRuns: features.chains.runs,
     breakers: features.resilience.breakers,
+    providersHealth: features.resilience.providersHealth,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {
