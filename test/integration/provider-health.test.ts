@@ -83,11 +83,17 @@ describe('provider health summed across two replicas (redis)', () => {
   it('half the calls on each replica: either replica reports all 100, percentiles from the merged histogram', async () => {
     await Promise.all(
       [a, b].map(async (gw, side) => {
-        for (let i = side; i < DELAYS.length; i += 2) await postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'timed', payload: { delay: DELAYS[i], i } }));
+        for (let i = side; i < DELAYS.length; i += 2)
+          await postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'timed', payload: { delay: DELAYS[i], i } }));
       }),
     );
     // Each replica adds its counts to the shared window every second; the one asked adds its own first.
-    const [entry] = await poll('both replicas’ counts', () => health(a.url), (e) => e[0]?.total_requests === 100, { timeoutMs: 5000, intervalMs: 100 });
+    const [entry] = await poll(
+      'both replicas’ counts',
+      () => health(a.url),
+      (e) => e[0]?.total_requests === 100,
+      { timeoutMs: 5000, intervalMs: 100 },
+    );
     expectPercentiles(entry as Entry);
     expect((await health(b.url))[0]?.total_requests).toBe(100);
   });

@@ -135,6 +135,21 @@ const CircuitBreakerConfig = z
   })
   .prefault({});
 
+const StreamConfig = z
+  .strictObject({
+    /** Off: GET /v1/stream answers 503. */
+    enabled: z.boolean().default(true),
+    /** cluster: a subscriber sees every replica's and worker's events (Redis pub/sub); local: its own process's only. Memory mode is always local. */
+    scope: z.enum(['cluster', 'local']).default('cluster'),
+    /** A keep-alive comment this often (the spec's 15 s). */
+    keep_alive_seconds: positiveInt.default(15),
+    /** A connection's slot in its tenant's count lives this long unless its replica renews it (a dead replica's slots free after it). */
+    lease_ttl_seconds: positiveInt.default(30),
+    /** Events held for a client that is not reading; beyond it they are skipped and the client gets `lagged`. */
+    max_queued_events: positiveInt.default(256),
+  })
+  .prefault({});
+
 const AuthConfig = z
   .strictObject({
     /** Off: every request acts as an anonymous admin with a wildcard grant. */
@@ -261,6 +276,7 @@ export const SluiceConfig = z.strictObject({
   time_intervals: TimeIntervalsConfig,
   chains: ChainsConfig,
   circuit_breaker: CircuitBreakerConfig,
+  stream: StreamConfig,
   auth: AuthConfig,
   quotas: QuotasConfig,
   rate_limit: RateLimitConfig,

@@ -23,3 +23,4 @@ export * from './schemas/dead-letters.js';
 export * from './schemas/approvals.js';
 export * from './schemas/chains.js';
 export * from './schemas/resilience.js';
+export * from './schemas/stream.js';

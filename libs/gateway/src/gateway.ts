@@ -1,5 +1,6 @@
 import type { ActionInput, BatchItemResult, Clock, DispatchOutcome } from '@sluice/core';
 import type { AuditRecorder } from './audit/audit-recorder.js';
+import type { InternalEventBus } from './events/internal-events.js';
 import { normalizeAction } from './normalize-action.js';
 import { dispatchContext, type DispatchCaller } from './pipeline/context.js';
 import type { Pipeline } from './pipeline/pipeline.js';
@@ -32,6 +33,8 @@ export interface GatewayDeps {
   batchConcurrency?: number;
   /** Absent when audit is disabled. */
   audit?: AuditRecorder;
+  /** Told of every dispatch (action_dispatched) while anyone listens: the stream's source. */
+  events?: InternalEventBus;
 }
 
 /** The dispatch entry point shared by the API, replays and background jobs. */
@@ -67,6 +70,16 @@ export class Gateway {
       ...ctx.mutedBy,
     };
     this.deps.recorder.recordDispatch(outcome.outcome, (performance.now() - started) / 1000);
+    // Only built while someone listens: a dispatch nobody streams pays nothing for the stream.
+    if (decided && outcome.outcome !== 'dry_run' && !ctx.dryRun && this.deps.events?.active) {
+      this.deps.events.emit({
+        type: 'action_dispatched',
+        namespace: action.namespace,
+        tenant: action.tenant,
+        at: new Date(this.deps.clock.now()).toISOString(),
+        data: { action_id: action.id, action_type: action.action_type, provider: ctx.provider, outcome },
+      });
+    }
     return outcome;
   }
 

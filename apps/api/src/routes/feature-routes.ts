@@ -7,6 +7,7 @@ import { eventsRoutes } from './events.js';
 import { chainsRoutes } from './chains.js';
 import { circuitBreakersRoutes } from './circuit-breakers.js';
 import { providersHealthRoutes } from './providers-health.js';
+import { streamRoutes } from './stream.js';
 import { deadLettersRoutes } from './dead-letters.js';
 import { groupsRoutes } from './groups.js';
 import { quotasRoutes } from './quotas.js';
@@ -37,6 +38,7 @@ export type RoutesRuntime = Pick<
   | 'chainRuns'
   | 'breakers'
   | 'providersHealth'
+  | 'stream'
 >;
 
 type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
@@ -69,5 +71,6 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
     (app, rt) => app.register(circuitBreakersRoutes, { breakers: rt.breakers }),
     (app, rt) => app.register(providersHealthRoutes, { providersHealth: rt.providersHealth }),
   ],
+  stream: [(app, rt) => app.register(streamRoutes, { stream: rt.stream })],
   execute: [],
 };

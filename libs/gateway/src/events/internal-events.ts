@@ -36,6 +36,11 @@ export class InternalEventBus {
     }
   }
 
+  /** Whether anyone listens: emitters whose events cost something to build check it first. */
+  get active(): boolean {
+    return this.listeners.size > 0;
+  }
+
   /** Returns the function that removes the listener. */
   on(listener: InternalEventListener): () => void {
     this.listeners.add(listener);

@@ -18,6 +18,7 @@ import { chainsFeature, type ChainsFeature } from '../chains/chains-feature.js';
 import { deadLettersFeature, type DeadLettersFeature } from '../dead-letters/dead-letters-feature.js';
 import { executeFeature } from '../stages/execute-feature.js';
 import { resilienceFeature, type ResilienceFeature } from '../resilience/resilience-feature.js';
+import { streamFeature, type StreamFeature } from '../stream/stream-feature.js';
 import { stateMachinesFeature, type StateMachinesFeature } from '../state-machines/state-machines-feature.js';
 import { timeIntervalsFeature, type TimeIntervalsFeature } from '../time-intervals/time-intervals-feature.js';
 
@@ -37,6 +38,7 @@ export interface Features {
   rules: RulesFeature;
   deadLetters: DeadLettersFeature;
   resilience: ResilienceFeature;
+  stream: StreamFeature;
   execute: Feature;
 }
 
@@ -79,6 +81,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
     }),
   );
   const resilience = built(resilienceFeature(ctx));
+  const stream = built(await streamFeature(ctx));
   const execute = built(executeFeature(ctx, { onExhausted: deadLetters.onExhausted, breakers: resilience.breakers ?? undefined }));
   return {
     quotas,
@@ -95,6 +98,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
     rules,
     deadLetters,
     resilience,
+    stream,
     execute,
   };
 }

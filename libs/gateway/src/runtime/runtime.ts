@@ -17,6 +17,7 @@ import type { ApprovalService } from '../approvals/approval-service.js';
 import type { ChainDefinitions } from '../chains/chain-definitions.js';
 import type { ChainRuns } from '../chains/chain-runs.js';
 import type { CircuitBreakers } from '../resilience/circuit-breakers.js';
+import type { StreamService } from '../stream/stream-service.js';
 import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
 import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
@@ -44,6 +45,8 @@ export interface Runtime extends FeatureContext {
   /** Null while circuit breakers are off. */
   breakers: CircuitBreakers | null;
   providersHealth: () => Promise<ProviderHealthEntry[]>;
+  /** Null while `stream.enabled` is off. */
+  stream: StreamService | null;
   /** Null while `executor.dlq_enabled` is off. */
   deadLetters: DeadLetterQueue | null;
   /** The dispatch entry point: the features' stages in spec order. */
@@ -87,6 +90,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     clock,
     recorder: metrics,
     providerExists: (name) => ctx.providers.has(name),
+    events: ctx.events,
     ...(audit.recorder ? { audit: audit.recorder } : {}),
   });
   return {
@@ -108,6 +112,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     chainRuns: features.chains.runs,
     breakers: features.resilience.breakers,
     providersHealth: features.resilience.providersHealth,
+    stream: features.stream.stream,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {

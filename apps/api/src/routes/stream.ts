@@ -1,0 +1,70 @@
+import type { ServerResponse } from 'node:http';
+import { ErrorBody, SluiceError, StreamQuery, errors } from '@sluice/core';
+import { callerScope, visibleTo } from '@sluice/auth';
+import type { StreamService } from '@sluice/gateway';
+import type { FastifyInstance } from 'fastify';
+import { requestSchema, responseSchema } from '@sluice/http';
+import { callerOf } from '../plugins/access-control.js';
+
+const error = responseSchema(ErrorBody);
+const SSE_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-cache, no-transform',
+  connection: 'keep-alive',
+  // nginx (the compose load balancer, most ingresses) would otherwise buffer the stream.
+  'x-accel-buffering': 'no',
+};
+
+export async function streamRoutes(app: FastifyInstance, opts: { stream: StreamService | null }): Promise<void> {
+  const open = new Set<ServerResponse>();
+  // Streams never end on their own: close them first, or shutting down would wait for every client.
+  app.addHook('preClose', async () => {
+    for (const res of open) res.end();
+  });
+
+  app.get<{ Querystring: StreamQuery }>(
+    '/v1/stream',
+    {
+      config: { access: 'stream_subscribe' },
+      schema: {
+        tags: ['stream'],
+        summary: 'Server-sent events: dispatches, group flushes, state timeouts, chain steps, approvals',
+        description:
+          'text/event-stream: frames `event:`, `id:` (unique), one-line JSON `data:`. Filters AND-ed with the caller’s tenant grants. ' +
+          'A client that falls behind gets `lagged` {skipped} and continues from the current position; `: ping` every 15 s; no replay ' +
+          '(Last-Event-ID is ignored). 429 beyond server.max_sse_connections_per_tenant, counted cluster-wide; 503 when stream.enabled is off.',
+        querystring: requestSchema(StreamQuery),
+        response: { 200: { type: 'string', description: 'an endless text/event-stream' }, 400: error, 401: error, 403: error, 429: error, 503: error },
+      },
+    },
+    async (request, reply) => {
+      if (!opts.stream) throw errors.featureDisabled('SSE streaming is not enabled');
+      const stream = opts.stream;
+      const caller = callerOf(request);
+      // The spec's per-tenant cap: a caller bound to one tenant counts there, any other caller on its own.
+      const tenant = callerScope(caller).singleTenant;
+      const connection = await stream.open(tenant !== null ? `tenant:${tenant}` : `caller:${caller.id}`);
+      if (!connection) throw new SluiceError('RATE_LIMITED', 'too many concurrent SSE connections for this tenant');
+      const res = reply.raw;
+      let stop: (() => void) | undefined;
+      try {
+        stop = await stream.subscribe({ write: (frame) => res.write(frame), onDrain: (listener) => res.on('drain', listener) }, request.query, (scope) =>
+          visibleTo(caller, scope),
+        );
+      } catch (err) {
+        await connection.release();
+        throw err;
+      }
+      reply.hijack();
+      open.add(res);
+      res.on('close', () => {
+        open.delete(res);
+        stop?.();
+        connection.release().catch((err: unknown) => request.log.warn({ err }, 'stream connection lease not released'));
+      });
+      res.writeHead(200, SSE_HEADERS);
+      // Sent once the subscription is live: a client that sees it misses nothing dispatched after.
+      res.write(': connected\n\n');
+    },
+  );
+}
