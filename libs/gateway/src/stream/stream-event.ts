@@ -3,8 +3,8 @@ import type { DispatchOutcome } from '@sluice/core';
 import type { InternalEvent } from '../events/internal-events.js';
 
 /** The event types the stream carries (the spec's); other internal events stay inside. */
-export const STREAM_EVENT_TYPES = ['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required'] as const;
-export type StreamEventType = (typeof STREAM_EVENT_TYPES)[number];
+const STREAM_EVENT_TYPES = ['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required'] as const;
+type StreamEventType = (typeof STREAM_EVENT_TYPES)[number];
 
 /** One stream event, redacted: what is published between replicas and written to clients. */
 export interface StreamEvent {
@@ -20,7 +20,7 @@ export interface StreamEvent {
 }
 
 /** What the gateway reports of each (non dry-run) dispatch. */
-export interface DispatchedData {
+interface DispatchedData {
   action_id: string;
   action_type: string;
   provider: string;
@@ -47,7 +47,7 @@ export function streamEventOf(event: InternalEvent): StreamEvent | null {
  * fields; a provider response has its body nulled and its headers emptied, approval links read
  * `[redacted]` (they are credentials).
  */
-export function externallyTagged(outcome: DispatchOutcome): Record<string, unknown> {
+function externallyTagged(outcome: DispatchOutcome): Record<string, unknown> {
   const { outcome: name, action_id: _id, ...fields } = outcome;
   const tag = name.replace(/(^|_)([a-z])/g, (_m, _sep, c: string) => c.toUpperCase());
   if ('response' in fields) {
