@@ -52,6 +52,11 @@ export const METRICS = {
     help: 'Provider circuit breaker state as this process last read or wrote it (shared by all replicas): 0 closed, 1 open, 2 half-open',
     labelNames: ['provider'],
   },
+  streamConnections: {
+    type: 'gauge',
+    name: 'sluice_stream_connections',
+    help: 'Open SSE stream connections on this process',
+  },
   deadLetters: { type: 'counter', name: 'sluice_dead_letters_total', help: 'Failed actions queued in the dead-letter queue' },
   deadLettersDropped: {
     type: 'counter',

@@ -22,6 +22,7 @@ export async function streamFeature(ctx: FeatureContext): Promise<StreamFeature>
     keepAliveMs: cfg.keep_alive_seconds * 1000,
     leaseTtlMs: cfg.lease_ttl_seconds * 1000,
     checkIntervalMs: 1000,
+    onConnections: (count) => ctx.metrics.streamConnections.set(count),
   });
   await stream.start();
   return { name: 'stream', stream, close: () => stream.close() };

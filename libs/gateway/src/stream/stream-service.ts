@@ -24,6 +24,8 @@ export interface StreamServiceDeps {
   leaseTtlMs: number;
   /** How often a process asks whether anyone in the cluster listens (cluster scope). */
   checkIntervalMs: number;
+  /** Told of this process's number of open streams whenever it changes (the sluice_stream_connections gauge). */
+  onConnections(count: number): void;
 }
 
 /** A client's slot in its bucket's connection count; give it back when the client goes. */
@@ -91,6 +93,7 @@ export class StreamService {
   async subscribe(sink: FrameSink, filter: StreamFilter, visible: (scope: { namespace: string; tenant: string }) => boolean): Promise<() => void> {
     const sub = new StreamSubscriber(sink, this.deps.maxQueued, (event) => matches(event, filter, visible));
     this.subscribers.add(sub);
+    this.deps.onConnections(this.subscribers.size);
     if (this.deps.scope === 'cluster') {
       this.eventsSubscribed ??= this.deps.state
         .subscribe(EVENTS_CHANNEL, (m) => this.deliver(JSON.parse(m) as StreamEvent))
@@ -104,13 +107,9 @@ export class StreamService {
     return () => {
       sub.close();
       this.subscribers.delete(sub);
+      this.deps.onConnections(this.subscribers.size);
       if (this.deps.scope === 'local' && this.subscribers.size === 0) this.listen(false);
     };
-  }
-
-  /** Live connections of this process (for tests and the gauge). */
-  get connections(): number {
-    return this.subscribers.size;
   }
 
   private listen(on: boolean): void {
