@@ -167,10 +167,42 @@ describe.each(BACKENDS)('the SSE stream (%s)', (backend) => {
       .toBe(200);
   });
 
+  it('a real EventSource client reads the frames', async () => {
+    const es = new EventSource(`${gw.url}/v1/stream?event_type=action_dispatched`, {
+      fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, ...keyHeader('root') } }),
+    });
+    try {
+      const opened = new Promise((resolve) => es.addEventListener('open', resolve));
+      await opened;
+      const received = new Promise<MessageEvent>((resolve) => es.addEventListener('action_dispatched', resolve));
+      const sent = await dispatch();
+      const event = await received;
+      expect(JSON.parse(event.data as string)).toMatchObject({ action_id: sent.action_id, type: 'action_dispatched' });
+      expect(event.lastEventId).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      es.close();
+    }
+  });
+
+  it('needs credentials; a viewer may subscribe', async () => {
+    expect((await openStream(`${gw.url}/v1/stream`)).status).toBe(401);
+    expect((await open('', 'acme-viewer')).status).toBe(200);
+    expect((await openStream(`${gw.url}/v1/stream?event_type=nope`, keyHeader('root'))).status).toBe(400);
+  });
+});
+
+// Local scope: events reach the subscriber as they are emitted, so the client is behind by exactly what the test emits.
+describe.each(BACKENDS)('the SSE stream: a slow client (%s)', (backend) => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    gw = await startGateway(backend, { stream: { scope: 'local', max_queued_events: 16 } });
+  });
+  afterAll(() => gw.close());
+
   it('a client that stops reading gets lagged {skipped} and then continues from the current position', async () => {
     // A raw request whose body is left unread: the socket backs up and the server queues, then skips.
     const res = await new Promise<IncomingMessage>((resolve) => {
-      httpRequest(`${gw.url}/v1/stream?event_type=group_flushed`, { headers: keyHeader('root') }, resolve).end();
+      httpRequest(`${gw.url}/v1/stream?event_type=group_flushed`, resolve).end();
     });
     res.pause();
     const big = 'x'.repeat(16_384);
@@ -197,32 +229,21 @@ describe.each(BACKENDS)('the SSE stream (%s)', (backend) => {
     expect(delivered + skipped).toBe(total);
     expect(text.indexOf('event: lagged')).toBeLessThan(text.indexOf('"group_id":"after"'));
   });
+});
 
-  it('a real EventSource client reads the frames', async () => {
-    const es = new EventSource(`${gw.url}/v1/stream?event_type=action_dispatched`, {
-      fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, ...keyHeader('root') } }),
-    });
+describe('the SSE stream: keep-alive and off', () => {
+  it('sends a keep-alive comment every keep_alive_seconds', async () => {
+    const gw = await startGateway('memory', { stream: { keep_alive_seconds: 1 } });
+    const s = await openStream(`${gw.url}/v1/stream`);
     try {
-      const opened = new Promise((resolve) => es.addEventListener('open', resolve));
-      await opened;
-      const received = new Promise<MessageEvent>((resolve) => es.addEventListener('action_dispatched', resolve));
-      const sent = await dispatch();
-      const event = await received;
-      expect(JSON.parse(event.data as string)).toMatchObject({ action_id: sent.action_id, type: 'action_dispatched' });
-      expect(event.lastEventId).toMatch(/^[0-9a-f-]{36}$/);
+      await expect.poll(() => s.comments.filter((c) => c === 'ping').length, { timeout: 3000 }).toBeGreaterThanOrEqual(2);
+      expect(s.comments[0]).toBe('connected');
     } finally {
-      es.close();
+      s.close();
+      await gw.close();
     }
   });
 
-  it('needs credentials; a viewer may subscribe', async () => {
-    expect((await openStream(`${gw.url}/v1/stream`)).status).toBe(401);
-    expect((await open('', 'acme-viewer')).status).toBe(200);
-    expect((await openStream(`${gw.url}/v1/stream?event_type=nope`, keyHeader('root'))).status).toBe(400);
-  });
-});
-
-describe('the SSE stream: disabled', () => {
   it('answers 503 while stream.enabled is off', async () => {
     const gw = await startGateway('memory', { stream: { enabled: false } });
     try {

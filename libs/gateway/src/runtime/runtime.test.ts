@@ -27,6 +27,8 @@ describe('the runtime builder', () => {
         'time-intervals',
         'rules',
         'dead-letters',
+        'resilience',
+        'stream',
         'execute',
       ]);
       expect(new Pipeline(features.flatMap((f) => f.stages ?? [])).stageNames).toEqual([

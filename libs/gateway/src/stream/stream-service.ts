@@ -97,9 +97,15 @@ export class StreamService {
     if (this.deps.scope === 'cluster') {
       this.eventsSubscribed ??= this.deps.state
         .subscribe(EVENTS_CHANNEL, (m) => this.deliver(JSON.parse(m) as StreamEvent))
-        .then((off) => {
-          this.unsubscribes.push(off);
-        });
+        .then(
+          (off) => {
+            this.unsubscribes.push(off);
+          },
+          (err: unknown) => {
+            this.eventsSubscribed = null; // the next client tries again
+            throw err;
+          },
+        );
       await this.eventsSubscribed;
       await this.deps.state.publish(SUBSCRIBED_CHANNEL, '1');
     }
