@@ -159,12 +159,14 @@ describe('circuit breakers shared by two replicas (redis)', () => {
   let a: RunningGateway;
   let b: RunningGateway;
   const sinks: Record<string, HttpSink> = {};
+  // One clock for both replicas, as one wall clock is for real ones.
+  const clock = new ManualClock(Date.UTC(2026, 3, 1));
 
   beforeAll(async () => {
     for (const name of NAMES) sinks[name] = await startSink();
     const prefix = uniquePrefix();
-    a = await startGateway('redis', { ...breakerConfig(sinks), state: { prefix } });
-    b = await startGateway('redis', { ...breakerConfig(sinks), state: { prefix } });
+    a = await startGateway('redis', { ...breakerConfig(sinks), state: { prefix } }, { clock });
+    b = await startGateway('redis', { ...breakerConfig(sinks), state: { prefix } }, { clock });
   });
   afterAll(async () => {
     await a.close();
@@ -184,5 +186,19 @@ describe('circuit breakers shared by two replicas (redis)', () => {
     const outcomes = [await on(a), await on(b), await on(a), await on(b)];
     expect(outcomes.map((o) => o.error?.code)).toEqual(['EXECUTION_FAILED', 'EXECUTION_FAILED', 'EXECUTION_FAILED', 'CIRCUIT_OPEN']);
     expect(sinks.picky!.received).toHaveLength(3);
+  });
+
+  it('half-open admits one probe across both replicas: 10 concurrent calls, one reaches the provider', async () => {
+    sinks.probe!.status = 500;
+    const call = (gw: RunningGateway) => postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'probe' })).then((r) => r.body as Outcome);
+    for (const gw of [a, b, a]) await call(gw);
+    expect(sinks.probe!.received).toHaveLength(3);
+    sinks.probe!.status = 200;
+    sinks.probe!.delayMs = () => 300; // the probe is still out while the others arrive
+    await clock.advanceAsync(30_000);
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => call(i % 2 === 0 ? a : b)));
+    expect(outcomes.filter((o) => o.outcome === 'executed')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.error?.code === 'CIRCUIT_OPEN')).toHaveLength(9);
+    expect(sinks.probe!.received).toHaveLength(4);
   });
 });
