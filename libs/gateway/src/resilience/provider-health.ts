@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '@sluice/core';
+import { systemClock, type Clock, type TimerHandle } from '@sluice/core';
 import { GLOBAL_SCOPE, type StateKey, type StateStore, type WriteOp } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import { LATENCY_BOUNDS_MS, bucketOf, quantile } from './latency-histogram.js';
@@ -53,7 +53,9 @@ export class ProviderHealth {
   }
 
   start(): void {
-    this.timer ??= this.deps.clock.setRepeating(() => {
+    // Flushing is housekeeping of this process: real time, even when a test drives the gateway's clock
+    // (a clock jumped months ahead would otherwise run it once per second skipped).
+    this.timer ??= systemClock.setRepeating(() => {
       this.flush().catch((err: unknown) => this.log.warn({ err }, 'provider health flush failed; its counts are dropped'));
     }, this.deps.flushIntervalMs);
   }

@@ -1,3 +1,4 @@
+import { systemClock } from '@sluice/core';
 import type { Feature, FeatureContext } from '../feature.js';
 import { StreamService } from './stream-service.js';
 
@@ -12,7 +13,8 @@ export async function streamFeature(ctx: FeatureContext): Promise<StreamFeature>
   if (!cfg.enabled) return { name: 'stream', stream: null };
   const stream = new StreamService({
     state: ctx.state,
-    clock: ctx.clock,
+    // Leases and keep-alives are about live processes and sockets: real time, even when a test drives the gateway's clock.
+    clock: systemClock,
     logger: ctx.logger,
     bus: ctx.events,
     // One process holds everything in memory mode: there is no cluster to fan out to.
