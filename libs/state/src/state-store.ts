@@ -109,6 +109,12 @@ export interface WriteBatchOptions {
   deferred?: readonly DeferrableWriteOp[];
 }
 
+/** One entry of a log: its id (`<ms>-<seq>`, increasing) and message. */
+export interface LogEntry {
+  id: string;
+  message: string;
+}
+
 export interface StateStore {
   readonly backend: 'memory' | 'redis';
 
@@ -172,6 +178,16 @@ export interface StateStore {
 
   /** Pages through the plain values of one kind, optionally within a namespace/tenant scope. */
   scan(kind: string, opts?: ScanOptions): Promise<ScanPage>;
+
+  /**
+   * Appends to a log (a Redis Stream; the message bus's topics) and returns the entry's id,
+   * greater than every earlier one. The log keeps about the newest `maxLen` entries (Redis trims
+   * approximately, in whole nodes; memory exactly).
+   */
+  logAppend(log: StateKey, message: string, maxLen: number): Promise<string>;
+  /** Entries after `afterId` (exclusive; absent: from the oldest), oldest first, at most `limit`. */
+  logRange(log: StateKey, opts: { afterId?: string; limit: number }): Promise<LogEntry[]>;
+  logLength(log: StateKey): Promise<number>;
 
   /** Fire-and-forget broadcast to every subscriber of `channel` in every process. */
   publish(channel: string, message: string): Promise<void>;

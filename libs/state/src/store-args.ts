@@ -79,3 +79,9 @@ export function scanCount(opts: ScanOptions | undefined): number {
   if (!Number.isSafeInteger(count) || count <= 0) throw new RangeError(`scan count must be a positive integer, got ${count}`);
   return count;
 }
+
+/** A log's length bound: a positive integer (checked alike on both backends). */
+export function logMaxLen(maxLen: number): number {
+  if (!Number.isInteger(maxLen) || maxLen < 1) throw new RangeError(`maxLen must be a positive integer, got ${maxLen}`);
+  return maxLen;
+}

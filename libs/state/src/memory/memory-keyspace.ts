@@ -11,7 +11,8 @@ import type { SortedIndex } from './sorted-index.js';
 export type Entry =
   | { type: 'string'; key: StateKey; value: string; expiresAt: number | undefined }
   | { type: 'hash'; key: StateKey; value: string; version: number; expiresAt: number | undefined }
-  | { type: 'zset'; key: StateKey; members: SortedIndex; expiresAt: number | undefined };
+  | { type: 'zset'; key: StateKey; members: SortedIndex; expiresAt: number | undefined }
+  | { type: 'stream'; key: StateKey; entries: { id: string; message: string }[]; lastMs: number; lastSeq: number; expiresAt: undefined };
 
 type EntryOf<T extends Entry['type']> = Extract<Entry, { type: T }>;
 

@@ -6,6 +6,7 @@ import type {
   CasResult,
   IndexEntry,
   IndexRangeQuery,
+  LogEntry,
   ScanOptions,
   ScanPage,
   SetOptions,
@@ -18,7 +19,7 @@ import type {
   WriteBatchOptions,
   WriteOp,
 } from '../state-store.js';
-import { checkScore, maxMembersArg, popLimit, rangeArgs, scanCount, scoreBounds, ttlOf, windowArgs } from '../store-args.js';
+import { checkScore, logMaxLen, maxMembersArg, popLimit, rangeArgs, scanCount, scoreBounds, ttlOf, windowArgs } from '../store-args.js';
 import { checkDeferrable, checkSameScope, checkWrites } from '../write-ops.js';
 import { Keyspace } from './memory-keyspace.js';
 import { LocalBus } from './memory-pubsub.js';
@@ -246,6 +247,37 @@ export class MemoryStateStore implements StateStore {
     return { entries, cursor: more && last !== undefined ? last[0] : null };
   }
 
+  /** XADD MAXLEN: ids `<ms>-<seq>` from the store's clock, increasing even if the clock goes back. */
+  async logAppend(log: StateKey, message: string, maxLen: number): Promise<string> {
+    logMaxLen(maxLen);
+    const rendered = r(log);
+    let entry = this.ks.typed(rendered, 'stream');
+    if (!entry) {
+      entry = { type: 'stream', key: { ...log }, entries: [], lastMs: 0, lastSeq: -1, expiresAt: undefined };
+      this.ks.put(rendered, entry);
+    }
+    const now = this.ks.now();
+    if (now > entry.lastMs) {
+      entry.lastMs = now;
+      entry.lastSeq = 0;
+    } else entry.lastSeq += 1;
+    const id = `${entry.lastMs}-${entry.lastSeq}`;
+    entry.entries.push({ id, message });
+    if (entry.entries.length > maxLen) entry.entries.splice(0, entry.entries.length - maxLen);
+    return id;
+  }
+
+  async logRange(log: StateKey, opts: { afterId?: string; limit: number }): Promise<LogEntry[]> {
+    const entries = this.ks.typed(r(log), 'stream')?.entries ?? [];
+    const after = opts.afterId === undefined ? undefined : parseLogId(opts.afterId);
+    const start = after === undefined ? 0 : entries.findIndex((e) => compareLogIds(parseLogId(e.id), after) > 0);
+    return start < 0 ? [] : entries.slice(start, start + opts.limit).map((e) => ({ ...e }));
+  }
+
+  async logLength(log: StateKey): Promise<number> {
+    return this.ks.typed(r(log), 'stream')?.entries.length ?? 0;
+  }
+
   async publish(channel: string, message: string): Promise<void> {
     this.ks.now(); // throws when closed
     this.bus.publish(channel, message);
@@ -277,4 +309,13 @@ export class MemoryStateStore implements StateStore {
 
 function r(key: StateKey): string {
   return renderKey(PREFIX, key);
+}
+
+function parseLogId(id: string): [number, number] {
+  const [ms = '0', seq = '0'] = id.split('-');
+  return [Number(ms), Number(seq)];
+}
+
+function compareLogIds(a: [number, number], b: [number, number]): number {
+  return a[0] - b[0] || a[1] - b[1];
 }

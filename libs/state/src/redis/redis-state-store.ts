@@ -6,6 +6,7 @@ import type {
   CasResult,
   IndexEntry,
   IndexRangeQuery,
+  LogEntry,
   ScanOptions,
   ScanPage,
   SetOptions,
@@ -23,6 +24,7 @@ import { DeferredQueue, deferredEntry, type DeferredQueueOptions } from './defer
 import { compareAndSwapWith } from './compare-and-swap-with.js';
 import { createClient, pingWithin, waitUntilReady, type RedisConnectionOptions } from './connection.js';
 import * as ranges from './index-range.js';
+import * as logs from './logs.js';
 import { closeClient, RedisPubSub } from './pubsub.js';
 import { scanKind } from './scan.js';
 import { registerScripts } from './scripts.js';
@@ -176,6 +178,18 @@ export class RedisStateStore implements StateStore {
 
   scan(kind: string, opts?: ScanOptions): Promise<ScanPage> {
     return scanKind(this.client, this.prefix, kind, opts);
+  }
+
+  logAppend(log: StateKey, message: string, maxLen: number): Promise<string> {
+    return logs.logAppend(this.client, this.k(log), message, maxLen);
+  }
+
+  logRange(log: StateKey, opts: { afterId?: string; limit: number }): Promise<LogEntry[]> {
+    return logs.logRange(this.client, this.k(log), opts);
+  }
+
+  logLength(log: StateKey): Promise<number> {
+    return this.client.xlen(this.k(log));
   }
 
   publish(channel: string, message: string): Promise<void> {

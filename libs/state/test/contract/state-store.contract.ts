@@ -1,3 +1,4 @@
+import { logContract } from './log.contract.js';
 import { describe } from 'vitest';
 import { batchContract } from './batch.contract.js';
 import { contractContext, type ContractHarness, type ContractOptions } from './harness.js';
@@ -30,5 +31,6 @@ export function stateStoreContract(name: string, makeStore: () => Promise<Contra
     batchContract(ctx);
     scanContract(ctx);
     pubsubContract(ctx);
+    logContract(ctx);
   });
 }

@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest';
+import { key, type ContractContext } from './harness.js';
+
+/** Logs (Redis Streams): append-only, ordered ids, range reads after an id, a length bound. */
+export function logContract(ctx: ContractContext): void {
+  describe('logs', () => {
+    it('appends with increasing ids and reads in order, after an id, at most limit', async () => {
+      const log = key('log', 'order');
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push(await ctx.store.logAppend(log, `m${i}`, 100));
+      const parse = (id: string) => id.split('-').map(Number) as [number, number];
+      for (let i = 1; i < ids.length; i++) {
+        const [a, b] = [parse(ids[i - 1] as string), parse(ids[i] as string)];
+        expect(a[0] < b[0] || (a[0] === b[0] && a[1] < b[1])).toBe(true);
+      }
+      expect((await ctx.store.logRange(log, { limit: 10 })).map((e) => e.message)).toEqual(['m0', 'm1', 'm2', 'm3', 'm4']);
+      expect(await ctx.store.logRange(log, { afterId: ids[1], limit: 2 })).toEqual([
+        { id: ids[2], message: 'm2' },
+        { id: ids[3], message: 'm3' },
+      ]);
+      expect(await ctx.store.logRange(log, { afterId: ids[4], limit: 10 })).toEqual([]);
+      expect(await ctx.store.logLength(log)).toBe(5);
+    });
+
+    it('keeps about the newest maxLen entries (never fewer), and an absent log is empty', async () => {
+      const log = key('log', 'capped');
+      for (let i = 0; i < 300; i++) await ctx.store.logAppend(log, `m${i}`, 10);
+      const length = await ctx.store.logLength(log);
+      expect(length).toBeGreaterThanOrEqual(10);
+      expect(length).toBeLessThan(300);
+      const all = await ctx.store.logRange(log, { limit: 1000 });
+      expect(all.at(-1)?.message).toBe('m299');
+      expect(await ctx.store.logLength(key('log', 'none'))).toBe(0);
+      expect(await ctx.store.logRange(key('log', 'none'), { limit: 5 })).toEqual([]);
+      await expect(ctx.store.logAppend(log, 'x', 0)).rejects.toThrow(/maxLen/);
+    });
+
+    it('is deleted like any key', async () => {
+      const log = key('log', 'gone');
+      await ctx.store.logAppend(log, 'm', 10);
+      expect(await ctx.store.delete(log)).toBe(true);
+      expect(await ctx.store.logLength(log)).toBe(0);
+    });
+  });
+}
