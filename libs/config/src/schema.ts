@@ -150,6 +150,17 @@ const StreamConfig = z
   })
   .prefault({});
 
+const BusConfig = z
+  .strictObject({
+    /** Off: every /v1/bus route answers 503. */
+    enabled: z.boolean().default(false),
+    /** Each topic's log keeps about this many messages (Redis Streams `MAXLEN ~`). */
+    max_len: positiveInt.default(100_000),
+    /** Compiled schema validators kept per process (least recently used dropped). */
+    validator_cache_size: positiveInt.default(1000),
+  })
+  .prefault({});
+
 const AuthConfig = z
   .strictObject({
     /** Off: every request acts as an anonymous admin with a wildcard grant. */
@@ -277,6 +288,7 @@ export const SluiceConfig = z.strictObject({
   chains: ChainsConfig,
   circuit_breaker: CircuitBreakerConfig,
   stream: StreamConfig,
+  bus: BusConfig,
   auth: AuthConfig,
   quotas: QuotasConfig,
   rate_limit: RateLimitConfig,

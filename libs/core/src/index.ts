@@ -24,3 +24,4 @@ export * from './schemas/approvals.js';
 export * from './schemas/chains.js';
 export * from './schemas/resilience.js';
 export * from './schemas/stream.js';
+export * from './schemas/bus.js';

@@ -32,3 +32,4 @@ export * from './chains/chain-runs.js';
 export * from './chains/chain-run-record.js';
 export * from './resilience/circuit-breakers.js';
 export * from './stream/stream-service.js';
+export * from './bus/bus-service.js';

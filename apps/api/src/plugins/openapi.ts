@@ -33,6 +33,7 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'chains', description: 'Task chains: runs (list, inspect, cancel, graph) and definitions' },
         { name: 'circuit-breakers', description: 'Provider circuit breakers: state, trip and reset (shared by all replicas)' },
         { name: 'stream', description: 'The live event stream (server-sent events)' },
+        { name: 'bus', description: 'Message bus: schema registry, topics, validated publish (503 while bus.enabled is off)' },
         { name: 'dlq', description: 'Dead-letter queue: failed actions kept for retry or drain' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],

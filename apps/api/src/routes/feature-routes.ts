@@ -8,6 +8,7 @@ import { chainsRoutes } from './chains.js';
 import { circuitBreakersRoutes } from './circuit-breakers.js';
 import { providersHealthRoutes } from './providers-health.js';
 import { streamRoutes } from './stream.js';
+import { busRoutes } from './bus.js';
 import { deadLettersRoutes } from './dead-letters.js';
 import { groupsRoutes } from './groups.js';
 import { quotasRoutes } from './quotas.js';
@@ -39,6 +40,7 @@ export type RoutesRuntime = Pick<
   | 'breakers'
   | 'providersHealth'
   | 'stream'
+  | 'bus'
 >;
 
 type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
@@ -72,5 +74,6 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
     (app, rt) => app.register(providersHealthRoutes, { providersHealth: rt.providersHealth }),
   ],
   stream: [(app, rt) => app.register(streamRoutes, { stream: rt.stream })],
+  bus: [(app, rt) => app.register(busRoutes, { bus: rt.bus })],
   execute: [],
 };

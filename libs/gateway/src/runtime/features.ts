@@ -19,6 +19,7 @@ import { deadLettersFeature, type DeadLettersFeature } from '../dead-letters/dea
 import { executeFeature } from '../stages/execute-feature.js';
 import { resilienceFeature, type ResilienceFeature } from '../resilience/resilience-feature.js';
 import { streamFeature, type StreamFeature } from '../stream/stream-feature.js';
+import { busFeature, type BusFeature } from '../bus/bus-feature.js';
 import { stateMachinesFeature, type StateMachinesFeature } from '../state-machines/state-machines-feature.js';
 import { timeIntervalsFeature, type TimeIntervalsFeature } from '../time-intervals/time-intervals-feature.js';
 
@@ -39,6 +40,7 @@ export interface Features {
   deadLetters: DeadLettersFeature;
   resilience: ResilienceFeature;
   stream: StreamFeature;
+  bus: BusFeature;
   execute: Feature;
 }
 
@@ -82,6 +84,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   );
   const resilience = built(resilienceFeature(ctx));
   const stream = built(await streamFeature(ctx));
+  const bus = built(busFeature(ctx));
   const execute = built(executeFeature(ctx, { onExhausted: deadLetters.onExhausted, breakers: resilience.breakers ?? undefined }));
   return {
     quotas,
@@ -99,6 +102,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
     deadLetters,
     resilience,
     stream,
+    bus,
     execute,
   };
 }

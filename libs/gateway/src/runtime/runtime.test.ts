@@ -29,6 +29,7 @@ describe('the runtime builder', () => {
         'dead-letters',
         'resilience',
         'stream',
+        'bus',
         'execute',
       ]);
       expect(new Pipeline(features.flatMap((f) => f.stages ?? [])).stageNames).toEqual([

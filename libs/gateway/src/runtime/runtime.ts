@@ -18,6 +18,7 @@ import type { ChainDefinitions } from '../chains/chain-definitions.js';
 import type { ChainRuns } from '../chains/chain-runs.js';
 import type { CircuitBreakers } from '../resilience/circuit-breakers.js';
 import type { StreamService } from '../stream/stream-service.js';
+import type { BusService } from '../bus/bus-service.js';
 import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
 import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
@@ -47,6 +48,8 @@ export interface Runtime extends FeatureContext {
   providersHealth: () => Promise<ProviderHealthEntry[]>;
   /** Null while `stream.enabled` is off. */
   stream: StreamService | null;
+  /** Null while `bus.enabled` is off. */
+  bus: BusService | null;
   /** Null while `executor.dlq_enabled` is off. */
   deadLetters: DeadLetterQueue | null;
   /** The dispatch entry point: the features' stages in spec order. */
@@ -113,6 +116,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     breakers: features.resilience.breakers,
     providersHealth: features.resilience.providersHealth,
     stream: features.stream.stream,
+    bus: features.bus.bus,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {

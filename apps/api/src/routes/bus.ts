@@ -1,0 +1,235 @@
+import {
+  BusBindInput,
+  BusBinding,
+  BusPublished,
+  BusPublishInput,
+  BusSchema,
+  BusSchemaInput,
+  BusSchemaList,
+  BusSchemaListQuery,
+  BusSchemaVersionParams,
+  BusSubjectParams,
+  BusTopic,
+  BusTopicInput,
+  BusTopicList,
+  BusTopicListQuery,
+  BusTopicParams,
+  BusValidationFailure,
+  ErrorBody,
+  errors,
+} from '@sluice/core';
+import { assertCallerCovers, assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import type { BusService } from '@sluice/gateway';
+import type { FastifyInstance } from 'fastify';
+import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
+import { callerOf } from '../plugins/access-control.js';
+
+const tags = ['bus'];
+const error = responseSchema(ErrorBody);
+const read = { access: 'read' } as const;
+// Registering schemas, creating topics and publishing are what operators of a tenant do.
+const write = { access: 'dispatch' } as const;
+const subjectParams = requestSchema(BusSubjectParams);
+const versionParams = requestSchema(BusSchemaVersionParams);
+const topicParams = requestSchema(BusTopicParams);
+const off = { 503: error };
+
+type Versioned = { Params: BusSchemaVersionParams };
+type TopicRoute = { Params: BusTopicParams };
+
+export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | null }): Promise<void> {
+  // Off: every bus route answers 503 before anything else it would check (after authentication).
+  app.addHook('onRequest', async () => {
+    if (!opts.bus) throw errors.featureDisabled('message bus is not enabled');
+  });
+  const bus = opts.bus as BusService;
+
+  app.post<{ Body: BusSchemaInput }>(
+    '/v1/bus/schemas',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Register a schema version (JSON Schema 2020-12); the server assigns version max + 1',
+        description:
+          'The body is compiled first: 400 with the compiler’s message when it does not compile. Concurrent registrations get distinct consecutive versions.',
+        body: requestSchema(BusSchemaInput),
+        response: { 201: responseSchema(BusSchema), 400: error, 403: error, ...off },
+      },
+    },
+    async (request, reply) => {
+      assertCallerCoversScope(callerOf(request), request.body);
+      return reply.status(201).send(await bus.schemas.register(request.body));
+    },
+  );
+
+  app.get<{ Querystring: BusSchemaListQuery }>(
+    '/v1/bus/schemas',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List schema versions (filters, paging)',
+        querystring: requestSchema(BusSchemaListQuery),
+        response: { 200: responseSchema(BusSchemaList), 400: error, 403: error, ...off },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const tenant = tenantFilterFor(caller, request.query);
+      return bus.schemas.list({ ...request.query, tenant }, (s) => visibleTo(caller, s));
+    },
+  );
+
+  app.get<{ Params: BusSubjectParams }>(
+    '/v1/bus/schemas/:namespace/:tenant/:subject',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Every version of a subject',
+        params: subjectParams,
+        response: { 200: responseSchema(BusSchemaList), 403: error, 404: error, ...off },
+      },
+    },
+    async (request) => {
+      assertCallerCoversScope(callerOf(request), request.params);
+      return bus.schemas.versions(request.params);
+    },
+  );
+
+  app.get<Versioned>(
+    '/v1/bus/schemas/:namespace/:tenant/:subject/:version',
+    {
+      config: read,
+      schema: { tags, summary: 'One schema version', params: versionParams, response: { 200: responseSchema(BusSchema), 403: error, 404: error, ...off } },
+    },
+    async (request) => {
+      const params = parseRequest(BusSchemaVersionParams, request.params);
+      assertCallerCoversScope(callerOf(request), params);
+      return bus.schemas.get(params);
+    },
+  );
+
+  app.delete<Versioned>(
+    '/v1/bus/schemas/:namespace/:tenant/:subject/:version',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Delete a schema version (409 while a topic is bound to it)',
+        params: versionParams,
+        response: { 403: error, 404: error, 409: error, ...off },
+      },
+    },
+    async (request, reply) => {
+      const params = parseRequest(BusSchemaVersionParams, request.params);
+      assertCallerCoversScope(callerOf(request), params);
+      await bus.deleteSchema(params);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post<{ Body: BusTopicInput }>(
+    '/v1/bus/topics',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Create a topic <namespace>.<tenant>.<name>',
+        body: requestSchema(BusTopicInput),
+        response: { 201: responseSchema(BusTopic), 400: error, 403: error, 409: error, ...off },
+      },
+    },
+    async (request, reply) => {
+      assertCallerCoversScope(callerOf(request), request.body);
+      return reply.status(201).send(await bus.topics.create(request.body));
+    },
+  );
+
+  app.get<{ Querystring: BusTopicListQuery }>(
+    '/v1/bus/topics',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'List topics',
+        querystring: requestSchema(BusTopicListQuery),
+        response: { 200: responseSchema(BusTopicList), 400: error, 403: error, ...off },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      const tenant = tenantFilterFor(caller, request.query);
+      return bus.topics.list({ ...request.query, tenant }, (t) => visibleTo(caller, t));
+    },
+  );
+
+  app.delete<TopicRoute>(
+    '/v1/bus/topics/:namespace/:tenant/:name',
+    { config: write, schema: { tags, summary: 'Delete a topic and its messages', params: topicParams, response: { 403: error, 404: error, ...off } } },
+    async (request, reply) => {
+      assertCallerCoversScope(callerOf(request), request.params);
+      await bus.topics.remove(request.params);
+      return reply.status(204).send();
+    },
+  );
+
+  app.put<TopicRoute & { Body: BusBindInput }>(
+    '/v1/bus/topics/:namespace/:tenant/:name/schema',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Bind a schema version of the topic’s namespace and tenant: every later publish is validated',
+        params: topicParams,
+        body: requestSchema(BusBindInput),
+        response: { 200: responseSchema(BusBinding), 400: error, 403: error, 404: error, ...off },
+      },
+    },
+    async (request) => {
+      assertCallerCoversScope(callerOf(request), request.params);
+      const topic = await bus.bind(request.params, request.body);
+      return { topic: topic.topic, subject: request.body.subject, version: request.body.version };
+    },
+  );
+
+  app.delete<TopicRoute>(
+    '/v1/bus/topics/:namespace/:tenant/:name/schema',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Unbind the topic’s schema: later publishes are not validated',
+        params: topicParams,
+        response: { 403: error, 404: error, ...off },
+      },
+    },
+    async (request, reply) => {
+      assertCallerCoversScope(callerOf(request), request.params);
+      await bus.topics.bind(request.params, null);
+      return reply.status(204).send();
+    },
+  );
+
+  app.post<{ Body: BusPublishInput }>(
+    '/v1/bus/publish',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Publish a message to a topic (validated when the topic is bound to a schema)',
+        description:
+          'A payload the bound schema refuses is 400 {error, subject, version, issues: [{path, message}]} with at most 10 issues; path is a JSON Pointer ("" for the root).',
+        body: requestSchema(BusPublishInput),
+        response: { 201: responseSchema(BusPublished), 400: responseSchema(BusValidationFailure), 403: error, 404: error, ...off },
+      },
+    },
+    async (request, reply) => {
+      const topic = await bus.topicOf(request.body.topic);
+      // Grants name the bus as the provider and publish as the action, as for any dispatch.
+      assertCallerCovers(callerOf(request), { namespace: topic.namespace, tenant: topic.tenant, provider: 'bus', action_type: 'publish' });
+      return reply.status(201).send(await bus.publish(topic, request.body));
+    },
+  );
+}

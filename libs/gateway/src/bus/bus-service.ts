@@ -1,0 +1,81 @@
+import {
+  SluiceError,
+  errors,
+  isoString,
+  type BusPublishInput,
+  type BusSchemaVersionParams,
+  type BusTopic,
+  type BusTopicParams,
+  type Clock,
+} from '@sluice/core';
+import type { StateStore } from '@sluice/state';
+import { BusTopics, topicLog } from './bus-topics.js';
+import { BusSchemaRegistry, schemaId } from './schema-registry.js';
+import { SchemaValidators } from './schema-validators.js';
+
+export interface BusServiceDeps {
+  state: StateStore;
+  clock: Clock;
+  /** Each topic's log keeps about this many messages (Redis `MAXLEN ~`). */
+  maxLen: number;
+  /** Compiled validators kept (LRU). */
+  validatorCacheSize: number;
+}
+
+export interface Published {
+  topic: string;
+  message_id: string;
+  validated: boolean;
+  subject: string | null;
+  version: number | null;
+}
+
+/**
+ * The message bus: schemas, topics, and publishing (validated against the topic's bound schema
+ * version, then appended to the topic's log). Everything is in the state store, shared by all
+ * replicas and kept across restarts.
+ */
+export class BusService {
+  readonly schemas: BusSchemaRegistry;
+  readonly topics: BusTopics;
+  private readonly validators: SchemaValidators;
+
+  constructor(private readonly deps: BusServiceDeps) {
+    this.validators = new SchemaValidators(deps.validatorCacheSize);
+    this.schemas = new BusSchemaRegistry(deps.state, deps.clock, this.validators);
+    this.topics = new BusTopics(deps.state, deps.clock);
+  }
+
+  /** 409 while a topic is bound to the version. */
+  async deleteSchema(params: BusSchemaVersionParams): Promise<void> {
+    await this.schemas.remove(params, await this.topics.pinnedBy(params));
+  }
+
+  /** Binds a topic to an existing schema version of its own namespace and tenant (404 otherwise). */
+  async bind(params: BusTopicParams, schema: { subject: string; version: number }): Promise<BusTopic> {
+    await this.schemas.get({ namespace: params.namespace, tenant: params.tenant, ...schema });
+    return this.topics.bind(params, schema);
+  }
+
+  /** 400 `{error, subject, version, issues}` when the bound schema refuses the payload. */
+  async publish(topic: BusTopic, input: BusPublishInput): Promise<Published> {
+    const { schema_subject: subject, schema_version: version } = topic;
+    if (subject !== null && version !== null) {
+      const schema = await this.schemas.get({ namespace: topic.namespace, tenant: topic.tenant, subject, version });
+      const key = `${topic.namespace}\u0000${topic.tenant}\u0000${schemaId(subject, version)}`;
+      const issues = this.validators.issues(key, schema.body, input.payload);
+      if (issues.length > 0) {
+        throw new SluiceError('BAD_REQUEST', `payload does not match schema ${subject} version ${version}`, { extra: { subject, version, issues } });
+      }
+    }
+    const message = JSON.stringify({ payload: input.payload ?? null, published_at: isoString(this.deps.clock.now()) });
+    const message_id = await this.deps.state.logAppend(topicLog(topic), message, this.deps.maxLen);
+    return { topic: topic.topic, message_id, validated: subject !== null, subject, version };
+  }
+
+  /** The topic a publish names; 404 when it does not exist. */
+  topicOf(name: string): Promise<BusTopic> {
+    if (!name) throw errors.badRequest('topic is required');
+    return this.topics.find(name);
+  }
+}

@@ -1,0 +1,97 @@
+import { BusTopic, errors, isoString, type BusTopicInput, type BusTopicListQuery, type BusTopicParams, type Clock } from '@sluice/core';
+import { RecordRepository, type StateKey, type StateStore } from '@sluice/state';
+import { decodeWith } from '../policies/schema-decoder.js';
+
+/** Key kinds of topics and of their message logs: never rename without a migration. */
+const TOPIC_KIND = 'bus-topic';
+const LOG_KIND = 'bus-log';
+
+type StoredTopic = BusTopic & { id: string };
+const StoredTopic = BusTopic.extend({ id: BusTopic.shape.topic });
+
+const topicName = (t: BusTopicParams) => `${t.namespace}.${t.tenant}.${t.name}`;
+
+/** Where a topic's messages are appended (a Redis Stream in Redis mode). */
+export const topicLog = (t: BusTopicParams): StateKey => ({ kind: LOG_KIND, namespace: t.namespace, tenant: t.tenant, id: t.name });
+
+/**
+ * Bus topics, `<namespace>.<tenant>.<name>`, shared by every replica. The full name is the
+ * record's id, unique across tenants, so a publish finds its topic by name alone. A topic may
+ * be bound to one schema version; every publish to it is then validated.
+ */
+export class BusTopics {
+  private readonly records: RecordRepository<StoredTopic>;
+
+  constructor(
+    private readonly state: StateStore,
+    private readonly clock: Clock,
+  ) {
+    this.records = new RecordRepository<StoredTopic>({ state, clock, kind: TOPIC_KIND, label: 'bus topic', decode: decodeWith(StoredTopic), globalIds: true });
+  }
+
+  async create(input: BusTopicInput): Promise<BusTopic> {
+    const topic: BusTopic = {
+      topic: topicName(input),
+      namespace: input.namespace,
+      tenant: input.tenant,
+      name: input.name,
+      description: input.description ?? null,
+      schema_subject: null,
+      schema_version: null,
+      created_at: isoString(this.clock.now()),
+    };
+    if ((await this.records.create({ id: topic.topic, ...topic })) !== 'created') throw errors.conflict(`bus topic already exists: ${topic.topic}`);
+    return topic;
+  }
+
+  async list(query: BusTopicListQuery, visible: (t: BusTopic) => boolean): Promise<{ topics: BusTopic[]; count: number }> {
+    const { namespace, tenant } = query;
+    const source = namespace !== undefined && tenant !== undefined ? await this.records.list({ namespace, tenant }) : await this.records.listAll();
+    const topics = source.records
+      .map((s) => publicForm(s.record))
+      .filter((t) => (namespace === undefined || t.namespace === namespace) && (tenant === undefined || t.tenant === tenant) && visible(t));
+    return { topics, count: topics.length };
+  }
+
+  /** The topic of a full name (what publish names); 404 when there is none. */
+  async find(name: string): Promise<BusTopic> {
+    const found = await this.records.find(name);
+    if (!found) throw errors.notFound('bus topic', name);
+    return publicForm(found.record);
+  }
+
+  async get(params: BusTopicParams): Promise<BusTopic> {
+    const found = await this.records.get({ namespace: params.namespace, tenant: params.tenant, id: topicName(params) });
+    if (!found) throw errors.notFound('bus topic', topicName(params));
+    return publicForm(found.record);
+  }
+
+  /** Deletes the topic and its messages. */
+  async remove(params: BusTopicParams): Promise<void> {
+    if (!(await this.records.remove({ namespace: params.namespace, tenant: params.tenant, id: topicName(params) })))
+      throw errors.notFound('bus topic', topicName(params));
+    await this.state.delete(topicLog(params));
+  }
+
+  /** Binds (or, with null, unbinds) a schema version; the caller checked that it exists. */
+  async bind(params: BusTopicParams, schema: { subject: string; version: number } | null): Promise<BusTopic> {
+    const updated = await this.records.update({ namespace: params.namespace, tenant: params.tenant, id: topicName(params) }, (t) => ({
+      ...t,
+      schema_subject: schema?.subject ?? null,
+      schema_version: schema?.version ?? null,
+    }));
+    if (!updated) throw errors.notFound('bus topic', topicName(params));
+    return publicForm(updated.record);
+  }
+
+  /** The topic bound to this schema version, if any (a pinned version cannot be deleted). */
+  async pinnedBy(schema: { namespace: string; tenant: string; subject: string; version: number }): Promise<string | null> {
+    const { records } = await this.records.list({ namespace: schema.namespace, tenant: schema.tenant });
+    return records.find((s) => s.record.schema_subject === schema.subject && s.record.schema_version === schema.version)?.record.topic ?? null;
+  }
+}
+
+function publicForm(stored: StoredTopic): BusTopic {
+  const { id: _id, ...topic } = stored;
+  return topic;
+}

@@ -1,0 +1,157 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.js';
+import { uniquePrefix } from '../support/redis-url.js';
+import { spawnSluice } from '../support/sluice-process.js';
+import { BACKENDS, postJson, requestJson, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+type Body = Record<string, unknown>;
+const SCOPE = { namespace: 'orders', tenant: 'acme' };
+/** Fifteen integer fields: a payload of fifteen strings breaks every one. */
+const FIFTEEN = {
+  type: 'object',
+  properties: Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`f${i}`, { type: 'integer' }])),
+};
+
+/** Every bus route, with a body where it takes one: all must answer 503 while the bus is off. */
+const ROUTES: [string, string, Body?][] = [
+  ['POST', '/v1/bus/schemas', { ...SCOPE, subject: 's', body: {} }],
+  ['GET', '/v1/bus/schemas'],
+  ['GET', '/v1/bus/schemas/orders/acme/s'],
+  ['GET', '/v1/bus/schemas/orders/acme/s/1'],
+  ['DELETE', '/v1/bus/schemas/orders/acme/s/1'],
+  ['POST', '/v1/bus/topics', { ...SCOPE, name: 't' }],
+  ['GET', '/v1/bus/topics'],
+  ['DELETE', '/v1/bus/topics/orders/acme/t'],
+  ['PUT', '/v1/bus/topics/orders/acme/t/schema', { subject: 's', version: 1 }],
+  ['DELETE', '/v1/bus/topics/orders/acme/t/schema'],
+  ['POST', '/v1/bus/publish', { topic: 'orders.acme.t', payload: {} }],
+];
+
+describe.each(BACKENDS)('message bus (%s)', (backend) => {
+  let gw: RunningGateway;
+  const api = (method: string, path: string, body?: unknown) => requestJson(method, `${gw.url}${path}`, body);
+  const register = (subject: string, body: unknown) => postJson(`${gw.url}/v1/bus/schemas`, { ...SCOPE, subject, body });
+  const publish = (topic: string, payload: unknown) => postJson(`${gw.url}/v1/bus/publish`, { topic, payload });
+
+  beforeAll(async () => {
+    gw = await startGateway(backend, { bus: { enabled: true } });
+  });
+  afterAll(() => gw.close());
+
+  it('registers versions 1, 2… of a subject; a body that does not compile is 400 with the compiler’s message', async () => {
+    const first = await register('order', { type: 'object', required: ['id'] });
+    expect(first).toMatchObject({ status: 201, body: { subject: 'order', version: 1, ...SCOPE, format: 'json_schema_2020_12', labels: {} } });
+    expect((await register('order', { type: 'object' })).body).toMatchObject({ version: 2 });
+    const bad = await register('order', { type: 'not-a-type' });
+    expect(bad.status).toBe(400);
+    expect(bad.body?.error).toMatch(/schema body does not compile: .*type/);
+    expect(((await api('GET', '/v1/bus/schemas/orders/acme/order')).body?.schemas as Body[]).map((s) => s.version)).toEqual([1, 2]);
+    expect((await api('GET', '/v1/bus/schemas/orders/acme/order/2')).body).toMatchObject({ version: 2, body: { type: 'object' } });
+    expect((await api('GET', '/v1/bus/schemas/orders/acme/order/9')).status).toBe(404);
+    expect((await api('GET', '/v1/bus/schemas?subject=order')).body).toMatchObject({ count: 2 });
+  });
+
+  it('validates publishes to a bound topic: at most 10 issues, JSON Pointer paths, "" for the root', async () => {
+    await register('fifteen', FIFTEEN);
+    expect((await postJson(`${gw.url}/v1/bus/topics`, { ...SCOPE, name: 'checked' })).status).toBe(201);
+    expect((await postJson(`${gw.url}/v1/bus/topics`, { ...SCOPE, name: 'checked' })).status).toBe(409);
+    const bound = await api('PUT', '/v1/bus/topics/orders/acme/checked/schema', { subject: 'fifteen', version: 1 });
+    expect(bound).toMatchObject({ status: 200, body: { topic: 'orders.acme.checked', subject: 'fifteen', version: 1 } });
+
+    const ok = await publish('orders.acme.checked', { f0: 1 });
+    expect(ok).toMatchObject({ status: 201, body: { topic: 'orders.acme.checked', validated: true, subject: 'fifteen', version: 1 } });
+    expect(ok.body?.message_id).toMatch(/^\d+-\d+$/);
+
+    const many = await publish('orders.acme.checked', Object.fromEntries(Array.from({ length: 15 }, (_, i) => [`f${i}`, 'x'])));
+    expect(many.status).toBe(400);
+    expect(many.body).toMatchObject({ subject: 'fifteen', version: 1, error: expect.stringContaining('does not match') });
+    const issues = many.body?.issues as { path: string; message: string }[];
+    expect(issues).toHaveLength(10);
+    for (const issue of issues) expect(issue.path).toMatch(/^\/f\d+$/);
+    expect(issues[0]).toEqual({ path: '/f0', message: 'must be integer' });
+
+    const root = await publish('orders.acme.checked', ['not', 'an', 'object']);
+    expect(root.status).toBe(400);
+    expect(root.body?.issues).toEqual([{ path: '', message: 'must be object' }]);
+  });
+
+  it('refuses to delete a pinned version (409); after unbinding, publishes go unvalidated and the version can go', async () => {
+    expect((await api('DELETE', '/v1/bus/schemas/orders/acme/fifteen/1')).status).toBe(409);
+    expect((await api('DELETE', '/v1/bus/topics/orders/acme/checked/schema')).status).toBe(204);
+    expect((await publish('orders.acme.checked', { f0: 'anything' })).body).toMatchObject({ validated: false, subject: null, version: null });
+    expect((await api('DELETE', '/v1/bus/schemas/orders/acme/fifteen/1')).status).toBe(204);
+    expect((await api('GET', '/v1/bus/schemas/orders/acme/fifteen/1')).status).toBe(404);
+    // A deleted version's number is not given again.
+    expect((await register('fifteen', FIFTEEN)).body).toMatchObject({ version: 2 });
+  });
+
+  it('answers 404 for unknown topics and bindings to unknown versions; lists and deletes topics', async () => {
+    expect((await publish('orders.acme.nowhere', {})).status).toBe(404);
+    expect((await api('PUT', '/v1/bus/topics/orders/acme/checked/schema', { subject: 'missing', version: 1 })).status).toBe(404);
+    expect((await api('GET', '/v1/bus/topics?tenant=acme')).body).toMatchObject({ count: 1, topics: [{ topic: 'orders.acme.checked' }] });
+    expect((await api('DELETE', '/v1/bus/topics/orders/acme/checked')).status).toBe(204);
+    expect((await publish('orders.acme.checked', {})).status).toBe(404);
+  });
+});
+
+describe('message bus off', () => {
+  it('answers 503 on every bus route', async () => {
+    const gw = await startGateway('memory');
+    try {
+      for (const [method, path, body] of ROUTES) {
+        const res = await requestJson(method, `${gw.url}${path}`, body);
+        expect(res, `${method} ${path}`).toMatchObject({ status: 503, body: { code: 'FEATURE_DISABLED', error: 'message bus is not enabled' } });
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+
+  it('is turned on by the environment (SLUICE_BUS__ENABLED=true)', async () => {
+    const port = await freePort();
+    const proc = await spawnSluice(['serve', '--port', String(port), '--host', '127.0.0.1'], { port, env: { SLUICE_BUS__ENABLED: 'true' } });
+    try {
+      expect((await postJson(`${proc.url}/v1/bus/schemas`, { ...SCOPE, subject: 's', body: {} })).status).toBe(201);
+    } finally {
+      proc.kill('SIGTERM');
+      await proc.exited;
+    }
+  });
+});
+
+describe('message bus shared by two replicas (redis)', () => {
+  const prefix = uniquePrefix();
+  const config = { bus: { enabled: true }, state: { prefix } };
+  let a: RunningGateway;
+  let b: RunningGateway;
+
+  beforeAll(async () => {
+    a = await startGateway('redis', config);
+    b = await startGateway('redis', config);
+  });
+  afterAll(async () => {
+    await a.close();
+    await b.close();
+  });
+
+  it('10 concurrent registrations of one subject on two replicas get versions 1..10, each once', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => postJson(`${(i % 2 ? a : b).url}/v1/bus/schemas`, { ...SCOPE, subject: 'raced', body: { type: 'object' } })),
+    );
+    expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
+    expect(results.map((r) => r.body?.version as number).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('a binding made on one replica validates on another, and after a restart', async () => {
+    await postJson(`${a.url}/v1/bus/schemas`, { ...SCOPE, subject: 'strict', body: { type: 'object', required: ['id'] } });
+    await postJson(`${a.url}/v1/bus/topics`, { ...SCOPE, name: 'kept' });
+    await requestJson('PUT', `${a.url}/v1/bus/topics/orders/acme/kept/schema`, { subject: 'strict', version: 1 });
+    expect((await postJson(`${b.url}/v1/bus/publish`, { topic: 'orders.acme.kept', payload: {} })).status).toBe(400);
+    await b.close();
+    b = await startGateway('redis', config);
+    expect((await postJson(`${b.url}/v1/bus/publish`, { topic: 'orders.acme.kept', payload: {} })).body?.issues).toEqual([
+      { path: '', message: "must have required property 'id'" },
+    ]);
+    expect((await postJson(`${b.url}/v1/bus/publish`, { topic: 'orders.acme.kept', payload: { id: 1 } })).status).toBe(201);
+  });
+});
