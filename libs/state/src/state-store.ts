@@ -115,6 +115,11 @@ export interface LogEntry {
   message: string;
 }
 
+/** A message handed to a consumer of a group: `deliveries` counts the times it was handed out (1 the first time). */
+export interface LogDelivery extends LogEntry {
+  deliveries: number;
+}
+
 export interface StateStore {
   readonly backend: 'memory' | 'redis';
 
@@ -188,6 +193,20 @@ export interface StateStore {
   /** Entries after `afterId` (exclusive; absent: from the oldest), oldest first, at most `limit`. */
   logRange(log: StateKey, opts: { afterId?: string; limit: number }): Promise<LogEntry[]>;
   logLength(log: StateKey): Promise<number>;
+  /**
+   * Consumer groups (Redis Streams XGROUP/XREADGROUP/XAUTOCLAIM/XACK): each message of the log
+   * goes to one consumer of the group and stays pending until acknowledged. Creating a group that
+   * exists is false; `from` is where it starts: the log's end (new messages only) or its start.
+   */
+  logGroupCreate(log: StateKey, group: string, from: 'start' | 'end'): Promise<boolean>;
+  /** Up to `count` messages never delivered to the group, now pending for `consumer`. Throws NOGROUP for a missing group. */
+  logGroupRead(log: StateKey, group: string, consumer: string, count: number): Promise<LogDelivery[]>;
+  /** Up to `count` pending messages idle at least `minIdleMs`, handed to `consumer` (each delivery count grows by one). */
+  logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]>;
+  /** Acknowledges pending messages; returns how many were pending. */
+  logGroupAck(log: StateKey, group: string, ids: readonly string[]): Promise<number>;
+  /** `pending`: delivered and not acknowledged; `undelivered`: in the log, not yet handed to the group. */
+  logGroupLag(log: StateKey, group: string): Promise<{ pending: number; undelivered: number }>;
 
   /** Fire-and-forget broadcast to every subscriber of `channel` in every process. */
   publish(channel: string, message: string): Promise<void>;

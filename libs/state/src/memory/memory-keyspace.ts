@@ -12,7 +12,21 @@ export type Entry =
   | { type: 'string'; key: StateKey; value: string; expiresAt: number | undefined }
   | { type: 'hash'; key: StateKey; value: string; version: number; expiresAt: number | undefined }
   | { type: 'zset'; key: StateKey; members: SortedIndex; expiresAt: number | undefined }
-  | { type: 'stream'; key: StateKey; entries: { id: string; message: string }[]; lastMs: number; lastSeq: number; expiresAt: undefined };
+  | {
+      type: 'stream';
+      key: StateKey;
+      entries: { id: string; message: string }[];
+      lastMs: number;
+      lastSeq: number;
+      groups: Map<string, LogGroup>;
+      expiresAt: undefined;
+    };
+
+/** A consumer group of a log: how far it has read, and what it handed out and has not had acknowledged. */
+export interface LogGroup {
+  lastDelivered: string;
+  pending: Map<string, { consumer: string; deliveredAt: number; deliveries: number }>;
+}
 
 type EntryOf<T extends Entry['type']> = Extract<Entry, { type: T }>;
 

@@ -6,6 +6,7 @@ import type {
   CasResult,
   IndexEntry,
   IndexRangeQuery,
+  LogDelivery,
   LogEntry,
   ScanOptions,
   ScanPage,
@@ -253,7 +254,7 @@ export class MemoryStateStore implements StateStore {
     const rendered = r(log);
     let entry = this.ks.typed(rendered, 'stream');
     if (!entry) {
-      entry = { type: 'stream', key: { ...log }, entries: [], lastMs: 0, lastSeq: -1, expiresAt: undefined };
+      entry = { type: 'stream', key: { ...log }, entries: [], lastMs: 0, lastSeq: -1, groups: new Map(), expiresAt: undefined };
       this.ks.put(rendered, entry);
     }
     const now = this.ks.now();
@@ -276,6 +277,67 @@ export class MemoryStateStore implements StateStore {
 
   async logLength(log: StateKey): Promise<number> {
     return this.ks.typed(r(log), 'stream')?.entries.length ?? 0;
+  }
+
+  async logGroupCreate(log: StateKey, group: string, from: 'start' | 'end'): Promise<boolean> {
+    const rendered = r(log);
+    let entry = this.ks.typed(rendered, 'stream');
+    if (!entry) {
+      entry = { type: 'stream', key: { ...log }, entries: [], lastMs: 0, lastSeq: -1, groups: new Map(), expiresAt: undefined };
+      this.ks.put(rendered, entry);
+    }
+    if (entry.groups.has(group)) return false;
+    const lastDelivered = from === 'start' ? '0-0' : (entry.entries.at(-1)?.id ?? '0-0');
+    entry.groups.set(group, { lastDelivered, pending: new Map() });
+    return true;
+  }
+
+  async logGroupRead(log: StateKey, group: string, consumer: string, count: number): Promise<LogDelivery[]> {
+    const { entry, g } = this.group(log, group);
+    const after = parseLogId(g.lastDelivered);
+    const fresh = entry.entries.filter((e) => compareLogIds(parseLogId(e.id), after) > 0).slice(0, count);
+    const now = this.ks.now();
+    for (const e of fresh) g.pending.set(e.id, { consumer, deliveredAt: now, deliveries: 1 });
+    if (fresh.length > 0) g.lastDelivered = (fresh.at(-1) as { id: string }).id;
+    return fresh.map((e) => ({ ...e, deliveries: 1 }));
+  }
+
+  async logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]> {
+    const { entry, g } = this.group(log, group);
+    const now = this.ks.now();
+    const claimed: LogDelivery[] = [];
+    for (const [id, p] of [...g.pending].sort(([a], [b]) => compareLogIds(parseLogId(a), parseLogId(b)))) {
+      if (claimed.length >= count) break;
+      if (now - p.deliveredAt < minIdleMs) continue;
+      const found = entry.entries.find((e) => e.id === id);
+      if (!found) {
+        g.pending.delete(id); // trimmed away while pending, as XAUTOCLAIM drops it
+        continue;
+      }
+      const next = { consumer, deliveredAt: now, deliveries: p.deliveries + 1 };
+      g.pending.set(id, next);
+      claimed.push({ ...found, deliveries: next.deliveries });
+    }
+    return claimed;
+  }
+
+  async logGroupAck(log: StateKey, group: string, ids: readonly string[]): Promise<number> {
+    const { g } = this.group(log, group);
+    return ids.filter((id) => g.pending.delete(id)).length;
+  }
+
+  async logGroupLag(log: StateKey, group: string): Promise<{ pending: number; undelivered: number }> {
+    const { entry, g } = this.group(log, group);
+    const after = parseLogId(g.lastDelivered);
+    return { pending: g.pending.size, undelivered: entry.entries.filter((e) => compareLogIds(parseLogId(e.id), after) > 0).length };
+  }
+
+  /** NOGROUP, as Redis says it, for a log or group that does not exist. */
+  private group(log: StateKey, group: string) {
+    const entry = this.ks.typed(r(log), 'stream');
+    const g = entry?.groups.get(group);
+    if (!entry || !g) throw new Error(`NOGROUP No such key or consumer group ${group}`);
+    return { entry, g };
   }
 
   async publish(channel: string, message: string): Promise<void> {

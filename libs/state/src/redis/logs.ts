@@ -1,5 +1,5 @@
 import type { Redis } from 'ioredis';
-import type { LogEntry } from '../state-store.js';
+import type { LogDelivery, LogEntry } from '../state-store.js';
 import { logMaxLen } from '../store-args.js';
 
 /* Logs on Redis Streams: one field, `m`, holds the message. */
@@ -16,4 +16,55 @@ export async function logRange(client: Redis, key: string, opts: { afterId?: str
   const start = opts.afterId === undefined ? '-' : `(${opts.afterId}`;
   const entries = await client.xrange(key, start, '+', 'COUNT', opts.limit);
   return entries.map(([id, fields]) => ({ id, message: fields[fields.indexOf('m') + 1] ?? '' }));
+}
+
+type RawEntry = [id: string, fields: string[] | null];
+
+function deliveries(entries: readonly RawEntry[], count: (id: string) => number): LogDelivery[] {
+  // An entry trimmed by MAXLEN while pending comes back without fields: nothing to deliver.
+  return entries.filter(([, fields]) => fields !== null).map(([id, fields]) => ({ id, message: fieldOf(fields as string[]), deliveries: count(id) }));
+}
+
+function fieldOf(fields: string[]): string {
+  return fields[fields.indexOf('m') + 1] ?? '';
+}
+
+export async function groupCreate(client: Redis, key: string, group: string, from: 'start' | 'end'): Promise<boolean> {
+  try {
+    await client.xgroup('CREATE', key, group, from === 'start' ? '0' : '$', 'MKSTREAM');
+    return true;
+  } catch (err) {
+    if (err instanceof Error && err.message.startsWith('BUSYGROUP')) return false;
+    throw err;
+  }
+}
+
+export async function groupRead(client: Redis, key: string, group: string, consumer: string, count: number): Promise<LogDelivery[]> {
+  const reply = (await client.xreadgroup('GROUP', group, consumer, 'COUNT', count, 'STREAMS', key, '>')) as [string, RawEntry[]][] | null;
+  return deliveries(reply?.[0]?.[1] ?? [], () => 1);
+}
+
+export async function groupClaim(client: Redis, key: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]> {
+  const [, claimed] = (await client.xautoclaim(key, group, consumer, minIdleMs, '0-0', 'COUNT', count)) as [string, RawEntry[], string[]?];
+  if (claimed.length === 0) return [];
+  // XAUTOCLAIM does not say how often each was delivered; XPENDING does.
+  const pending = (await client.xpending(key, group, '-', '+', Math.max(count, claimed.length), consumer)) as [string, string, number, number][];
+  const counts = new Map(pending.map(([id, , , n]) => [id, n]));
+  return deliveries(claimed, (id) => counts.get(id) ?? 1);
+}
+
+export async function groupAck(client: Redis, key: string, group: string, ids: readonly string[]): Promise<number> {
+  return ids.length === 0 ? 0 : client.xack(key, group, ...ids);
+}
+
+export async function groupLag(client: Redis, key: string, group: string): Promise<{ pending: number; undelivered: number }> {
+  const groups = (await client.xinfo('GROUPS', key)) as (string | number | null)[][];
+  const info = groups.map((g) => Object.fromEntries(Array.from({ length: g.length / 2 }, (_, i) => [g[2 * i], g[2 * i + 1]])));
+  const mine = info.find((g) => g['name'] === group);
+  if (!mine) throw new Error(`NOGROUP no consumer group ${group}`);
+  const pending = Number(mine['pending'] ?? 0);
+  if (typeof mine['lag'] === 'number') return { pending, undelivered: mine['lag'] };
+  // Redis cannot always tell the lag (after deletions): count what follows the last delivered id.
+  const after = await client.xrange(key, `(${String(mine['last-delivered-id'])}`, '+');
+  return { pending, undelivered: after.length };
 }

@@ -6,6 +6,7 @@ import type {
   CasResult,
   IndexEntry,
   IndexRangeQuery,
+  LogDelivery,
   LogEntry,
   ScanOptions,
   ScanPage,
@@ -190,6 +191,26 @@ export class RedisStateStore implements StateStore {
 
   logLength(log: StateKey): Promise<number> {
     return this.client.xlen(this.k(log));
+  }
+
+  logGroupCreate(log: StateKey, group: string, from: 'start' | 'end'): Promise<boolean> {
+    return logs.groupCreate(this.client, this.k(log), group, from);
+  }
+
+  logGroupRead(log: StateKey, group: string, consumer: string, count: number): Promise<LogDelivery[]> {
+    return logs.groupRead(this.client, this.k(log), group, consumer, count);
+  }
+
+  logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]> {
+    return logs.groupClaim(this.client, this.k(log), group, consumer, minIdleMs, count);
+  }
+
+  logGroupAck(log: StateKey, group: string, ids: readonly string[]): Promise<number> {
+    return logs.groupAck(this.client, this.k(log), group, ids);
+  }
+
+  logGroupLag(log: StateKey, group: string): Promise<{ pending: number; undelivered: number }> {
+    return logs.groupLag(this.client, this.k(log), group);
   }
 
   publish(channel: string, message: string): Promise<void> {

@@ -41,5 +41,40 @@ export function logContract(ctx: ContractContext): void {
       expect(await ctx.store.delete(log)).toBe(true);
       expect(await ctx.store.logLength(log)).toBe(0);
     });
+
+    it('consumer groups: each message to one consumer, pending until acked; lag counts what is not acked', async () => {
+      const log = key('log', 'group');
+      await ctx.store.logAppend(log, 'before', 100);
+      expect(await ctx.store.logGroupCreate(log, 'g', 'end')).toBe(true);
+      expect(await ctx.store.logGroupCreate(log, 'g', 'end')).toBe(false);
+      expect(await ctx.store.logGroupCreate(log, 'all', 'start')).toBe(true);
+      for (const m of ['m1', 'm2', 'm3']) await ctx.store.logAppend(log, m, 100);
+      const first = await ctx.store.logGroupRead(log, 'g', 'c1', 2);
+      expect(first.map((d) => [d.message, d.deliveries])).toEqual([
+        ['m1', 1],
+        ['m2', 1],
+      ]);
+      expect((await ctx.store.logGroupRead(log, 'g', 'c2', 10)).map((d) => d.message)).toEqual(['m3']);
+      expect(await ctx.store.logGroupRead(log, 'g', 'c2', 10)).toEqual([]);
+      expect(await ctx.store.logGroupLag(log, 'g')).toEqual({ pending: 3, undelivered: 0 });
+      expect(await ctx.store.logGroupAck(log, 'g', [first[0]?.id as string, '1-1'])).toBe(1);
+      expect(await ctx.store.logGroupLag(log, 'g')).toEqual({ pending: 2, undelivered: 0 });
+      expect(await ctx.store.logGroupLag(log, 'all')).toEqual({ pending: 0, undelivered: 4 });
+      await expect(ctx.store.logGroupRead(log, 'nobody', 'c', 1)).rejects.toThrow(/NOGROUP/);
+    });
+
+    it('hands a message left pending past minIdleMs to another consumer, counting deliveries', async () => {
+      const log = key('log', 'claim');
+      await ctx.store.logGroupCreate(log, 'g', 'end');
+      await ctx.store.logAppend(log, 'm', 100);
+      const [delivered] = await ctx.store.logGroupRead(log, 'g', 'dead', 1);
+      expect(await ctx.store.logGroupClaim(log, 'g', 'alive', ctx.unit, 10)).toEqual([]);
+      await ctx.h.advance(ctx.unit + ctx.tol + 50);
+      expect(await ctx.store.logGroupClaim(log, 'g', 'alive', ctx.unit, 10)).toEqual([{ id: delivered?.id, message: 'm', deliveries: 2 }]);
+      await ctx.h.advance(ctx.unit + ctx.tol + 50);
+      expect((await ctx.store.logGroupClaim(log, 'g', 'third', ctx.unit, 10))[0]?.deliveries).toBe(3);
+      expect(await ctx.store.logGroupAck(log, 'g', [delivered?.id as string])).toBe(1);
+      expect(await ctx.store.logGroupLag(log, 'g')).toEqual({ pending: 0, undelivered: 0 });
+    });
   });
 }
