@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
+import { openStream } from '../support/sse-client.js';
 import { uniquePrefix } from '../support/redis-url.js';
 import { spawnSluice } from '../support/sluice-process.js';
 import { BACKENDS, postJson, requestJson, startGateway, type RunningGateway } from '../support/start-gateway.js';
@@ -25,6 +26,12 @@ const ROUTES: [string, string, Body?][] = [
   ['PUT', '/v1/bus/topics/orders/acme/t/schema', { subject: 's', version: 1 }],
   ['DELETE', '/v1/bus/topics/orders/acme/t/schema'],
   ['POST', '/v1/bus/publish', { topic: 'orders.acme.t', payload: {} }],
+  ['POST', '/v1/bus/subscriptions', { topic: 'orders.acme.t' }],
+  ['GET', '/v1/bus/subscriptions/x'],
+  ['GET', '/v1/bus/subscriptions/x/messages?consumer=c'],
+  ['POST', '/v1/bus/subscriptions/x/ack', { message_ids: ['1-0'] }],
+  ['GET', '/v1/bus/subscriptions/x/lag'],
+  ['GET', '/v1/bus/subscriptions/x/dead-letters'],
 ];
 
 describe.each(BACKENDS)('message bus (%s)', (backend) => {
@@ -94,6 +101,74 @@ describe.each(BACKENDS)('message bus (%s)', (backend) => {
   });
 });
 
+describe.each(BACKENDS)('bus subscriptions (%s)', (backend) => {
+  let gw: RunningGateway;
+  const api = (method: string, path: string, body?: unknown) => requestJson(method, `${gw.url}${path}`, body);
+  const publish = (payload: unknown) => postJson(`${gw.url}/v1/bus/publish`, { topic: 'orders.acme.events', payload });
+  const receive = async (sub: string, consumer: string, extra = '') =>
+    ((await api('GET', `/v1/bus/subscriptions/${sub}/messages?consumer=${consumer}${extra}`)).body as { messages: Body[] }).messages;
+  const lag = async (sub: string) => (await api('GET', `/v1/bus/subscriptions/${sub}/lag`)).body;
+  const subscribe = async (from = 'latest') =>
+    ((await postJson(`${gw.url}/v1/bus/subscriptions`, { topic: 'orders.acme.events', from })).body as { id: string }).id;
+
+  beforeAll(async () => {
+    gw = await startGateway(backend, { bus: { enabled: true, visibility_timeout_seconds: 1, max_deliveries: 2 } });
+    await postJson(`${gw.url}/v1/bus/topics`, { ...SCOPE, name: 'events' });
+  });
+  afterAll(() => gw.close());
+
+  it('hands each message to one consumer; lag counts what is not acknowledged', async () => {
+    await publish({ n: 0 });
+    const sub = await subscribe();
+    expect((await postJson(`${gw.url}/v1/bus/subscriptions`, { topic: 'orders.acme.nowhere' })).status).toBe(404);
+    for (const n of [1, 2, 3]) await publish({ n });
+    const first = await receive(sub, 'c1', '&max=2');
+    expect(first.map((m) => [(m.payload as Body).n, m.deliveries])).toEqual([
+      [1, 1],
+      [2, 1],
+    ]);
+    expect(await lag(sub)).toMatchObject({ pending: 2, undelivered: 1, lag: 3 });
+    expect((await receive(sub, 'c2')).map((m) => (m.payload as Body).n)).toEqual([3]);
+    expect((await postJson(`${gw.url}/v1/bus/subscriptions/${sub}/ack`, { message_ids: first.map((m) => m.message_id) })).body).toEqual({ acked: 2 });
+    expect(await lag(sub)).toMatchObject({ pending: 1, undelivered: 0, lag: 1 });
+    // From the earliest: what the topic already held.
+    expect((await receive(await subscribe('earliest'), 'c1', '&max=100')).map((m) => (m.payload as Body).n)).toEqual([0, 1, 2, 3]);
+  });
+
+  it('redelivers what a consumer left unacknowledged to another after the visibility timeout, then dead-letters it after max_deliveries', async () => {
+    const sub = await subscribe();
+    await publish({ n: 'lost' });
+    const [taken] = await receive(sub, 'dies');
+    expect(await receive(sub, 'other')).toEqual([]);
+    await new Promise((r) => setTimeout(r, 1100));
+    const [again] = await receive(sub, 'other');
+    expect(again).toMatchObject({ message_id: taken?.message_id, deliveries: 2, payload: { n: 'lost' } });
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await receive(sub, 'third')).toEqual([]);
+    const dead = (await api('GET', `/v1/bus/subscriptions/${sub}/dead-letters`)).body as { messages: Body[] };
+    expect(dead.messages).toEqual([expect.objectContaining({ message_id: taken?.message_id, deliveries: 2, payload: { n: 'lost' } })]);
+    expect(await lag(sub)).toMatchObject({ lag: 0 });
+  });
+
+  it('long-polls until a message arrives, and streams messages as server-sent events', async () => {
+    const sub = await subscribe();
+    const polled = receive(sub, 'waiter', '&wait_seconds=5');
+    await new Promise((r) => setTimeout(r, 300));
+    await publish({ n: 'late' });
+    expect((await polled).map((m) => m.payload)).toEqual([{ n: 'late' }]);
+
+    const stream = await openStream(`${gw.url}/v1/bus/subscriptions/${sub}/messages?consumer=streamer`);
+    try {
+      await publish({ n: 'streamed' });
+      const frame = await stream.next((f) => f.event === 'message');
+      expect(frame.data).toMatchObject({ payload: { n: 'streamed' }, deliveries: 1 });
+      expect(frame.id).toBe(frame.data['message_id']);
+    } finally {
+      stream.close();
+    }
+  });
+});
+
 describe('message bus off', () => {
   it('answers 503 on every bus route', async () => {
     const gw = await startGateway('memory');
@@ -140,6 +215,14 @@ describe('message bus shared by two replicas (redis)', () => {
     );
     expect(results.map((r) => r.status)).toEqual(Array(10).fill(201));
     expect(results.map((r) => r.body?.version as number).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+  });
+
+  it('a subscriber on replica A receives what replica B published', async () => {
+    await postJson(`${a.url}/v1/bus/topics`, { ...SCOPE, name: 'shared' });
+    const sub = ((await postJson(`${a.url}/v1/bus/subscriptions`, { topic: 'orders.acme.shared' })).body as { id: string }).id;
+    await postJson(`${b.url}/v1/bus/publish`, { topic: 'orders.acme.shared', payload: { from: 'b' } });
+    const got = (await requestJson('GET', `${a.url}/v1/bus/subscriptions/${sub}/messages?consumer=c`)).body as { messages: Body[] };
+    expect(got.messages.map((m) => m.payload)).toEqual([{ from: 'b' }]);
   });
 
   it('a binding made on one replica validates on another, and after a restart', async () => {

@@ -158,6 +158,10 @@ const BusConfig = z
     max_len: positiveInt.default(100_000),
     /** Compiled schema validators kept per process (least recently used dropped). */
     validator_cache_size: positiveInt.default(1000),
+    /** A message handed to a consumer and not acknowledged within this goes to the next consumer that asks. */
+    visibility_timeout_seconds: positiveInt.default(30),
+    /** Deliveries after which an unacknowledged message moves to the subscription's dead-letter stream. */
+    max_deliveries: positiveInt.default(5),
   })
   .prefault({});
 

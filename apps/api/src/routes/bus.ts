@@ -1,4 +1,13 @@
 import {
+  BusAckInput,
+  BusAcked,
+  BusDeadLetters,
+  BusLag,
+  BusMessages,
+  BusReceiveQuery,
+  BusSubscription,
+  BusSubscriptionInput,
+  BusSubscriptionParams,
   BusBindInput,
   BusBinding,
   BusPublished,
@@ -23,6 +32,7 @@ import type { BusService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
+import { eventStreams } from '../plugins/event-streams.js';
 
 const tags = ['bus'];
 const error = responseSchema(ErrorBody);
@@ -35,6 +45,9 @@ const topicParams = requestSchema(BusTopicParams);
 const off = { 503: error };
 
 type Versioned = { Params: BusSchemaVersionParams };
+type SubscriptionRoute = { Params: { id: string } };
+/** How long one wait of a streamed subscription lasts before a keep-alive comment. */
+const STREAM_WAIT_MS = 5000;
 type TopicRoute = { Params: BusTopicParams };
 
 export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | null }): Promise<void> {
@@ -231,5 +244,134 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
       assertCallerCovers(callerOf(request), { namespace: topic.namespace, tenant: topic.tenant, provider: 'bus', action_type: 'publish' });
       return reply.status(201).send(await bus.publish(topic, request.body));
     },
+  );
+
+  const subscriptionParams = requestSchema(BusSubscriptionParams);
+  const streams = eventStreams(app);
+  /** The subscription, 403 unless the caller's grants cover subscribing to its topic. */
+  const subscriptionFor = async (request: { params: { id: string } } & Parameters<typeof callerOf>[0]) => {
+    const s = await bus.subscriptions.get(request.params.id);
+    assertCallerCovers(callerOf(request), { namespace: s.namespace, tenant: s.tenant, provider: 'bus', action_type: 'subscribe' });
+    return s;
+  };
+
+  app.post<{ Body: BusSubscriptionInput }>(
+    '/v1/bus/subscriptions',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Subscribe to a topic: a consumer group on its stream',
+        description: 'from: latest (messages published from now on, the default) or earliest (everything the topic still holds).',
+        body: requestSchema(BusSubscriptionInput),
+        response: { 201: responseSchema(BusSubscription), 400: error, 403: error, 404: error, ...off },
+      },
+    },
+    async (request, reply) => {
+      const input = parseRequest(BusSubscriptionInput, request.body);
+      const topic = await bus.topicOf(input.topic);
+      assertCallerCovers(callerOf(request), { namespace: topic.namespace, tenant: topic.tenant, provider: 'bus', action_type: 'subscribe' });
+      return reply.status(201).send(await bus.subscriptions.create(topic, input));
+    },
+  );
+
+  app.get<SubscriptionRoute>(
+    '/v1/bus/subscriptions/:id',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'One subscription',
+        params: subscriptionParams,
+        response: { 200: responseSchema(BusSubscription), 403: error, 404: error, ...off },
+      },
+    },
+    async (request) => subscriptionFor(request),
+  );
+
+  app.get<SubscriptionRoute & { Querystring: BusReceiveQuery }>(
+    '/v1/bus/subscriptions/:id/messages',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Receive messages (long poll, or server-sent events with Accept: text/event-stream)',
+        description:
+          'Messages wait for POST …/ack; one not acked within bus.visibility_timeout_seconds goes to the next consumer that asks, and after bus.max_deliveries deliveries to the dead-letter stream. ' +
+          'As SSE: `event: message`, `id:` the message id, `data:` the message; delivered as they arrive until the client disconnects.',
+        params: subscriptionParams,
+        querystring: requestSchema(BusReceiveQuery),
+        response: { 200: responseSchema(BusMessages), 400: error, 403: error, 404: error, ...off },
+      },
+    },
+    async (request, reply) => {
+      const s = await subscriptionFor(request);
+      const { consumer, max, wait_seconds } = request.query;
+      if (!request.headers.accept?.includes('text/event-stream')) return { messages: await bus.subscriptions.receive(s, consumer, max, wait_seconds * 1000) };
+      const res = streams.start(reply);
+      let open = true;
+      res.on('close', () => {
+        open = false;
+      });
+      while (open) {
+        try {
+          const messages = await bus.subscriptions.receive(s, consumer, max, STREAM_WAIT_MS);
+          if (!open) break; // received after the client left: they stay pending and are redelivered
+          if (messages.length === 0) res.write(': ping\n\n');
+          for (const m of messages) res.write(`event: message\nid: ${m.message_id}\ndata: ${JSON.stringify(m)}\n\n`);
+        } catch (err) {
+          request.log.warn({ err }, 'bus subscription stream ended');
+          res.end();
+          break;
+        }
+      }
+    },
+  );
+
+  app.post<SubscriptionRoute & { Body: BusAckInput }>(
+    '/v1/bus/subscriptions/:id/ack',
+    {
+      config: write,
+      schema: {
+        tags,
+        summary: 'Acknowledge messages',
+        params: subscriptionParams,
+        body: requestSchema(BusAckInput),
+        response: { 200: responseSchema(BusAcked), 400: error, 403: error, 404: error, ...off },
+      },
+    },
+    async (request) => ({ acked: await bus.subscriptions.ack(await subscriptionFor(request), request.body.message_ids) }),
+  );
+
+  app.get<SubscriptionRoute>(
+    '/v1/bus/subscriptions/:id/lag',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Messages not acknowledged: pending (delivered) and undelivered',
+        params: subscriptionParams,
+        response: { 200: responseSchema(BusLag), 403: error, 404: error, ...off },
+      },
+    },
+    async (request) => {
+      const s = await subscriptionFor(request);
+      const { pending, undelivered } = await bus.subscriptions.lag(s);
+      return { subscription: s.id, topic: s.topic, pending, undelivered, lag: pending + undelivered };
+    },
+  );
+
+  app.get<SubscriptionRoute>(
+    '/v1/bus/subscriptions/:id/dead-letters',
+    {
+      config: read,
+      schema: {
+        tags,
+        summary: 'Messages moved aside after bus.max_deliveries unacknowledged deliveries (oldest first, up to 1000)',
+        params: subscriptionParams,
+        response: { 200: responseSchema(BusDeadLetters), 403: error, 404: error, ...off },
+      },
+    },
+    async (request) => ({ messages: await bus.subscriptions.deadLetters(await subscriptionFor(request), 1000) }),
   );
 }

@@ -1,26 +1,15 @@
-import type { ServerResponse } from 'node:http';
 import { ErrorBody, SluiceError, StreamQuery, errors } from '@sluice/core';
 import { callerScope, visibleTo } from '@sluice/auth';
 import type { StreamService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
+import { eventStreams } from '../plugins/event-streams.js';
 
 const error = responseSchema(ErrorBody);
-const SSE_HEADERS = {
-  'content-type': 'text/event-stream; charset=utf-8',
-  'cache-control': 'no-cache, no-transform',
-  connection: 'keep-alive',
-  // nginx (the compose load balancer, most ingresses) would otherwise buffer the stream.
-  'x-accel-buffering': 'no',
-};
 
 export async function streamRoutes(app: FastifyInstance, opts: { stream: StreamService | null }): Promise<void> {
-  const open = new Set<ServerResponse>();
-  // Streams never end on their own: close them first, or shutting down would wait for every client.
-  app.addHook('preClose', async () => {
-    for (const res of open) res.end();
-  });
+  const streams = eventStreams(app);
 
   app.get<{ Querystring: StreamQuery }>(
     '/v1/stream',
@@ -45,26 +34,22 @@ export async function streamRoutes(app: FastifyInstance, opts: { stream: StreamS
       const tenant = callerScope(caller).singleTenant;
       const connection = await stream.open(tenant !== null ? `tenant:${tenant}` : `caller:${caller.id}`);
       if (!connection) throw new SluiceError('RATE_LIMITED', 'too many concurrent SSE connections for this tenant');
-      const res = reply.raw;
+      const raw = reply.raw;
       let stop: (() => void) | undefined;
       try {
-        stop = await stream.subscribe({ write: (frame) => res.write(frame), onDrain: (listener) => res.on('drain', listener) }, request.query, (scope) =>
+        stop = await stream.subscribe({ write: (frame) => raw.write(frame), onDrain: (listener) => raw.on('drain', listener) }, request.query, (scope) =>
           visibleTo(caller, scope),
         );
       } catch (err) {
         await connection.release();
         throw err;
       }
-      reply.hijack();
-      open.add(res);
+      // Sent once the subscription is live (the first comment): a client that sees it misses nothing dispatched after.
+      const res = streams.start(reply);
       res.on('close', () => {
-        open.delete(res);
         stop?.();
         connection.release().catch((err: unknown) => request.log.warn({ err }, 'stream connection lease not released'));
       });
-      res.writeHead(200, SSE_HEADERS);
-      // Sent once the subscription is live: a client that sees it misses nothing dispatched after.
-      res.write(': connected\n\n');
     },
   );
 }

@@ -95,3 +95,61 @@ export const BusValidationFailure = z.object({
   version: z.number().int(),
   issues: z.array(z.object({ path: z.string().describe('JSON Pointer into the payload; "" for the root'), message: z.string() })),
 });
+
+export const BusSubscriptionInput = z.strictObject({
+  topic: z.string().min(1).max(800),
+  from: z.enum(['latest', 'earliest']).default('latest').describe('latest: messages published from now on; earliest: everything the topic still holds'),
+});
+export type BusSubscriptionInput = z.infer<typeof BusSubscriptionInput>;
+
+export const BusSubscription = z.object({
+  id: z.string().describe('also the name of its consumer group on the topic’s stream'),
+  topic: z.string(),
+  namespace: z.string(),
+  tenant: z.string(),
+  from: z.enum(['latest', 'earliest']),
+  created_at: z.string(),
+});
+export type BusSubscription = z.infer<typeof BusSubscription>;
+
+export const BusSubscriptionParams = z.object({ id: z.string().min(1).max(256) });
+
+export const BusReceiveQuery = z.object({
+  consumer: boundedName(128).describe(
+    'who is reading: messages handed to a consumer wait for its ack; another consumer gets them after the visibility timeout',
+  ),
+  max: z.coerce.number().int().min(1).max(100).default(10),
+  wait_seconds: z.coerce.number().int().min(0).max(30).default(0).describe('long poll: wait this long for a message when none is ready'),
+});
+export type BusReceiveQuery = z.infer<typeof BusReceiveQuery>;
+
+const BusMessage = z.object({
+  message_id: z.string(),
+  payload: z.unknown(),
+  published_at: z.string(),
+  deliveries: z.number().int().describe('1 the first time; more when redelivered after the visibility timeout'),
+});
+
+export const BusMessages = z.object({ messages: z.array(BusMessage) });
+
+export const BusAckInput = z.strictObject({
+  message_ids: z
+    .array(z.string().regex(/^\d+-\d+$/, 'a message id'))
+    .min(1)
+    .max(1000),
+});
+export type BusAckInput = z.infer<typeof BusAckInput>;
+
+export const BusAcked = z.object({ acked: z.number().int().describe('how many were pending (others were already acked or dead-lettered)') });
+
+export const BusLag = z.object({
+  subscription: z.string(),
+  topic: z.string(),
+  pending: z.number().int().describe('delivered, not acknowledged'),
+  undelivered: z.number().int().describe('published, not yet handed to a consumer'),
+  lag: z.number().int().describe('pending + undelivered: every message not acknowledged'),
+});
+
+export const BusDeadLetters = z.object({
+  messages: z.array(BusMessage.extend({ dead_lettered_at: z.string() })),
+});

@@ -9,5 +9,13 @@ export interface BusFeature extends Feature {
 export function busFeature(ctx: FeatureContext): BusFeature {
   const cfg = ctx.config.bus;
   if (!cfg.enabled) return { name: 'bus', bus: null };
-  return { name: 'bus', bus: new BusService({ state: ctx.state, clock: ctx.clock, maxLen: cfg.max_len, validatorCacheSize: cfg.validator_cache_size }) };
+  const bus = new BusService({
+    state: ctx.state,
+    clock: ctx.clock,
+    maxLen: cfg.max_len,
+    validatorCacheSize: cfg.validator_cache_size,
+    visibilityTimeoutMs: cfg.visibility_timeout_seconds * 1000,
+    maxDeliveries: cfg.max_deliveries,
+  });
+  return { name: 'bus', bus };
 }

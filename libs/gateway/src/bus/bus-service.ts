@@ -9,6 +9,7 @@ import {
   type Clock,
 } from '@sluice/core';
 import type { StateStore } from '@sluice/state';
+import { BusSubscriptions } from './bus-subscriptions.js';
 import { BusTopics, topicLog } from './bus-topics.js';
 import { BusSchemaRegistry, schemaId } from './schema-registry.js';
 import { SchemaValidators } from './schema-validators.js';
@@ -20,6 +21,8 @@ export interface BusServiceDeps {
   maxLen: number;
   /** Compiled validators kept (LRU). */
   validatorCacheSize: number;
+  visibilityTimeoutMs: number;
+  maxDeliveries: number;
 }
 
 export interface Published {
@@ -38,12 +41,19 @@ export interface Published {
 export class BusService {
   readonly schemas: BusSchemaRegistry;
   readonly topics: BusTopics;
+  readonly subscriptions: BusSubscriptions;
   private readonly validators: SchemaValidators;
 
   constructor(private readonly deps: BusServiceDeps) {
     this.validators = new SchemaValidators(deps.validatorCacheSize);
     this.schemas = new BusSchemaRegistry(deps.state, deps.clock, this.validators);
     this.topics = new BusTopics(deps.state, deps.clock);
+    this.subscriptions = new BusSubscriptions({
+      state: deps.state,
+      clock: deps.clock,
+      visibilityTimeoutMs: deps.visibilityTimeoutMs,
+      maxDeliveries: deps.maxDeliveries,
+    });
   }
 
   /** 409 while a topic is bound to the version. */

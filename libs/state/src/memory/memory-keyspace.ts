@@ -23,7 +23,7 @@ export type Entry =
     };
 
 /** A consumer group of a log: how far it has read, and what it handed out and has not had acknowledged. */
-export interface LogGroup {
+interface LogGroup {
   lastDelivered: string;
   pending: Map<string, { consumer: string; deliveredAt: number; deliveries: number }>;
 }

@@ -1,0 +1,121 @@
+import { BusSubscription, errors, isoString, newId, type BusSubscriptionInput, type BusTopic, type Clock } from '@sluice/core';
+import { RecordRepository, type LogDelivery, type StateKey, type StateStore } from '@sluice/state';
+import { decodeWith } from '../policies/schema-decoder.js';
+import { topicLog } from './bus-topics.js';
+
+/** Key kinds of subscriptions and of their dead-letter streams: never rename without a migration. */
+const SUBSCRIPTION_KIND = 'bus-subscription';
+const DEAD_KIND = 'bus-dead';
+/** How often a long poll looks again while nothing is ready. */
+const POLL_MS = 100;
+const DEAD_LETTER_MAX_LEN = 10_000;
+
+export interface BusMessage {
+  message_id: string;
+  payload: unknown;
+  published_at: string;
+  deliveries: number;
+}
+
+export interface SubscriptionsDeps {
+  state: StateStore;
+  clock: Clock;
+  visibilityTimeoutMs: number;
+  maxDeliveries: number;
+}
+
+const deadLog = (s: BusSubscription): StateKey => ({ kind: DEAD_KIND, namespace: s.namespace, tenant: s.tenant, id: s.id });
+
+/**
+ * Subscriptions to bus topics: each is a consumer group on the topic's stream, so the state store
+ * (Redis) decides who gets what. A message goes to one consumer and stays pending until acked;
+ * one left pending past the visibility timeout goes to the next consumer that asks (a consumer
+ * that died hands its messages on), and one delivered `maxDeliveries` times without an ack moves
+ * to the subscription's dead-letter stream instead of being handed out again.
+ */
+export class BusSubscriptions {
+  private readonly records: RecordRepository<BusSubscription>;
+
+  constructor(private readonly deps: SubscriptionsDeps) {
+    this.records = new RecordRepository<BusSubscription>({
+      state: deps.state,
+      clock: deps.clock,
+      kind: SUBSCRIPTION_KIND,
+      label: 'bus subscription',
+      decode: decodeWith(BusSubscription),
+      globalIds: true,
+    });
+  }
+
+  async create(topic: BusTopic, input: BusSubscriptionInput): Promise<BusSubscription> {
+    const subscription: BusSubscription = {
+      id: newId(),
+      topic: topic.topic,
+      namespace: topic.namespace,
+      tenant: topic.tenant,
+      from: input.from,
+      created_at: isoString(this.deps.clock.now()),
+    };
+    await this.deps.state.logGroupCreate(logOf(subscription), subscription.id, input.from === 'earliest' ? 'start' : 'end');
+    if ((await this.records.create(subscription)) !== 'created') throw new Error(`bus subscription id ${subscription.id} could not be claimed`);
+    return subscription;
+  }
+
+  async get(id: string): Promise<BusSubscription> {
+    const found = await this.records.find(id);
+    if (!found) throw errors.notFound('bus subscription', id);
+    return found.record;
+  }
+
+  /** Up to `max` messages for `consumer`: ones left by others past the visibility timeout first, then new ones; waits up to `waitMs` for one. */
+  async receive(s: BusSubscription, consumer: string, max: number, waitMs: number): Promise<BusMessage[]> {
+    const until = Date.now() + waitMs;
+    for (;;) {
+      const messages = await this.receiveOnce(s, consumer, max);
+      if (messages.length > 0 || Date.now() >= until) return messages;
+      await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, until - Date.now()))));
+    }
+  }
+
+  async ack(s: BusSubscription, ids: readonly string[]): Promise<number> {
+    return this.deps.state.logGroupAck(logOf(s), s.id, ids);
+  }
+
+  async lag(s: BusSubscription): Promise<{ pending: number; undelivered: number }> {
+    return this.deps.state.logGroupLag(logOf(s), s.id);
+  }
+
+  async deadLetters(s: BusSubscription, limit: number): Promise<(BusMessage & { dead_lettered_at: string })[]> {
+    const entries = await this.deps.state.logRange(deadLog(s), { limit });
+    return entries.map((e) => JSON.parse(e.message) as BusMessage & { dead_lettered_at: string });
+  }
+
+  private async receiveOnce(s: BusSubscription, consumer: string, max: number): Promise<BusMessage[]> {
+    const log = logOf(s);
+    const reclaimed = await this.deps.state.logGroupClaim(log, s.id, consumer, this.deps.visibilityTimeoutMs, max);
+    const live: LogDelivery[] = [];
+    for (const d of reclaimed) {
+      if (d.deliveries <= this.deps.maxDeliveries) live.push(d);
+      else await this.deadLetter(s, d);
+    }
+    const fresh = live.length < max ? await this.deps.state.logGroupRead(log, s.id, consumer, max - live.length) : [];
+    return [...live, ...fresh].map(messageOf);
+  }
+
+  /** Appended to the dead-letter stream first, then acknowledged: a crash in between leaves it pending, never lost. */
+  private async deadLetter(s: BusSubscription, d: LogDelivery): Promise<void> {
+    const message = { ...messageOf({ ...d, deliveries: d.deliveries - 1 }), dead_lettered_at: isoString(this.deps.clock.now()) };
+    await this.deps.state.logAppend(deadLog(s), JSON.stringify(message), DEAD_LETTER_MAX_LEN);
+    await this.deps.state.logGroupAck(logOf(s), s.id, [d.id]);
+  }
+}
+
+function logOf(s: BusSubscription): StateKey {
+  const name = s.topic.slice(`${s.namespace}.${s.tenant}.`.length);
+  return topicLog({ namespace: s.namespace, tenant: s.tenant, name });
+}
+
+function messageOf(d: LogDelivery): BusMessage {
+  const stored = JSON.parse(d.message) as { payload: unknown; published_at: string };
+  return { message_id: d.id, payload: stored.payload, published_at: stored.published_at, deliveries: d.deliveries };
+}
