@@ -23,7 +23,7 @@ describe('cluster: the message bus (2 replicas)', () => {
   });
 
   it('10 concurrent registrations of one subject on two processes get versions 1..10, each once', async () => {
-    const [a, b] = cluster.apis as [{ url: string }, { url: string }];
+    const [a, b] = cluster.apis as [NonNullable<(typeof cluster.apis)[0]>, NonNullable<(typeof cluster.apis)[0]>];
     const results = await Promise.all(
       Array.from({ length: 10 }, (_, i) => call((i % 2 ? a : b).url, 'POST', '/v1/bus/schemas', { ...SCOPE, subject: 'raced', body: { type: 'object' } })),
     );
