@@ -165,6 +165,29 @@ const BusConfig = z
   })
   .prefault({});
 
+/** An outbound credential: `api_key` (plain or `ENC[...]`, decrypted with SLUICE_AUTH_KEY) or the name of an env variable holding it. */
+const OutboundKey = {
+  api_key: z.string().min(1).optional(),
+  api_key_env: z.string().min(1).optional(),
+};
+
+const EmbeddingConfig = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** An OpenAI-compatible API base: `<endpoint>/embeddings` is called. */
+    endpoint: z.url().default('http://127.0.0.1:11434/v1'),
+    model: z.string().min(1).default('text-embedding-3-small'),
+    ...OutboundKey,
+    timeout_seconds: z.number().positive().default(10),
+    /** An embedding failure: true → similarity 0 (the rule does not match); false → the dispatch fails. */
+    fail_open: z.boolean().default(true),
+    topic_cache_capacity: positiveInt.default(10_000),
+    topic_cache_ttl_seconds: positiveInt.default(3600),
+    text_cache_capacity: positiveInt.default(1000),
+    text_cache_ttl_seconds: positiveInt.default(60),
+  })
+  .prefault({});
+
 const AuthConfig = z
   .strictObject({
     /** Off: every request acts as an anonymous admin with a wildcard grant. */
@@ -293,6 +316,7 @@ export const SluiceConfig = z.strictObject({
   circuit_breaker: CircuitBreakerConfig,
   stream: StreamConfig,
   bus: BusConfig,
+  embedding: EmbeddingConfig,
   auth: AuthConfig,
   quotas: QuotasConfig,
   rate_limit: RateLimitConfig,

@@ -98,6 +98,11 @@ export const FAILURE_CODES = {
   RULE_ACTION_UNAVAILABLE: { retryable: 'no', meaning: 'a matching rule asks for an action type whose feature has not shipped' },
   // chains (a `chain` rule)
   CHAIN_NOT_FOUND: { retryable: 'no', meaning: 'the rule names a chain definition that does not exist (any more)' },
+  // guardrails (a `semantic_match` condition, an `llm_guardrail` rule)
+  EMBEDDING_FAILED: {
+    retryable: 'yes',
+    meaning: 'a semantic_match condition needed an embedding the embedding service did not give, and embedding.fail_open is false',
+  },
   // state machines (a `state_machine` rule)
   STATE_MACHINE_NOT_FOUND: { retryable: 'no', meaning: 'the rule names a state machine that is not configured' },
   FINGERPRINT_REQUIRED: { retryable: 'no', meaning: 'the action has no fingerprint and the rule no `fingerprint_fields`' },

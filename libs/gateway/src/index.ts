@@ -33,3 +33,4 @@ export * from './chains/chain-run-record.js';
 export * from './resilience/circuit-breakers.js';
 export * from './stream/stream-service.js';
 export * from './bus/bus-service.js';
+export * from './guardrails/embedding-service.js';

@@ -1,5 +1,5 @@
 import { ErrorBody, errors } from '@sluice/core';
-import { OUTCOME_COUNTERS, type Metrics } from '@sluice/telemetry';
+import { EMBEDDING_COUNTERS, OUTCOME_COUNTERS, type Metrics } from '@sluice/telemetry';
 // Types only: route schemas carry OpenAPI `tags` and `summary` (the API documents these routes; the worker does not load swagger).
 import type {} from '@fastify/swagger';
 import type { FastifyInstance } from 'fastify';
@@ -8,7 +8,13 @@ import { sendError } from './error-handler.js';
 import { responseSchema } from './json-schema.js';
 import type { Readiness } from './readiness.js';
 
-const Counters = z.object(Object.fromEntries(OUTCOME_COUNTERS.map((n) => [n, z.number().int()])));
+const Counters = z.object({
+  ...Object.fromEntries(OUTCOME_COUNTERS.map((n) => [n, z.number().int()])),
+  embedding: z
+    .object(Object.fromEntries(EMBEDDING_COUNTERS.map((n) => [n, z.number().int()])))
+    .optional()
+    .describe('only when an embedding provider is configured'),
+});
 const Health = z.object({ status: z.literal('ok'), metrics: Counters });
 
 /** Liveness, readiness and metrics; shared by the API and the worker's own small server. */

@@ -21,6 +21,22 @@ export class RuleDefinitionError extends Error {
   }
 }
 
+/**
+ * A `semantic_match` condition needs a similarity the evaluation input does not have yet. It is
+ * not an evaluation error: the caller computes the similarity (asynchronously, through the
+ * embedding service) and evaluates again; rules are pure and synchronous, so this costs a second
+ * pass over the rules before the semantic one, never a wrong first match.
+ */
+export class SimilarityNeeded extends Error {
+  constructor(
+    readonly topic: string,
+    readonly text: string,
+  ) {
+    super('semantic_match needs a similarity that is not computed yet');
+    this.name = 'SimilarityNeeded';
+  }
+}
+
 /** A condition could not be evaluated (CEL runtime error, unexpected result, ...); the rule counts as errored. */
 export class RuleEvaluationError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -24,6 +24,8 @@ export interface EvalInput {
   state: Record<string, unknown>;
   /** Evaluation time, epoch ms (the playground's evaluate_at). */
   now: number;
+  /** The similarity of a text to a topic, when already computed (semantic_match throws SimilarityNeeded otherwise). */
+  similarity?: (topic: string, text: string) => number | undefined;
 }
 
 /** Rule actions (`action.type`), after validation; field names per api-decisions "Rules". */

@@ -57,6 +57,12 @@ export const METRICS = {
     name: 'sluice_stream_connections',
     help: 'Open SSE stream connections on this process',
   },
+  embedding: {
+    type: 'counter',
+    name: 'sluice_embedding_total',
+    help: 'Embedding service events: topic/text cache hits and misses, errors, fail-open similarities',
+    labelNames: ['counter'],
+  },
   deadLetters: { type: 'counter', name: 'sluice_dead_letters_total', help: 'Failed actions queued in the dead-letter queue' },
   deadLettersDropped: {
     type: 'counter',

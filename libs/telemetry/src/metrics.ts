@@ -18,6 +18,10 @@ export const OUTCOME_COUNTERS = [
 type CounterName = (typeof OUTCOME_COUNTERS)[number];
 type CounterSnapshot = Record<CounterName, number>;
 
+/** The spec's embedding counters, in /health and the JSON /metrics when an embedding provider is configured. */
+export const EMBEDDING_COUNTERS = ['topic_cache_hits', 'topic_cache_misses', 'text_cache_hits', 'text_cache_misses', 'errors', 'fail_open_count'] as const;
+export type EmbeddingCounter = (typeof EMBEDDING_COUNTERS)[number];
+
 /** The retention reaper's counters, under the reference's JSON names (per process: the reaper runs on workers). */
 interface RetentionCounts {
   retention_deleted_state: number;
@@ -37,6 +41,8 @@ export interface Metrics extends MetricFields {}
 export class Metrics {
   readonly registry = new Registry();
   private readonly counts: CounterSnapshot = Object.fromEntries(OUTCOME_COUNTERS.map((n) => [n, 0])) as CounterSnapshot;
+  /** Null until an embedding provider is configured (the spec adds the object only then). */
+  private embeddingCounts: Record<EmbeddingCounter, number> | null = null;
   private readonly retention: RetentionCounts = { retention_deleted_state: 0, retention_skipped_compliance: 0, retention_errors: 0 };
   private readonly byOutcome = new LabelledChildren((outcome) => ({
     count: this.actions.labels(outcome),
@@ -87,8 +93,20 @@ export class Metrics {
     children.duration.observe(seconds);
   }
 
-  snapshot(): CounterSnapshot {
-    return { ...this.counts };
+  snapshot(): CounterSnapshot & { embedding?: Record<EmbeddingCounter, number> } {
+    return this.embeddingCounts ? { ...this.counts, embedding: { ...this.embeddingCounts } } : { ...this.counts };
+  }
+
+  /** Called once an embedding provider is configured: /health and the JSON /metrics then carry its counters. */
+  trackEmbeddings(): void {
+    this.embeddingCounts ??= Object.fromEntries(EMBEDDING_COUNTERS.map((n) => [n, 0])) as Record<EmbeddingCounter, number>;
+  }
+
+  /** One embedding event: the JSON counter and sluice_embedding_total{counter}. */
+  countEmbedding(counter: EmbeddingCounter): void {
+    this.trackEmbeddings();
+    (this.embeddingCounts as Record<EmbeddingCounter, number>)[counter] += 1;
+    this.embedding.inc({ counter });
   }
 
   /** Counts what one retention source did in one reaper cycle (implements the gateway's RetentionMetrics). */

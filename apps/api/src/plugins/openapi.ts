@@ -34,6 +34,7 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'circuit-breakers', description: 'Provider circuit breakers: state, trip and reset (shared by all replicas)' },
         { name: 'stream', description: 'The live event stream (server-sent events)' },
         { name: 'bus', description: 'Message bus: schema registry, topics, validated publish (503 while bus.enabled is off)' },
+        { name: 'embeddings', description: 'Embedding similarity (the provider behind semantic_match conditions)' },
         { name: 'dlq', description: 'Dead-letter queue: failed actions kept for retry or drain' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],

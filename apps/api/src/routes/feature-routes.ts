@@ -9,6 +9,7 @@ import { circuitBreakersRoutes } from './circuit-breakers.js';
 import { providersHealthRoutes } from './providers-health.js';
 import { streamRoutes } from './stream.js';
 import { busRoutes } from './bus.js';
+import { embeddingsRoutes } from './embeddings.js';
 import { deadLettersRoutes } from './dead-letters.js';
 import { groupsRoutes } from './groups.js';
 import { quotasRoutes } from './quotas.js';
@@ -41,6 +42,8 @@ export type RoutesRuntime = Pick<
   | 'providersHealth'
   | 'stream'
   | 'bus'
+  | 'embeddings'
+  | 'state'
 >;
 
 type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
@@ -62,6 +65,7 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
   approvals: [(app, rt) => app.register(approvalsRoutes, { approvals: rt.approvals, gateway: rt.gateway })],
   chains: [(app, rt) => app.register(chainsRoutes, { definitions: rt.chainDefinitions, runs: rt.chainRuns })],
   reaper: [],
+  embeddings: [(app, rt) => app.register(embeddingsRoutes, { embeddings: rt.embeddings, state: rt.state })],
   silences: [(app, rt) => app.register(silencesRoutes, { silences: rt.silences })],
   timeIntervals: [(app, rt) => app.register(timeIntervalsRoutes, { timeIntervals: rt.timeIntervals })],
   rules: [

@@ -35,3 +35,8 @@ export const ProviderHealthEntry = z.object({
 export type ProviderHealthEntry = z.infer<typeof ProviderHealthEntry>;
 
 export const ProviderHealthList = z.object({ providers: z.array(ProviderHealthEntry) });
+
+export const SimilarityInput = z.strictObject({ text: z.string().min(1).max(65_536), topic: z.string().min(1).max(4096) });
+export type SimilarityInput = z.infer<typeof SimilarityInput>;
+
+export const SimilarityResult = z.object({ similarity: z.number().describe('cosine similarity of the two embeddings, -1 to 1'), topic: z.string() });

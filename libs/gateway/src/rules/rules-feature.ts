@@ -16,6 +16,8 @@ export interface RulesInputs {
   currentState?: (ctx: DispatchContext) => Promise<string | undefined> | string | undefined;
   /** The time intervals, so rule load can report the names that do not exist. */
   intervals?: RuleRepositoryDeps['intervals'];
+  /** The embedding service's similarity, when one is configured: `semantic_match` rules load only then. */
+  similarity?: (topic: string, text: string) => Promise<number>;
 }
 
 /** Rules (files, API, enabled flags shared by replicas) and the two pipeline stages that evaluate them and, later, apply the matched action. */
@@ -25,8 +27,8 @@ export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Pr
     state,
     clock,
     directory: ctx.config.rules.directory,
-    // Neither the plugin runtime nor an embedding provider exists yet: rules needing them fail to load, saying so.
-    env: { wasmRuntime: false, embeddingProvider: false },
+    // Rules needing a runtime that is not configured fail to load, saying so (the WASM runtime does not exist yet).
+    env: { wasmRuntime: false, embeddingProvider: inputs.similarity !== undefined },
     logger,
     syncIntervalMs: ctx.config.rules.sync_interval_seconds * 1000,
     ...(inputs.intervals ? { intervals: inputs.intervals } : {}),
@@ -43,6 +45,7 @@ export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Pr
         logger,
         onRuleError: (rule) => metrics.ruleErrors.inc({ rule: rule.name }),
         ...(inputs.currentState ? { currentState: inputs.currentState } : {}),
+        ...(inputs.similarity ? { similarity: inputs.similarity } : {}),
       }),
       ruleActionStage({ state, clock, handlers: inputs.ruleActions }),
     ],

@@ -20,6 +20,7 @@ import { executeFeature } from '../stages/execute-feature.js';
 import { resilienceFeature, type ResilienceFeature } from '../resilience/resilience-feature.js';
 import { streamFeature, type StreamFeature } from '../stream/stream-feature.js';
 import { busFeature, type BusFeature } from '../bus/bus-feature.js';
+import { embeddingsFeature, type EmbeddingsFeature } from '../guardrails/embeddings-feature.js';
 import { stateMachinesFeature, type StateMachinesFeature } from '../state-machines/state-machines-feature.js';
 import { timeIntervalsFeature, type TimeIntervalsFeature } from '../time-intervals/time-intervals-feature.js';
 
@@ -35,6 +36,7 @@ export interface Features {
   chains: ChainsFeature;
   reaper: RetentionReaperFeature;
   silences: SilencesFeature;
+  embeddings: EmbeddingsFeature;
   timeIntervals: TimeIntervalsFeature;
   rules: RulesFeature;
   deadLetters: DeadLettersFeature;
@@ -75,11 +77,13 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   );
   const silences = built(await silencesFeature(ctx));
   const timeIntervals = built(await timeIntervalsFeature(ctx));
+  const embeddings = built(embeddingsFeature(ctx));
   const rules = built(
     await rulesFeature(ctx, {
       ruleActions: ruleActionsOf(others),
       currentState: (dispatch) => stateMachines.service.currentState(dispatch.action),
       intervals: timeIntervals.service,
+      ...(embeddings.similarity ? { similarity: embeddings.similarity } : {}),
     }),
   );
   const resilience = built(resilienceFeature(ctx));
@@ -97,6 +101,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
     chains,
     reaper,
     silences,
+    embeddings,
     timeIntervals,
     rules,
     deadLetters,

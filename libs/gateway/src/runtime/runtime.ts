@@ -19,6 +19,7 @@ import type { ChainRuns } from '../chains/chain-runs.js';
 import type { CircuitBreakers } from '../resilience/circuit-breakers.js';
 import type { StreamService } from '../stream/stream-service.js';
 import type { BusService } from '../bus/bus-service.js';
+import type { EmbeddingService } from '../guardrails/embedding-service.js';
 import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
 import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
@@ -50,6 +51,8 @@ export interface Runtime extends FeatureContext {
   stream: StreamService | null;
   /** Null while `bus.enabled` is off. */
   bus: BusService | null;
+  /** Null while `embedding.enabled` is off. */
+  embeddings: EmbeddingService | null;
   /** Null while `executor.dlq_enabled` is off. */
   deadLetters: DeadLetterQueue | null;
   /** The dispatch entry point: the features' stages in spec order. */
@@ -117,6 +120,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     providersHealth: features.resilience.providersHealth,
     stream: features.stream.stream,
     bus: features.bus.bus,
+    embeddings: features.embeddings.service,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {

@@ -1,5 +1,5 @@
 import type { Clock, DispatchOutcome } from '@sluice/core';
-import type { CompiledRule, EvalInput, RuleActionType } from '@sluice/rules';
+import { SimilarityNeeded, type CompiledRule, type EvalInput, type RuleActionType } from '@sluice/rules';
 import type { StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import type { DispatchContext } from '../pipeline/context.js';
@@ -18,7 +18,15 @@ export interface RulesStageDeps {
   handlers?: Partial<Record<RuleActionType, RuleActionHandler>>;
   /** The current lifecycle state of the action's event (`state.current` in conditions), if any; may answer synchronously. */
   currentState?: (ctx: DispatchContext) => Promise<string | undefined> | string | undefined;
+  /**
+   * Similarity of a text to a topic (`semantic_match` conditions), from the embedding service;
+   * rejects with a FailureInfo-carrying error when the dispatch must fail (fail_open off).
+   */
+  similarity?: (topic: string, text: string) => Promise<number>;
 }
+
+/** An embedding the dispatch cannot do without (embedding.fail_open is false). */
+export class SimilarityUnavailable extends Error {}
 
 /** What conditions see of a dispatch; `state.current` is the event's lifecycle state when there is one. */
 function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalInput {
@@ -49,13 +57,15 @@ function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalI
 export function rulesStage(deps: RulesStageDeps): Stage {
   const log = deps.logger.child({ component: 'rules' });
   const onError = (rule: CompiledRule, err: unknown) => {
+    // Not an error: the evaluation stops, the similarity is computed, and it runs again (decideSemantic).
+    if (err instanceof SimilarityNeeded && deps.similarity) throw err;
     deps.onRuleError?.(rule);
     log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err) }, 'rule evaluation failed; treated as not matching');
   };
   return {
     name: 'rules',
     inDryRun: true,
-    run(ctx: DispatchContext): Promise<undefined> | undefined {
+    run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> | undefined {
       // No rules: nothing can match, so neither state.current nor the evaluation input is needed.
       if (deps.rules.current.size === 0) return undefined;
       const current = deps.currentState?.(ctx);
@@ -63,8 +73,41 @@ export function rulesStage(deps: RulesStageDeps): Stage {
     },
   };
 
-  function decide(ctx: DispatchContext, current: string | undefined): undefined {
-    const decision = deps.rules.current.evaluate(evalInputOf(ctx, deps.clock.now(), current), deps.rules.isEnabled, onError);
+  function decide(ctx: DispatchContext, current: string | undefined): Promise<DispatchOutcome | undefined> | undefined {
+    const input = evalInputOf(ctx, deps.clock.now(), current);
+    try {
+      return apply(ctx, deps.rules.current.evaluate(input, deps.rules.isEnabled, onError));
+    } catch (err) {
+      if (err instanceof SimilarityNeeded) return decideSemantic(ctx, input, err);
+      throw err;
+    }
+  }
+
+  /** A semantic_match condition was reached: compute each similarity it needs, evaluating again after each. */
+  async function decideSemantic(ctx: DispatchContext, input: EvalInput, first: SimilarityNeeded): Promise<DispatchOutcome | undefined> {
+    const known = new Map<string, number>();
+    const keyOf = (topic: string, text: string) => `${topic}\u0000${text}`;
+    input.similarity = (topic, text) => known.get(keyOf(topic, text));
+    for (let needed: SimilarityNeeded | null = first; needed !== null; ) {
+      try {
+        known.set(keyOf(needed.topic, needed.text), await (deps.similarity as NonNullable<RulesStageDeps['similarity']>)(needed.topic, needed.text));
+      } catch (err) {
+        if (!(err instanceof SimilarityUnavailable)) throw err;
+        const error = { code: 'EMBEDDING_FAILED' as const, message: `semantic_match: ${err.message}`, retryable: true, attempts: 0 };
+        return { outcome: 'failed', action_id: ctx.action.id, error };
+      }
+      try {
+        apply(ctx, deps.rules.current.evaluate(input, deps.rules.isEnabled, onError));
+        needed = null;
+      } catch (err) {
+        if (!(err instanceof SimilarityNeeded)) throw err;
+        needed = err;
+      }
+    }
+    return undefined;
+  }
+
+  function apply(ctx: DispatchContext, decision: ReturnType<RuleRepository['current']['evaluate']>): undefined {
     if (!decision) return undefined;
     ctx.decision = decision;
     ctx.verdict = decision.action.type;

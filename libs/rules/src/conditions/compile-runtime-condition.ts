@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { RuleEvaluationError } from '../errors.js';
+import { RuleEvaluationError, SimilarityNeeded } from '../errors.js';
+import type { EvalInput } from '../types.js';
+import { compileFieldPath } from './field-path.js';
 import type { CompiledCondition, ConditionContext, ConditionTest } from './compiled-condition.js';
 
 const WasmConditionSchema = z.strictObject({
@@ -46,16 +48,41 @@ export function compileSemanticCondition(raw: Record<string, unknown>, path: str
     return null;
   }
   const { semantic_match, threshold, text_field } = parsed.data;
+  const textOf = textReader(text_field);
+  if (typeof textOf === 'string') {
+    ctx.issues.add(`${path}.text_field`, textOf);
+    return null;
+  }
   return {
-    test: unavailable('semantic matching'),
+    test: (input) => {
+      const text = textOf(input);
+      const similarity = input.similarity?.(semantic_match, text);
+      if (similarity === undefined) throw new SimilarityNeeded(semantic_match, text);
+      return similarity >= threshold;
+    },
     display: `semantic_match(${JSON.stringify(semantic_match)}, threshold=${threshold}${text_field ? `, text_field=${text_field}` : ''})`,
     definition: { semantic_match, threshold, ...(text_field !== undefined ? { text_field } : {}) },
   };
 }
 
 /**
- * Neither runtime exists in this build; the flags are never true today. Should one be switched on
- * before its evaluator lands, the rule errors visibly instead of silently (not) matching.
+ * What a semantic condition compares: the field at `text_field` (a field path, `action.` optional:
+ * `payload.message`), a string as is and anything else as JSON; without one, the whole payload as
+ * JSON. A path that does not compile is returned as its message.
+ */
+function textReader(textField: string | undefined): ((input: EvalInput) => string) | string {
+  if (textField === undefined) return (input) => JSON.stringify(input.action.payload ?? {});
+  const compiled = compileFieldPath(textField.startsWith('action.') || textField.startsWith('state.') ? textField : `action.${textField}`);
+  if (!compiled.ok) return compiled.message;
+  return (input) => {
+    const value = compiled.read(input);
+    return typeof value === 'string' ? value : JSON.stringify(value ?? null);
+  };
+}
+
+/**
+ * The WASM runtime does not exist in this build; the flag is never true today. Should it be
+ * switched on before its evaluator lands, the rule errors visibly instead of silently (not) matching.
  */
 function unavailable(feature: string): ConditionTest {
   return () => {
