@@ -188,6 +188,33 @@ const EmbeddingConfig = z
   })
   .prefault({});
 
+const GuardrailEvaluator = z.strictObject({
+  /** What the evaluator is asked to flag (its system prompt). */
+  policy: z.string().min(1).max(16_384),
+  model: z.string().min(1).optional(),
+  temperature: z.number().min(0).max(2).optional(),
+  max_tokens: positiveInt.optional(),
+});
+
+const LlmGuardrailConfig = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    /** An OpenAI-compatible API base: `<endpoint>/chat/completions` is called. */
+    endpoint: z.url().default('http://127.0.0.1:11434/v1'),
+    model: z.string().min(1).default('gpt-4o-mini'),
+    ...OutboundKey,
+    /** The `default` evaluator's policy. */
+    policy: z.string().min(1).max(16_384).default('Flag actions that are abusive, fraudulent, or leak credentials or personal data.'),
+    temperature: z.number().min(0).max(2).default(0),
+    max_tokens: positiveInt.default(256),
+    timeout_seconds: z.number().positive().default(10),
+    /** A failed evaluation (timeout, error, malformed answer): true → the action goes on unchecked; false → the dispatch fails. */
+    fail_open: z.boolean().default(false),
+    /** Named evaluators (`evaluator_name` of a rule); `default` is the policy above unless redefined here. */
+    evaluators: z.record(z.string().min(1).max(128), GuardrailEvaluator).default({}),
+  })
+  .prefault({});
+
 const AuthConfig = z
   .strictObject({
     /** Off: every request acts as an anonymous admin with a wildcard grant. */
@@ -317,6 +344,7 @@ export const SluiceConfig = z.strictObject({
   stream: StreamConfig,
   bus: BusConfig,
   embedding: EmbeddingConfig,
+  llm_guardrail: LlmGuardrailConfig,
   auth: AuthConfig,
   quotas: QuotasConfig,
   rate_limit: RateLimitConfig,

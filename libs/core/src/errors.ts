@@ -103,6 +103,11 @@ export const FAILURE_CODES = {
     retryable: 'yes',
     meaning: 'a semantic_match condition needed an embedding the embedding service did not give, and embedding.fail_open is false',
   },
+  GUARDRAIL_EVALUATOR_NOT_FOUND: { retryable: 'no', meaning: 'an llm_guardrail rule names an evaluator that is not configured (or the guardrail is off)' },
+  GUARDRAIL_FAILED: {
+    retryable: 'yes',
+    meaning: 'the LLM guardrail could not evaluate the action (timeout, error, malformed answer) and llm_guardrail.fail_open is false',
+  },
   // state machines (a `state_machine` rule)
   STATE_MACHINE_NOT_FOUND: { retryable: 'no', meaning: 'the rule names a state machine that is not configured' },
   FINGERPRINT_REQUIRED: { retryable: 'no', meaning: 'the action has no fingerprint and the rule no `fingerprint_fields`' },

@@ -66,6 +66,7 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
   chains: [(app, rt) => app.register(chainsRoutes, { definitions: rt.chainDefinitions, runs: rt.chainRuns })],
   reaper: [],
   embeddings: [(app, rt) => app.register(embeddingsRoutes, { embeddings: rt.embeddings, state: rt.state })],
+  llmGuardrail: [],
   silences: [(app, rt) => app.register(silencesRoutes, { silences: rt.silences })],
   timeIntervals: [(app, rt) => app.register(timeIntervalsRoutes, { timeIntervals: rt.timeIntervals })],
   rules: [

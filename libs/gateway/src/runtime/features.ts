@@ -21,6 +21,7 @@ import { resilienceFeature, type ResilienceFeature } from '../resilience/resilie
 import { streamFeature, type StreamFeature } from '../stream/stream-feature.js';
 import { busFeature, type BusFeature } from '../bus/bus-feature.js';
 import { embeddingsFeature, type EmbeddingsFeature } from '../guardrails/embeddings-feature.js';
+import { llmGuardrailFeature } from '../guardrails/llm-guardrail-feature.js';
 import { stateMachinesFeature, type StateMachinesFeature } from '../state-machines/state-machines-feature.js';
 import { timeIntervalsFeature, type TimeIntervalsFeature } from '../time-intervals/time-intervals-feature.js';
 
@@ -37,6 +38,7 @@ export interface Features {
   reaper: RetentionReaperFeature;
   silences: SilencesFeature;
   embeddings: EmbeddingsFeature;
+  llmGuardrail: Feature;
   timeIntervals: TimeIntervalsFeature;
   rules: RulesFeature;
   deadLetters: DeadLettersFeature;
@@ -66,7 +68,8 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   const approvals = built(await approvalsFeature(ctx, audit.parts.recorder));
   const deadLetters = built(deadLettersFeature(ctx));
   const chains = built(await chainsFeature(ctx, deadLetters.queue));
-  const others = [quotas, retention, audit, stateMachines, grouping, recurring, approvals, chains];
+  const llmGuardrail = built(llmGuardrailFeature(ctx));
+  const others = [quotas, retention, audit, stateMachines, grouping, recurring, approvals, chains, llmGuardrail];
   const reaper = built(
     retentionReaperFeature(ctx, {
       policies: retention.repository,
@@ -102,6 +105,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
     reaper,
     silences,
     embeddings,
+    llmGuardrail,
     timeIntervals,
     rules,
     deadLetters,

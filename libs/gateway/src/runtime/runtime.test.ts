@@ -24,6 +24,8 @@ describe('the runtime builder', () => {
         'chains',
         'retention-reaper',
         'silences',
+        'embeddings',
+        'llm-guardrail',
         'time-intervals',
         'rules',
         'dead-letters',
@@ -52,7 +54,7 @@ describe('the runtime builder', () => {
         'silence-reap',
         'state-timeout',
       ]);
-      expect(Object.keys(ruleActionsOf(features)).sort()).toEqual(['chain', 'group', 'require_approval', 'state_machine']);
+      expect(Object.keys(ruleActionsOf(features)).sort()).toEqual(['chain', 'group', 'llm_guardrail', 'require_approval', 'state_machine']);
       const outcome = await runtime.gateway.dispatch({ namespace: 'n', tenant: 't', provider: 'email', action_type: 'a', payload: {} });
       expect(outcome).toMatchObject({ outcome: 'executed' });
     } finally {
