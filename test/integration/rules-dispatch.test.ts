@@ -133,10 +133,10 @@ describe.each(BACKENDS)('rule outcomes through HTTP (%s backend)', (backend) => 
     expect(await dispatch(tenant)).toMatchObject({ outcome: 'executed' });
   });
 
-  it('refuses visibly a rule action whose feature has not shipped', async () => {
+  it('refuses visibly an llm_guardrail rule while the guardrail is off (never a silent allow)', async () => {
     expect(await dispatch({ action_type: 'alert', payload: { host: 'a' } })).toMatchObject({
       outcome: 'failed',
-      error: { code: 'RULE_ACTION_UNAVAILABLE' },
+      error: { code: 'GUARDRAIL_EVALUATOR_NOT_FOUND' },
     });
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileRuleDefinition } from '../definition/compile-rule.js';
-import { RuleEvaluationError } from '../errors.js';
+import { RuleEvaluationError, SimilarityNeeded } from '../errors.js';
 import { conditionIssues, conditionMatches, issuesOf, makeInput, ruleWithCondition } from '../../test/rule-fixtures.js';
 
 const tenantIs = (t: string) => ({ field: 'action.tenant', eq: t });
@@ -148,7 +148,7 @@ describe('plugin and semantic conditions', () => {
     });
   });
 
-  it('load when the runtime is configured, and error visibly at evaluation (no evaluator in this build yet)', () => {
+  it('load when the runtime is configured: a plugin errors visibly (no runtime yet), a semantic condition asks for its similarity', () => {
     const env = { wasmRuntime: true, embeddingProvider: true };
     const wasm = compileRuleDefinition({ name: 'w', condition: { wasm_plugin: 'p' }, action: { type: 'allow' } }, { kind: 'api' }, env);
     expect(wasm.definition['condition']).toEqual({ wasm_plugin: 'p', wasm_function: 'evaluate' });
@@ -156,7 +156,9 @@ describe('plugin and semantic conditions', () => {
     const semantic = compileRuleDefinition({ name: 's', condition: { semantic_match: 'refunds' }, action: { type: 'allow' } }, { kind: 'api' }, env);
     expect(semantic.definition['condition']).toEqual({ semantic_match: 'refunds', threshold: 0.8 });
     expect(semantic.conditionDisplay).toBe('semantic_match("refunds", threshold=0.8)');
-    expect(() => semantic.evaluate(makeInput())).toThrow(RuleEvaluationError);
+    expect(() => semantic.evaluate(makeInput())).toThrow(SimilarityNeeded);
+    expect(semantic.evaluate({ ...makeInput(), similarity: () => 0.8 })).toEqual({ type: 'allow' });
+    expect(semantic.evaluate({ ...makeInput(), similarity: () => 0.79 })).toBeNull();
   });
 });
 
