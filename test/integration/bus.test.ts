@@ -93,12 +93,31 @@ describe.each(BACKENDS)('message bus (%s)', (backend) => {
     expect((await register('fifteen', FIFTEEN)).body).toMatchObject({ version: 2 });
   });
 
+  it('runs schema patterns on RE2: a catastrophic pattern stays linear, a lookahead does not compile', async () => {
+    expect((await register('lookahead', { type: 'string', pattern: '^(?=a)a$' })).status).toBe(400);
+    await register('catastrophic', { type: 'string', pattern: '^(a+)+$' });
+    await postJson(`${gw.url}/v1/bus/topics`, { ...SCOPE, name: 'patterned' });
+    await api('PUT', '/v1/bus/topics/orders/acme/patterned/schema', { subject: 'catastrophic', version: 1 });
+    const started = Date.now();
+    const res = await publish('orders.acme.patterned', `${'a'.repeat(40)}!`);
+    expect(res.body?.issues).toEqual([{ path: '', message: 'must match pattern "^(a+)+$"' }]);
+    expect(Date.now() - started).toBeLessThan(2000); // a backtracking engine takes minutes on this input
+    expect((await publish('orders.acme.patterned', 'aaaa')).status).toBe(201);
+  });
+
+  it('refuses a topic whose namespace or tenant has a dot (its name would be ambiguous)', async () => {
+    expect((await postJson(`${gw.url}/v1/bus/topics`, { namespace: 'a.b', tenant: 'c', name: 'd' })).status).toBe(400);
+  });
+
   it('answers 404 for unknown topics and bindings to unknown versions; lists and deletes topics', async () => {
     expect((await publish('orders.acme.nowhere', {})).status).toBe(404);
     expect((await api('PUT', '/v1/bus/topics/orders/acme/checked/schema', { subject: 'missing', version: 1 })).status).toBe(404);
-    expect((await api('GET', '/v1/bus/topics?tenant=acme')).body).toMatchObject({ count: 1, topics: [{ topic: 'orders.acme.checked' }] });
+    expect((await api('GET', '/v1/bus/topics?tenant=acme')).body).toMatchObject({ count: 2 });
+    const sub = ((await postJson(`${gw.url}/v1/bus/subscriptions`, { topic: 'orders.acme.checked' })).body as { id: string }).id;
     expect((await api('DELETE', '/v1/bus/topics/orders/acme/checked')).status).toBe(204);
     expect((await publish('orders.acme.checked', {})).status).toBe(404);
+    // Its subscriptions went with its stream.
+    expect((await api('GET', `/v1/bus/subscriptions/${sub}/lag`)).status).toBe(404);
   });
 });
 

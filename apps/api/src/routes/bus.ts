@@ -317,8 +317,10 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
         try {
           const messages = await bus.subscriptions.receive(s, consumer, max, STREAM_WAIT_MS);
           if (!open) break; // received after the client left: they stay pending and are redelivered
-          if (messages.length === 0) res.write(': ping\n\n');
-          for (const m of messages) res.write(`event: message\nid: ${m.message_id}\ndata: ${JSON.stringify(m)}\n\n`);
+          let room = messages.length === 0 ? res.write(': ping\n\n') : true;
+          for (const m of messages) room = res.write(`event: message\nid: ${m.message_id}\ndata: ${JSON.stringify(m)}\n\n`);
+          // A client that does not read takes no more: what it was handed waits for its ack, or goes to another consumer.
+          if (!room) await new Promise((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
         } catch (err) {
           request.log.warn({ err }, 'bus subscription stream ended');
           res.end();

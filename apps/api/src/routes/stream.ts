@@ -32,24 +32,40 @@ export async function streamRoutes(app: FastifyInstance, opts: { stream: StreamS
       const caller = callerOf(request);
       // The spec's per-tenant cap: a caller bound to one tenant counts there, any other caller on its own.
       const tenant = callerScope(caller).singleTenant;
+      // The client may leave during the awaits below: noticed on the response from the start, so nothing is left held.
+      let gone = false;
+      reply.raw.on('close', () => {
+        gone = true;
+      });
       const connection = await stream.open(tenant !== null ? `tenant:${tenant}` : `caller:${caller.id}`);
       if (!connection) throw new SluiceError('RATE_LIMITED', 'too many concurrent SSE connections for this tenant');
-      const raw = reply.raw;
-      let stop: (() => void) | undefined;
+      // Frames wait until the headers are out (an event may arrive while the subscription is being set up).
+      const { raw } = reply;
+      let pending: string[] | null = [];
+      const sink = {
+        write: (frame: string) => (pending ? (pending.push(frame), true) : raw.write(frame)),
+        onDrain: (listener: () => void) => raw.on('drain', listener),
+      };
+      let stop: () => void;
       try {
-        stop = await stream.subscribe({ write: (frame) => raw.write(frame), onDrain: (listener) => raw.on('drain', listener) }, request.query, (scope) =>
-          visibleTo(caller, scope),
-        );
+        stop = await stream.subscribe(sink, request.query, (scope) => visibleTo(caller, scope));
       } catch (err) {
         await connection.release();
         throw err;
       }
-      // Sent once the subscription is live (the first comment): a client that sees it misses nothing dispatched after.
-      const res = streams.start(reply);
-      res.on('close', () => {
-        stop?.();
+      const cleanUp = () => {
+        stop();
         connection.release().catch((err: unknown) => request.log.warn({ err }, 'stream connection lease not released'));
-      });
+      };
+      if (gone || raw.destroyed) {
+        cleanUp();
+        return reply.hijack();
+      }
+      // The first comment goes out once the subscription is live: a client that sees it misses nothing dispatched after.
+      const res = streams.start(reply);
+      res.on('close', cleanUp);
+      for (const frame of pending) res.write(frame);
+      pending = null;
     },
   );
 }

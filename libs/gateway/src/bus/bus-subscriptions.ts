@@ -78,11 +78,11 @@ export class BusSubscriptions {
   }
 
   async ack(s: BusSubscription, ids: readonly string[]): Promise<number> {
-    return this.deps.state.logGroupAck(logOf(s), s.id, ids);
+    return groupOf(s, () => this.deps.state.logGroupAck(logOf(s), s.id, ids));
   }
 
   async lag(s: BusSubscription): Promise<{ pending: number; undelivered: number }> {
-    return this.deps.state.logGroupLag(logOf(s), s.id);
+    return groupOf(s, () => this.deps.state.logGroupLag(logOf(s), s.id));
   }
 
   async deadLetters(s: BusSubscription, limit: number): Promise<(BusMessage & { dead_lettered_at: string })[]> {
@@ -90,7 +90,11 @@ export class BusSubscriptions {
     return entries.map((e) => JSON.parse(e.message) as BusMessage & { dead_lettered_at: string });
   }
 
-  private async receiveOnce(s: BusSubscription, consumer: string, max: number): Promise<BusMessage[]> {
+  private receiveOnce(s: BusSubscription, consumer: string, max: number): Promise<BusMessage[]> {
+    return groupOf(s, () => this.receiveFromGroup(s, consumer, max));
+  }
+
+  private async receiveFromGroup(s: BusSubscription, consumer: string, max: number): Promise<BusMessage[]> {
     const log = logOf(s);
     const reclaimed = await this.deps.state.logGroupClaim(log, s.id, consumer, this.deps.visibilityTimeoutMs, max);
     const live: LogDelivery[] = [];
@@ -107,6 +111,16 @@ export class BusSubscriptions {
     const message = { ...messageOf({ ...d, deliveries: d.deliveries - 1 }), dead_lettered_at: isoString(this.deps.clock.now()) };
     await this.deps.state.logAppend(deadLog(s), JSON.stringify(message), DEAD_LETTER_MAX_LEN);
     await this.deps.state.logGroupAck(logOf(s), s.id, [d.id]);
+  }
+}
+
+/** Runs a group operation; the group is gone with its topic's stream (the topic was deleted): 404. */
+async function groupOf<T>(s: BusSubscription, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    if (err instanceof Error && /NOGROUP|no such key/i.test(err.message)) throw errors.notFound('bus subscription stream (was its topic deleted?)', s.id);
+    throw err;
   }
 }
 

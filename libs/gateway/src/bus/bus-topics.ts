@@ -30,6 +30,9 @@ export class BusTopics {
   }
 
   async create(input: BusTopicInput): Promise<BusTopic> {
+    // With a dot in either, <namespace>.<tenant>.<name> could name two topics of different tenants.
+    if (input.namespace.includes('.') || input.tenant.includes('.'))
+      throw errors.badRequest('a bus topic’s namespace and tenant cannot contain "." (the topic name <namespace>.<tenant>.<name> would be ambiguous)');
     const topic: BusTopic = {
       topic: topicName(input),
       namespace: input.namespace,

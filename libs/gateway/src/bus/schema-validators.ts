@@ -1,5 +1,6 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { LRUCache } from 'lru-cache';
+import { RE2JS } from 're2js';
 
 /** The spec's bound on issues in one publish answer. */
 const MAX_ISSUES = 10;
@@ -45,9 +46,22 @@ export class SchemaValidators {
 }
 
 /**
+ * Schemas come from tenants: their `pattern`s run on RE2 (linear time), never on the backtracking
+ * RegExp engine, so no schema can stall the process for everyone (as rule regexes, see the rules lib).
+ */
+const re2Engine = Object.assign(
+  (pattern: string, flags: string) => {
+    const regex = RE2JS.compile(pattern);
+    // Ajv keys its compiled patterns by toString(), as it would a RegExp's `/source/flags`.
+    return { test: (s: string) => regex.test(s), toString: () => `/${pattern}/${flags}` };
+  },
+  { code: 'RE2JS' },
+);
+
+/**
  * A compiler per schema: Ajv keeps every schema it compiled (and refuses a second one with the
  * same `$id`), so a shared instance would grow with every version ever seen and clash on ids.
  */
 function compile(body: unknown): ValidateFunction {
-  return new Ajv2020({ allErrors: true, strict: false, validateFormats: false }).compile(body as object);
+  return new Ajv2020({ allErrors: true, strict: false, validateFormats: false, code: { regExp: re2Engine } }).compile(body as object);
 }

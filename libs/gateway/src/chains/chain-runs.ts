@@ -90,8 +90,17 @@ export class ChainRuns {
     // jobs are enqueued never answered, so the run it leaves is one nobody was promised.
     const created = await this.records.create(run);
     if (created !== 'created') throw new Error(`chain run id ${run.id} could not be claimed (${created})`);
-    await this.jobs.due(run);
+    // The timeout first: should the step's enqueue fail, the run still ends (failed) at its deadline.
     await this.jobs.armTimeout(run);
+    try {
+      await this.jobs.due(run);
+    } catch (err) {
+      // Nothing would ever advance it: end it now rather than leave it running for good.
+      await this.records.update(run, (r) =>
+        r.status === 'running' ? endRun(r, 'failed', this.deps.clock.now(), { failure_reason: 'its first step could not be scheduled' }) : r,
+      );
+      throw err;
+    }
     const first = run.steps[0] as ChainRunStep;
     return {
       chainId: run.id,
@@ -123,7 +132,9 @@ export class ChainRuns {
   async onTimeoutJob(data: unknown): Promise<void> {
     if (!isChainJobData(data)) throw new Error('chain timeout job has malformed data');
     const stored = await this.records.get({ namespace: data.namespace, tenant: data.tenant, id: data.chain_id });
-    if (stored && stored.record.status === 'running') await this.timeOut(stored);
+    if (stored?.record.status === 'running') await this.timeOut(stored);
+    // A retried job whose first try ended the run but died before telling its parent.
+    else if (stored) await this.jobs.due(stored.record);
   }
 
   async get(id: string): Promise<ChainRun> {

@@ -1,4 +1,4 @@
-import { SluiceError, errors, type Clock } from '@sluice/core';
+import { errors, type Clock } from '@sluice/core';
 import { GLOBAL_SCOPE, type StateKey, type StateStore } from '@sluice/state';
 import {
   CLOSED,
@@ -46,6 +46,8 @@ export interface CircuitBreakersDeps {
   breakers: ReadonlyMap<string, ProviderBreaker>;
   /** Told of each state this process reads or writes (the sluice_circuit_breaker_state gauge). */
   onState(provider: string, value: number): void;
+  /** Told when a call's result could not be counted (logged). */
+  onRecordFailed?(provider: string, err: unknown): void;
 }
 
 /**
@@ -75,7 +77,11 @@ export class CircuitBreakers {
     return null;
   }
 
-  /** Counts a call's result on the breaker that admitted it; false when it kept losing the race to other writers (not counted). */
+  /**
+   * Counts a call's result on the breaker that admitted it; false when it could not (it kept losing
+   * the race to other writers, or the store failed). The call has happened by then: bookkeeping
+   * never fails it (a failed dispatch would be retried, and the provider called twice).
+   */
   async record(admitted: Admitted, result: CallResult): Promise<boolean> {
     const breaker = this.deps.breakers.get(admitted.provider);
     if (!breaker) return true;
@@ -83,8 +89,8 @@ export class CircuitBreakers {
       await this.change(admitted.provider, (s) => afterCall(s, breaker.policy, result, admitted.probe, this.deps.clock.now()));
       return true;
     } catch (err) {
-      if (err instanceof SluiceError && err.code === 'CONFLICT') return false;
-      throw err;
+      this.deps.onRecordFailed?.(admitted.provider, err);
+      return false;
     }
   }
 

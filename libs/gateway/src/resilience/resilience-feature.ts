@@ -22,6 +22,7 @@ export function resilienceFeature(ctx: FeatureContext): ResilienceFeature {
         clock: ctx.clock,
         breakers: breakerTable(ctx.config),
         onState: (provider, value) => ctx.metrics.circuitBreakerState.set({ provider }, value),
+        onRecordFailed: (provider, err) => ctx.logger.warn({ provider, err }, 'circuit breaker: a call result was not counted'),
       })
     : null;
   const providersHealth = async (): Promise<ProviderHealthEntry[]> => {

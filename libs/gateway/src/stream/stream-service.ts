@@ -92,8 +92,7 @@ export class StreamService {
   /** Starts delivering matching events to `sink`; returns what stops it. */
   async subscribe(sink: FrameSink, filter: StreamFilter, visible: (scope: { namespace: string; tenant: string }) => boolean): Promise<() => void> {
     const sub = new StreamSubscriber(sink, this.deps.maxQueued, (event) => matches(event, filter, visible));
-    this.subscribers.add(sub);
-    this.deps.onConnections(this.subscribers.size);
+    // Added once the subscription is live: a failure on the way leaves nothing behind.
     if (this.deps.scope === 'cluster') {
       this.eventsSubscribed ??= this.deps.state
         .subscribe(EVENTS_CHANNEL, (m) => this.deliver(JSON.parse(m) as StreamEvent))
@@ -109,6 +108,8 @@ export class StreamService {
       await this.eventsSubscribed;
       await this.deps.state.publish(SUBSCRIBED_CHANNEL, '1');
     }
+    this.subscribers.add(sub);
+    this.deps.onConnections(this.subscribers.size);
     this.listen(true);
     return () => {
       sub.close();
@@ -145,7 +146,13 @@ export class StreamService {
   }
 
   private renew(): void {
-    if (this.held.size > 0) this.leases.renew(this.held).catch((err: unknown) => this.log.warn({ err }, 'stream leases not renewed'));
+    if (this.held.size === 0) return;
+    const renewing = new Map(this.held);
+    this.leases
+      .renew(renewing)
+      // A connection released while its renewal was in flight: take back what the renewal re-added.
+      .then(() => Promise.all([...renewing].filter(([id]) => !this.held.has(id)).map(([id, bucket]) => this.leases.release(bucket, id))))
+      .catch((err: unknown) => this.log.warn({ err }, 'stream leases not renewed'));
   }
 
   private async checkListeners(): Promise<void> {

@@ -47,9 +47,15 @@ export async function groupRead(client: Redis, key: string, group: string, consu
 export async function groupClaim(client: Redis, key: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]> {
   const [, claimed] = (await client.xautoclaim(key, group, consumer, minIdleMs, '0-0', 'COUNT', count)) as [string, RawEntry[], string[]?];
   if (claimed.length === 0) return [];
-  // XAUTOCLAIM does not say how often each was delivered; XPENDING does.
-  const pending = (await client.xpending(key, group, '-', '+', Math.max(count, claimed.length), consumer)) as [string, string, number, number][];
-  const counts = new Map(pending.map(([id, , , n]) => [id, n]));
+  // XAUTOCLAIM does not say how often each was delivered; XPENDING of exactly each id does (one pipeline).
+  const pipeline = client.pipeline();
+  for (const [id] of claimed) pipeline.xpending(key, group, id, id, 1);
+  const replies = (await pipeline.exec()) ?? [];
+  const counts = new Map<string, number>();
+  for (const [err, reply] of replies) {
+    const [entry] = (err ? [] : reply) as [string, string, number, number][];
+    if (entry) counts.set(entry[0], entry[3]);
+  }
   return deliveries(claimed, (id) => counts.get(id) ?? 1);
 }
 
