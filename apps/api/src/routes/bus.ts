@@ -320,7 +320,12 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
           let room = messages.length === 0 ? res.write(': ping\n\n') : true;
           for (const m of messages) room = res.write(`event: message\nid: ${m.message_id}\ndata: ${JSON.stringify(m)}\n\n`);
           // A client that does not read takes no more: what it was handed waits for its ack, or goes to another consumer.
-          if (!room) await new Promise((resolve) => (res.once('drain', resolve), res.once('close', resolve)));
+          if (!room) {
+            await new Promise((resolve) => {
+              res.once('drain', resolve);
+              res.once('close', resolve);
+            });
+          }
         } catch (err) {
           request.log.warn({ err }, 'bus subscription stream ended');
           res.end();

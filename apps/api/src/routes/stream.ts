@@ -43,7 +43,11 @@ export async function streamRoutes(app: FastifyInstance, opts: { stream: StreamS
       const { raw } = reply;
       let pending: string[] | null = [];
       const sink = {
-        write: (frame: string) => (pending ? (pending.push(frame), true) : raw.write(frame)),
+        write: (frame: string) => {
+          if (!pending) return raw.write(frame);
+          pending.push(frame);
+          return true;
+        },
         onDrain: (listener: () => void) => raw.on('drain', listener),
       };
       let stop: () => void;
