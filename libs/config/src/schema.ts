@@ -215,6 +215,19 @@ const LlmGuardrailConfig = z
   })
   .prefault({});
 
+const WasmConfig = z
+  .strictObject({
+    /** Directory of `<name>.wasm` plugins, loaded at start-up; none: `wasm_plugin` rules do not load. */
+    plugin_dir: z.string().min(1).nullable().default(null),
+    /** Most linear memory a plugin may declare (and grow to). */
+    memory_limit_mb: positiveInt.default(16),
+    /** A call running longer is stopped (its thread terminated) and gives the safe default: no match. */
+    cpu_limit_ms: positiveInt.default(100),
+    /** Worker threads running plugin calls, one call each at a time. */
+    pool_size: positiveInt.default(2),
+  })
+  .prefault({});
+
 const AuthConfig = z
   .strictObject({
     /** Off: every request acts as an anonymous admin with a wildcard grant. */
@@ -345,6 +358,7 @@ export const SluiceConfig = z.strictObject({
   bus: BusConfig,
   embedding: EmbeddingConfig,
   llm_guardrail: LlmGuardrailConfig,
+  wasm: WasmConfig,
   auth: AuthConfig,
   quotas: QuotasConfig,
   rate_limit: RateLimitConfig,

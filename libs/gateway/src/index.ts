@@ -34,3 +34,4 @@ export * from './resilience/circuit-breakers.js';
 export * from './stream/stream-service.js';
 export * from './bus/bus-service.js';
 export * from './guardrails/embedding-service.js';
+export * from './plugins/plugin-registry.js';

@@ -37,6 +37,17 @@ export class SimilarityNeeded extends Error {
   }
 }
 
+/** A `wasm_plugin` condition needs its plugin's verdict, which the caller gets (on a worker thread) before evaluating again. */
+export class PluginCallNeeded extends Error {
+  constructor(
+    readonly plugin: string,
+    readonly fn: string,
+  ) {
+    super('wasm_plugin needs a verdict that is not computed yet');
+    this.name = 'PluginCallNeeded';
+  }
+}
+
 /** A condition could not be evaluated (CEL runtime error, unexpected result, ...); the rule counts as errored. */
 export class RuleEvaluationError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

@@ -26,6 +26,8 @@ export interface EvalInput {
   now: number;
   /** The similarity of a text to a topic, when already computed (semantic_match throws SimilarityNeeded otherwise). */
   similarity?: (topic: string, text: string) => number | undefined;
+  /** A plugin function's verdict on this action, when already computed (wasm_plugin throws PluginCallNeeded otherwise). */
+  plugin?: (plugin: string, fn: string) => boolean | undefined;
 }
 
 /** Rule actions (`action.type`), after validation; field names per api-decisions "Rules". */

@@ -63,6 +63,12 @@ export const METRICS = {
     help: 'Embedding service events: topic/text cache hits and misses, errors, fail-open similarities',
     labelNames: ['counter'],
   },
+  pluginTimeouts: {
+    type: 'counter',
+    name: 'sluice_plugin_timeouts_total',
+    help: 'WASM plugin calls stopped at wasm.cpu_limit_ms (their thread replaced; the condition did not match)',
+    labelNames: ['plugin'],
+  },
   deadLetters: { type: 'counter', name: 'sluice_dead_letters_total', help: 'Failed actions queued in the dead-letter queue' },
   deadLettersDropped: {
     type: 'counter',

@@ -10,6 +10,7 @@ import { providersHealthRoutes } from './providers-health.js';
 import { streamRoutes } from './stream.js';
 import { busRoutes } from './bus.js';
 import { embeddingsRoutes } from './embeddings.js';
+import { pluginsRoutes } from './plugins.js';
 import { deadLettersRoutes } from './dead-letters.js';
 import { groupsRoutes } from './groups.js';
 import { quotasRoutes } from './quotas.js';
@@ -43,6 +44,7 @@ export type RoutesRuntime = Pick<
   | 'stream'
   | 'bus'
   | 'embeddings'
+  | 'plugins'
   | 'state'
 >;
 
@@ -66,6 +68,7 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
   chains: [(app, rt) => app.register(chainsRoutes, { definitions: rt.chainDefinitions, runs: rt.chainRuns })],
   reaper: [],
   embeddings: [(app, rt) => app.register(embeddingsRoutes, { embeddings: rt.embeddings, state: rt.state })],
+  plugins: [(app, rt) => app.register(pluginsRoutes, { plugins: rt.plugins })],
   llmGuardrail: [],
   silences: [(app, rt) => app.register(silencesRoutes, { silences: rt.silences })],
   timeIntervals: [(app, rt) => app.register(timeIntervalsRoutes, { timeIntervals: rt.timeIntervals })],

@@ -40,3 +40,16 @@ export const SimilarityInput = z.strictObject({ text: z.string().min(1).max(65_5
 export type SimilarityInput = z.infer<typeof SimilarityInput>;
 
 export const SimilarityResult = z.object({ similarity: z.number().describe('cosine similarity of the two embeddings, -1 to 1'), topic: z.string() });
+
+export const PluginList = z.object({
+  plugins: z.array(
+    z.object({
+      name: z.string().describe('what wasm_plugin names: the file name without .wasm'),
+      file: z.string(),
+      exports: z.array(z.string()).describe('exported functions: what wasm_function may name'),
+      size_bytes: z.number().int(),
+      memory_bytes: z.number().int().describe('its linear memory when instantiated'),
+    }),
+  ),
+  errors: z.array(z.object({ file: z.string(), message: z.string() })).describe('files of the directory that did not load, and why'),
+});

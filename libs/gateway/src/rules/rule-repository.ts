@@ -23,6 +23,8 @@ export interface RuleRepositoryDeps {
   syncIntervalMs: number;
   /** Which time-interval names exist (in any scope): rules naming others are reported at load. */
   intervals?: { readonly current: { defines(name: string): boolean } };
+  /** Re-reads the WASM plugin directory (on reload, before the rules that use them); returns the files that did not load. */
+  reloadPlugins?: () => Promise<{ file: string; message: string }[]>;
 }
 
 /** The sync tag of `POST /v1/rules/reload`: every replica re-reads its rules directory too. */
@@ -37,6 +39,7 @@ const RELOAD_TAG = 'reload';
 export class RuleRepository {
   private fileRules: CompiledRule[] = [];
   private fileErrors: RuleLoadError[] = [];
+  private pluginErrors: RuleLoadError[] = [];
   private apiRules: CompiledRule[] = [];
   private flags = new Map<string, boolean>();
   private ruleSet = new RuleSet([]);
@@ -51,7 +54,10 @@ export class RuleRepository {
       intervalMs: deps.syncIntervalMs,
       log: deps.logger,
       reload: async (tag) => {
-        if (tag === RELOAD_TAG) await this.reloadFiles();
+        if (tag === RELOAD_TAG) {
+          this.pluginErrors = (await this.deps.reloadPlugins?.()) ?? [];
+          await this.reloadFiles();
+        }
         await this.refreshShared();
       },
     });
@@ -113,10 +119,10 @@ export class RuleRepository {
     await this.sync.announce();
   }
 
-  /** Re-reads the rules directory here and on every other replica; the errors include rules naming time intervals no scope defines. */
+  /** Re-reads the plugin and rules directories here and on every other replica; the errors include plugins that did not load and rules naming time intervals no scope defines. */
   async reload(): Promise<{ loaded: number; errors: RuleLoadError[] }> {
     await this.sync.announce(RELOAD_TAG);
-    return { loaded: this.ruleSet.list().length, errors: [...this.fileErrors, ...this.unknownIntervals()] };
+    return { loaded: this.ruleSet.list().length, errors: [...this.pluginErrors, ...this.fileErrors, ...this.unknownIntervals()] };
   }
 
   /**

@@ -18,6 +18,10 @@ export interface RulesInputs {
   intervals?: RuleRepositoryDeps['intervals'];
   /** The embedding service's similarity, when one is configured: `semantic_match` rules load only then. */
   similarity?: (topic: string, text: string) => Promise<number>;
+  /** A WASM plugin's verdict, when plugins are configured: `wasm_plugin` rules load only then. */
+  plugin?: (plugin: string, fn: string, ctx: DispatchContext) => Promise<boolean>;
+  /** Re-reads the plugin directory on `POST /v1/rules/reload`. */
+  reloadPlugins?: RuleRepositoryDeps['reloadPlugins'];
 }
 
 /** Rules (files, API, enabled flags shared by replicas) and the two pipeline stages that evaluate them and, later, apply the matched action. */
@@ -27,11 +31,12 @@ export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Pr
     state,
     clock,
     directory: ctx.config.rules.directory,
-    // Rules needing a runtime that is not configured fail to load, saying so (the WASM runtime does not exist yet).
-    env: { wasmRuntime: false, embeddingProvider: inputs.similarity !== undefined },
+    // Rules needing a runtime that is not configured fail to load, saying so.
+    env: { wasmRuntime: inputs.plugin !== undefined, embeddingProvider: inputs.similarity !== undefined },
     logger,
     syncIntervalMs: ctx.config.rules.sync_interval_seconds * 1000,
     ...(inputs.intervals ? { intervals: inputs.intervals } : {}),
+    ...(inputs.reloadPlugins ? { reloadPlugins: inputs.reloadPlugins } : {}),
   });
   await repository.start();
   return {
@@ -46,6 +51,7 @@ export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Pr
         onRuleError: (rule) => metrics.ruleErrors.inc({ rule: rule.name }),
         ...(inputs.currentState ? { currentState: inputs.currentState } : {}),
         ...(inputs.similarity ? { similarity: inputs.similarity } : {}),
+        ...(inputs.plugin ? { plugin: inputs.plugin } : {}),
       }),
       ruleActionStage({ state, clock, handlers: inputs.ruleActions }),
     ],

@@ -22,6 +22,8 @@ import { streamFeature, type StreamFeature } from '../stream/stream-feature.js';
 import { busFeature, type BusFeature } from '../bus/bus-feature.js';
 import { embeddingsFeature, type EmbeddingsFeature } from '../guardrails/embeddings-feature.js';
 import { llmGuardrailFeature } from '../guardrails/llm-guardrail-feature.js';
+import { pluginsFeature, type PluginsFeature } from '../plugins/plugins-feature.js';
+import type { PluginRegistry } from '../plugins/plugin-registry.js';
 import { stateMachinesFeature, type StateMachinesFeature } from '../state-machines/state-machines-feature.js';
 import { timeIntervalsFeature, type TimeIntervalsFeature } from '../time-intervals/time-intervals-feature.js';
 
@@ -38,6 +40,7 @@ export interface Features {
   reaper: RetentionReaperFeature;
   silences: SilencesFeature;
   embeddings: EmbeddingsFeature;
+  plugins: PluginsFeature;
   llmGuardrail: Feature;
   timeIntervals: TimeIntervalsFeature;
   rules: RulesFeature;
@@ -81,12 +84,15 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   const silences = built(await silencesFeature(ctx));
   const timeIntervals = built(await timeIntervalsFeature(ctx));
   const embeddings = built(embeddingsFeature(ctx));
+  const plugins = built(await pluginsFeature(ctx));
   const rules = built(
     await rulesFeature(ctx, {
       ruleActions: ruleActionsOf(others),
       currentState: (dispatch) => stateMachines.service.currentState(dispatch.action),
       intervals: timeIntervals.service,
       ...(embeddings.similarity ? { similarity: embeddings.similarity } : {}),
+      ...(plugins.plugin ? { plugin: plugins.plugin } : {}),
+      ...(plugins.registry ? { reloadPlugins: () => (plugins.registry as PluginRegistry).load().then((r) => r.errors) } : {}),
     }),
   );
   const resilience = built(resilienceFeature(ctx));
@@ -105,6 +111,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
     reaper,
     silences,
     embeddings,
+    plugins,
     llmGuardrail,
     timeIntervals,
     rules,

@@ -25,6 +25,7 @@ describe('the runtime builder', () => {
         'retention-reaper',
         'silences',
         'embeddings',
+        'plugins',
         'llm-guardrail',
         'time-intervals',
         'rules',

@@ -20,6 +20,7 @@ import type { CircuitBreakers } from '../resilience/circuit-breakers.js';
 import type { StreamService } from '../stream/stream-service.js';
 import type { BusService } from '../bus/bus-service.js';
 import type { EmbeddingService } from '../guardrails/embedding-service.js';
+import type { PluginRegistry } from '../plugins/plugin-registry.js';
 import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
 import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
@@ -53,6 +54,8 @@ export interface Runtime extends FeatureContext {
   bus: BusService | null;
   /** Null while `embedding.enabled` is off. */
   embeddings: EmbeddingService | null;
+  /** Null without `wasm.plugin_dir`. */
+  plugins: PluginRegistry | null;
   /** Null while `executor.dlq_enabled` is off. */
   deadLetters: DeadLetterQueue | null;
   /** The dispatch entry point: the features' stages in spec order. */
@@ -121,6 +124,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     stream: features.stream.stream,
     bus: features.bus.bus,
     embeddings: features.embeddings.service,
+    plugins: features.plugins.registry,
     gateway,
     jobs: jobsOf(all),
     async declareSchedules() {

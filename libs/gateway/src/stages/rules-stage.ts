@@ -1,5 +1,5 @@
 import type { Clock, DispatchOutcome } from '@sluice/core';
-import { SimilarityNeeded, type CompiledRule, type EvalInput, type RuleActionType } from '@sluice/rules';
+import { PluginCallNeeded, SimilarityNeeded, type CompiledRule, type EvalInput, type RuleActionType } from '@sluice/rules';
 import type { StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import type { DispatchContext } from '../pipeline/context.js';
@@ -23,6 +23,8 @@ export interface RulesStageDeps {
    * rejects with a FailureInfo-carrying error when the dispatch must fail (fail_open off).
    */
   similarity?: (topic: string, text: string) => Promise<number>;
+  /** A WASM plugin function's verdict on the dispatch (`wasm_plugin` conditions); the safe default (false) when it fails. */
+  plugin?: (plugin: string, fn: string, ctx: DispatchContext) => Promise<boolean>;
 }
 
 /** An embedding the dispatch cannot do without (embedding.fail_open is false). */
@@ -57,8 +59,9 @@ function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalI
 export function rulesStage(deps: RulesStageDeps): Stage {
   const log = deps.logger.child({ component: 'rules' });
   const onError = (rule: CompiledRule, err: unknown) => {
-    // Not an error: the evaluation stops, the similarity is computed, and it runs again (decideSemantic).
+    // Not errors: the evaluation stops, what it needs is computed, and it runs again (decideAsync).
     if (err instanceof SimilarityNeeded && deps.similarity) throw err;
+    if (err instanceof PluginCallNeeded && deps.plugin) throw err;
     deps.onRuleError?.(rule);
     log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err) }, 'rule evaluation failed; treated as not matching');
   };
@@ -78,29 +81,38 @@ export function rulesStage(deps: RulesStageDeps): Stage {
     try {
       return apply(ctx, deps.rules.current.evaluate(input, deps.rules.isEnabled, onError));
     } catch (err) {
-      if (err instanceof SimilarityNeeded) return decideSemantic(ctx, input, err);
+      if (err instanceof SimilarityNeeded || err instanceof PluginCallNeeded) return decideAsync(ctx, input, err);
       throw err;
     }
   }
 
-  /** A semantic_match condition was reached: compute each similarity it needs, evaluating again after each. */
-  async function decideSemantic(ctx: DispatchContext, input: EvalInput, first: SimilarityNeeded): Promise<DispatchOutcome | undefined> {
-    const known = new Map<string, number>();
-    const keyOf = (topic: string, text: string) => `${topic}\u0000${text}`;
-    input.similarity = (topic, text) => known.get(keyOf(topic, text));
-    for (let needed: SimilarityNeeded | null = first; needed !== null; ) {
-      try {
-        known.set(keyOf(needed.topic, needed.text), await (deps.similarity as NonNullable<RulesStageDeps['similarity']>)(needed.topic, needed.text));
-      } catch (err) {
-        if (!(err instanceof SimilarityUnavailable)) throw err;
-        const error = { code: 'EMBEDDING_FAILED' as const, message: `semantic_match: ${err.message}`, retryable: true, attempts: 0 };
-        return { outcome: 'failed', action_id: ctx.action.id, error };
+  /**
+   * A semantic_match or wasm_plugin condition was reached: get what it needs (a similarity from the
+   * embedding service, a verdict from the plugin pool), then evaluate again, until none is missing.
+   */
+  async function decideAsync(ctx: DispatchContext, input: EvalInput, first: SimilarityNeeded | PluginCallNeeded): Promise<DispatchOutcome | undefined> {
+    const similarities = new Map<string, number>();
+    const verdicts = new Map<string, boolean>();
+    const keyOf = (a: string, b: string) => `${a}\u0000${b}`;
+    input.similarity = (topic, text) => similarities.get(keyOf(topic, text));
+    input.plugin = (plugin, fn) => verdicts.get(keyOf(plugin, fn));
+    for (let needed: SimilarityNeeded | PluginCallNeeded | null = first; needed !== null; ) {
+      if (needed instanceof PluginCallNeeded) {
+        verdicts.set(keyOf(needed.plugin, needed.fn), await (deps.plugin as NonNullable<RulesStageDeps['plugin']>)(needed.plugin, needed.fn, ctx));
+      } else {
+        try {
+          similarities.set(keyOf(needed.topic, needed.text), await (deps.similarity as NonNullable<RulesStageDeps['similarity']>)(needed.topic, needed.text));
+        } catch (err) {
+          if (!(err instanceof SimilarityUnavailable)) throw err;
+          const error = { code: 'EMBEDDING_FAILED' as const, message: `semantic_match: ${err.message}`, retryable: true, attempts: 0 };
+          return { outcome: 'failed', action_id: ctx.action.id, error };
+        }
       }
       try {
         apply(ctx, deps.rules.current.evaluate(input, deps.rules.isEnabled, onError));
         needed = null;
       } catch (err) {
-        if (!(err instanceof SimilarityNeeded)) throw err;
+        if (!(err instanceof SimilarityNeeded || err instanceof PluginCallNeeded)) throw err;
         needed = err;
       }
     }

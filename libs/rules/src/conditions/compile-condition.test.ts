@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { compileRuleDefinition } from '../definition/compile-rule.js';
-import { RuleEvaluationError, SimilarityNeeded } from '../errors.js';
+import { PluginCallNeeded, SimilarityNeeded } from '../errors.js';
 import { conditionIssues, conditionMatches, issuesOf, makeInput, ruleWithCondition } from '../../test/rule-fixtures.js';
 
 const tenantIs = (t: string) => ({ field: 'action.tenant', eq: t });
@@ -148,11 +148,13 @@ describe('plugin and semantic conditions', () => {
     });
   });
 
-  it('load when the runtime is configured: a plugin errors visibly (no runtime yet), a semantic condition asks for its similarity', () => {
+  it('load when the runtime is configured, and ask for what they need: a plugin verdict, a similarity', () => {
     const env = { wasmRuntime: true, embeddingProvider: true };
     const wasm = compileRuleDefinition({ name: 'w', condition: { wasm_plugin: 'p' }, action: { type: 'allow' } }, { kind: 'api' }, env);
     expect(wasm.definition['condition']).toEqual({ wasm_plugin: 'p', wasm_function: 'evaluate' });
-    expect(() => wasm.evaluate(makeInput())).toThrow(RuleEvaluationError);
+    expect(() => wasm.evaluate(makeInput())).toThrow(PluginCallNeeded);
+    expect(wasm.evaluate({ ...makeInput(), plugin: (p, fn) => p === 'p' && fn === 'evaluate' })).toEqual({ type: 'allow' });
+    expect(wasm.evaluate({ ...makeInput(), plugin: () => false })).toBeNull();
     const semantic = compileRuleDefinition({ name: 's', condition: { semantic_match: 'refunds' }, action: { type: 'allow' } }, { kind: 'api' }, env);
     expect(semantic.definition['condition']).toEqual({ semantic_match: 'refunds', threshold: 0.8 });
     expect(semantic.conditionDisplay).toBe('semantic_match("refunds", threshold=0.8)');

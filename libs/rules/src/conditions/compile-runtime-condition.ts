@@ -1,8 +1,8 @@
 import { z } from 'zod';
-import { RuleEvaluationError, SimilarityNeeded } from '../errors.js';
+import { PluginCallNeeded, SimilarityNeeded } from '../errors.js';
 import type { EvalInput } from '../types.js';
 import { compileFieldPath } from './field-path.js';
-import type { CompiledCondition, ConditionContext, ConditionTest } from './compiled-condition.js';
+import type { CompiledCondition, ConditionContext } from './compiled-condition.js';
 
 const WasmConditionSchema = z.strictObject({
   wasm_plugin: z.string().min(1).max(256),
@@ -31,7 +31,11 @@ export function compileWasmCondition(raw: Record<string, unknown>, path: string,
   }
   const { wasm_plugin, wasm_function } = parsed.data;
   return {
-    test: unavailable('WASM plugin'),
+    test: (input) => {
+      const verdict = input.plugin?.(wasm_plugin, wasm_function);
+      if (verdict === undefined) throw new PluginCallNeeded(wasm_plugin, wasm_function);
+      return verdict;
+    },
     display: `wasm_plugin(${wasm_plugin}.${wasm_function})`,
     definition: { wasm_plugin, wasm_function },
   };
@@ -77,15 +81,5 @@ function textReader(textField: string | undefined): ((input: EvalInput) => strin
   return (input) => {
     const value = compiled.read(input);
     return typeof value === 'string' ? value : JSON.stringify(value ?? null);
-  };
-}
-
-/**
- * The WASM runtime does not exist in this build; the flag is never true today. Should it be
- * switched on before its evaluator lands, the rule errors visibly instead of silently (not) matching.
- */
-function unavailable(feature: string): ConditionTest {
-  return () => {
-    throw new RuleEvaluationError(`${feature} evaluation is not available in this build`);
   };
 }
