@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { loadAuth } from '@sluice/auth';
 import type { Runtime } from '@sluice/gateway';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { installErrorHandling, operationsRoutes, type Readiness } from '@sluice/http';
+import { installErrorHandling, installJsonDepthLimit, operationsRoutes, type Readiness } from '@sluice/http';
 import { installAccessControl } from './plugins/access-control.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installRequestLog } from './plugins/request-log.js';
@@ -51,6 +51,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   });
   app.addHook('onClose', async () => auth?.close());
   installValidation(app);
+  installJsonDepthLimit(app, config.server.max_json_depth);
   installErrorHandling(app, { maxBodyBytes });
   installRequestLog(app, metrics);
   installAccessControl(app, { authenticator: auth?.authenticator ?? null, rateLimiter });

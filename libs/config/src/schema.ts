@@ -18,6 +18,8 @@ const ServerConfig = z
     external_url: z.url().default('http://localhost:8080'),
     shutdown_timeout_seconds: positiveInt.default(30),
     max_body_bytes: positiveInt.default(1_048_576),
+    /** JSON bodies nested deeper are refused (400 naming the path) before anything else reads them. */
+    max_json_depth: z.number().int().min(2).max(1000).default(64),
     max_sse_connections_per_tenant: positiveInt.default(10),
     /** Approval-link signing keys: the first signs, every one verifies (rotation). None: one random key kept in the state store. */
     approval_keys: z

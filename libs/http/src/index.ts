@@ -4,3 +4,4 @@ export * from './operations-routes.js';
 export * from './readiness.js';
 export * from './route-access.js';
 export * from './zod-validation.js';
+export * from './json-depth.js';
