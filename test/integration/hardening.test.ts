@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSink, type HttpSink } from '../support/http-sink.js';
+import { rulesDir } from '../support/rules-dir.js';
 import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 /** `{"a":{"a":…{"leaf":1}}}`, `levels` objects deep. */
@@ -28,5 +30,53 @@ describe.each(BACKENDS)('hostile inputs (%s)', (backend) => {
     // Within the limit: accepted and audited.
     expect((await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, payload: nested(60) }))).body).toMatchObject({ outcome: 'executed' });
     expect(((await requestJson('GET', `${gw.url}/v1/audit?tenant=${tenant}`)).body as { records: unknown[] }).records).toHaveLength(1);
+  });
+});
+
+describe.each(BACKENDS)('a failed dispatch gives its dedup key back (%s)', (backend) => {
+  let gw: RunningGateway;
+  let sink: HttpSink;
+  const RULES =
+    'rules:\n  - { name: once, priority: 1, condition: { field: action.action_type, eq: charge }, action: { type: deduplicate, ttl_seconds: 600 } }\n';
+  const charge = async (dedup_key: string, provider = 'hook') =>
+    (await postJson(`${gw.url}/v1/dispatch`, sampleAction({ action_type: 'charge', provider, dedup_key }))).body as {
+      outcome: string;
+      error?: { code: string };
+    };
+
+  beforeAll(async () => {
+    sink = await startSink();
+    gw = await startGateway(backend, {
+      providers: [{ name: 'hook', type: 'webhook', url: sink.url }],
+      executor: { max_retries: 0 },
+      rules: { directory: rulesDir({ 'dedup.yaml': RULES }) },
+    });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await sink.close();
+  });
+
+  it('a retry after a failure executes instead of coming back deduplicated; once it succeeds, repeats are deduplicated', async () => {
+    const key = `k-${backend}`;
+    sink.status = 503;
+    expect(await charge(key)).toMatchObject({ outcome: 'failed', error: { code: 'EXECUTION_FAILED' } });
+    expect((await charge(key)).outcome).toBe('failed');
+    expect(await charge(key, 'nowhere')).toMatchObject({ outcome: 'failed', error: { code: 'PROVIDER_NOT_FOUND' } });
+    sink.status = 200;
+    expect((await charge(key)).outcome).toBe('executed');
+    expect((await charge(key)).outcome).toBe('deduplicated');
+  });
+
+  it('of concurrent retries after a failure, exactly one executes', async () => {
+    const key = `race-${backend}`;
+    sink.status = 503;
+    expect((await charge(key)).outcome).toBe('failed');
+    sink.status = 200;
+    const before = sink.received.length;
+    const outcomes = await Promise.all(Array.from({ length: 10 }, () => charge(key)));
+    expect(outcomes.filter((o) => o.outcome === 'executed')).toHaveLength(1);
+    expect(outcomes.filter((o) => o.outcome === 'deduplicated')).toHaveLength(9);
+    expect(sink.received.length).toBe(before + 1);
   });
 });

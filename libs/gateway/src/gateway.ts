@@ -47,6 +47,8 @@ export class Gateway {
     const action = normalizeAction(input, this.deps.clock, dispatchedAtMs);
     const ctx = dispatchContext(action, opts);
     const decided = await this.deps.pipeline.run(ctx, opts.stagesFrom);
+    // Nothing reached the provider's side for good: a retry must not find its dedup key taken.
+    if (decided?.outcome === 'failed') await ctx.onFailed?.();
     // Dry runs leave no trace; everything else is recorded (as the client sent it) before we answer.
     if (decided && decided.outcome !== 'dry_run' && !ctx.dryRun && this.deps.audit) {
       await this.deps.audit.record({

@@ -129,6 +129,8 @@ export interface StateStore {
   delete(key: StateKey): Promise<boolean>;
   /** Writes only when the key does not exist; true when this call wrote it. */
   setIfAbsent(key: StateKey, value: string, opts?: SetOptions): Promise<boolean>;
+  /** Deletes a plain value only while it holds `value` (give back a claim without removing a later one); true when deleted. */
+  deleteIfValue(key: StateKey, value: string): Promise<boolean>;
 
   /** Fixed-window counter: creates the window on first hit; refused attempts neither count nor extend it. */
   incrementWindow(key: StateKey, opts: WindowOptions): Promise<WindowCount>;

@@ -19,6 +19,8 @@ export interface DispatchContext {
   deadLetter: boolean;
   /** Outcome details only the audit record keeps (a silence's comment), never the response. */
   auditDetails: Record<string, unknown> | undefined;
+  /** Gives back what the dispatch took and a failure must not keep (its dedup key), once it ends `failed`. */
+  onFailed: (() => Promise<void>) | undefined;
   /** The chain run this dispatch started (a `chain` rule) or is a step of; audit records carry it. */
   chainId: string | undefined;
   /** W3C trace context from the request, carried for logs and audit. */
@@ -51,6 +53,7 @@ export function dispatchContext(
     mutedBy: undefined,
     deadLetter: opts.deadLetter !== false,
     auditDetails: undefined,
+    onFailed: undefined,
     chainId: opts.chainId,
     traceparent: opts.traceparent,
     caller: opts.caller,

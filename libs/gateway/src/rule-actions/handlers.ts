@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import type { DispatchOutcome } from '@sluice/core';
 import { applyMergePatch, type RuleAction, type RuleActionType } from '@sluice/rules';
 import type { RuleActionHandler } from './rule-action-handler.js';
@@ -19,14 +20,21 @@ const suppress: RuleActionHandler = async (ctx, { rule, action }) => {
 /**
  * deduplicate: one atomic set-if-absent before the provider runs, scoped to namespace+tenant and
  * keyed by dedup_key (the action id when there is none). The loser of a race is deduplicated.
- * Only the key's existence matters, so the value is '1' (Redis keeps it as a shared integer):
- * live dedup keys are the bulk of Redis memory, and the first action is in the audit trail.
+ * The value is a short random token (live dedup keys are the bulk of Redis memory): should the
+ * dispatch end `failed`, the key is given back (deleted while it still holds this token), so the
+ * caller's retry executes instead of coming back `deduplicated` — and of concurrent retries, one.
  */
 const deduplicate: RuleActionHandler = async (ctx, { action }, deps) => {
   const { namespace, tenant, dedup_key, id } = ctx.action;
   const ttlMs = (action as Of<'deduplicate'>).ttl_seconds * 1000;
-  const first = await deps.state.setIfAbsent({ kind: 'dedup', namespace, tenant, id: dedup_key ?? id }, '1', { ttlMs });
-  return first ? undefined : { outcome: 'deduplicated', action_id: id };
+  const key = { kind: 'dedup', namespace, tenant, id: dedup_key ?? id };
+  const token = randomBytes(8).toString('base64url');
+  const first = await deps.state.setIfAbsent(key, token, { ttlMs });
+  if (!first) return { outcome: 'deduplicated', action_id: id };
+  ctx.onFailed = async () => {
+    await deps.state.deleteIfValue(key, token);
+  };
+  return undefined;
 };
 
 /**

@@ -71,6 +71,11 @@ export class MemoryStateStore implements StateStore {
     return this.ks.delete(r(key));
   }
 
+  async deleteIfValue(key: StateKey, value: string): Promise<boolean> {
+    if (this.ks.typed(r(key), 'string')?.value !== value) return false;
+    return this.ks.delete(r(key));
+  }
+
   /** SET NX [PX]: any live key of any family blocks the write. */
   async setIfAbsent(key: StateKey, value: string, opts?: SetOptions): Promise<boolean> {
     const ttl = ttlOf(opts);

@@ -106,6 +106,10 @@ export class RedisStateStore implements StateStore {
     return values.setValueIfAbsent(this.client, this.k(key), value, opts);
   }
 
+  deleteIfValue(key: StateKey, value: string): Promise<boolean> {
+    return values.deleteIfValue(this.client, this.k(key), value);
+  }
+
   incrementWindow(key: StateKey, opts: WindowOptions): Promise<WindowCount> {
     return windows.incrementWindow(this.client, this.k(key), opts);
   }

@@ -1,6 +1,8 @@
 import type { Redis } from 'ioredis';
 import { ttlOf } from '../store-args.js';
 import type { SetOptions } from '../state-store.js';
+import { deleteIfValueScript } from './lua/index.js';
+import { runScript } from './scripts.js';
 
 /*
  * Plain values: single commands, atomic without a script. Both SET forms clear an earlier TTL
@@ -32,6 +34,10 @@ export async function setValue(client: Redis, key: string, value: string, opts?:
 /** True when this call wrote the key (SET NX answers OK) rather than finding it present (nil). */
 export async function setValueIfAbsent(client: Redis, key: string, value: string, opts?: SetOptions): Promise<boolean> {
   return (await client.call('SET', ...setArgs(key, value, opts, true))) === 'OK';
+}
+
+export async function deleteIfValue(client: Redis, key: string, value: string): Promise<boolean> {
+  return (await runScript(client, deleteIfValueScript, { keys: [key], args: [value] })) === 1;
 }
 
 /** DEL works for every key family (string, hash, sorted set). */

@@ -91,6 +91,18 @@ export function valuesContract(ctx: ContractContext): void {
     });
   });
 
+  describe('deleteIfValue', () => {
+    it('deletes only while the key holds the given value', async () => {
+      const k = key('lock', 'give-back');
+      await ctx.store.set(k, 'mine');
+      expect(await ctx.store.deleteIfValue(k, 'theirs')).toBe(false);
+      expect(await ctx.store.get(k)).toBe('mine');
+      expect(await ctx.store.deleteIfValue(k, 'mine')).toBe(true);
+      expect(await ctx.store.get(k)).toBeNull();
+      expect(await ctx.store.deleteIfValue(k, 'mine')).toBe(false);
+    });
+  });
+
   describe('ping and close', () => {
     it('answers ping while open and false (not a throw) after close', async () => {
       expect(await ctx.store.ping()).toBe(true);

@@ -1,6 +1,7 @@
 import { applyDeferredScript } from './apply-deferred-1.js';
 import { compareAndSwapScript } from './compare-and-swap-1.js';
 import { compareAndSwapWithScript } from './compare-and-swap-with-1.js';
+import { deleteIfValueScript } from './delete-if-value-1.js';
 import { incrementWindowScript } from './increment-window-1.js';
 import { indexAddBoundedScript } from './index-add-bounded-1.js';
 import { indexPopDueScript } from './index-pop-due-1.js';
@@ -13,6 +14,7 @@ export {
   applyDeferredScript,
   compareAndSwapScript,
   compareAndSwapWithScript,
+  deleteIfValueScript,
   incrementWindowScript,
   indexAddBoundedScript,
   indexPopDueScript,
@@ -30,4 +32,5 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   indexAddBoundedScript,
   indexRemoveIfScript,
   applyDeferredScript,
+  deleteIfValueScript,
 ];
