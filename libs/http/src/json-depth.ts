@@ -5,7 +5,7 @@ import { errors } from '@sluice/core';
  * The path (`payload.a.b…`) of the first value nested deeper than `max` levels in a parsed JSON
  * body, or null. Iterative: a body a million levels deep costs a loop, never the stack.
  */
-export function pathDeeperThan(value: unknown, max: number): string | null {
+function pathDeeperThan(value: unknown, max: number): string | null {
   const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: '' }];
   while (stack.length > 0) {
     const { value: current, depth, path } = stack.pop() as { value: unknown; depth: number; path: string };
