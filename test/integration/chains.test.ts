@@ -275,15 +275,16 @@ describe.each(BACKENDS)('chain runs and grants (%s)', (backend) => {
     await sink.close();
   });
 
-  it('a tenant-scoped key sees and cancels only its tenant’s runs; a viewer cannot cancel', async () => {
+  it('a tenant-scoped key sees and cancels only its tenant’s runs (others are 404); a viewer cannot cancel', async () => {
     const mine = await startAs('acme-op', 'acme');
     const theirs = await startAs('root', 'globex');
     const listed = (await requestJson('GET', `${gw.url}/v1/chains`, undefined, keyHeader('acme-viewer'))).body as { chains: Body[] };
     expect(listed.chains.map((c) => c.chain_id)).toEqual([mine]);
     expect((await requestJson('GET', `${gw.url}/v1/chains?tenant=globex`, undefined, keyHeader('acme-viewer'))).status).toBe(403);
-    expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}`, undefined, keyHeader('acme-viewer'))).status).toBe(403);
-    expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}/dag`, undefined, keyHeader('acme-viewer'))).status).toBe(403);
-    expect((await postJson(`${gw.url}/v1/chains/${theirs}/cancel`, {}, keyHeader('acme-op'))).status).toBe(403);
+    // Another tenant's run is not found (a 403 would say it exists there).
+    expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}`, undefined, keyHeader('acme-viewer'))).status).toBe(404);
+    expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}/dag`, undefined, keyHeader('acme-viewer'))).status).toBe(404);
+    expect((await postJson(`${gw.url}/v1/chains/${theirs}/cancel`, {}, keyHeader('acme-op'))).status).toBe(404);
     expect((await postJson(`${gw.url}/v1/chains/${mine}/cancel`, {}, keyHeader('acme-viewer'))).status).toBe(403);
     const cancelled = await postJson(`${gw.url}/v1/chains/${mine}/cancel`, {}, keyHeader('acme-op'));
     expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled', cancelled_by: 'acme-op' } });

@@ -143,7 +143,7 @@ describe.each(BACKENDS)('dead-letter queue off, and grants (%s)', (backend) => {
     expect((await requestJson('GET', `${on.url}/v1/dlq/stats`, undefined, keyHeader('acme-op'))).body).toMatchObject({ count: 1, by_tenant: { acme: 1 } });
     expect((await requestJson('GET', `${on.url}/v1/dlq?tenant=globex`, undefined, keyHeader('acme-op'))).status).toBe(403);
     const globex = (((await requestJson('GET', `${on.url}/v1/dlq?tenant=globex`, undefined, keyHeader('root'))).body?.entries as Body[]) ?? [])[0];
-    expect((await postJson(`${on.url}/v1/dlq/${globex?.id as string}/retry`, {}, keyHeader('acme-op'))).status).toBe(403);
+    expect((await postJson(`${on.url}/v1/dlq/${globex?.id as string}/retry`, {}, keyHeader('acme-op'))).status).toBe(404);
     const drained = await postJson(`${on.url}/v1/dlq/drain`, {}, keyHeader('acme-op'));
     expect(drained.body).toMatchObject({ count: 1, entries: [{ tenant: 'acme' }] });
     expect((await list('root')).sort()).toEqual(['acme.eu', 'globex']);

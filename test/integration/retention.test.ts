@@ -205,9 +205,9 @@ describe('retention roles and grants', () => {
     expect((await as('acme-admin', 'POST', '/v1/retention', { namespace: 'payments', tenant: 'acme.eu' })).status).toBe(201);
     expect((await as('acme-admin', 'POST', '/v1/retention', { namespace: 'payments', tenant: 'initech' })).status).toBe(403);
     expect((await as('acme-admin', 'POST', '/v1/retention', { namespace: 'billing', tenant: 'acme' })).status).toBe(403);
-    expect((await as('acme-admin', 'GET', `/v1/retention/${globexId}`)).status).toBe(403);
-    expect((await as('acme-admin', 'PUT', `/v1/retention/${globexId}`, { compliance_hold: true })).status).toBe(403);
-    expect((await as('acme-admin', 'DELETE', `/v1/retention/${globexId}`)).status).toBe(403);
+    expect((await as('acme-admin', 'GET', `/v1/retention/${globexId}`)).status).toBe(404);
+    expect((await as('acme-admin', 'PUT', `/v1/retention/${globexId}`, { compliance_hold: true })).status).toBe(404);
+    expect((await as('acme-admin', 'DELETE', `/v1/retention/${globexId}`)).status).toBe(404);
     expect((await as('acme-admin', 'PUT', `/v1/retention/${acmeId}`, { compliance_hold: true })).body).toMatchObject({ compliance_hold: true });
     const listed = await as('acme-viewer', 'GET', '/v1/retention');
     expect((listed.body.policies as Json[]).map((p) => p.tenant).sort()).toEqual(['acme', 'acme.eu']);

@@ -98,6 +98,14 @@ export function noGrantCovers(tuple: Partial<ActionTuple>): SluiceError {
   return errors.forbidden(`forbidden: no grant covers ${describeTuple(tuple)}`);
 }
 
+/**
+ * For a record found by its id alone: throws `notFound` unless some grant covers the record's
+ * tenant (and namespace). A 403 would tell the caller that the id exists in a tenant it cannot see.
+ */
+export function assertVisibleOrNotFound(caller: HasGrants, scope: ScopeTuple, notFound: () => SluiceError): void {
+  if (!callerCoversScope(caller, scope)) throw notFound();
+}
+
 /** Throws 403 unless some grant covers the full tuple. */
 export function assertCallerCovers(caller: HasGrants, tuple: ActionTuple): void {
   if (!callerCovers(caller, tuple)) throw noGrantCovers(tuple);

@@ -1,5 +1,5 @@
 import type { AuditStore, StoreQuery } from '@sluice/audit';
-import { callerCovers, noGrantCovers, seesEverything, tenantFilterFor, visibleTo, assertCallerCoversScope, type Caller } from '@sluice/auth';
+import { callerCovers, seesEverything, tenantFilterFor, visibleTo, assertCallerCoversScope, type Caller } from '@sluice/auth';
 import {
   ActionIdParams,
   AuditPage,
@@ -66,7 +66,8 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
   const recordFor = async (caller: Caller, actionId: string): Promise<AuditRecord> => {
     const record = await store().get(actionId);
     if (!record) throw errors.notFoundMessage(`no audit record found for action: ${actionId}`);
-    if (!callerCovers(caller, record)) throw noGrantCovers(record);
+    // Another tenant's record is "not found": a 403 would say the id exists there.
+    if (!callerCovers(caller, record)) throw errors.notFound('audit record', record.action_id);
     return record;
   };
   const replay = async (request: FastifyRequest, caller: Caller, record: AuditRecord): Promise<ReplayResult> => {

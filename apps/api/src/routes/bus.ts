@@ -27,7 +27,7 @@ import {
   ErrorBody,
   errors,
 } from '@sluice/core';
-import { assertCallerCovers, assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import { assertCallerCovers, assertCallerCoversScope, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
 import type { BusService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
@@ -251,6 +251,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
   /** The subscription, 403 unless the caller's grants cover subscribing to its topic. */
   const subscriptionFor = async (request: { params: { id: string } } & Parameters<typeof callerOf>[0]) => {
     const s = await bus.subscriptions.get(request.params.id);
+    assertVisibleOrNotFound(callerOf(request), s, () => errors.notFound('bus subscription', s.id));
     assertCallerCovers(callerOf(request), { namespace: s.namespace, tenant: s.tenant, provider: 'bus', action_type: 'subscribe' });
     return s;
   };

@@ -10,8 +10,9 @@ import {
   ChainRunListQuery,
   ChainRunParams,
   ErrorBody,
+  errors,
 } from '@sluice/core';
-import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import { tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
 import { runDetail, type ChainDefinitions, type ChainRuns } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
@@ -38,7 +39,7 @@ export async function chainsRoutes(app: FastifyInstance, opts: { definitions: Ch
   /** A run of the id, 403 unless a grant covers its tenant (and namespace). */
   const visibleRun = async (request: { params: { id: string } } & Parameters<typeof callerOf>[0]) => {
     const run = await runs.get(request.params.id);
-    assertCallerCoversScope(callerOf(request), run);
+    assertVisibleOrNotFound(callerOf(request), run, () => errors.notFound('chain run', run.id));
     return run;
   };
 

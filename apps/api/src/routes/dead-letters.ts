@@ -11,7 +11,7 @@ import {
   errors,
 } from '@sluice/core';
 import type { DeadLetterQueue, Gateway } from '@sluice/gateway';
-import { assertCallerCovers, callerCovers, tenantFilterFor, type Caller } from '@sluice/auth';
+import { assertCallerCovers, callerCovers, tenantFilterFor, type Caller, assertVisibleOrNotFound } from '@sluice/auth';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -77,6 +77,7 @@ export async function deadLettersRoutes(app: FastifyInstance, opts: { queue: Dea
     },
     async (request) => {
       const entry = await queue().get(request.params.id);
+      assertVisibleOrNotFound(callerOf(request), entry, () => errors.notFound('dead letter', entry.id));
       assertCallerCovers(callerOf(request), entry);
       return entry;
     },
@@ -98,7 +99,9 @@ export async function deadLettersRoutes(app: FastifyInstance, opts: { queue: Dea
     async (request) => {
       const caller = callerOf(request);
       const q = queue();
-      assertCallerCovers(caller, await q.get(request.params.id));
+      const entry = await q.get(request.params.id);
+      assertVisibleOrNotFound(caller, entry, () => errors.notFound('dead letter', entry.id));
+      assertCallerCovers(caller, entry);
       return q.retry(request.params.id, (action) => gateway.dispatch(action, { deadLetter: false, caller: { id: caller.id, method: caller.method } }));
     },
   );

@@ -1,4 +1,4 @@
-import { assertCallerCovers, assertCallerCoversScope, seesEverything, tenantFilterFor, visibleTo } from '@sluice/auth';
+import { assertCallerCovers, seesEverything, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
 import { ErrorBody, EventGroup, GroupFlushResult, GroupKeyParams, GroupList, GroupListQuery, errors } from '@sluice/core';
 import type { GroupService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
@@ -42,7 +42,7 @@ export async function groupsRoutes(app: FastifyInstance, opts: { grouping: Pick<
     async (request) => {
       const group = await grouping.find(request.params.group_key);
       if (!group) throw errors.notFound('group', request.params.group_key);
-      assertCallerCoversScope(callerOf(request), group);
+      assertVisibleOrNotFound(callerOf(request), group, () => errors.notFound('group', request.params.group_key));
       return group;
     },
   );
@@ -61,6 +61,7 @@ export async function groupsRoutes(app: FastifyInstance, opts: { grouping: Pick<
     async (request) => {
       const group = await grouping.find(request.params.group_key);
       if (!group) throw errors.notFound('group', request.params.group_key);
+      assertVisibleOrNotFound(callerOf(request), group, () => errors.notFound('group', request.params.group_key));
       // The notification goes to the group's provider as its action type: the grant must cover that, as for a dispatch.
       assertCallerCovers(callerOf(request), { namespace: group.namespace, tenant: group.tenant, provider: group.provider, action_type: group.action_type });
       return grouping.close(request.params.group_key);

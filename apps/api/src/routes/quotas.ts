@@ -8,9 +8,10 @@ import {
   QuotaUpdateInput,
   QuotaUsage,
   QuotaUsageQuery,
+  errors,
 } from '@sluice/core';
 import type { QuotaRepository } from '@sluice/gateway';
-import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import { assertCallerCoversScope, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -26,7 +27,7 @@ type IdRoute = { Params: { id: string } };
 
 /** A policy is the caller's to see (and, with quotas_manage, to change) when a grant covers its namespace and tenant. */
 function readable(request: FastifyRequest, policy: QuotaPolicy): QuotaPolicy {
-  assertCallerCoversScope(callerOf(request), policy);
+  assertVisibleOrNotFound(callerOf(request), policy, () => errors.notFound('quota policy', policy.id));
   return policy;
 }
 

@@ -7,9 +7,10 @@ import {
   RetentionPolicy,
   RetentionUpdateInput,
   toRetentionSummary,
+  errors,
 } from '@sluice/core';
 import type { RetentionRepository } from '@sluice/gateway';
-import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import { assertCallerCoversScope, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -25,7 +26,7 @@ type IdRoute = { Params: { id: string } };
 
 /** A policy is the caller's to see (and, as admin, to change) when a grant covers its namespace and tenant. */
 function readable(request: FastifyRequest, found: RetentionPolicy): RetentionPolicy {
-  assertCallerCoversScope(callerOf(request), found);
+  assertVisibleOrNotFound(callerOf(request), found, () => errors.notFound('retention policy', found.id));
   return found;
 }
 
