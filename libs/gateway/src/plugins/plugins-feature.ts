@@ -1,3 +1,4 @@
+import { actionView } from '@sluice/providers';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { DispatchContext } from '../pipeline/context.js';
 import { PluginPool } from './plugin-pool.js';
@@ -32,16 +33,8 @@ export async function pluginsFeature(ctx: FeatureContext): Promise<PluginsFeatur
     throw err;
   }
   const plugin = async (name: string, fn: string, dispatch: DispatchContext): Promise<boolean> => {
-    const { action } = dispatch;
-    const input = JSON.stringify({
-      id: action.id,
-      namespace: action.namespace,
-      tenant: action.tenant,
-      provider: action.provider,
-      action_type: action.action_type,
-      payload: action.payload,
-      metadata: action.metadata,
-    });
+    // The action as a provider is handed it: what the ABI promises a plugin.
+    const input = JSON.stringify(actionView(dispatch.action));
     const result = await registry.call(name, fn, input);
     if (result.error !== undefined) log.warn({ plugin: name, fn, reason: result.error }, 'plugin call gave the safe default (no match)');
     return result.verdict;
