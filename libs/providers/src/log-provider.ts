@@ -27,7 +27,11 @@ export class LogProvider implements Provider {
 
   async execute(action: Action, _ctx: ExecuteContext): Promise<ProviderResponse> {
     const received = actionView(action);
-    this.log({ msg: 'log provider received action', provider: this.name, action: received });
+    // Payloads never go out at info (they may hold card numbers or tokens): the action's identity
+    // does; the whole action, payload included, only at debug.
+    const { id: action_id, namespace, tenant, action_type } = action;
+    this.log('info', { provider: this.name, action_id, namespace, tenant, action_type }, 'log provider received action');
+    this.log('debug', { provider: this.name, action: received }, 'log provider action');
     return { status: 'success', body: { provider: this.name, logged: true, received }, headers: {} };
   }
 }

@@ -47,8 +47,8 @@ describe('ProviderRegistry', () => {
 
 describe('LogProvider', () => {
   it('logs and echoes what it received', async () => {
-    const logged: Record<string, unknown>[] = [];
-    const reg = createProviders([spec({ name: 'audit', type: 'log' })], { log: (o) => logged.push(o) });
+    const logged: { level: string; obj: Record<string, unknown>; msg: string }[] = [];
+    const reg = createProviders([spec({ name: 'audit', type: 'log' })], { log: (level, obj, msg) => logged.push({ level, obj, msg }) });
     const action = makeAction({ provider: 'audit' });
     const res = await reg.get('audit')!.execute(action, ctx());
     const received = {
@@ -61,7 +61,15 @@ describe('LogProvider', () => {
       metadata: action.metadata,
     };
     expect(res).toEqual({ status: 'success', body: { provider: 'audit', logged: true, received }, headers: {} });
-    expect(logged).toEqual([expect.objectContaining({ provider: 'audit', action: received })]);
+    // The payload only at debug; at info, who and what, and no `msg` field beside the message.
+    expect(logged).toEqual([
+      {
+        level: 'info',
+        obj: { provider: 'audit', action_id: 'a-1', namespace: 'ns', tenant: 't1', action_type: 'notify' },
+        msg: 'log provider received action',
+      },
+      { level: 'debug', obj: { provider: 'audit', action: received }, msg: 'log provider action' },
+    ]);
     expect(await new LogProvider('quiet').execute(action, ctx())).toMatchObject({ status: 'success' });
   });
 });

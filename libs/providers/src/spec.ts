@@ -13,5 +13,5 @@ export interface ProviderSpec {
   max_response_bytes: number;
 }
 
-/** A logger-ish sink for the `log` provider; pino's `logger.info.bind(logger)` fits. */
-export type LogFn = (obj: Record<string, unknown>) => void;
+/** A logger-ish sink for the `log` provider: a level, the fields, the message (pino's `logger[level](obj, msg)`). */
+export type LogFn = (level: 'info' | 'debug', obj: Record<string, unknown>, msg: string) => void;

@@ -52,7 +52,7 @@ export async function createInfrastructure(
     // Closing runs scheduler first (it waits for running jobs), then providers, then state.
     closers.unshift({ name: 'scheduler', close: () => scheduler.close() });
     const log = logger.child({ component: 'provider' });
-    const providers = createProviders(config.providers, { log: (obj) => log.info(obj, 'log provider') });
+    const providers = createProviders(config.providers, { log: (level, obj, msg) => log[level](obj, msg) });
     closers.splice(1, 0, { name: 'providers', close: () => providers.close() });
     // Provider attempts are counted twice: Prometheus (this process) and the shared health window (every replica).
     const health = new ProviderHealth({ state, clock, logger, flushIntervalMs: 1000 });
