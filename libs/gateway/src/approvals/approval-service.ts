@@ -137,12 +137,7 @@ export class ApprovalService {
 
   /** Oldest first; `status` defaults to pending. */
   async list(query: ApprovalListQuery, visible: (a: Approval) => boolean): Promise<{ approvals: Approval[]; count: number }> {
-    const { namespace, tenant } = query;
-    const source = namespace !== undefined && tenant !== undefined ? await this.records.list({ namespace, tenant }) : await this.records.listAll();
-    const approvals = source.records
-      .map((s) => s.record)
-      .filter((a) => (query.namespace === undefined || a.namespace === query.namespace) && (query.tenant === undefined || a.tenant === query.tenant))
-      .filter((a) => a.status === query.status && visible(a));
+    const approvals = (await this.records.listIn(query)).filter((a) => a.status === query.status && visible(a));
     return { approvals, count: approvals.length };
   }
 

@@ -48,11 +48,7 @@ export class BusTopics {
   }
 
   async list(query: BusTopicListQuery, visible: (t: BusTopic) => boolean): Promise<{ topics: BusTopic[]; count: number }> {
-    const { namespace, tenant } = query;
-    const source = namespace !== undefined && tenant !== undefined ? await this.records.list({ namespace, tenant }) : await this.records.listAll();
-    const topics = source.records
-      .map((s) => publicForm(s.record))
-      .filter((t) => (namespace === undefined || t.namespace === namespace) && (tenant === undefined || t.tenant === tenant) && visible(t));
+    const topics = (await this.records.listIn(query)).map(publicForm).filter(visible);
     return { topics, count: topics.length };
   }
 

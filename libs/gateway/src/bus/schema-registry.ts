@@ -62,17 +62,9 @@ export class BusSchemaRegistry {
 
   /** Sorted by namespace, tenant, subject, version. */
   async list(query: BusSchemaListQuery, visible: (s: BusSchema) => boolean): Promise<{ schemas: BusSchema[]; count: number }> {
-    const { namespace, tenant } = query;
-    const source = namespace !== undefined && tenant !== undefined ? await this.records.list({ namespace, tenant }) : await this.records.listAll();
-    const matching = source.records
-      .map((s) => publicForm(s.record))
-      .filter(
-        (s) =>
-          (namespace === undefined || s.namespace === namespace) &&
-          (tenant === undefined || s.tenant === tenant) &&
-          (query.subject === undefined || s.subject === query.subject) &&
-          visible(s),
-      )
+    const matching = (await this.records.listIn(query))
+      .map(publicForm)
+      .filter((s) => (query.subject === undefined || s.subject === query.subject) && visible(s))
       .sort(
         (a, b) => a.namespace.localeCompare(b.namespace) || a.tenant.localeCompare(b.tenant) || a.subject.localeCompare(b.subject) || a.version - b.version,
       );

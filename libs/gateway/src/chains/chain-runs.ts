@@ -145,17 +145,9 @@ export class ChainRuns {
 
   /** Newest first. */
   async list(query: ChainRunListQuery, visible: (run: ChainRun) => boolean): Promise<{ chains: ChainRunSummary[]; count: number }> {
-    const { namespace, tenant } = query;
-    const source = namespace !== undefined && tenant !== undefined ? await this.records.list({ namespace, tenant }) : await this.records.listAll();
-    const matching = source.records
-      .map((s) => s.record)
+    const matching = (await this.records.listIn(query))
       .filter(
-        (r) =>
-          (namespace === undefined || r.namespace === namespace) &&
-          (tenant === undefined || r.tenant === tenant) &&
-          (query.status === undefined || r.status === query.status) &&
-          (query.chain_name === undefined || r.chain_name === query.chain_name) &&
-          visible(r),
+        (r) => (query.status === undefined || r.status === query.status) && (query.chain_name === undefined || r.chain_name === query.chain_name) && visible(r),
       )
       .reverse();
     return { chains: matching.slice(query.offset, query.offset + query.limit).map(runSummary), count: matching.length };

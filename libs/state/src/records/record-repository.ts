@@ -178,6 +178,16 @@ export class RecordRepository<T extends RecordValue> {
     return { records: found.filter((f): f is StoredRecord<T> => f !== null), total };
   }
 
+  /**
+   * The live records of a namespace and/or tenant (an absent one: any), in creation order: one
+   * scope's listing when both are given, else every record, filtered. What a list route serves.
+   */
+  async listIn(filter: { namespace?: string | undefined; tenant?: string | undefined }): Promise<T[]> {
+    const { namespace, tenant } = filter;
+    const { records } = namespace !== undefined && tenant !== undefined ? await this.list({ namespace, tenant }) : await this.listAll();
+    return records.map((s) => s.record).filter((r) => (namespace === undefined || r.namespace === namespace) && (tenant === undefined || r.tenant === tenant));
+  }
+
   /** Every live record in creation order; `bad` names those that no longer decode. Drops listing entries left by dead processes. */
   async listAll(): Promise<{ records: StoredRecord<T>[]; bad: RecordRef[] }> {
     const records: StoredRecord<T>[] = [];
