@@ -122,7 +122,7 @@ describe('production-like values: external Redis, API replicas, workers', () => 
       expect(c.livenessProbe.httpGet.path).toBe('/health');
       expect(c.readinessProbe.httpGet.path).toBe('/ready');
       expect(c.lifecycle.preStop.exec.command).toEqual(['sleep', '5']);
-      expect(d?.spec.template.spec.terminationGracePeriodSeconds).toBe(30 + 5 + 5);
+      expect(d?.spec.template.spec.terminationGracePeriodSeconds).toBe(30 + 5 + 5 + 5);
     }
   });
 

@@ -56,7 +56,7 @@ describe('docker-compose.yml', () => {
     ['redis AOF', (c) => (c.services.redis!.command = ['redis-server']), 'redis: AOF'],
     ['api replicas', (c) => (c.services.api!.deploy = { replicas: 2 }), 'api: deploy.replicas must be 3'],
     ['api --no-worker', (c) => (c.services.api!.command = ['serve']), 'api: command must be `serve --no-worker`'],
-    ['unknown CLI command', (c) => (c.services.worker!.command = ['work']), 'worker: `work` is not a sluice command'],
+    ['unknown CLI command', (c) => (c.services.worker!.command = ['work']), "unknown command 'work'"],
     ['bad CLI flag', (c) => (c.services.worker!.command = ['worker', '--workers', '2']), 'not valid for the sluice CLI'],
     ['read-only mount', (c) => (c.services.api!.volumes = c.services.api!.volumes!.map((v) => v.replace(/:ro$/, ''))), 'must be read-only'],
     ['grace period', (c) => (c.services.worker!.stop_grace_period = '10s'), 'worker: stop_grace_period'],

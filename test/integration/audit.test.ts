@@ -84,8 +84,11 @@ describe.each(BACKENDS)('audit trail over HTTP (%s backend)', (backend) => {
     expect(seen).toEqual(['p-6', 'p-5', 'p-4', 'p-3', 'p-2', 'p-1', 'p-0']);
     expect((await get('/v1/audit/p-3')).body).toMatchObject({ action_id: 'p-3', outcome: 'suppressed' });
     expect(await get('/v1/audit/nope')).toMatchObject({ status: 404, body: { error: 'no audit record found for action: nope' } });
-    expect((await get('/v1/audit?tenant=audit-2&limit=5000')).body).toMatchObject({ limit: 1000 });
-    expect((await get('/v1/audit?tenant=audit-2&limit=0')).body).toMatchObject({ limit: 1, records: [{ action_id: 'p-6' }] });
+    // Out-of-range page sizes are refused, not clamped (validation-edges.test.ts covers the rest).
+    expect(await get('/v1/audit?tenant=audit-2&limit=5000')).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect(await get('/v1/audit?tenant=audit-2&limit=0')).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect((await get('/v1/audit?tenant=audit-2&limit=1000')).body).toMatchObject({ limit: 1000 });
+    expect((await get('/v1/audit?tenant=audit-2&limit=1')).body).toMatchObject({ limit: 1, records: [{ action_id: 'p-6' }] });
     expect((await get('/v1/audit?limit=many')).status).toBe(400);
     expect((await get('/v1/audit?from=2026-01-02T00:00:00Z&to=2026-01-01T00:00:00Z')).status).toBe(400);
   });

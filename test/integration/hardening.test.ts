@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
@@ -78,5 +79,49 @@ describe.each(BACKENDS)('a failed dispatch gives its dedup key back (%s)', (back
     expect(outcomes.filter((o) => o.outcome === 'executed')).toHaveLength(1);
     expect(outcomes.filter((o) => o.outcome === 'deduplicated')).toHaveLength(9);
     expect(sink.received.length).toBe(before + 1);
+  });
+});
+
+describe.each(BACKENDS)('action ids are per tenant (%s)', (backend) => {
+  let gw: RunningGateway;
+  const grant = (tenant: string) => [{ tenants: [tenant], namespaces: ['*'], actions: ['*'] }];
+  const CALLERS = [
+    { name: 'root', role: 'admin' as const, grants: [WILDCARD_GRANT] },
+    { name: 'alpha', role: 'operator' as const, grants: grant('alpha') },
+    { name: 'beta', role: 'operator' as const, grants: grant('beta') },
+  ];
+  beforeAll(async () => {
+    gw = await startGateway(backend, { auth: { enabled: true, file: credentialsFile({ keys: CALLERS }).file } });
+  });
+  afterAll(() => gw.close());
+
+  const recordOf = async (caller: string, id: string) => requestJson('GET', `${gw.url}/v1/audit/${id}`, undefined, keyHeader(caller));
+
+  it("one tenant reusing another's id neither shadows nor reveals the other's record; each sees its own", async () => {
+    const id = `shared-id-${backend}`;
+    const sent = (caller: string, tenant: string, marker: string) =>
+      postJson(`${gw.url}/v1/dispatch`, sampleAction({ id, tenant, payload: { marker } }), keyHeader(caller));
+    expect((await sent('beta', 'beta', 'from beta')).status).toBe(200);
+    // The squatter dispatches later with the same id: before ids were per tenant, beta then got 403 for its own action.
+    expect((await sent('alpha', 'alpha', 'from alpha')).status).toBe(200);
+
+    const beta = await recordOf('beta', id);
+    expect(beta.status).toBe(200);
+    expect(beta.body).toMatchObject({ action_id: id, tenant: 'beta', action_payload: { marker: 'from beta' } });
+    const alpha = await recordOf('alpha', id);
+    expect(alpha.body).toMatchObject({ action_id: id, tenant: 'alpha', action_payload: { marker: 'from alpha' } });
+    // A caller granted both sees the newest.
+    expect((await recordOf('root', id)).body).toMatchObject({ tenant: 'alpha' });
+    // Two records, one per tenant.
+    const listed = await requestJson('GET', `${gw.url}/v1/audit?action_id=${id}`, undefined, keyHeader('root'));
+    expect((listed.body as { records: { tenant: string }[] }).records.map((r) => r.tenant).sort()).toEqual(['alpha', 'beta']);
+  });
+
+  it('answers 404 for an id only another tenant used', async () => {
+    const id = `unshared-${backend}`;
+    await postJson(`${gw.url}/v1/dispatch`, sampleAction({ id, tenant: 'beta' }), keyHeader('beta'));
+    const hidden = await recordOf('alpha', id);
+    expect(hidden.status).toBe(404);
+    expect(JSON.stringify(hidden.body)).not.toMatch(/beta/);
   });
 });

@@ -16,12 +16,13 @@ export interface RunningRedis {
  * Starts a private redis-server on a free port. Tests never share the machine's Redis, and a
  * missing redis-server is an error (Redis suites must fail, not skip, when Redis is absent).
  */
-export async function startRedisServer(): Promise<RunningRedis> {
+export async function startRedisServer(opts: { port?: number } = {}): Promise<RunningRedis> {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
     throw new Error('redis-server is not installed or not on PATH; the Redis test suites need it (.ci/run installs it)');
   }
-  const port = await freePort();
+  // A fixed port restarts a Redis where its clients expect it (fault tests).
+  const port = opts.port ?? (await freePort());
   const dir = mkdtempSync(join(tmpdir(), 'sluice-redis-'));
   const child: ChildProcess = spawn(
     'redis-server',

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { loadAuth } from '@sluice/auth';
 import type { Runtime } from '@sluice/gateway';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { installErrorHandling, installJsonDepthLimit, operationsRoutes, type Readiness } from '@sluice/http';
+import { errors } from '@sluice/core';
+import { edgeErrorOptions, installCharsetCheck, installErrorHandling, installJsonDepthLimit, operationsRoutes, sendError, type Readiness } from '@sluice/http';
 import { installAccessControl } from './plugins/access-control.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installRequestLog } from './plugins/request-log.js';
@@ -42,7 +43,12 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: maxBodyBytes,
     requestTimeout: config.server.request_timeout_seconds * 1000,
-    return503OnClosing: true,
+    // Path ids may be 256 characters, each up to 3 when percent-encoded; the route schemas bound them exactly.
+    routerOptions: { maxParamLength: 1024 },
+    // Our own 503 (below): Fastify's has no `code`.
+    return503OnClosing: false,
+    // A bad URL, an over-long path parameter, a request Node's parser refuses: our error body, not Fastify's or Node's.
+    ...edgeErrorOptions,
     // Honour a caller's request id (bounded) so one id follows a request through the load balancer.
     genReqId: (req) => {
       const given = req.headers['x-request-id'];
@@ -50,8 +56,14 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     },
   });
   app.addHook('onClose', async () => auth?.close());
+  // Once the listener is closing, a request that still arrives on a kept-alive connection is
+  // refused (the client retries elsewhere); /health and in-flight requests are unaffected.
+  app.addHook('onRequest', async (request, reply) => {
+    if (readiness.closing && request.url !== '/health') return sendError(reply, errors.notReady('shutting down'));
+  });
   installValidation(app);
   installJsonDepthLimit(app, config.server.max_json_depth);
+  installCharsetCheck(app);
   installErrorHandling(app, { maxBodyBytes });
   installRequestLog(app, metrics);
   installAccessControl(app, { authenticator: auth?.authenticator ?? null, rateLimiter });

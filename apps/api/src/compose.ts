@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { SluiceConfig } from '@sluice/config';
 import { createRuntime, type Runtime, type RuntimeOptions } from '@sluice/gateway';
 import { Readiness } from '@sluice/http';
@@ -9,8 +10,12 @@ export interface ApiProcess {
   runtime: Runtime;
   readiness: Readiness;
   app: FastifyInstance;
-  /** Drains: /ready answers 503, the app finishes in-flight requests and closes, then the runtime. */
-  close(): Promise<void>;
+  /**
+   * Drains: /ready answers 503 at once; for `drainDelayMs` the app keeps serving (each response
+   * closing its connection) while load balancers notice; then it stops listening, closes idle
+   * connections, finishes in-flight requests, and closes the runtime.
+   */
+  close(opts?: { drainDelayMs?: number }): Promise<void>;
 }
 
 /** The API's composition root: one runtime from the shared builder, and the HTTP app over it. */
@@ -28,8 +33,10 @@ export async function composeApi(config: SluiceConfig, opts: RuntimeOptions): Pr
     runtime,
     readiness,
     app,
-    async close() {
+    async close({ drainDelayMs = 0 } = {}) {
       readiness.startDraining();
+      if (drainDelayMs > 0) await delay(drainDelayMs);
+      readiness.startClosing();
       await app.close();
       await runtime.close();
     },

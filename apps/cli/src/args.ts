@@ -1,58 +1,109 @@
 import { parseArgs } from 'node:util';
+import { COMMANDS, type CommandName, GLOBAL_OPTIONS, type OptionSpec, isCommand } from './commands.js';
 
-export const USAGE = `Usage: sluice <command> [options]
-
-Commands:
-  serve     Run the HTTP API (and, unless --no-worker, the background workers in-process)
-            --config FILE   YAML config (default: $SLUICE_CONFIG, else built-in defaults)
-            --port N        listen port (overrides server.port)
-            --host H        listen address (overrides server.host)
-            --no-worker     API only; background jobs run in separate \`sluice worker\` processes
-  worker    Run only the background job consumers (needs state.backend: redis)
-            --config FILE
-  encrypt   Read a secret from stdin, print ENC[AES256-GCM,...] (key: $SLUICE_AUTH_KEY)
-  help      Show this text
-`;
+// test/deploy checks the compose commands against the usage text, read from here.
+export { USAGE } from './help.js';
 
 export interface ParsedArgs {
-  command: string;
+  command: CommandName;
+  /** For `help`: the command whose help to print; undefined = sluice's own. */
+  topic: CommandName | undefined;
   config: string | undefined;
   port: number | undefined;
   host: string | undefined;
   noWorker: boolean;
 }
 
+/** The invocation is wrong (exit 2); the message says what and where to look. */
 export class UsageError extends Error {}
 
-/** node:util's parseArgs, its complaints turned into usage errors. */
-function parseOptions(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      strict: true,
-      options: {
-        config: { type: 'string', short: 'c' },
-        port: { type: 'string', short: 'p' },
-        host: { type: 'string' },
-        'no-worker': { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-        version: { type: 'boolean', short: 'v', default: false },
-      },
-    });
-  } catch (err) {
-    throw new UsageError((err as Error).message);
-  }
+type Values = Map<string, string | true>;
+
+/**
+ * `sluice <command> [options]`, or `sluice --help|--version`. Each command accepts exactly the
+ * options of its row in commands.ts; anything else is a UsageError of our own wording.
+ */
+export function parseCliArgs(argv: readonly string[]): ParsedArgs {
+  const [first, ...rest] = argv;
+  if (first === undefined) return parsed('help');
+  if (first.startsWith('-')) return parseGlobal(argv);
+  if (!isCommand(first)) throw new UsageError(`unknown command '${first}'; see ${helpHint(undefined)}`);
+  const { values, positionals } = readOptions(rest, COMMANDS[first].options, first);
+  if (values.has('help')) return parsed('help', { topic: first });
+  if (first === 'help') return parsed('help', { topic: topicOf(positionals) });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' for '${first}'; see ${helpHint(first)}`);
+  return parsed(first, {
+    config: stringValue(values, 'config'),
+    port: portValue(values, first),
+    host: stringValue(values, 'host'),
+    noWorker: values.has('no-worker'),
+  });
 }
 
-export function parseCliArgs(argv: readonly string[]): ParsedArgs {
-  const { values, positionals } = parseOptions(argv);
-  const command = values.help ? 'help' : values.version ? 'version' : (positionals[0] ?? 'help');
-  if (positionals.length > 1) throw new UsageError(`unexpected argument: ${positionals[1]}`);
-  let port: number | undefined;
-  if (values.port !== undefined) {
-    port = Number(values.port);
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got "${values.port}"`);
+/** Options before any command: only --help (optionally naming a command) and --version. */
+function parseGlobal(argv: readonly string[]): ParsedArgs {
+  const { values, positionals } = readOptions(argv, GLOBAL_OPTIONS, undefined);
+  if (values.has('help')) return parsed('help', { topic: topicOf(positionals) });
+  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'; see ${helpHint(undefined)}`);
+  return parsed(values.has('version') ? 'version' : 'help');
+}
+
+function topicOf(positionals: readonly string[]): CommandName | undefined {
+  const [topic, extra] = positionals;
+  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'; see ${helpHint(undefined)}`);
+  if (topic !== undefined && !isCommand(topic)) throw new UsageError(`unknown command '${topic}'; see ${helpHint(undefined)}`);
+  return topic;
+}
+
+/**
+ * node:util's tokenizer, non-strict so that every complaint is ours: an unknown option, a value
+ * missing or given to a switch. A value that looks like an option (`--config --port 1`) is taken
+ * for a forgotten one, as node's strict mode does; `--config=-file` passes it on purpose.
+ */
+function readOptions(args: readonly string[], specs: readonly OptionSpec[], command: CommandName | undefined) {
+  const options = Object.fromEntries(
+    specs.map((o) => [o.name, { type: o.value ? ('string' as const) : ('boolean' as const), ...(o.short ? { short: o.short } : {}) }]),
+  );
+  const { tokens } = parseArgs({ args: [...args], options, strict: false, allowPositionals: true, tokens: true });
+  const values: Values = new Map();
+  const positionals: string[] = [];
+  const where = command ? ` for '${command}'` : '';
+  // Before any command, an unknown option is most likely a command's, written too early.
+  const unknownWhere = command ? where : " (a command's options go after it: sluice <command> [options])";
+  for (const token of tokens) {
+    if (token.kind === 'positional') positionals.push(token.value);
+    if (token.kind !== 'option') continue;
+    const spec = specs.find((o) => o.name === token.name);
+    if (!spec) throw new UsageError(`unknown option ${token.rawName}${unknownWhere}; see ${helpHint(command)}`);
+    if (!spec.value) {
+      if (token.value !== undefined) throw new UsageError(`option --${spec.name} takes no value${where}; see ${helpHint(command)}`);
+      values.set(spec.name, true);
+    } else if (!token.value || (!token.inlineValue && token.value.startsWith('-'))) {
+      throw new UsageError(`option --${spec.name} needs a value (--${spec.name} ${spec.value})${where}; see ${helpHint(command)}`);
+    } else {
+      values.set(spec.name, token.value);
+    }
   }
-  return { command, config: values.config, port, host: values.host, noWorker: values['no-worker'] };
+  return { values, positionals };
+}
+
+function stringValue(values: Values, name: string): string | undefined {
+  const value = values.get(name);
+  return typeof value === 'string' ? value : undefined;
+}
+
+function portValue(values: Values, command: CommandName): number | undefined {
+  const text = stringValue(values, 'port');
+  if (text === undefined) return undefined;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new UsageError(`--port must be an integer 0-65535, got "${text}"; see ${helpHint(command)}`);
+  return port;
+}
+
+function helpHint(command: CommandName | undefined): string {
+  return command && command !== 'help' ? `sluice ${command} --help` : 'sluice --help';
+}
+
+function parsed(command: CommandName, fields: Partial<Omit<ParsedArgs, 'command'>> = {}): ParsedArgs {
+  return { command, topic: undefined, config: undefined, port: undefined, host: undefined, noWorker: false, ...fields };
 }

@@ -1,7 +1,12 @@
-import { USAGE, UsageError, parseCliArgs } from './args.js';
+import { parseCliArgs } from './args.js';
+import { isConfigurationError } from './configuration-error.js';
+import { USAGE, commandHelp } from './help.js';
 import { holdYoungGeneration } from './young-generation.js';
 
 const VERSION = '0.1.0';
+
+/** The invocation or the configuration is wrong (docs/operations.md); failures while running exit 1 from the bin. */
+const EXIT_USAGE = 2;
 
 /** Entry point of the `sluice` bin. Returns an exit code for the commands that end on their own. */
 export async function main(argv: readonly string[]): Promise<number | undefined> {
@@ -33,23 +38,14 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
         process.stdout.write(`sluice ${VERSION}\n`);
         return 0;
       case 'help':
-        process.stdout.write(USAGE);
+        process.stdout.write(args.topic ? commandHelp(args.topic) : USAGE);
         return 0;
-      default:
-        throw new UsageError(`unknown command: ${args.command}`);
     }
   } catch (err) {
-    if (err instanceof Error && (await isUserError(err))) {
-      process.stderr.write(`sluice: ${err.message}\n${err instanceof UsageError ? `\n${USAGE}` : ''}`);
-      return 2;
+    if (err instanceof Error && (await isConfigurationError(err))) {
+      process.stderr.write(`sluice: ${err.message}\n`);
+      return EXIT_USAGE;
     }
     throw err;
   }
-}
-
-/** Bad arguments, config or secrets. Their classes are imported here, not up front, for the same reason as the commands'. */
-async function isUserError(err: Error): Promise<boolean> {
-  if (err instanceof UsageError) return true;
-  const [{ ConfigError }, { SecretError }] = await Promise.all([import('@sluice/config'), import('@sluice/auth')]);
-  return err instanceof ConfigError || err instanceof SecretError;
 }

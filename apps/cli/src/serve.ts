@@ -13,7 +13,8 @@ export async function serve(args: ParsedArgs): Promise<void> {
   checkDeployment({ command: 'serve', backend: config.state.backend, noWorker: args.noWorker, logger });
   const api = await composeApi(config, { logger, metrics: new Metrics() });
   if (!args.noWorker) await startConsumers(api.runtime);
-  onShutdownSignal(logger, config.server.shutdown_timeout_seconds * 1000, () => api.close());
+  const timing = { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: config.server.drain_delay_seconds * 1000 };
+  onShutdownSignal(logger, timing, (drainDelayMs) => api.close({ drainDelayMs }));
   const address = await api.app.listen({ port: config.server.port, host: config.server.host });
   logger.info(
     { address, config_file: file ?? null, backend: config.state.backend, worker: !args.noWorker, providers: api.runtime.providers.names() },

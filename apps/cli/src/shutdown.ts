@@ -1,22 +1,34 @@
 import type { Logger } from '@sluice/telemetry';
+import { whenParentExits } from './parent-watch.js';
+
+export interface ShutdownTiming {
+  /** How long the drain itself may take before the process exits 1. */
+  timeoutMs: number;
+  /** SIGTERM only: how long to keep serving with /ready at 503 first (server.drain_delay_seconds). */
+  drainDelayMs: number;
+}
 
 /**
- * SIGTERM/SIGINT: run `stop` once (stop accepting, finish in-flight work, close Redis). If it has
- * not finished within the timeout the process exits anyway, non-zero, so an orchestrator never
- * waits forever on a stuck drain.
+ * SIGTERM/SIGINT, or under npm its process going away (parent-watch.ts): run `stop` once (stop
+ * accepting, finish in-flight work, close Redis). SIGTERM — what an orchestrator sends — first
+ * keeps serving for the drain delay so load balancers notice /ready; Ctrl-C and a vanished parent
+ * skip it. If the drain has not finished within delay + timeout the process exits anyway,
+ * non-zero, so an orchestrator never waits forever on a stuck drain.
  */
-export function onShutdownSignal(logger: Logger, timeoutMs: number, stop: () => Promise<void>): void {
+export function onShutdownSignal(logger: Logger, timing: ShutdownTiming, stop: (drainDelayMs: number) => Promise<void>): void {
   let stopping = false;
-  const handle = (signal: NodeJS.Signals) => {
+  const handle = (why: { signal: NodeJS.Signals } | { reason: string }) => {
     if (stopping) return;
     stopping = true;
-    logger.info({ signal, timeout_ms: timeoutMs }, 'shutting down');
+    const drainDelayMs = 'signal' in why && why.signal === 'SIGTERM' ? timing.drainDelayMs : 0;
+    const timeoutMs = drainDelayMs + timing.timeoutMs;
+    logger.info({ ...why, drain_delay_ms: drainDelayMs, timeout_ms: timeoutMs }, 'shutting down');
     const force = setTimeout(() => {
       logger.error({ timeout_ms: timeoutMs }, 'shutdown timed out; exiting');
       process.exit(1);
     }, timeoutMs);
     force.unref();
-    stop().then(
+    stop(drainDelayMs).then(
       () => {
         logger.info('shutdown complete');
         logger.flush();
@@ -28,6 +40,7 @@ export function onShutdownSignal(logger: Logger, timeoutMs: number, stop: () => 
       },
     );
   };
-  process.once('SIGTERM', handle);
-  process.once('SIGINT', handle);
+  process.once('SIGTERM', () => handle({ signal: 'SIGTERM' }));
+  process.once('SIGINT', () => handle({ signal: 'SIGINT' }));
+  whenParentExits(() => handle({ reason: 'parent process exited' }));
 }

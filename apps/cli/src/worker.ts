@@ -11,7 +11,8 @@ export async function worker(args: ParsedArgs): Promise<void> {
   const logger = createLogger({ level: config.logging.level, role: 'worker' });
   checkDeployment({ command: 'worker', backend: config.state.backend, noWorker: false, logger });
   const worker = await composeWorker(config, { logger, metrics: new Metrics() });
-  onShutdownSignal(logger, config.server.shutdown_timeout_seconds * 1000, () => worker.close());
+  // No load balancer routes to a worker: nothing to drain before closing.
+  onShutdownSignal(logger, { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: 0 }, () => worker.close());
   const address = await worker.health.listen({ port: config.worker.port, host: config.worker.host });
   logger.info({ address, kinds: worker.kinds }, 'sluice worker running');
 }

@@ -1,5 +1,5 @@
 import type { Runtime } from '@sluice/gateway';
-import { installErrorHandling, operationsRoutes, type Readiness } from '@sluice/http';
+import { edgeErrorOptions, installErrorHandling, operationsRoutes, type Readiness } from '@sluice/http';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 
 /** The worker's own small HTTP server: /health, /ready and /metrics for probes and Prometheus. */
@@ -9,6 +9,7 @@ export async function buildWorkerHealthServer(runtime: Pick<Runtime, 'logger' | 
     loggerInstance: runtime.logger as FastifyBaseLogger,
     logController: new LogController({ disableRequestLogging: true }),
     forceCloseConnections: true,
+    ...edgeErrorOptions,
   });
   installErrorHandling(app, { maxBodyBytes: 1024 });
   await app.register(operationsRoutes, { metrics: runtime.metrics, readiness });

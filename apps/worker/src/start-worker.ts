@@ -15,6 +15,15 @@ export async function startConsumers(runtime: Runtime): Promise<string[]> {
     runtime.scheduler.consume(kind, handler, { concurrency: def.concurrency });
   }
   await runtime.declareSchedules();
+  // A Redis that restarted empty lost the repeatable jobs (reaper, sweeps, recurring actions):
+  // declaring is idempotent, so every reconnect declares them again.
+  const log = runtime.logger.child({ component: 'worker' });
+  runtime.state.onReconnected(() => {
+    runtime.declareSchedules().then(
+      () => log.info('state backend reconnected; schedules declared again'),
+      (err: unknown) => log.warn({ err }, 'state backend reconnected; declaring schedules failed'),
+    );
+  });
   await runtime.scheduler.start();
   return kinds;
 }

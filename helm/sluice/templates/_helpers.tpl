@@ -83,7 +83,8 @@ app.kubernetes.io/component: {{ .component }}
 
 {{- define "sluice.terminationGracePeriodSeconds" -}}
 {{- $timeout := int (dig "server" "shutdown_timeout_seconds" 30 (.Values.config | default dict)) -}}
-{{- add $timeout .Values.shutdown.preStopSleepSeconds .Values.shutdown.extraGraceSeconds -}}
+{{- $drain := int (dig "server" "drain_delay_seconds" 5 (.Values.config | default dict)) -}}
+{{- add $timeout $drain .Values.shutdown.preStopSleepSeconds .Values.shutdown.extraGraceSeconds -}}
 {{- end -}}
 
 {{/* Redis: host, password source, URL (with $(REDIS_PASSWORD) expanded by the kubelet). */}}

@@ -11,6 +11,8 @@ export interface AppendOptions {
    * with its index entries: one queue entry per record on Redis.
    */
   derived?: (record: AuditRecord) => readonly DeferrableWriteOp[];
+  /** The intent written before the provider call (action-intents.ts): removed in the record's own batch. */
+  intent?: string | undefined;
 }
 
 /** What a query may return to its caller (grants): applied to every record before paging. */
@@ -30,8 +32,12 @@ export interface StoreQuery extends Omit<AuditQuery, 'from' | 'to'> {
 export interface AuditStore {
   /** Persists a record and its indexes (deferred: queries apply them first); resolves once the backend holds them. Returns the stored record (id, expires_at and chain fields set). */
   append(record: NewAuditRecord, opts: AppendOptions): Promise<AuditRecord>;
-  /** The most recent record of an action id (null when none, or it has expired). */
-  get(actionId: string): Promise<AuditRecord | null>;
+  /**
+   * The most recent record of an action id that `visible` accepts (null when none, or all have
+   * expired). Ids are per tenant: the same id dispatched in two tenants is two records, and a
+   * caller sees only the ones its grants cover.
+   */
+  get(actionId: string, visible?: (record: AuditRecord) => boolean): Promise<AuditRecord | null>;
   /**
    * Newest first (dispatched_at, then record id). Records past their expires_at are hidden even
    * before expire() removes them. A page may end early, with a next_cursor, when a sparse filter

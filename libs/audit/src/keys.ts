@@ -16,7 +16,7 @@ import { GLOBAL_SCOPE, type StateKey } from '@sluice/state';
  *   audit-exp:{_:_}:due               expiry index: score = expires_at ms
  *   audit-scope:{_:_}:<code>          scope code → [namespace, tenant] (written once, never changed)
  * Hashed scope (256 slots' worth of buckets, so a cluster spreads them):
- *   audit-act:{_:#xx}:<action id>     the ref of the latest record of an action
+ *   audit-ids:{_:#xx}:<action id>     sorted set: the refs of the records of an action id (one per tenant that used it), newest first
  *
  * Tenant-scope and global indexes use different kinds so a tenant named like GLOBAL_SCOPE cannot
  * share a key with a global index.
@@ -35,7 +35,9 @@ export const KIND = {
   globalIndex: 'audit-gix',
   expiryIndex: 'audit-exp',
   scopeCode: 'audit-scope',
-  actionPointer: 'audit-act',
+  // A sorted set since ids became per tenant (a string before: a new kind, so old keys are never read as sets).
+  actionPointer: 'audit-ids',
+  intents: 'audit-intents',
 } as const;
 
 export function recordKey(scope: TenantScope, recordId: string): StateKey {
@@ -66,6 +68,11 @@ export function expiryIndexKey(): StateKey {
 
 export function scopeCodeKey(code: string): StateKey {
   return { kind: KIND.scopeCode, ...GLOBAL_SCOPE, id: code };
+}
+
+/** Actions whose provider call started and whose record is not written yet, scored by when to give up on them. */
+export function intentIndexKey(): StateKey {
+  return { kind: KIND.intents, ...GLOBAL_SCOPE, id: 'due' };
 }
 
 export function actionPointerKey(actionId: string): StateKey {

@@ -39,11 +39,18 @@ export function globalIndexWrites(record: AuditRecord, scopeCode: string, placem
 }
 
 /**
- * The action pointer. The pointer of an expiring record expires with it (a backend TTL), so the
- * reaper never has to delete a pointer a newer record may own.
+ * The action pointer: a sorted set per action id with one member per record of that id (ids are
+ * per tenant, so two tenants' records of one id are two members), scored by dispatch time so a
+ * lookup reads the newest first. It expires with the first record written into it (PEXPIRE NX);
+ * removeRecord drops a member when its record goes.
  */
 export function pointerWrite(record: AuditRecord, scopeCode: string, nowMs: number): WriteOp {
-  const pointer: WriteOp = { op: 'set', key: actionPointerKey(record.action_id), value: globalMember(record.id, scopeCode) };
+  const pointer: WriteOp = {
+    op: 'indexAdd',
+    index: actionPointerKey(record.action_id),
+    member: globalMember(record.id, scopeCode),
+    score: Date.parse(record.dispatched_at),
+  };
   const expiry = expiresAtMs(record);
   return expiry === null ? pointer : { ...pointer, ttlMs: Math.max(1, expiry - nowMs) };
 }
@@ -63,15 +70,9 @@ export async function removeRecord(store: StateStore, record: AuditRecord, scope
     ...placement.global.map((index) => store.indexRemove(index, gm)),
   ];
   if (placement.chain !== null) removals.push(store.indexRemove(placement.chain, tm));
-  // Pointers of expiring records expire by themselves; others are dropped only if still ours.
-  if (record.expires_at === null) removals.push(dropPointerIfOurs(store, record.action_id, gm));
+  removals.push(store.indexRemove(actionPointerKey(record.action_id), gm));
   await Promise.all(removals);
   const deleted = await store.delete(recordKey(record, record.id));
   if (placement.expiry !== null) await store.indexRemove(placement.expiry, gm);
   return deleted;
-}
-
-async function dropPointerIfOurs(store: StateStore, actionId: string, member: string): Promise<void> {
-  const key = actionPointerKey(actionId);
-  if ((await store.get(key)) === member) await store.delete(key);
 }

@@ -8,13 +8,13 @@ import {
   type Clock,
   type NewAuditRecord,
 } from '@sluice/core';
-import type { StateStore } from '@sluice/state';
+import type { StateStore, WriteOp } from '@sluice/state';
 import { runQuery } from './audit-query.js';
 import type { AppendOptions, AuditStore, StoreQuery } from './audit-store.js';
 import { verifyChain } from './chain-verifier.js';
 import { linkIntoChain, type UnlinkedRecord } from './hash-chain.js';
 import { globalAllIndex, placementOf } from './index-layout.js';
-import { actionPointerKey, expiryIndexKey } from './keys.js';
+import { actionPointerKey, expiryIndexKey, intentIndexKey } from './keys.js';
 import { isExpired } from './record-codec.js';
 import { RecordIdGenerator } from './record-id.js';
 import { RecordReader } from './record-reader.js';
@@ -37,6 +37,14 @@ export interface StateAuditStoreOptions {
  * The audit store on StateStore primitives, so the memory and Redis backends run the same code.
  * Layout in keys.ts; what a record is indexed under in index-layout.ts.
  */
+/** The record of an action whose intent was written settles it, in the same batch. */
+function intentRemoval(intent: string | undefined): WriteOp[] {
+  return intent === undefined ? [] : [{ op: 'indexRemove', index: intentIndexKey(), member: intent }];
+}
+
+/** Records one id can name across tenants that a lookup by id considers (ids are per tenant; a reuse beyond this many is not found by id). */
+const MAX_RECORDS_PER_ACTION_ID = 16;
+
 export class StateAuditStore implements AuditStore {
   private readonly clock: Clock;
   private readonly ids = new RecordIdGenerator();
@@ -75,13 +83,13 @@ export class StateAuditStore implements AuditStore {
     if (opts.chain) {
       // The value and tenant indexes join the head's CAS (one slot), so verify sees every link.
       record = await linkIntoChain(this.store, unlinked, (linked) => [valueWrite(linked), ...tenantIndexWrites(linked)]);
-      await this.store.writeBatch([pointerWrite(record, scopeCode, this.clock.now())], {
+      await this.store.writeBatch([pointerWrite(record, scopeCode, this.clock.now()), ...intentRemoval(opts.intent)], {
         deferred: [...globalIndexWrites(record, scopeCode), ...(opts.derived?.(record) ?? [])],
       });
     } else {
       record = Object.assign(unlinked, { sequence_number: null, previous_hash: null, record_hash: null });
       const placement = placementOf(record);
-      await this.store.writeBatch([valueWrite(record), pointerWrite(record, scopeCode, this.clock.now())], {
+      await this.store.writeBatch([valueWrite(record), pointerWrite(record, scopeCode, this.clock.now()), ...intentRemoval(opts.intent)], {
         deferred: [...tenantIndexWrites(record, placement), ...globalIndexWrites(record, scopeCode, placement), ...(opts.derived?.(record) ?? [])],
       });
     }
@@ -89,12 +97,16 @@ export class StateAuditStore implements AuditStore {
     return record;
   }
 
-  async get(actionId: string): Promise<AuditRecord | null> {
-    const member = await this.store.get(actionPointerKey(actionId));
-    if (member === null) return null;
-    const [record = null] = await this.reader.readMembers([member], null);
-    if (record === null || record.action_id !== actionId || isExpired(record, this.clock.now())) return null;
-    return record;
+  async get(actionId: string, visible: (record: AuditRecord) => boolean = () => true): Promise<AuditRecord | null> {
+    // Newest first: one entry per record of this id, in whichever tenants dispatched it.
+    const entries = await this.store.indexRange(actionPointerKey(actionId), { rev: true, limit: MAX_RECORDS_PER_ACTION_ID });
+    if (entries.length === 0) return null;
+    const records = await this.reader.readMembers(
+      entries.map((e) => e.member),
+      null,
+    );
+    const now = this.clock.now();
+    return records.find((r) => r !== null && r.action_id === actionId && !isExpired(r, now) && visible(r)) ?? null;
   }
 
   async query(query: StoreQuery): Promise<AuditPage> {

@@ -89,6 +89,19 @@ describe('loadConfig', () => {
     expect(config.server.port).toBe(7000);
   });
 
+  it('refuses a bad value in the file or env even when a later layer replaces it', () => {
+    const file = tempFile('server:\n  port: eighty\n');
+    expect(() => loadConfig({ file, env: {}, overrides: { 'server.port': 31190 } })).toThrow(/sluice\.yaml\):\n {2}- server\.port: /);
+    expect(() => loadConfig({ file, env: { SLUICE_SERVER__PORT: '9100' } })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { SLUICE_SERVER__PORT: 'eighty' }, overrides: { 'server.port': 7000 } })).toThrow(/\(environment\):\n {2}- server\.port: /);
+  });
+
+  it('leaves rules across keys to the merged config, so env may complete the file', () => {
+    const file = tempFile('auth:\n  enabled: true\n');
+    expect(loadConfig({ file, env: { SLUICE_AUTH__FILE: '/etc/sluice/credentials.yaml' } }).config.auth.file).toBe('/etc/sluice/credentials.yaml');
+    expect(() => loadConfig({ file, env: {} })).toThrow(/auth\.file: auth\.enabled needs auth\.file/);
+  });
+
   it('reads the file named by SLUICE_CONFIG', () => {
     const file = tempFile('server:\n  port: 9300\n');
     expect(loadConfig({ env: { SLUICE_CONFIG: file } }).config.server.port).toBe(9300);

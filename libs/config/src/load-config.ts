@@ -22,18 +22,45 @@ export interface LoadedConfig {
 
 const SECTIONS = Object.keys(SluiceConfig.shape);
 
-/** File < environment < flags, then one strict validation. Throws ConfigError naming each bad key. */
+/**
+ * File < environment < flags, then one strict validation. Throws ConfigError naming each bad key.
+ * Each layer's own values are checked before the next layer applies, so a bad value in the file
+ * (or env) is refused even when a flag (or env) replaces it.
+ */
 export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   const env = opts.env ?? process.env;
   const file = opts.file ?? (env.SLUICE_CONFIG || undefined);
   const raw = file ? readYaml(file) : {};
+  if (file) refuseBadValues(raw, file);
   const envApplied = applyEnvOverrides(raw, env, SECTIONS);
+  if (envApplied.length > 0) refuseBadValues(raw, 'environment');
   for (const [path, value] of Object.entries(opts.overrides ?? {})) {
     if (value !== undefined) setPath(raw, path.split('.'), value);
   }
   const result = SluiceConfig.safeParse(raw);
   if (!result.success) throw new ConfigError(formatIssues(file ?? 'defaults and environment', result.error.issues));
   return { config: result.data, file, envApplied };
+}
+
+/**
+ * Refuses values that are wrong on their own (type, range, enum, unknown key) in one layer. Rules
+ * across keys (`code: custom`, e.g. auth.enabled needs auth.file) and missing keys wait for the
+ * merged config: a later layer may legitimately complete them.
+ */
+function refuseBadValues(raw: Record<string, unknown>, source: string): void {
+  const result = SluiceConfig.safeParse(raw);
+  if (result.success) return;
+  const bad = result.error.issues.filter((issue) => issue.code !== 'custom' && valueAt(raw, issue.path) !== undefined);
+  if (bad.length > 0) throw new ConfigError(formatIssues(source, bad));
+}
+
+function valueAt(root: unknown, path: readonly PropertyKey[]): unknown {
+  let node = root;
+  for (const key of path) {
+    if (node === null || typeof node !== 'object') return undefined;
+    node = (node as Record<PropertyKey, unknown>)[key];
+  }
+  return node;
 }
 
 /** Parses YAML text into a config object; an empty document is an empty config. */

@@ -1,4 +1,4 @@
-import { ChainDefinition } from '@sluice/core';
+import { ChainDefinition, MAX_RETENTION_SECONDS, QuotaMaxActions, durationSeconds } from '@sluice/core';
 import { z } from 'zod';
 import { StateMachinesConfig } from './state-machines-schema.js';
 
@@ -17,6 +17,8 @@ const ServerConfig = z
     port: port.default(8080),
     external_url: z.url().default('http://localhost:8080'),
     shutdown_timeout_seconds: positiveInt.default(30),
+    /** After SIGTERM, how long /ready answers 503 while requests are still served, before the listener closes. */
+    drain_delay_seconds: z.number().int().min(0).max(300).default(5),
     max_body_bytes: positiveInt.default(1_048_576),
     /** JSON bodies nested deeper are refused (400 naming the path) before anything else reads them. */
     max_json_depth: z.number().int().min(2).max(1000).default(64),
@@ -87,6 +89,10 @@ const RulesConfig = z
     directory: z.string().min(1).nullable().default(null),
     /** How often each replica checks the shared rule generation, as a backstop to pub/sub. */
     sync_interval_seconds: positiveInt.default(5),
+    /** Longest string a regular expression scans (rules, expressions, silences); longer is an evaluation error. */
+    regex_max_input_length: positiveInt.max(16 * 1024 * 1024).default(65_536),
+    /** Cost units one CEL expression may spend per evaluation: an iteration is one, a regex scan its size × length / 4096. */
+    cel_max_cost: positiveInt.max(100_000_000).default(100_000),
   })
   .prefault({});
 
@@ -248,7 +254,7 @@ export const QuotaPolicyConfig = z.strictObject({
   id: z.string().min(1).max(256),
   namespace: z.string().min(1).max(256),
   tenant: z.string().min(1).max(256),
-  max_actions: z.number().int().positive(),
+  max_actions: QuotaMaxActions,
   window: QuotaWindow,
   overage_behavior: z.enum(['block', 'warn']).default('block'),
   enabled: z.boolean().default(true),
@@ -286,7 +292,7 @@ export const AuditConfig = z
   .strictObject({
     enabled: z.boolean().default(true),
     /** Gateway-wide record lifetime; a retention policy's audit_ttl_seconds overrides it per tenant. */
-    ttl_seconds: positiveInt.default(2_592_000),
+    ttl_seconds: durationSeconds(MAX_RETENTION_SECONDS).default(2_592_000),
     store_payload: z.boolean().default(true),
     /** Payload paths (dot-separated, e.g. `card.number`) replaced by `placeholder` before storing. */
     redact: z
@@ -297,6 +303,10 @@ export const AuditConfig = z
       .prefault({}),
     /** Memory backend only: records kept in the process; the oldest are evicted beyond it. */
     memory_max_records: positiveInt.default(100_000),
+    /** Records held in the process when their write fails (Redis away), written when it answers again; oldest dropped beyond. */
+    spool_max_records: positiveInt.max(1_000_000).default(10_000),
+    /** After this long an unrecorded provider call gets an `unknown` record; default: every attempt timing out, with backoffs, plus 30 s. */
+    unknown_after_seconds: positiveInt.max(86_400).optional(),
     /** Life of the daily analytics rollups (daily/weekly/monthly analytics, rule coverage) after their day ends. */
     analytics_retention_days: positiveInt.default(400),
     /** Life of the hourly analytics rollups (~24x the keys of the daily ones); capped at analytics_retention_days. */
@@ -324,6 +334,8 @@ export const BackgroundConfig = z
   .strictObject({
     enable_retention_reaper: z.boolean().default(true),
     retention_check_interval_seconds: positiveInt.default(3600),
+    /** How often a worker looks for provider calls whose process died before recording them (Redis only). */
+    intent_sweep_interval_seconds: positiveInt.max(3600).default(10),
     /** Most recurring actions one (namespace, tenant) pair may hold; a create beyond it is a 409. */
     max_recurring_actions_per_tenant: positiveInt.default(100),
   })

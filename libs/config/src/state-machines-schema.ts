@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { boundedName } from '@sluice/core';
+import { MAX_STATE_TIMEOUT_SECONDS, boundedName, durationSeconds } from '@sluice/core';
 
 /**
  * `state_machines:` — event lifecycles. Each machine is checked as a whole at start-up, so a
@@ -8,9 +8,6 @@ import { boundedName } from '@sluice/core';
  */
 
 const StateName = boundedName();
-
-/** A year: long enough for any lifecycle, short enough to stay an exact delay in ms. */
-const MAX_STATE_TIMEOUT_SECONDS = 31_536_000;
 
 const StateMachineTransitionConfig = z.strictObject({
   from: StateName,
@@ -21,7 +18,8 @@ const StateMachineTransitionConfig = z.strictObject({
 
 const StateMachineTimeoutConfig = z.strictObject({
   state: StateName,
-  after_seconds: z.number().int().positive().max(MAX_STATE_TIMEOUT_SECONDS),
+  /** A year at most: long enough for any lifecycle, short enough to stay an exact delay in ms. */
+  after_seconds: durationSeconds(MAX_STATE_TIMEOUT_SECONDS),
   transition_to: StateName,
 });
 

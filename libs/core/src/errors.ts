@@ -34,6 +34,8 @@ export const ERROR_STATUS = {
   VALIDATION_FAILED: 400,
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
+  REQUEST_TIMEOUT: 408,
+  HEADERS_TOO_LARGE: 431,
   // identity and permission
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
@@ -46,6 +48,7 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   NOT_READY: 503,
   FEATURE_DISABLED: 503,
+  STATE_UNAVAILABLE: 503,
   // everything else
   INTERNAL: 500,
 } as const;
@@ -65,6 +68,13 @@ export const errors = {
   payloadTooLarge: (limit?: number) =>
     new SluiceError('PAYLOAD_TOO_LARGE', limit === undefined ? 'request body is too large' : `request body exceeds the limit of ${limit} bytes`),
   unsupportedMediaType: (type: string) => new SluiceError('UNSUPPORTED_MEDIA_TYPE', `unsupported content type: ${type || '(none)'}; expected application/json`),
+  unsupportedCharset: (charset: string) => new SluiceError('UNSUPPORTED_MEDIA_TYPE', `unsupported charset: ${charset || '(empty)'}; expected utf-8`),
+  /** The connection's request did not arrive in full within server.request_timeout_seconds. */
+  requestTimeout: () => new SluiceError('REQUEST_TIMEOUT', 'request not received in time'),
+  headersTooLarge: () => new SluiceError('HEADERS_TOO_LARGE', 'request headers are too large'),
+  /** The state backend (Redis) is unreachable; nothing was executed. Retry after 2 s: ioredis reconnects about that often. */
+  stateUnavailable: (cause?: unknown) =>
+    new SluiceError('STATE_UNAVAILABLE', 'the state backend is unavailable; retry later', { extra: { retry_after: 2 }, cause }),
   unauthorized: (message = 'missing authentication credentials') => new SluiceError('UNAUTHORIZED', message),
   forbidden: (message: string) => new SluiceError('FORBIDDEN', message),
   notFound: (thing: string, id: string) => new SluiceError('NOT_FOUND', `${thing} not found: ${id}`),

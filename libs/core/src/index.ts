@@ -1,7 +1,10 @@
 export * from './clock.js';
+export * from './cron-fields.js';
 export * from './ids.js';
 export * from './errors.js';
+export { isBackendConnectionError } from './backend-errors.js';
 export * from './schemas/names.js';
+export * from './schemas/bounds.js';
 export * from './schemas/action.js';
 export * from './schemas/outcome.js';
 export * from './schemas/rules.js';

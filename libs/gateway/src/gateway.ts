@@ -1,5 +1,5 @@
-import type { ActionInput, BatchItemResult, Clock, DispatchOutcome } from '@sluice/core';
-import type { AuditRecorder } from './audit/audit-recorder.js';
+import { errors, type ActionInput, type BatchItemResult, type Clock, type DispatchOutcome } from '@sluice/core';
+import type { AuditRecorder, AuditWriteResult } from './audit/audit-recorder.js';
 import type { InternalEventBus } from './events/internal-events.js';
 import { normalizeAction } from './normalize-action.js';
 import { dispatchContext, type DispatchCaller } from './pipeline/context.js';
@@ -29,6 +29,8 @@ export interface GatewayDeps {
   recorder: DispatchRecorder;
   /** True when a provider of this name can be resolved (batch items naming others are per-item errors). */
   providerExists(name: string): boolean;
+  /** False while the state backend is known to be down: nothing starts that could not be recorded. */
+  stateAvailable?(): boolean;
   /** Batch items run at most this many at a time; results keep input order. */
   batchConcurrency?: number;
   /** Absent when audit is disabled. */
@@ -42,6 +44,9 @@ export class Gateway {
   constructor(private readonly deps: GatewayDeps) {}
 
   async dispatch(input: ActionInput, opts: DispatchOptions = {}): Promise<DispatchOutcome> {
+    // A dispatch whose rules and provider need no state would otherwise execute and then fail
+    // to write its audit record: refuse it before anything happens (503, retry later).
+    if (this.deps.stateAvailable?.() === false) throw errors.stateUnavailable();
     const started = performance.now();
     const dispatchedAtMs = this.deps.clock.now();
     const action = normalizeAction(input, this.deps.clock, dispatchedAtMs);
@@ -50,8 +55,9 @@ export class Gateway {
     // Nothing reached the provider's side for good: a retry must not find its dedup key taken.
     if (decided?.outcome === 'failed') await ctx.onFailed?.();
     // Dry runs leave no trace; everything else is recorded (as the client sent it) before we answer.
+    let audit: AuditWriteResult | undefined;
     if (decided && decided.outcome !== 'dry_run' && !ctx.dryRun && this.deps.audit) {
-      await this.deps.audit.record({
+      audit = await this.deps.audit.record({
         action,
         outcome: decided,
         verdict: ctx.verdict,
@@ -61,9 +67,12 @@ export class Gateway {
         caller: ctx.caller,
         dispatchedAtMs,
         completedAtMs: this.deps.clock.now(),
+        intent: ctx.intent,
       });
     }
-    const outcome: DispatchOutcome = decided ?? {
+    // A copy: a stage may hand back an outcome object it keeps.
+    const answered = decided && audit === 'deferred' ? { ...decided, audit } : decided;
+    const outcome: DispatchOutcome = answered ?? {
       outcome: 'dry_run',
       action_id: action.id,
       verdict: ctx.verdict,
@@ -73,7 +82,7 @@ export class Gateway {
     };
     this.deps.recorder.recordDispatch(outcome.outcome, (performance.now() - started) / 1000);
     // Only built while someone listens: a dispatch nobody streams pays nothing for the stream.
-    if (decided && outcome.outcome !== 'dry_run' && !ctx.dryRun && this.deps.events?.active) {
+    if (answered && outcome.outcome !== 'dry_run' && !ctx.dryRun && this.deps.events?.active) {
       this.deps.events.emit({
         type: 'action_dispatched',
         namespace: action.namespace,

@@ -1,5 +1,7 @@
-import { SluiceError, errors, type ErrorDetail } from '@sluice/core';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { SluiceError, errors, isBackendConnectionError, type ErrorDetail } from '@sluice/core';
+import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -20,24 +22,47 @@ function validationDetails(list: readonly AjvLikeError[], context: string | unde
   });
 }
 
-/** Maps anything thrown on the request path to a SluiceError; unknown errors become a bare 500. */
-function toSluiceError(err: unknown): SluiceError {
+/** The media type a request sent (without parameters, bounded: it is echoed in the message). */
+function mediaTypeOf(request: FastifyRequest | undefined): string {
+  const header = request?.headers['content-type'];
+  return (header?.split(';')[0] ?? '').trim().slice(0, 128);
+}
+
+/**
+ * Maps anything thrown on the request path to a SluiceError; unknown errors become a bare 500.
+ * No Fastify code (`FST_ERR_…`) reaches a client: the ones a request can cause are named here,
+ * and any other 4xx of Fastify's becomes the generic code of its status.
+ */
+function toSluiceError(err: unknown, request?: FastifyRequest): SluiceError {
   if (err instanceof SluiceError) return err;
+  if (isBackendConnectionError(err)) return errors.stateUnavailable(err);
   const fe = err as FastifyError & { validation?: AjvLikeError[]; validationContext?: string; type?: string };
   if (Array.isArray(fe.validation)) return errors.validation(validationDetails(fe.validation, fe.validationContext));
   switch (fe.code) {
+    // Fastify's message no longer names the type; the request's header does.
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return errors.unsupportedMediaType(String(fe.message.split(': ').pop() ?? ''));
+    case 'FST_ERR_ROUTE_MISSING_CONTENT_TYPE':
+      return errors.unsupportedMediaType(mediaTypeOf(request));
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
       return errors.payloadTooLarge();
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
       return errors.invalidJson('body is empty');
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
       return errors.invalidJson(fe.message);
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return errors.badRequest('request body size does not match Content-Length');
+    // The router's (through frameworkErrors): a path with broken percent-encoding, a path parameter over maxParamLength (100).
+    case 'FST_ERR_BAD_URL':
+      return errors.badRequest('malformed URL: the path is not valid percent-encoding');
+    case 'FST_ERR_MAX_PARAM_LENGTH':
+      return errors.badRequest('a path parameter is too long');
   }
   if (err instanceof SyntaxError && fe.statusCode === 400) return errors.invalidJson(err.message);
   if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-    return fe.statusCode === 404 ? errors.notFoundMessage(fe.message) : errors.badRequest(fe.message);
+    if (fe.statusCode === 404) return errors.notFoundMessage(fe.message);
+    if (fe.statusCode === 413) return errors.payloadTooLarge();
+    if (fe.statusCode === 415) return errors.unsupportedMediaType(mediaTypeOf(request));
+    return errors.badRequest(fe.message);
   }
   return errors.internal(err);
 }
@@ -48,18 +73,69 @@ function toSluiceError(err: unknown): SluiceError {
  * /ready) send it through here too.
  */
 export function sendError(reply: FastifyReply, e: SluiceError): FastifyReply {
-  if (e.code === 'RATE_LIMITED' && typeof e.extra?.retry_after === 'number') reply.header('retry-after', String(e.extra.retry_after));
+  if (typeof e.extra?.retry_after === 'number') reply.header('retry-after', String(e.extra.retry_after));
   if (e.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="sluice"');
   return reply.status(e.statusCode).send({ error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}), ...e.extra });
 }
 
+/** Logs a refused or failed request and answers it with the error body. */
+function answerError(err: unknown, request: FastifyRequest, reply: FastifyReply, maxBodyBytes?: number): FastifyReply {
+  let e = toSluiceError(err, request);
+  if (e.code === 'PAYLOAD_TOO_LARGE' && maxBodyBytes !== undefined) e = errors.payloadTooLarge(maxBodyBytes);
+  // An outage answers every request 503: one warn line each, without a stack trace.
+  if (e.code === 'STATE_UNAVAILABLE') request.log.warn({ code: e.code, reason: err instanceof Error ? err.message : String(err) }, 'request refused');
+  else if (e.statusCode >= 500) request.log.error({ err }, 'request failed');
+  else request.log.info({ code: e.code, reason: e.message }, 'request rejected');
+  return sendError(reply, e);
+}
+
+/** What the HTTP parser refused, as one of our errors. */
+function clientErrorOf(err: ConnectionError): SluiceError {
+  switch (err.code) {
+    case 'HPE_HEADER_OVERFLOW':
+      return errors.headersTooLarge();
+    case 'HPE_CHUNK_EXTENSIONS_OVERFLOW':
+      return errors.payloadTooLarge();
+    case 'ERR_HTTP_REQUEST_TIMEOUT':
+      return errors.requestTimeout();
+    default:
+      return errors.badRequest('malformed HTTP request');
+  }
+}
+
+/**
+ * Node's `clientError`: a request its HTTP parser refused (a malformed request line or header,
+ * headers over the 16 KiB limit) or one that did not arrive in time. Answered on the raw socket
+ * with the usual {error, code} body and `Connection: close`, then the connection is closed.
+ */
+function clientErrorHandler(err: ConnectionError, socket: Socket): void {
+  // A reset connection has no one left to answer.
+  if (err.code === 'ECONNRESET' || socket.destroyed) return;
+  // Bytes written after a response has started would corrupt it: then only close (as Node does).
+  const inFlight = (socket as Socket & { _httpMessage?: ServerResponse | null })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent) {
+    socket.destroy();
+    return;
+  }
+  const e = clientErrorOf(err);
+  const body = JSON.stringify({ error: e.message, code: e.code });
+  const head = `HTTP/1.1 ${e.statusCode} ${STATUS_CODES[e.statusCode] ?? ''}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n`;
+  socket.end(head + body, () => socket.destroy());
+}
+
+/**
+ * Fastify constructor options for every app: the errors Fastify's router (a bad URL, a path
+ * parameter over the length limit) and Node's HTTP parser answer before any route or error
+ * handler runs get the same error body as everything else.
+ */
+export const edgeErrorOptions = {
+  frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    answerError(err, request, reply);
+  },
+  clientErrorHandler,
+} satisfies Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'>;
+
 export function installErrorHandling(app: FastifyInstance, opts: { maxBodyBytes: number }): void {
-  app.setErrorHandler((err, request, reply) => {
-    let e = toSluiceError(err);
-    if (e.code === 'PAYLOAD_TOO_LARGE') e = errors.payloadTooLarge(opts.maxBodyBytes);
-    if (e.statusCode >= 500) request.log.error({ err }, 'request failed');
-    else request.log.info({ code: e.code, msg: e.message }, 'request rejected');
-    return sendError(reply, e);
-  });
+  app.setErrorHandler((err, request, reply) => answerError(err, request, reply, opts.maxBodyBytes));
   app.setNotFoundHandler((request, reply) => sendError(reply, errors.routeNotFound(request.method, request.url.split('?')[0] ?? '')));
 }

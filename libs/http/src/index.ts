@@ -1,3 +1,4 @@
+export * from './charset.js';
 export * from './error-handler.js';
 export * from './json-schema.js';
 export * from './operations-routes.js';

@@ -14,3 +14,4 @@ export { formatRuleSource } from './source-label.js';
 export { applyMergePatch } from './merge-patch.js';
 export { playgroundContext } from './playground-context.js';
 export { compileRe2 } from './conditions/operators.js';
+export { configureEvaluationLimits, evaluationLimits } from './evaluation-limits.js';

@@ -18,12 +18,14 @@ export interface CreateStateStoreOptions {
   clientName?: string;
   /** Redis only: how the deferred-write queue reports (see redis/deferred-writes.ts). */
   deferred?: Pick<DeferredQueueOptions, 'onError' | 'onApplied'>;
+  /** Called when a subscribe handler throws (default: process.emitWarning, plain text on stderr). */
+  onHandlerError?: (channel: string, err: unknown) => void;
 }
 
 /** The configured StateStore; for redis, resolves only once Redis answers (else throws naming the URL). */
 export async function createStateStore(opts: CreateStateStoreOptions): Promise<StateStore> {
   if (opts.backend === 'memory') {
-    return new MemoryStateStore({ clock: opts.clock, sweepIntervalMs: opts.sweepIntervalMs });
+    return new MemoryStateStore({ clock: opts.clock, sweepIntervalMs: opts.sweepIntervalMs, onHandlerError: opts.onHandlerError });
   }
   if (!opts.url) throw new Error('state backend "redis" needs a Redis URL');
   // Loaded here so that the memory backend never loads ioredis.
@@ -34,5 +36,6 @@ export async function createStateStore(opts: CreateStateStoreOptions): Promise<S
     connectTimeoutMs: opts.connectTimeoutMs,
     clientName: opts.clientName,
     deferred: opts.deferred,
+    onHandlerError: opts.onHandlerError,
   });
 }

@@ -1,3 +1,4 @@
+import { cronFieldProblem } from '@sluice/core';
 import { CronExpressionParser } from 'cron-parser';
 import type { ConsumeOptions, EnqueueOptions, RepeatOptions } from './scheduler.js';
 
@@ -44,6 +45,8 @@ export function resolveRepeat(kind: string, opts: RepeatOptions): RepeatRule {
   const cron = (opts.cron ?? '').trim();
   // The contract promises 5 fields; a 6th would silently mean seconds to cron-parser and BullMQ.
   if (!cron.startsWith('@') && cron.split(/\s+/).length !== 5) throw new Error(`cron must have 5 fields: ${JSON.stringify(cron)}`);
+  const outOfRange = cronFieldProblem(cron);
+  if (outOfRange) throw new Error(`invalid cron ${JSON.stringify(cron)}: ${outOfRange}`);
   const rule = { cron, timezone: opts.timezone ?? 'UTC' };
   nextCronTime(rule, Date.now()); // throws on a bad expression or time zone
   return rule;

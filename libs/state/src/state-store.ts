@@ -95,7 +95,9 @@ export interface IndexRangeQuery {
 export type WriteOp =
   | { op: 'set'; key: StateKey; value: string; ttlMs?: number }
   | { op: 'indexAdd'; index: StateKey; member: string; score: number; ttlMs?: number }
-  | { op: 'increment'; key: StateKey; by: number; ttlMs?: number };
+  | { op: 'increment'; key: StateKey; by: number; ttlMs?: number }
+  /** ZREM; writeBatch only (compareAndSwapWith refuses it). */
+  | { op: 'indexRemove'; index: StateKey; member: string; ttlMs?: undefined };
 
 /** Writes that may be deferred: counters and index entries, whose bulk application is the same as one by one. */
 export type DeferrableWriteOp = Extract<WriteOp, { op: 'increment' | 'indexAdd' }>;
@@ -216,5 +218,12 @@ export interface StateStore {
 
   /** True when the backend answers (readiness). */
   ping(): Promise<boolean>;
+  /**
+   * False while the connection to the backend is known to be down: a dispatch refuses to start
+   * (503) rather than execute an action it could not record. No round trip; true in memory.
+   */
+  available(): boolean;
+  /** Calls `listener` each time the connection comes back after a loss (not on the first connect); returns the unsubscribe. */
+  onReconnected(listener: () => void): () => void;
   close(): Promise<void>;
 }

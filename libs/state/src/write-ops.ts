@@ -10,7 +10,8 @@ import { checkScore, positiveMs } from './store-args.js';
 export type CheckedWrite =
   | { op: 'set'; key: StateKey; value: string; ttl: number | undefined }
   | { op: 'increment'; key: StateKey; by: number; ttl: number | undefined }
-  | { op: 'indexAdd'; key: StateKey; member: string; score: number; ttl: number | undefined };
+  | { op: 'indexAdd'; key: StateKey; member: string; score: number; ttl: number | undefined }
+  | { op: 'indexRemove'; key: StateKey; member: string; ttl: undefined };
 
 export function checkWrites(ops: readonly WriteOp[]): CheckedWrite[] {
   return ops.map(checkWrite);
@@ -26,6 +27,8 @@ function checkWrite(op: WriteOp): CheckedWrite {
       return { op: 'increment', key: op.key, by: op.by, ttl };
     case 'indexAdd':
       return { op: 'indexAdd', key: op.index, member: op.member, score: checkScore(op.score), ttl };
+    case 'indexRemove':
+      return { op: 'indexRemove', key: op.index, member: op.member, ttl: undefined };
     default:
       // Reachable from untyped callers only.
       throw new RangeError(`unknown write op ${JSON.stringify((op as { op: unknown }).op)}`);
@@ -40,9 +43,10 @@ export function checkDeferrable(ops: readonly WriteOp[]): readonly WriteOp[] {
   return ops;
 }
 
-/** compareAndSwapWith runs as one script, so every key must live in the CAS key's slot. */
+/** compareAndSwapWith runs as one script, so every key must live in the CAS key's slot; it only adds. */
 export function checkSameScope(key: StateKey, writes: readonly CheckedWrite[]): void {
   for (const w of writes) {
+    if (w.op === 'indexRemove') throw new RangeError('compareAndSwapWith: indexRemove is a writeBatch op');
     if (w.key.namespace !== key.namespace || w.key.tenant !== key.tenant) {
       throw new RangeError(`compareAndSwapWith: write to ${w.key.namespace}/${w.key.tenant} outside the CAS key's scope ${key.namespace}/${key.tenant}`);
     }

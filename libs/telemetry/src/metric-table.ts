@@ -97,6 +97,16 @@ export const METRICS = {
     name: 'sluice_audit_write_failures_total',
     help: 'Audit records that could not be written (the dispatch failed with them only in synchronous-write compliance modes)',
   },
+  auditSpooled: {
+    type: 'gauge',
+    name: 'sluice_audit_spooled_records',
+    help: 'Audit records held in this process because the state backend did not answer; written when it does',
+  },
+  auditSpoolDropped: {
+    type: 'counter',
+    name: 'sluice_audit_spool_dropped_total',
+    help: 'Spooled audit records dropped (oldest first) because audit.spool_max_records was reached',
+  },
   auditEvicted: {
     type: 'counter',
     name: 'sluice_audit_evicted_total',

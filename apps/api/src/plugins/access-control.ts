@@ -21,6 +21,16 @@ export interface AccessControlOptions {
   rateLimiter: RateLimiter;
 }
 
+/**
+ * The credential headers with every occurrence kept: `request.headers` holds only the first
+ * `Authorization` (Node drops repeats) and joins repeated `X-API-Key`s, so a request carrying
+ * two could pass on the first; two of either is a 401.
+ */
+function credentialHeaders(request: FastifyRequest): { authorization: string[] | undefined; 'x-api-key': string[] | undefined } {
+  const { authorization, 'x-api-key': apiKey } = request.raw.headersDistinct;
+  return { authorization, 'x-api-key': apiKey };
+}
+
 export function installAccessControl(app: FastifyInstance, opts: AccessControlOptions): void {
   app.decorateRequest('caller', null);
 
@@ -51,7 +61,7 @@ export function installAccessControl(app: FastifyInstance, opts: AccessControlOp
     let pending: Promise<void> | undefined;
     try {
       pending = opts.authenticator
-        ? opts.authenticator.authenticate(request.headers).then((caller) => admit(request, access, caller))
+        ? opts.authenticator.authenticate(credentialHeaders(request)).then((caller) => admit(request, access, caller))
         : admit(request, access, ANONYMOUS_CALLER);
     } catch (err) {
       return done(err as Error);

@@ -12,9 +12,17 @@ interface RequestLine {
   traceparent?: string;
 }
 
+/** Query parameters that are credentials (an approval link's `sig`, or a key a client put in the URL): their values are not logged. */
+const SECRET_PARAM = /([?&](?:sig|signature|token|access_token|api_key|apikey|key|password)=)[^&#]*/gi;
+
+/** The request URL as logged: credential parameters' values replaced. */
+function loggedUrl(url: string): string {
+  return url.includes('?') ? url.replace(SECRET_PARAM, '$1[REDACTED]') : url;
+}
+
 /**
  * One log line and one metric sample per request, written when the response is done. Fastify's
- * own request logging (two lines per request) is off. Payloads are never logged. The hooks take
+ * own request logging (two lines per request) is off. Payloads and credentials are never logged. The hooks take
  * a callback: an async hook costs a promise and a microtask per request.
  */
 export function installRequestLog(app: FastifyInstance, metrics: Metrics): void {
@@ -27,7 +35,7 @@ export function installRequestLog(app: FastifyInstance, metrics: Metrics): void 
     const elapsed = reply.elapsedTime;
     const status = reply.statusCode;
     metrics.recordHttpRequest(request.method, route, status, elapsed / 1000);
-    const line: RequestLine = { method: request.method, url: request.url, route, status, ms: Math.round(elapsed * 100) / 100 };
+    const line: RequestLine = { method: request.method, url: loggedUrl(request.url), route, status, ms: Math.round(elapsed * 100) / 100 };
     if (request.caller) line.caller = request.caller.id;
     const traceparent = request.headers.traceparent;
     if (typeof traceparent === 'string') line.traceparent = traceparent;

@@ -1,8 +1,12 @@
-import { Ajv2020 } from 'ajv/dist/2020.js';
+import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
+import { errors } from '@sluice/core';
 import type { FastifyInstance } from 'fastify';
 
 /** zod emits these formats; each also carries a pattern, so Ajv knows the names and leaves checking to the pattern. */
 const KNOWN_FORMATS = ['date-time', 'date', 'time', 'duration', 'uri', 'email', 'uuid', 'ipv4', 'ipv6'] as const;
+
+/** Refuses bytes that are not UTF-8 (a BOM is dropped, as JSON parsers may). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
 function makeAjv(coerce: boolean): Ajv2020 {
   return new Ajv2020({
@@ -15,17 +19,64 @@ function makeAjv(coerce: boolean): Ajv2020 {
   });
 }
 
+/** The first top-level field of a coerced query or params object that came out as ±Infinity or NaN. */
+function nonFiniteField(data: unknown): string | undefined {
+  if (data === null || typeof data !== 'object') return undefined;
+  for (const [key, value] of Object.entries(data)) {
+    if (typeof value === 'number' && !Number.isFinite(value)) return key;
+  }
+  return undefined;
+}
+
+/**
+ * Ajv coerces `"1e400"` (or `"Infinity"`) to Infinity, which passes `type: integer`, and skips
+ * `minimum`/`maximum` for numbers that are not finite: `?limit=1e400` came through as Infinity
+ * (a 200 with `"limit":null`, or a 500 from the store for `offset`). Such a value is refused as
+ * any other out-of-range one.
+ */
+function finiteNumbersOnly(validate: ValidateFunction): ValidateFunction {
+  const wrapped = ((data: unknown) => {
+    if (!validate(data)) {
+      wrapped.errors = validate.errors ?? null;
+      return false;
+    }
+    const field = nonFiniteField(data);
+    if (field === undefined) {
+      wrapped.errors = null;
+      return true;
+    }
+    const error: ErrorObject = { instancePath: `/${field}`, schemaPath: '#/type', keyword: 'type', params: {}, message: 'must be a finite number' };
+    wrapped.errors = [error];
+    return false;
+  }) as ValidateFunction;
+  return wrapped;
+}
+
 /**
  * Fastify's built-in Ajv speaks draft-07; our schemas are 2020-12. Bodies are validated as
  * sent (no type coercion: `"tenant": 5` is an error, not "5"); query strings and params are
- * strings on the wire, so they are coerced.
+ * strings on the wire, so they are coerced, and a number that coerces to ±Infinity is refused.
  */
 export function installValidation(app: FastifyInstance): void {
   const bodyAjv = makeAjv(false);
   const queryAjv = makeAjv(true);
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    const ajv = httpPart === 'body' ? bodyAjv : queryAjv;
-    return ajv.compile(schema);
+    if (httpPart === 'body') return bodyAjv.compile(schema);
+    return finiteNumbersOnly(queryAjv.compile(schema));
+  });
+  // JSON text is UTF-8 (RFC 8259): a body that is not is INVALID_JSON, not decoded with U+FFFD in
+  // place of its bad bytes (a tenant "ac\xffme" became "ac\ufffdme"). Then Fastify's own parser.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    let text: string;
+    try {
+      text = UTF8.decode(body as Buffer);
+    } catch {
+      done(errors.invalidJson('the body is not valid UTF-8'), undefined);
+      return;
+    }
+    parseJson(request, text, done);
   });
   // Only JSON bodies exist in this API: without the default text/plain parser, a text body is a 415, not a 400.
   app.removeContentTypeParser('text/plain');

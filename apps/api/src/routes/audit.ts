@@ -12,7 +12,6 @@ import {
   ComplianceStatusBody,
   ErrorBody,
   ReplayResult,
-  clampAuditLimit,
   errors,
   newId,
 } from '@sluice/core';
@@ -64,10 +63,10 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
   };
   /** The record of an action the caller may see in full (tenant, namespace, provider, action type). */
   const recordFor = async (caller: Caller, actionId: string): Promise<AuditRecord> => {
-    const record = await store().get(actionId);
+    // Only records the caller's grants cover: another tenant's record of the same id is "not
+    // found" (a 403 would say the id exists there), and cannot shadow the caller's own.
+    const record = await store().get(actionId, (r) => callerCovers(caller, r));
     if (!record) throw errors.notFoundMessage(`no audit record found for action: ${actionId}`);
-    // Another tenant's record is "not found": a 403 would say the id exists there.
-    if (!callerCovers(caller, record)) throw errors.notFound('audit record', record.action_id);
     return record;
   };
   const replay = async (request: FastifyRequest, caller: Caller, record: AuditRecord): Promise<ReplayResult> => {
@@ -99,7 +98,7 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
       const { limit, offset, cursor, ...filters } = request.query;
       return store().query({
         ...scopedQuery(callerOf(request), filters),
-        limit: clampAuditLimit(limit),
+        limit,
         offset,
         ...(cursor !== undefined ? { cursor } : {}),
       });
@@ -166,7 +165,7 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
       const caller = callerOf(request);
       const { limit, ...filters } = request.query;
       const { visible: _visible, ...query } = scopedQuery(caller, filters);
-      const page = await store().query({ ...query, limit: clampAuditLimit(limit), offset: 0 });
+      const page = await store().query({ ...query, limit, offset: 0 });
       const results: ReplayResult[] = [];
       let skipped = 0;
       for (const record of page.records) {

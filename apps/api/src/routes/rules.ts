@@ -1,5 +1,8 @@
 import {
   ErrorBody,
+  MAX_ACTIONS_PER_WINDOW,
+  MAX_GROUP_SIZE,
+  MAX_WAIT_SECONDS,
   PlaygroundInput,
   PlaygroundResult,
   RuleDetail,
@@ -24,8 +27,14 @@ const manage = { access: 'rules_manage' } as const;
 const globalScope = async (request: FastifyRequest) => assertCallerCoversScope(callerOf(request), { tenant: '*', namespace: '*' });
 const error = responseSchema(ErrorBody);
 const NameParams = requestSchema(z.object({ name: z.string().min(1).max(256) }));
-/** Rule bodies are validated by the rule compiler (which names the offending field); here only "an object". */
-const RuleBody = { type: 'object', description: 'a rule definition, as one entry of a YAML rules file (or with `expression` for a CEL rule)' };
+/** Rule bodies are validated by the rule compiler (which names the offending field); here only "an object", with the action limits spelt out. */
+const RuleBody = {
+  type: 'object',
+  description:
+    'a rule definition, as one entry of a YAML rules file (or with `expression` for a CEL rule). ' +
+    `Action limits (integers; beyond them 400): ttl_seconds, window_seconds, group_interval_seconds, repeat_interval_seconds 1-${MAX_WAIT_SECONDS}; ` +
+    `group_wait_seconds 0-${MAX_WAIT_SECONDS}; max_count 1-${MAX_ACTIONS_PER_WINDOW}; max_group_size 1-${MAX_GROUP_SIZE}`,
+};
 
 function sourceLabel(rule: CompiledRule): string {
   return rule.source.kind === 'api' ? 'api' : `${rule.source.kind}:${rule.source.file}`;

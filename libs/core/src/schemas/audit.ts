@@ -43,6 +43,9 @@ export type NewAuditRecord = Omit<AuditRecord, 'id' | 'sequence_number' | 'previ
 export const AuditFilterFields = ['namespace', 'tenant', 'provider', 'action_type', 'outcome', 'verdict', 'matched_rule', 'caller_id', 'chain_id'] as const;
 export type AuditFilterField = (typeof AuditFilterFields)[number];
 
+/** The largest audit page (and bulk replay): a larger `limit` is refused, not clamped. */
+const AUDIT_PAGE_MAX = 1000;
+
 export const AuditQuery = z.object({
   namespace: z.string().optional(),
   tenant: z.string().optional(),
@@ -55,18 +58,11 @@ export const AuditQuery = z.object({
   chain_id: z.string().optional(),
   from: z.iso.datetime({ offset: true }).optional().describe('dispatched at or after (RFC 3339)'),
   to: z.iso.datetime({ offset: true }).optional().describe('dispatched at or before (RFC 3339)'),
-  limit: z.number().int().default(50).describe('page size; clamped to 1..1000'),
+  limit: z.number().int().min(1).max(AUDIT_PAGE_MAX).default(50).describe('page size, 1..1000; out of range is a 400'),
   offset: z.number().int().min(0).default(0),
   cursor: z.string().max(1024).optional().describe('next_cursor of the previous page (then offset is ignored)'),
 });
 export type AuditQuery = z.infer<typeof AuditQuery>;
-
-const AUDIT_PAGE_MAX = 1000;
-
-/** Out-of-range page sizes are clamped, not refused (as the reference does). */
-export function clampAuditLimit(limit: number): number {
-  return Math.min(AUDIT_PAGE_MAX, Math.max(1, limit));
-}
 
 export const AuditPage = z.object({
   records: z.array(AuditRecord),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_CHAIN_STEPS, MAX_STEP_DELAY_SECONDS, MAX_WAIT_SECONDS, durationSeconds } from './bounds.js';
 import { boundedName } from './names.js';
 
 /** What a failed step does to its run: stop it, go on to the next step, or stop it and put the step in the dead-letter queue. */
@@ -11,13 +12,7 @@ const ChainStep = z
     provider: boundedName().optional(),
     action_type: boundedName().optional(),
     sub_chain: boundedName().optional().describe('another chain definition, run instead of a provider call'),
-    delay_seconds: z
-      .number()
-      .int()
-      .min(0)
-      .max(7 * 86_400)
-      .optional()
-      .describe('wait this long before the step runs'),
+    delay_seconds: durationSeconds(MAX_STEP_DELAY_SECONDS, 0).optional().describe('wait this long before the step runs'),
     on_failure: ChainOnFailure.optional().describe("default: the chain's on_failure"),
   })
   .refine((s) => (s.sub_chain === undefined) === (s.provider !== undefined && s.action_type !== undefined), {
@@ -33,14 +28,8 @@ export const ChainDefinition = z
     name: boundedName(128),
     description: z.string().max(1024).optional(),
     on_failure: ChainOnFailure.default('abort'),
-    timeout_seconds: z
-      .number()
-      .int()
-      .positive()
-      .max(30 * 86_400)
-      .optional()
-      .describe('the whole run, sub-chains included'),
-    steps: z.array(ChainStep).min(1).max(64),
+    timeout_seconds: durationSeconds(MAX_WAIT_SECONDS).optional().describe('the whole run, sub-chains included'),
+    steps: z.array(ChainStep).min(1).max(MAX_CHAIN_STEPS, `at most ${MAX_CHAIN_STEPS} steps`),
   })
   .refine((d) => new Set(d.steps.map((s) => s.name)).size === d.steps.length, { message: 'step names must be unique within a chain', path: ['steps'] });
 export type ChainDefinition = z.infer<typeof ChainDefinition>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AuditDeferred } from './audit-deferred.js';
 import { boundedName } from './names.js';
 
 /** A namespace, tenant, state or fingerprint: non-empty, bounded, free of control characters. */
@@ -18,6 +19,7 @@ export type StateRefusal = z.infer<typeof StateRefusal>;
 export const StateChangedOutcome = z.object({
   outcome: z.literal('state_changed'),
   action_id: z.string(),
+  audit: AuditDeferred,
   fingerprint: z.string(),
   previous_state: z.string(),
   new_state: z.string(),

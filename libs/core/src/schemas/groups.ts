@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AuditDeferred } from './audit-deferred.js';
 
 /** Spec "Event group" states. */
 export const GroupState = z.enum(['pending', 'notified', 'resolved']);
@@ -85,6 +86,7 @@ export type GroupFlushResult = z.infer<typeof GroupFlushResult>;
 export const GroupedOutcome = z.object({
   outcome: z.literal('grouped'),
   action_id: z.string(),
+  audit: AuditDeferred,
   group_id: z.string(),
   group_size: z.number().int(),
   notify_at: z.string().describe('RFC 3339'),

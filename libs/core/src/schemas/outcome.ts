@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AuditDeferred } from './audit-deferred.js';
 import { FAILURE_CODE_LIST } from '../errors.js';
 import { StateChangedOutcome } from './events.js';
 import { GroupedOutcome } from './groups.js';
@@ -19,7 +20,7 @@ export const FailureInfo = z.object({
 });
 export type FailureInfo = z.infer<typeof FailureInfo>;
 
-const base = { action_id: z.string() };
+const base = { action_id: z.string(), audit: AuditDeferred };
 
 /** Dispatch outcomes, internally tagged by `outcome` (api-decisions.md "Dispatch"). */
 const ExecutedOutcome = z.object({ outcome: z.literal('executed'), ...base, response: ProviderResponse });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_ACTIONS_PER_WINDOW, boundedCount } from './bounds.js';
 import { boundedName } from './names.js';
 
 /** A policy scope or id: non-empty, bounded, free of control characters. `*` as a scope matches any value. */
@@ -12,7 +13,8 @@ export type QuotaWindowName = z.infer<typeof QuotaWindowName>;
 export const QuotaOverage = z.enum(['block', 'warn']);
 export type QuotaOverage = z.infer<typeof QuotaOverage>;
 
-const MaxActions = z.number().int().positive().max(Number.MAX_SAFE_INTEGER).describe('actions allowed per window');
+/** Shared with `quotas.policies` of the config file. */
+export const QuotaMaxActions = boundedCount(MAX_ACTIONS_PER_WINDOW).describe(`actions allowed per window (1 to ${MAX_ACTIONS_PER_WINDOW})`);
 const Description = z.string().max(1024);
 
 /** POST /v1/quotas. Unknown keys are refused so a scope the gateway does not support (provider...) is never silently widened. */
@@ -20,7 +22,7 @@ export const QuotaCreateInput = z.strictObject({
   id: Name.optional().describe('policy id; a UUID is generated when absent'),
   namespace: Name.describe('namespace the policy applies to, or * for any'),
   tenant: Name.describe('tenant the policy applies to, or * for any (each tenant then counts separately)'),
-  max_actions: MaxActions,
+  max_actions: QuotaMaxActions,
   window: QuotaWindowName,
   overage_behavior: QuotaOverage.default('block'),
   enabled: z.boolean().default(true),
@@ -30,7 +32,7 @@ export type QuotaCreateInput = z.infer<typeof QuotaCreateInput>;
 
 /** PUT /v1/quotas/{id}: a partial update; the scope (namespace, tenant) and id never change. */
 export const QuotaUpdateInput = z.strictObject({
-  max_actions: MaxActions.optional(),
+  max_actions: QuotaMaxActions.optional(),
   window: QuotaWindowName.optional(),
   overage_behavior: QuotaOverage.optional(),
   enabled: z.boolean().optional(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_RECURRING_EXECUTIONS, boundedCount } from './bounds.js';
 import { boundedName } from './names.js';
 import { ActionMetadata, Labels } from './action.js';
 
@@ -10,7 +11,7 @@ const TimeZone = z.string().min(1).max(128);
 const Timestamp = z.iso.datetime({ offset: true });
 const Description = z.string().max(1024);
 const RecurringName = z.string().min(1).max(256);
-const MaxExecutions = z.number().int().positive().max(Number.MAX_SAFE_INTEGER);
+const MaxExecutions = boundedCount(MAX_RECURRING_EXECUTIONS);
 const Payload = z.record(z.string(), z.unknown()).describe('arbitrary JSON object');
 
 /** `namespace` and `tenant` of a recurring-action route: in the query (spec) or the JSON body (reference SDKs). */

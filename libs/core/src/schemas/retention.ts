@@ -1,13 +1,12 @@
 import { z } from 'zod';
+import { MAX_RETENTION_SECONDS, durationSeconds } from './bounds.js';
 import { boundedName } from './names.js';
 
 /** A namespace or tenant: non-empty, bounded, free of control characters. */
 const Name = boundedName();
 
-/** 100 years: far beyond any real retention, and small enough that a TTL in ms stays exact. */
-const MAX_RETENTION_TTL_SECONDS = 3_153_600_000;
-
-const TtlSeconds = z.number().int().positive().max(MAX_RETENTION_TTL_SECONDS);
+/** 1 s to 10 years (docs/retention.md, "Limits"); a pair that must keep its records longer takes compliance_hold. */
+const TtlSeconds = durationSeconds(MAX_RETENTION_SECONDS);
 const Description = z.string().max(1024);
 const Labels = z.record(z.string().min(1).max(256), z.string().max(1024));
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_SILENCE_SECONDS, durationMinutes, durationSeconds } from './bounds.js';
 import { boundedName } from './names.js';
 
 /** Alertmanager's four matcher kinds (displayed `=`, `!=`, `=~`, `!~`). */
@@ -22,13 +23,7 @@ export const SilenceCreateInput = z.strictObject({
   comment: Comment,
   starts_at: Instant.optional().describe('default: now'),
   ends_at: Instant.optional(),
-  duration_seconds: z
-    .number()
-    .int()
-    .positive()
-    .max(10 * 365 * 86_400)
-    .optional()
-    .describe('ends_at = starts_at + duration'),
+  duration_seconds: durationSeconds(MAX_SILENCE_SECONDS).optional().describe('ends_at = starts_at + duration'),
 });
 export type SilenceCreateInput = z.infer<typeof SilenceCreateInput>;
 
@@ -41,11 +36,7 @@ export type SilenceUpdateInput = z.infer<typeof SilenceUpdateInput>;
 
 /** POST /v1/silences/{id}/extend: minutes added to the current `ends_at`. */
 export const SilenceExtendInput = z.strictObject({
-  minutes: z
-    .number()
-    .int()
-    .positive()
-    .max(10 * 365 * 1440),
+  minutes: durationMinutes(MAX_SILENCE_SECONDS / 60),
 });
 export type SilenceExtendInput = z.infer<typeof SilenceExtendInput>;
 

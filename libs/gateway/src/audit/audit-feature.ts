@@ -1,12 +1,56 @@
+import type { SluiceConfig } from '@sluice/config';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { RetentionRepository } from '../retention/retention-repository.js';
+import { ActionIntents } from './action-intents.js';
+import type { AuditRecorder } from './audit-recorder.js';
 import { createAudit, type AuditParts } from './create-audit.js';
+
+/** The job kind (a durable BullMQ queue name: never rename) and schedule of the intent sweeper. */
+const INTENT_SWEEP_KIND = 'intent-sweep';
+const INTENT_SWEEP_SCHEDULE_ID = 'intent-sweeper';
+const INTENTS_PER_SWEEP = 500;
 
 export interface AuditFeature extends Feature {
   readonly parts: AuditParts;
+  /** Null unless audit is on and state is shared (Redis): in one process, a crash loses everything anyway. */
+  readonly intents: ActionIntents | null;
 }
 
-/** The audit trail, its analytics and coverage rollups, and the recorder the gateway writes each dispatch through. */
+/**
+ * How long after a provider call starts its intent is given up on: every attempt timing out,
+ * with the longest backoff between them, plus a margin for the record's own write.
+ */
+function intentGraceMs(config: SluiceConfig): number {
+  if (config.audit.unknown_after_seconds !== undefined) return config.audit.unknown_after_seconds * 1000;
+  const { executor } = config;
+  const attempts = executor.max_retries + 1;
+  return attempts * executor.timeout_seconds * 1000 + executor.max_retries * executor.backoff_max_ms + 30_000;
+}
+
+/** The audit trail, its analytics and coverage rollups, the recorder the gateway writes each dispatch through, and the intents of provider calls in flight. */
 export function auditFeature(ctx: FeatureContext, retention: RetentionRepository): AuditFeature {
-  return { name: 'audit', parts: createAudit(ctx.config, { ...ctx, retention }) };
+  const parts = createAudit(ctx.config, { ...ctx, retention });
+  const recorder = parts.recorder;
+  if (!recorder) return { name: 'audit', parts, intents: null };
+  const close = () => recorder.close();
+  if (ctx.state.backend === 'memory') return { name: 'audit', parts, intents: null, close };
+  const intents = new ActionIntents({ state: ctx.state, clock: ctx.clock, graceMs: intentGraceMs(ctx.config) });
+  const log = ctx.logger.child({ component: 'audit' });
+  return {
+    name: 'audit',
+    parts,
+    intents,
+    close,
+    jobs: {
+      [INTENT_SWEEP_KIND]: {
+        concurrency: 1,
+        handler: async () => {
+          const settled = await intents.sweep(INTENTS_PER_SWEEP, (intent) => (recorder as AuditRecorder).recordUnknown(intent));
+          if (settled > 0) log.warn({ settled }, 'provider calls whose process died before recording them: unknown records written');
+        },
+      },
+    },
+    declareSchedules: () =>
+      ctx.scheduler.repeat(INTENT_SWEEP_KIND, { id: INTENT_SWEEP_SCHEDULE_ID, everyMs: ctx.config.background.intent_sweep_interval_seconds * 1000 }),
+  };
 }

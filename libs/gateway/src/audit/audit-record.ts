@@ -4,9 +4,16 @@ import type { DispatchCaller } from '../pipeline/context.js';
 /** Action fields outside payload and metadata, kept under `__<name>` metadata keys so a replay can rebuild the action. */
 const CARRIED_FIELDS = ['dedup_key', 'status', 'fingerprint', 'starts_at', 'ends_at'] as const;
 
+/** Only in the trail: a provider call whose process died before the outcome was known. */
+interface UnknownOutcome {
+  outcome: 'unknown';
+  action_id: string;
+  reason: string;
+}
+
 export interface RecordInput {
   action: Action;
-  outcome: Exclude<DispatchOutcome, { outcome: 'dry_run' }>;
+  outcome: Exclude<DispatchOutcome, { outcome: 'dry_run' }> | UnknownOutcome;
   verdict: string;
   matchedRule: string | null;
   /** Details for the record only, beside the outcome's own (a silence's comment). */

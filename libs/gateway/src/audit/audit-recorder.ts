@@ -1,11 +1,15 @@
 import type { AuditStore } from '@sluice/audit';
-import type { AuditRecord } from '@sluice/core';
+import { SluiceError, isoString, type AuditRecord } from '@sluice/core';
+import type { ActionIntent } from './action-intents.js';
 import type { AuditConfig } from '@sluice/config';
 import type { DeferrableWriteOp } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import { buildAuditRecord, type RecordInput } from './audit-record.js';
+import { AuditSpool } from './audit-spool.js';
 import type { ComplianceStatus } from './compliance.js';
 import { redactPayload } from './redact.js';
+
+const UNKNOWN_REASON = 'the process calling the provider stopped before the outcome was recorded: the action may or may not have executed';
 
 /** Something kept up to date from every record (analytics and coverage rollups): its writes are deferred with the record's. */
 interface AuditObserver {
@@ -21,17 +25,35 @@ export interface AuditRecorderDeps {
   observers: readonly AuditObserver[];
   logger: Logger;
   onWriteFailed(): void;
+  /** Records kept in the process while the backend is away, and how often they are retried. */
+  spool: { maxRecords: number; retryMs: number; onDropped(): void; onSizeChanged(size: number): void };
 }
 
-export type AuditEntry = Omit<RecordInput, 'ttlMs' | 'storedPayload'>;
+interface SpooledRecord {
+  draft: AuditRecordDraft;
+  ttlMs: number | null;
+  intent: string | undefined;
+}
+
+type AuditRecordDraft = ReturnType<typeof buildAuditRecord>;
+
+/** `deferred`: the write failed after the action ran; the record waits in the spool (the response says so). */
+export type AuditWriteResult = 'written' | 'deferred';
+
+export type AuditEntry = Omit<RecordInput, 'ttlMs' | 'storedPayload'> & {
+  /** The intent of its provider call, removed with the record (action-intents.ts). */
+  intent?: string | undefined;
+};
 
 /**
  * Writes the audit record of one dispatch, awaited before the response: an acknowledged action
  * always has its record. When the write fails, synchronous-write compliance modes fail the
- * request; otherwise the failure is logged and counted and the outcome still returned.
+ * request; otherwise the failure is logged and counted, the record goes to the spool (written
+ * when the backend answers again), and the outcome is returned marked `audit: "deferred"`.
  */
 export class AuditRecorder {
   private readonly derived: (record: AuditRecord) => DeferrableWriteOp[];
+  private readonly spool: AuditSpool<SpooledRecord>;
 
   constructor(private readonly deps: AuditRecorderDeps) {
     this.derived = (record) => {
@@ -39,20 +61,83 @@ export class AuditRecorder {
       for (const observer of deps.observers) for (const w of observer.writesFor(record)) writes.push(w);
       return writes;
     };
+    this.spool = new AuditSpool<SpooledRecord>({
+      maxEntries: deps.spool.maxRecords,
+      retryMs: deps.spool.retryMs,
+      write: (entry) => this.append(entry.draft, entry.ttlMs, entry.intent),
+      onDropped: deps.spool.onDropped,
+      onWritten: (count) => {
+        deps.spool.onSizeChanged(this.spool.size);
+        deps.logger.info({ written: count, spooled: this.spool.size }, 'spooled audit records written');
+      },
+    });
   }
 
-  async record(entry: AuditEntry): Promise<void> {
+  /** Spooled records not yet written. */
+  get spooled(): number {
+    return this.spool.size;
+  }
+
+  /** Tries the spool once more and stops retrying (process shutdown). */
+  close(): Promise<void> {
+    return this.spool.close();
+  }
+
+  private async append(draft: AuditRecordDraft, ttlMs: number | null, intent?: string): Promise<void> {
+    await this.deps.store.append(draft, { ttlMs, chain: this.deps.compliance.hash_chain, derived: this.derived, intent });
+  }
+
+  /**
+   * The record of an action whose process died during its provider call (an intent past its
+   * due time): outcome `unknown`, no payload — the action may or may not have executed.
+   */
+  async recordUnknown(intent: ActionIntent): Promise<void> {
+    const ttlMs = this.deps.compliance.immutable_audit ? null : this.deps.ttlFor(intent.namespace, intent.tenant);
+    const draft = buildAuditRecord({
+      action: {
+        id: intent.id,
+        namespace: intent.namespace,
+        tenant: intent.tenant,
+        provider: intent.provider,
+        action_type: intent.action_type,
+        payload: {},
+        metadata: {},
+        created_at: isoString(intent.dispatched_at_ms),
+      },
+      outcome: { outcome: 'unknown', action_id: intent.id, reason: UNKNOWN_REASON },
+      verdict: intent.verdict,
+      matchedRule: intent.matched_rule,
+      details: undefined,
+      caller: intent.caller_id === null ? undefined : { id: intent.caller_id, method: intent.caller_method ?? 'internal' },
+      chainId: intent.chain_id ?? undefined,
+      dispatchedAtMs: intent.dispatched_at_ms,
+      completedAtMs: intent.dispatched_at_ms,
+      ttlMs,
+      storedPayload: null,
+    });
+    await this.append(draft, ttlMs);
+  }
+
+  async record(entry: AuditEntry): Promise<AuditWriteResult> {
     const { config, compliance } = this.deps;
     const { action } = entry;
     const ttlMs = compliance.immutable_audit ? null : this.deps.ttlFor(action.namespace, action.tenant);
     const storedPayload = config.store_payload ? redactPayload(action.payload, config.redact.fields, config.redact.placeholder) : null;
     const draft = buildAuditRecord({ ...entry, ttlMs, storedPayload });
     try {
-      await this.deps.store.append(draft, { ttlMs, chain: compliance.hash_chain, derived: this.derived });
+      await this.append(draft, ttlMs, entry.intent);
+      return 'written';
     } catch (err) {
       this.deps.onWriteFailed();
-      if (compliance.sync_audit_writes) throw err;
-      this.deps.logger.error({ err, action_id: action.id, namespace: action.namespace, tenant: action.tenant }, 'audit write failed');
+      // A 500, never the 503 a lost connection maps to: the action has already run.
+      if (compliance.sync_audit_writes) throw new SluiceError('INTERNAL', 'the action ran but its audit record could not be written', { cause: err });
+      this.spool.add({ draft, ttlMs, intent: entry.intent });
+      this.deps.spool.onSizeChanged(this.spool.size);
+      this.deps.logger.error(
+        { err, action_id: action.id, namespace: action.namespace, tenant: action.tenant, spooled: this.spool.size },
+        'audit write failed; record spooled',
+      );
+      return 'deferred';
     }
   }
 }

@@ -27,6 +27,9 @@ export interface AuditDeps {
   retention: RetentionRepository;
 }
 
+/** How often spooled records are written again while the backend is away. */
+const SPOOL_RETRY_MS = 1000;
+
 /** The audit trail, its analytics and coverage rollups and the per-dispatch recorder, from the audit and compliance config. */
 export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
   const compliance = resolveCompliance(config.compliance);
@@ -51,6 +54,12 @@ export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
     observers: [analytics, coverage],
     logger: deps.logger.child({ component: 'audit' }),
     onWriteFailed: () => deps.metrics.auditWriteFailures.inc(),
+    spool: {
+      maxRecords: config.audit.spool_max_records,
+      retryMs: SPOOL_RETRY_MS,
+      onDropped: () => deps.metrics.auditSpoolDropped.inc(),
+      onSizeChanged: (size) => deps.metrics.auditSpooled.set(size),
+    },
   });
   return { compliance, store, analytics, coverage, recorder };
 }

@@ -27,6 +27,8 @@ export interface DispatchContext {
   traceparent: string | undefined;
   /** Who dispatched it (for audit); absent for internal dispatches. */
   caller: DispatchCaller | undefined;
+  /** The intent written before the provider call (audit/action-intents.ts), settled by the audit record. */
+  intent: string | undefined;
 }
 
 /** The identity parts audit keeps: never a credential. */
@@ -57,5 +59,6 @@ export function dispatchContext(
     chainId: opts.chainId,
     traceparent: opts.traceparent,
     caller: opts.caller,
+    intent: undefined,
   };
 }

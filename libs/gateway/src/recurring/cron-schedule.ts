@@ -1,4 +1,4 @@
-import { errors, isTimeZone } from '@sluice/core';
+import { cronFieldProblem, errors, isTimeZone } from '@sluice/core';
 import { CronExpressionParser } from 'cron-parser';
 
 /**
@@ -33,6 +33,8 @@ export function parseSchedule(expr: string, timezone: string, opts: { allowSecon
   if (fields !== 5 && !seconds) {
     throw errors.badRequest(`invalid cron expression "${expr}": expected 5 fields (minute hour day-of-month month day-of-week), got ${fields}`);
   }
+  const outOfRange = cronFieldProblem(text);
+  if (outOfRange) throw errors.badRequest(`invalid cron expression "${expr}": ${outOfRange}`);
   try {
     CronExpressionParser.parse(text, { tz: 'UTC' }).next();
   } catch (err) {

@@ -98,7 +98,14 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   const resilience = built(resilienceFeature(ctx));
   const stream = built(await streamFeature(ctx));
   const bus = built(busFeature(ctx));
-  const execute = built(executeFeature(ctx, { onExhausted: deadLetters.onExhausted, breakers: resilience.breakers ?? undefined }));
+  const intents = audit.intents;
+  const execute = built(
+    executeFeature(ctx, {
+      onExhausted: deadLetters.onExhausted,
+      breakers: resilience.breakers ?? undefined,
+      beforeCall: intents ? (c) => intents.record(c) : undefined,
+    }),
+  );
   return {
     quotas,
     retention,

@@ -36,6 +36,7 @@ export async function createInfrastructure(
       },
       onError: (err) => logger.error({ err }, 'deferred writes'),
     },
+    onHandlerError: (channel, err) => logger.error({ err, channel }, 'state subscriber failed'),
   });
   closers.unshift({ name: 'state', close: () => state.close() });
   try {
@@ -85,8 +86,11 @@ export async function createInfrastructure(
 /** Closes every part even when an earlier one fails (say, Redis is gone), logging each failure. */
 export async function closeAll(closers: readonly Closer[], logger: Logger): Promise<void> {
   for (const part of closers) {
+    const started = performance.now();
+    logger.debug({ part: part.name }, 'closing');
     try {
       await part.close();
+      logger.debug({ part: part.name, ms: Math.round(performance.now() - started) }, 'closed');
     } catch (err) {
       logger.warn({ err, part: part.name }, 'close failed; continuing shutdown');
     }

@@ -99,6 +99,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     clock,
     recorder: metrics,
     providerExists: (name) => ctx.providers.has(name),
+    stateAvailable: () => ctx.state.available(),
     events: ctx.events,
     ...(audit.recorder ? { audit: audit.recorder } : {}),
   });

@@ -1,5 +1,5 @@
 import type { ErrorDetail, SilenceMatcher } from '@sluice/core';
-import { compileRe2 } from '@sluice/rules';
+import { compileRe2, evaluationLimits } from '@sluice/rules';
 
 type Re2Program = Extract<ReturnType<typeof compileRe2>, { ok: true }>['regex'];
 
@@ -49,12 +49,29 @@ export function simplePattern(pattern: string): ((value: string) => boolean) | n
 }
 
 /**
+ * RE2's cost grows with program size × input length once its DFA cache overflows (a 4,000
+ * instruction program scans 64 KB in seconds): a value is scanned only when that product stays
+ * under this many instruction-characters (about 50 ms), and always up to 1 KiB.
+ */
+const REGEX_SCAN_BUDGET = 4_000_000;
+const MIN_SCANNED_LENGTH = 1024;
+
+function maxScannedLength(programSize: number): number {
+  return Math.min(evaluationLimits().regexMaxInputLength, Math.max(MIN_SCANNED_LENGTH, Math.floor(REGEX_SCAN_BUDGET / programSize)));
+}
+
+/**
  * Anchored at both ends (testExact), so `warn.*` matches `warning` and not `prewarning`. The RE2
  * program is kept only when a pattern needs it: a snapshot of thousands of silences would
- * otherwise hold thousands of compiled programs the fast paths never run.
+ * otherwise hold thousands of compiled programs the fast paths never run. A value too long to
+ * scan satisfies neither `=~` nor `!~`: the silence does not apply (a silence mutes, so failing
+ * open delivers the action).
  */
-function fullMatch(pattern: string, regex: Re2Program): (value: string) => boolean {
-  return simplePattern(pattern) ?? ((v) => regex.testExact(v));
+function regexTest(pattern: string, regex: Re2Program, negated: boolean): (value: string) => boolean {
+  const simple = simplePattern(pattern);
+  if (simple) return negated ? (v) => !simple(v) : simple;
+  const maxLength = maxScannedLength(regex.programSize());
+  return (v) => v.length <= maxLength && regex.testExact(v) !== negated;
 }
 
 function compileOne(m: SilenceMatcher, at: string, problems: ErrorDetail[]): LabelTest | null {
@@ -66,7 +83,7 @@ function compileOne(m: SilenceMatcher, at: string, problems: ErrorDetail[]): Lab
       return (labels) => labelValue(labels, name) !== value;
     case 'regex':
     case 'not_regex': {
-      const compiled = compileRe2(value, MAX_MATCHER_REGEX_LENGTH);
+      const compiled = compileRe2(value, { maxLength: MAX_MATCHER_REGEX_LENGTH, maxProgramSize: Number.POSITIVE_INFINITY });
       if (!compiled.ok) {
         problems.push({ path: `${at}.value`, message: `matcher ${name}: ${compiled.message}` });
         return null;
@@ -79,8 +96,8 @@ function compileOne(m: SilenceMatcher, at: string, problems: ErrorDetail[]): Lab
         });
         return null;
       }
-      const full = fullMatch(value, compiled.regex);
-      return m.op === 'regex' ? (labels) => full(labelValue(labels, name)) : (labels) => !full(labelValue(labels, name));
+      const test = regexTest(value, compiled.regex, m.op === 'not_regex');
+      return (labels) => test(labelValue(labels, name));
     }
   }
 }

@@ -1,8 +1,10 @@
 import {
+  MAX_SILENCE_SECONDS,
   StoredSilence,
   errors,
   isoString,
   newId,
+  spanOf,
   type Clock,
   type Silence,
   type SilenceCreateInput,
@@ -23,6 +25,22 @@ const SILENCE_KIND = 'silence';
  * script) extending one silence at once must all count: a wider budget than the default 8.
  */
 const EDIT_ATTEMPTS = 32;
+
+/**
+ * How far ahead a silence may reach: ends_at at most MAX_SILENCE_SECONDS after starts_at, or
+ * after now once it has started (so a silence can be extended again and again, never more than
+ * a year ahead). The same bound as duration_seconds, so ends_at is no way around it.
+ */
+function checkReach(field: 'ends_at' | 'minutes', startsMs: number, endsMs: number, nowMs: number): void {
+  if (endsMs - Math.max(startsMs, nowMs) <= MAX_SILENCE_SECONDS * 1000) return;
+  const what = field === 'ends_at' ? 'must be' : 'would put ends_at';
+  throw errors.validation([
+    {
+      path: field,
+      message: `${what} at most ${MAX_SILENCE_SECONDS} seconds (${spanOf(MAX_SILENCE_SECONDS)}) after starts_at, or after now for a silence that has started`,
+    },
+  ]);
+}
 
 export interface SilenceServiceDeps {
   state: StateStore;
@@ -84,6 +102,7 @@ export class SilenceService {
       input.ends_at !== undefined ? Date.parse(input.ends_at) : input.duration_seconds !== undefined ? startsMs + input.duration_seconds * 1000 : null;
     if (endsMs === null) throw errors.badRequest('either ends_at or duration_seconds must be supplied');
     if (endsMs <= startsMs) throw errors.badRequest('ends_at must be after starts_at');
+    checkReach('ends_at', startsMs, endsMs, now);
     const at = isoString(now);
     const silence: StoredSilence = {
       id: newId(),
@@ -131,8 +150,9 @@ export class SilenceService {
 
   /** Changes `ends_at` and/or `comment`; the window must stay non-empty. */
   update(id: string, patch: SilenceUpdateInput): Promise<Silence> {
-    return this.change(id, (s) => {
+    return this.change(id, (s, now) => {
       if (patch.ends_at !== undefined && Date.parse(patch.ends_at) <= Date.parse(s.starts_at)) throw errors.badRequest('ends_at must be after starts_at');
+      if (patch.ends_at !== undefined) checkReach('ends_at', Date.parse(s.starts_at), Date.parse(patch.ends_at), now);
       return {
         ...s,
         ...(patch.ends_at !== undefined ? { ends_at: isoString(Date.parse(patch.ends_at)) } : {}),
@@ -161,8 +181,9 @@ export class SilenceService {
    */
   extend(id: string, minutes: number): Promise<Silence> {
     return this.change(id, (s, now) => {
-      const endsMs = windowOf(s).endsMs;
+      const { startsMs, endsMs } = windowOf(s);
       if (endsMs <= now) throw errors.conflict(`silence ${id} has expired and cannot be extended; create a new silence`);
+      checkReach('minutes', startsMs, endsMs + minutes * 60_000, now);
       return { ...s, ends_at: isoString(endsMs + minutes * 60_000) };
     });
   }

@@ -31,6 +31,8 @@ interface BreakerGate {
 export interface ExecuteStageOptions {
   onExhausted?: ExhaustedHandler | undefined;
   breakers?: BreakerGate | undefined;
+  /** Runs just before the provider call (the audit intent); returns what the context keeps of it. */
+  beforeCall?: ((ctx: DispatchContext) => Promise<string>) | undefined;
 }
 
 function circuitOpen(provider: string): FailureInfo {
@@ -43,7 +45,7 @@ function circuitOpen(provider: string): FailureInfo {
  * not an HTTP error; an open breaker without a fallback is `failed` with CIRCUIT_OPEN, no call made.
  */
 export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionExecutor<P>, opts: ExecuteStageOptions = {}): Stage {
-  const { onExhausted, breakers } = opts;
+  const { onExhausted, breakers, beforeCall } = opts;
   return {
     name: 'execute',
     inDryRun: false,
@@ -54,6 +56,7 @@ export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionEx
       if (admitted) ctx.provider = admitted.provider;
       const provider = providers.get(ctx.provider);
       if (!provider) return { outcome: 'failed', action_id, error: providerNotFound(ctx.provider) };
+      if (beforeCall) ctx.intent = await beforeCall(ctx);
       const result = await executor.execute(provider, ctx.action);
       // Client errors (not retryable) say nothing of the provider's health: they neither trip nor close a breaker.
       if (admitted) await breakers?.record(admitted, result.ok ? 'success' : result.error.retryable ? 'failure' : 'neutral');

@@ -2,6 +2,8 @@ import { Environment } from '@marcbachmann/cel-js';
 import type { RuleAction } from '../types.js';
 import { compileRe2 } from '../conditions/operators.js';
 import type { RE2JS } from 're2js';
+import { assertRegexInput, chargeRegexScan } from '../evaluation-limits.js';
+import './cel-iteration-meter.js';
 
 /**
  * What `allow()` / `suppress(reason)` return inside an expression: a marker carrying the rule
@@ -36,6 +38,8 @@ function re2Search(text: string, pattern: string): boolean {
     if (re2Cache.size >= RE2_CACHE_LIMIT) re2Cache.clear();
     re2Cache.set(pattern, regex);
   }
+  assertRegexInput(text);
+  chargeRegexScan(regex.programSize(), text.length);
   return regex.test(text);
 }
 

@@ -5,6 +5,7 @@ import type { EvalInput, RuleAction } from '../types.js';
 import { compileRe2 } from '../conditions/operators.js';
 import { CelVerdict, MAX_EXPRESSION_LENGTH, RE2_FUNCTION, VERDICT_TYPE, celEnvironment } from './cel-environment.js';
 import { celActivation } from './cel-values.js';
+import { withCelBudget } from '../evaluation-limits.js';
 
 export interface CompiledExpression {
   evaluate(input: EvalInput): RuleAction | null;
@@ -61,8 +62,9 @@ function expressionEvaluator(program: ParseResult, action: RuleAction | null): (
   return (input) => {
     let result: unknown;
     try {
-      result = program(celActivation(input));
+      result = withCelBudget(() => program(celActivation(input)));
     } catch (err) {
+      if (err instanceof RuleEvaluationError) throw err;
       throw new RuleEvaluationError(`CEL evaluation failed: ${firstLine(err)}`, { cause: err });
     }
     if (result instanceof CelVerdict) return result.action;

@@ -3,6 +3,7 @@ import { MAX_VALUE_DEPTH, cloneJson, nestsDeeperThan } from '../json-values.js';
 import type { CompiledCondition, ConditionContext } from './compiled-condition.js';
 import { compileFieldPath } from './field-path.js';
 import { OPERATORS, OPERATOR_SPELLINGS, compileOperator, type OperatorName } from './operators.js';
+import { MAX_RULE_REGEX_PROGRAM_SIZE } from '../evaluation-limits.js';
 
 /** `{field: <path>, <op>: <value>}` with exactly one operator (aliases count as their canonical name). */
 export function compileFieldTest(raw: Record<string, unknown>, path: string, ctx: ConditionContext): CompiledCondition | null {
@@ -37,6 +38,16 @@ export function compileFieldTest(raw: Record<string, unknown>, path: string, ctx
   const predicate = compileOperator(first.op, operand);
   if (!predicate.ok) issues.add(joinPath(path, first.key), predicate.message);
   if (!reader.ok || !predicate.ok) return null;
+  if (predicate.regexProgramSize !== undefined) {
+    ctx.regexProgramSize.total += predicate.regexProgramSize;
+    if (ctx.regexProgramSize.total > MAX_RULE_REGEX_PROGRAM_SIZE) {
+      issues.add(
+        joinPath(path, first.key),
+        `the rule's regular expressions compile to ${ctx.regexProgramSize.total} instructions in all, over the limit of ${MAX_RULE_REGEX_PROGRAM_SIZE}`,
+      );
+      return null;
+    }
+  }
 
   const read = reader.read;
   const test = predicate.test;

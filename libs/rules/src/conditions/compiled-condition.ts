@@ -13,4 +13,6 @@ export interface CompiledCondition {
 export interface ConditionContext {
   readonly env: CompileEnv;
   readonly issues: IssueList;
+  /** Instructions of the rule's `matches` patterns so far, capped per rule (evaluation-limits.ts). */
+  readonly regexProgramSize: { total: number };
 }

@@ -1,6 +1,7 @@
 import { RE2JS } from 're2js';
 import { deepEqual } from '../json-values.js';
 import { describeValue } from '../definition/issues.js';
+import { MAX_REGEX_PROGRAM_SIZE, assertRegexInput } from '../evaluation-limits.js';
 
 /** Canonical operator names, in the order listed in messages. */
 export const OPERATORS = ['eq', 'not_eq', 'in', 'contains', 'starts_with', 'ends_with', 'matches', 'gt', 'gte', 'lt', 'lte'] as const;
@@ -22,7 +23,8 @@ const MAX_REGEX_LENGTH = 1024;
  */
 type ValuePredicate = (value: unknown) => boolean;
 
-export type OperatorResult = { ok: true; test: ValuePredicate } | { ok: false; message: string };
+/** `regexProgramSize`: what a `matches` test costs, summed per rule against its budget. */
+export type OperatorResult = { ok: true; test: ValuePredicate; regexProgramSize?: number } | { ok: false; message: string };
 
 export function compileOperator(op: OperatorName, operand: unknown): OperatorResult {
   switch (op) {
@@ -97,19 +99,38 @@ function matchesTest(pattern: unknown): OperatorResult {
   const compiled = compileRe2(pattern);
   if (!compiled.ok) return compiled;
   const regex = compiled.regex;
-  return { ok: true, test: (v) => typeof v === 'string' && regex.testExact(v) };
+  const test = (v: unknown) => {
+    if (typeof v !== 'string') return false;
+    assertRegexInput(v);
+    return regex.testExact(v);
+  };
+  return { ok: true, test, regexProgramSize: regex.programSize() };
 }
 
 export type Re2Result = { ok: true; regex: RE2JS } | { ok: false; message: string };
 
-/** Compiles an RE2 pattern, bounding its length; the message says why a pattern is refused. */
-export function compileRe2(pattern: string, maxLength = MAX_REGEX_LENGTH): Re2Result {
+/**
+ * Compiles an RE2 pattern, bounding its length and its compiled size: RE2 is linear in the
+ * input, but with a factor of the program size once its DFA cache overflows (145 counted
+ * repeats of `a{1000}` scan 30 KB in seconds). The message says which limit refused it.
+ */
+export function compileRe2(pattern: string, bounds: { maxLength?: number; maxProgramSize?: number } = {}): Re2Result {
+  const { maxLength = MAX_REGEX_LENGTH, maxProgramSize = MAX_REGEX_PROGRAM_SIZE } = bounds;
   if (pattern.length > maxLength) return { ok: false, message: `regular expression is longer than ${maxLength} characters` };
+  let regex: RE2JS;
   try {
-    return { ok: true, regex: RE2JS.compile(pattern) };
+    regex = RE2JS.compile(pattern);
   } catch (err) {
     return { ok: false, message: `invalid regular expression: ${err instanceof Error ? err.message : String(err)}` };
   }
+  const size = regex.programSize();
+  if (size > maxProgramSize) {
+    return {
+      ok: false,
+      message: `regular expression compiles to ${size} instructions, over the limit of ${maxProgramSize} (use fewer or smaller counted repeats)`,
+    };
+  }
+  return { ok: true, regex };
 }
 
 /** Numbers compare with numbers, strings with strings (UTF-16 code unit order); anything else is false. */

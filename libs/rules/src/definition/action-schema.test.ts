@@ -156,6 +156,38 @@ describe('rule actions: validation', () => {
   });
 });
 
+describe('rule actions: limits', () => {
+  const DAYS_30 = 2_592_000;
+  it.each([
+    [{ type: 'deduplicate', ttl_seconds: DAYS_30 }, 'ttl_seconds', `must be <= ${DAYS_30} (30 days)`],
+    [{ type: 'throttle', max_count: 1_000_000_000, window_seconds: DAYS_30 }, 'window_seconds', `must be <= ${DAYS_30} (30 days)`],
+    [{ type: 'throttle', max_count: 1_000_000_000, window_seconds: 60 }, 'max_count', 'must be <= 1000000000'],
+    [{ type: 'group', group_by: ['a'], group_wait_seconds: DAYS_30 }, 'group_wait_seconds', `must be <= ${DAYS_30} (30 days)`],
+    [{ type: 'group', group_by: ['a'], group_interval_seconds: DAYS_30 }, 'group_interval_seconds', `must be <= ${DAYS_30} (30 days)`],
+    [{ type: 'group', group_by: ['a'], repeat_interval_seconds: DAYS_30 }, 'repeat_interval_seconds', `must be <= ${DAYS_30} (30 days)`],
+    [{ type: 'group', group_by: ['a'], max_group_size: 1000 }, 'max_group_size', 'must be <= 1000'],
+    [{ type: 'require_approval', ttl_seconds: DAYS_30 }, 'ttl_seconds', `must be <= ${DAYS_30} (30 days)`],
+    [{ type: 'request_approval', timeout_seconds: DAYS_30 }, 'timeout_seconds', `must be <= ${DAYS_30} (30 days)`],
+  ])('%j is the largest accepted %s', (atMax, field, message) => {
+    expect(() => actionOf(atMax)).not.toThrow();
+    const over = { ...atMax, [field]: ((atMax as Record<string, unknown>)[field] as number) + 1 };
+    // An alias is reported under the name the definition used.
+    expect(actionIssues(over)).toEqual([{ path: `action.${field}`, message }]);
+  });
+
+  it('refuses the value that made every matching dispatch answer 500', () => {
+    expect(actionIssues({ type: 'group', group_by: ['a'], group_wait_seconds: Number.MAX_SAFE_INTEGER })).toEqual([
+      { path: 'action.group_wait_seconds', message: `must be <= ${DAYS_30} (30 days)` },
+    ]);
+  });
+
+  it('group_wait_seconds may be 0; the other durations and counts start at 1', () => {
+    expect(actionOf({ type: 'group', group_by: ['a'], group_wait_seconds: 0 })).toMatchObject({ group_wait_seconds: 0 });
+    expect(actionIssues({ type: 'group', group_by: ['a'], group_wait_seconds: -1 })).toEqual([{ path: 'action.group_wait_seconds', message: 'must be >= 0' }]);
+    expect(actionIssues({ type: 'group', group_by: ['a'], max_group_size: 0 })).toEqual([{ path: 'action.max_group_size', message: 'must be >= 1' }]);
+  });
+});
+
 describe('rule actions: immutability', () => {
   it('the decided action is frozen and does not alias the input', () => {
     const changes = { nested: { a: 1 } };

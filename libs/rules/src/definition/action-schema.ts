@@ -1,21 +1,22 @@
+import { MAX_ACTIONS_PER_WINDOW, MAX_GROUP_SIZE, MAX_WAIT_SECONDS, boundedCount, durationSeconds } from '@sluice/core';
 import { z } from 'zod';
 import { MAX_VALUE_DEPTH, cloneJson, isPlainObject, nestsDeeperThan } from '../json-values.js';
 import type { RuleAction, RuleActionType } from '../types.js';
 import { describeValue, joinPath, type IssueList } from './issues.js';
 
 const Name = z.string().min(1).max(256);
-const PositiveInt = z.number().int().min(1);
-const NonNegativeInt = z.number().int().min(0);
+/** TTLs, windows and waits: 1 s to 30 days (docs/rules.md, "Limits"). */
+const WaitSeconds = durationSeconds(MAX_WAIT_SECONDS);
 
 /** One strict schema per action type; field names exactly as RuleAction declares them. */
 const ACTION_SCHEMAS = {
   allow: z.strictObject({ type: z.literal('allow'), metadata: z.record(z.string(), z.unknown()).optional() }),
   suppress: z.strictObject({ type: z.literal('suppress'), reason: z.string().max(1024).optional() }),
-  deduplicate: z.strictObject({ type: z.literal('deduplicate'), ttl_seconds: PositiveInt }),
+  deduplicate: z.strictObject({ type: z.literal('deduplicate'), ttl_seconds: WaitSeconds }),
   throttle: z.strictObject({
     type: z.literal('throttle'),
-    max_count: PositiveInt,
-    window_seconds: PositiveInt,
+    max_count: boundedCount(MAX_ACTIONS_PER_WINDOW),
+    window_seconds: WaitSeconds,
     message: z.string().max(1024).optional(),
   }),
   reroute: z.strictObject({ type: z.literal('reroute'), target_provider: Name }),
@@ -26,17 +27,17 @@ const ACTION_SCHEMAS = {
   group: z.strictObject({
     type: z.literal('group'),
     group_by: z.array(Name).min(1),
-    group_wait_seconds: NonNegativeInt.default(30),
-    group_interval_seconds: PositiveInt.default(300),
-    repeat_interval_seconds: PositiveInt.optional(),
-    max_group_size: PositiveInt.default(100),
+    group_wait_seconds: durationSeconds(MAX_WAIT_SECONDS, 0).default(30),
+    group_interval_seconds: WaitSeconds.default(300),
+    repeat_interval_seconds: WaitSeconds.optional(),
+    max_group_size: boundedCount(MAX_GROUP_SIZE).default(100),
   }),
   state_machine: z.strictObject({ type: z.literal('state_machine'), state_machine: Name, fingerprint_fields: z.array(Name).optional() }),
   require_approval: z.strictObject({
     type: z.literal('require_approval'),
     message: z.string().max(4096).optional(),
     // The reference implementation defaults its approval timeout to one hour.
-    ttl_seconds: PositiveInt.default(3600),
+    ttl_seconds: WaitSeconds.default(3600),
     notify_provider: Name.optional(),
   }),
   chain: z.strictObject({ type: z.literal('chain'), chain_name: Name }),
@@ -75,6 +76,8 @@ export function compileAction(raw: unknown, path: string, issues: IssueList): Ru
     return null;
   }
   const canonical: Record<string, unknown> = { ...raw, type };
+  /** Canonical field → the alias the definition used, so a problem is reported under the name written. */
+  const written: Record<string, string> = {};
   for (const [alias, name] of Object.entries(FIELD_ALIASES[type] ?? {})) {
     if (!Object.hasOwn(canonical, alias)) continue;
     if (Object.hasOwn(canonical, name)) {
@@ -83,6 +86,7 @@ export function compileAction(raw: unknown, path: string, issues: IssueList): Ru
     }
     canonical[name] = canonical[alias];
     delete canonical[alias];
+    written[name] = alias;
   }
   if (nestsDeeperThan(canonical, MAX_VALUE_DEPTH)) {
     issues.add(path, `the action nests deeper than ${MAX_VALUE_DEPTH} levels`);
@@ -90,7 +94,14 @@ export function compileAction(raw: unknown, path: string, issues: IssueList): Ru
   }
   const parsed = ACTION_SCHEMAS[type].safeParse(canonical);
   if (!parsed.success) {
-    issues.addZod(path, parsed.error.issues);
+    issues.addZod(
+      path,
+      parsed.error.issues.map((issue) => {
+        const [first, ...rest] = issue.path;
+        const alias = typeof first === 'string' ? written[first] : undefined;
+        return alias === undefined ? issue : { ...issue, path: [alias, ...rest] };
+      }),
+    );
     return null;
   }
   // A private copy (zod keeps nested values such as `changes` by reference); rules freeze it.

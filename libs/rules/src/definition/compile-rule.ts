@@ -40,7 +40,7 @@ export function compileRuleDefinition(def: unknown, source: RuleSource, env: Com
 function compileConditionBody(raw: JsonObject, env: CompileEnv, issues: IssueList): CompiledBody | null {
   if (raw['condition'] === undefined) issues.add('condition', 'required');
   if (raw['action'] === undefined) issues.add('action', 'required');
-  const condition = raw['condition'] === undefined ? null : compileCondition(raw['condition'], 'condition', { env, issues });
+  const condition = raw['condition'] === undefined ? null : compileCondition(raw['condition'], 'condition', { env, issues, regexProgramSize: { total: 0 } });
   const action = raw['action'] === undefined ? null : compileAction(raw['action'], 'action', issues);
   if (!condition || !action) return null;
   const test = condition.test;

@@ -5,6 +5,7 @@ import type { ConsumeOptions, EnqueueOptions, JobHandler, RepeatOptions, Schedul
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, assertKind, resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
 import { throttleErrors, writeErrorToStderr, type BackgroundErrorHandler } from '../error-reports.js';
 import { bullPrefix, encodeJobId, type Envelope } from './bullmq-naming.js';
+import { routeBullMqWarnings } from './console-warnings.js';
 
 export interface BullMqSchedulerOptions {
   url: string;
@@ -41,8 +42,12 @@ export class BullMqScheduler implements Scheduler {
   private readonly queues = new Map<string, Queue>();
   private readonly consumers = new Map<string, { handler: JobHandler; concurrency: number }>();
   private readonly workers: Worker[] = [];
+  /** Handlers running now: close() waits for them itself (see shutdown). */
+  private readonly running = new Set<Promise<unknown>>();
   private readonly retentionSec: number;
   private readonly onError: (err: unknown) => void;
+  /** Undoes the routing of BullMQ's console warnings to onError. */
+  private readonly unrouteWarnings: () => void;
   private started = false;
   private closing: Promise<void> | undefined;
 
@@ -50,6 +55,7 @@ export class BullMqScheduler implements Scheduler {
     this.bullPrefix = bullPrefix(opts.prefix);
     this.retentionSec = Math.ceil((opts.completedRetentionMs ?? DEFAULT_RETENTION_MS) / 1000);
     this.onError = throttleErrors(opts.onError ?? writeErrorToStderr('scheduler'));
+    this.unrouteWarnings = routeBullMqWarnings(this.onError);
     // Lazy so a process that never enqueues never connects; default retries so an enqueue
     // fails (and the API answers 5xx) instead of hanging while Redis is away.
     this.producer = new Redis(opts.url, { lazyConnect: true });
@@ -116,7 +122,12 @@ export class BullMqScheduler implements Scheduler {
     if (this.started) return;
     this.started = true;
     for (const [kind, { handler, concurrency }] of this.consumers) {
-      const worker = new Worker(kind, (job: BullJob) => handler(toJob(kind, job)), {
+      const run = (job: BullJob) => {
+        const done = handler(toJob(kind, job));
+        this.running.add(done);
+        return done.finally(() => this.running.delete(done));
+      };
+      const worker = new Worker(kind, run, {
         // Workers own their connections (BullMQ adds a blocking one), which must retry forever.
         connection: { url: this.opts.url, maxRetriesPerRequest: null },
         prefix: this.bullPrefix,
@@ -132,12 +143,19 @@ export class BullMqScheduler implements Scheduler {
   }
 
   close(): Promise<void> {
-    this.closing ??= this.shutdown();
+    this.closing ??= this.shutdown().finally(this.unrouteWarnings);
     return this.closing;
   }
 
+  /**
+   * Stops fetching, lets running handlers finish, then closes the workers without BullMQ's own
+   * wait for current jobs: after a Redis outage that wait never returns (BullMQ 5.x/6.x), and
+   * it has nothing left to wait for once the handlers are done.
+   */
   private async shutdown(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.close())); // waits for active handlers
+    await Promise.all(this.workers.map((w) => w.pause(true)));
+    await Promise.allSettled([...this.running]);
+    await Promise.all(this.workers.map((w) => w.close(true)));
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     if (this.producer.status === 'wait') this.producer.disconnect();
     else if (this.producer.status !== 'end') await this.producer.quit().catch(() => this.producer.disconnect());

@@ -355,6 +355,15 @@ export class MemoryStateStore implements StateStore {
     return this.bus.subscribe(channel, handler);
   }
 
+  available(): boolean {
+    return true;
+  }
+
+  /** The memory backend never loses its connection. */
+  onReconnected(): () => void {
+    return () => {};
+  }
+
   async ping(): Promise<boolean> {
     try {
       this.ks.now();

@@ -56,6 +56,12 @@ export function applyWrite(ks: Keyspace, rendered: string, w: CheckedWrite): voi
     case 'indexAdd':
       expireIfPersistent(ks, addToIndex(ks, rendered, w.key, w.member, w.score), w.ttl);
       return;
+    case 'indexRemove': {
+      // ZREM: an index left empty is gone, as in Redis.
+      const entry = ks.typed(rendered, 'zset');
+      if (entry?.members.remove(w.member) && entry.members.size === 0) ks.delete(rendered);
+      return;
+    }
   }
 }
 
@@ -64,7 +70,7 @@ export function checkApplicable(ks: Keyspace, rendered: string, w: CheckedWrite)
   if (w.op === 'increment') {
     const entry = ks.typed(rendered, 'string');
     if (entry !== undefined) integer(entry.value);
-  } else if (w.op === 'indexAdd') {
+  } else if (w.op === 'indexAdd' || w.op === 'indexRemove') {
     ks.typed(rendered, 'zset');
   }
 }

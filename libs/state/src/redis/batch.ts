@@ -19,6 +19,8 @@ function writeCommands(key: string, w: CheckedWrite): Command[] {
       return withExpiry(['incrby', key, w.by], key, w.ttl);
     case 'indexAdd':
       return withExpiry(['zadd', key, scoreArg(w.score), w.member], key, w.ttl);
+    case 'indexRemove':
+      return [['zrem', key, w.member]];
   }
 }
 

@@ -32,6 +32,8 @@ function writeArgs(w: CheckedWrite): (string | number)[] {
       return ['incr', w.by, '', ttl];
     case 'indexAdd':
       return ['zadd', scoreArg(w.score), w.member, ttl];
+    case 'indexRemove':
+      throw new RangeError('compareAndSwapWith: indexRemove is a writeBatch op');
   }
 }
 

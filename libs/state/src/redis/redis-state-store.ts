@@ -229,6 +229,28 @@ export class RedisStateStore implements StateStore {
     return pingWithin(this.client, this.pingTimeoutMs);
   }
 
+  available(): boolean {
+    return this.client.status === 'ready';
+  }
+
+  onReconnected(listener: () => void): () => void {
+    let lost = false;
+    const onLost = () => {
+      lost = true;
+    };
+    const onReady = () => {
+      if (!lost) return;
+      lost = false;
+      listener();
+    };
+    this.client.on('close', onLost);
+    this.client.on('ready', onReady);
+    return () => {
+      this.client.off('close', onLost);
+      this.client.off('ready', onReady);
+    };
+  }
+
   async close(): Promise<void> {
     await this.deferred.close();
     await this.pubsub.close();

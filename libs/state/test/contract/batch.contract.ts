@@ -57,6 +57,25 @@ export function batchContract(ctx: ContractContext): void {
       expect(await ctx.store.get(n)).toBeNull();
     });
 
+    it('indexRemove removes a member (absent ones are no-ops) and an emptied index is gone', async () => {
+      const idx = key('batch', 'removals');
+      await ctx.store.writeBatch([
+        { op: 'indexAdd', index: idx, member: 'a', score: 1 },
+        { op: 'indexAdd', index: idx, member: 'b', score: 2 },
+      ]);
+      await ctx.store.writeBatch([
+        { op: 'indexRemove', index: idx, member: 'a' },
+        { op: 'indexRemove', index: idx, member: 'never-added' },
+        { op: 'indexRemove', index: key('batch', 'no-such-index'), member: 'x' },
+      ]);
+      expect((await ctx.store.indexRange(idx, { limit: 10 })).map((e) => e.member)).toEqual(['b']);
+      await ctx.store.writeBatch([{ op: 'indexRemove', index: idx, member: 'b' }]);
+      expect(await ctx.store.indexCount(idx)).toBe(0);
+      await expect(
+        ctx.store.compareAndSwapWith(key('batch', 'cas'), 0, 'v', [{ op: 'indexRemove', index: key('batch', 'cas-idx'), member: 'a' }]),
+      ).rejects.toThrow(/indexRemove is a writeBatch op/);
+    });
+
     it('resolves at once for an empty batch', async () => {
       await expect(ctx.store.writeBatch([])).resolves.toBeUndefined();
     });

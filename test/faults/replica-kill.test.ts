@@ -2,36 +2,49 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleAction } from '../support/start-gateway.js';
-import { Cluster } from './harness.js';
+import { Cluster } from '../cluster/harness.js';
+import { poll } from '../support/poll.js';
 
 const TOTAL = 3000;
 const CONCURRENCY = 24;
 const KILL_AT = 1000;
 
-/** Records the id of every action a provider call delivered. */
-async function startSink(): Promise<{ url: string; ids: Set<string>; server: Server }> {
-  const ids = new Set<string>();
+/** Counts the deliveries of every action id a provider call made. */
+async function startSink(): Promise<{ url: string; ids: Map<string, number>; server: Server }> {
+  const ids = new Map<string, number>();
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      ids.add((JSON.parse(body) as { id: string }).id);
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      const { id } = JSON.parse(body) as { id: string };
+      ids.set(id, (ids.get(id) ?? 0) + 1);
+      // A call takes a moment, so the killed replica has some delivered and not yet recorded.
+      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 50);
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, ids, server };
 }
 
-describe('cluster: a replica SIGKILLed under load', () => {
+/**
+ * One API replica and one worker SIGKILLed under load: every 2xx was delivered exactly once and
+ * audited, and every action that reached the provider has a record — those the killed replica
+ * had in flight as `unknown`, written by a worker once their intent is past due.
+ */
+describe('faults: a replica and a worker SIGKILLed under load', () => {
   let cluster: Cluster;
   let sink: Awaited<ReturnType<typeof startSink>>;
   beforeAll(async () => {
     sink = await startSink();
     cluster = await Cluster.start({
       apis: 3,
-      workers: 1,
-      config: { providers: [{ name: 'hook', type: 'webhook', url: sink.url }], executor: { max_retries: 0 } },
+      workers: 2,
+      config: {
+        providers: [{ name: 'hook', type: 'webhook', url: sink.url }],
+        executor: { max_retries: 0, timeout_seconds: 5 },
+        audit: { unknown_after_seconds: 2 },
+        background: { intent_sweep_interval_seconds: 1 },
+      },
     });
   }, 60_000);
   afterAll(async () => {
@@ -41,7 +54,8 @@ describe('cluster: a replica SIGKILLed under load', () => {
 
   it('loses nothing it answered 2xx, and the survivors keep serving', async () => {
     const victim = cluster.apis[1];
-    if (!victim) throw new Error('need three replicas');
+    const deadWorker = cluster.workers[0];
+    if (!victim || !deadWorker) throw new Error('need three replicas and two workers');
     const answered: { id: string; target: string; afterKill: boolean }[] = [];
     const failures: { target: string; afterKill: boolean }[] = [];
     let sent = 0;
@@ -52,6 +66,7 @@ describe('cluster: a replica SIGKILLed under load', () => {
         const i = sent++;
         if (i === KILL_AT) {
           victim.kill('SIGKILL');
+          deadWorker.kill('SIGKILL');
           killed = true;
         }
         const api = cluster.nextApi();
@@ -72,9 +87,9 @@ describe('cluster: a replica SIGKILLed under load', () => {
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, lane));
 
-    // Every 2xx was fully processed: its provider call reached the sink.
-    const lost = answered.filter((a) => !sink.ids.has(a.id));
-    expect(lost).toEqual([]);
+    // Every 2xx was fully processed: its provider call reached the sink, exactly once.
+    const notOnce = answered.filter((a) => sink.ids.get(a.id) !== 1);
+    expect(notOnce).toEqual([]);
     // Only the killed replica failed anyone, and only once it was being killed.
     expect(failures.every((f) => f.target === victim.url && f.afterKill)).toBe(true);
     // The two survivors answered everything sent to them after the kill.
@@ -99,5 +114,20 @@ describe('cluster: a replica SIGKILLed under load', () => {
     expect(page.total).toBeGreaterThanOrEqual(answered.length);
     expect(page.total).toBeLessThanOrEqual(TOTAL);
     expect(volume.total_count).toBe(page.total);
+
+    // Every action that reached the provider has a record: the ones the victim had in flight
+    // (delivered, never answered) get `unknown` once their intent is past due.
+    const answeredIds = new Set(answered.map((a) => a.id));
+    const inFlight = [...sink.ids.keys()].filter((id) => !answeredIds.has(id));
+    expect(inFlight.length).toBeGreaterThan(0);
+    const outcomes = await poll(
+      'unknown records for the calls the killed replica had in flight',
+      async () => Promise.all(inFlight.map(async (id) => ((await (await fetch(`${survivor.url}/v1/audit/${id}`)).json()) as { outcome?: string }).outcome)),
+      (list) => list.every((o) => o !== undefined),
+      { timeoutMs: 30_000, intervalMs: 500 },
+    );
+    // (One the victim recorded but could not answer is `executed`.)
+    expect(outcomes.filter((o) => o !== 'unknown' && o !== 'executed')).toEqual([]);
+    expect(outcomes).toContain('unknown');
   }, 180_000);
 });

@@ -1,0 +1,21 @@
+/** Socket-level failures: the peer is down, unreachable or went away mid-command. */
+const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
+
+/** What ioredis rejects a command with while Redis is away (matched by shape: core does not depend on ioredis). */
+const CLIENT_GIVE_UPS = ['Connection is closed.', "Stream isn't writeable", 'Reached the max retries per request limit'];
+
+/**
+ * True when `err` (or an error it wraps) says the state backend could not be reached, as
+ * opposed to a bug or a refused command: such a request is answered 503 STATE_UNAVAILABLE with
+ * Retry-After, not 500. Provider failures never get here (the execute stage turns them into
+ * `failed` outcomes).
+ */
+export function isBackendConnectionError(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    if (e.name === 'MaxRetriesPerRequestError') return true;
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && CONNECTION_CODES.has(code)) return true;
+    if (CLIENT_GIVE_UPS.some((m) => e instanceof Error && e.message.startsWith(m))) return true;
+  }
+  return false;
+}

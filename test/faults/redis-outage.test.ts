@@ -1,0 +1,149 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Redis } from 'ioredis';
+import { writeConfigFile } from '../support/config-file.js';
+import { freePort } from '../support/free-port.js';
+import { startSink, type HttpSink } from '../support/http-sink.js';
+import { poll } from '../support/poll.js';
+import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
+import { spawnSluice, type SluiceProcess } from '../support/sluice-process.js';
+import { sampleAction } from '../support/start-gateway.js';
+
+type Body = Record<string, unknown>;
+
+/** The repeatable jobs a worker declares (reaper, sweeps): BullMQ keeps each scheduler under a `repeat` key. */
+async function scheduleKeys(url: string): Promise<string[]> {
+  const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await client.connect();
+    // Without the next run's timestamp: the same schedules, whenever they run next.
+    return [...new Set((await client.keys('*repeat*')).map((k) => k.replace(/:\d+$/, '')))].sort();
+  } finally {
+    client.disconnect();
+  }
+}
+
+/**
+ * Redis goes away under a running `sluice serve` (API and worker in one process) and comes back
+ * empty: dispatches answer 503 STATE_UNAVAILABLE with Retry-After and execute nothing, a record
+ * whose write failed after its action ran is spooled and written on return, the schedules are
+ * declared again, and every line the process wrote is a JSON log line.
+ */
+describe('Redis outage and recovery (real processes)', () => {
+  let redis: RunningRedis;
+  let sink: HttpSink;
+  let proc: SluiceProcess;
+  let port: number;
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${proc.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    return { status: res.status, headers: res.headers, body: (await res.json()) as Body };
+  };
+  const get = async (path: string) => {
+    const res = await fetch(`${proc.url}${path}`);
+    return { status: res.status, body: (await res.json()) as Body };
+  };
+
+  beforeAll(async () => {
+    redis = await startRedisServer();
+    sink = await startSink();
+    port = await freePort();
+    const config = writeConfigFile(
+      [
+        'state:',
+        '  backend: redis',
+        `  url: "${redis.url}"`,
+        'providers:',
+        `  - {name: hook, type: webhook, url: "${sink.url}", timeout_ms: 10000}`,
+        'server:',
+        '  drain_delay_seconds: 0',
+        '  shutdown_timeout_seconds: 10',
+      ].join('\n'),
+    );
+    proc = await spawnSluice(['serve', '--config', config, '--port', String(port), '--host', '127.0.0.1'], { port, env: { SLUICE_LOGGING__LEVEL: 'info' } });
+  });
+  afterAll(async () => {
+    proc?.kill('SIGKILL');
+    await sink?.close();
+    await redis?.stop();
+  });
+
+  it('goes through the outage and heals without anyone restarting anything', async () => {
+    expect((await post('/v1/dispatch', sampleAction({ provider: 'hook' }))).body).toMatchObject({ outcome: 'executed' });
+    const declared = await poll(
+      'the worker to declare its schedules',
+      () => scheduleKeys(redis.url),
+      (keys) => keys.length > 0,
+    );
+
+    // A dispatch in flight when Redis goes: executed, its record spooled, and the answer says so.
+    sink.delayMs = () => 1500;
+    const inFlight = post('/v1/dispatch', sampleAction({ provider: 'hook', payload: { n: 'in-flight' } }));
+    await poll(
+      'the slow call to reach the provider',
+      () => sink.received.length,
+      (n) => n === 2,
+    );
+    await redis.stop();
+    const spooled = await inFlight;
+    expect(spooled.status).toBe(200);
+    expect(spooled.body).toMatchObject({ outcome: 'executed', audit: 'deferred' });
+    sink.delayMs = undefined;
+
+    // While Redis is away: 503 with Retry-After, and nothing reaches the provider.
+    const refused = await post('/v1/dispatch', sampleAction({ provider: 'hook', payload: { n: 'refused' } }));
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('2');
+    expect(refused.body).toMatchObject({ code: 'STATE_UNAVAILABLE', retry_after: 2 });
+    expect(sink.received).toHaveLength(2);
+    expect((await get('/ready')).status).toBe(503);
+    // A read that needs Redis: the same 503, not a 500.
+    const read = await get(`/v1/audit?tenant=${sampleAction().tenant}`);
+    expect(read).toMatchObject({ status: 503, body: { code: 'STATE_UNAVAILABLE' } });
+
+    // Redis comes back empty on the same port.
+    redis = await startRedisServer({ port: redis.port });
+    await poll(
+      'dispatches to succeed again',
+      async () => (await post('/v1/dispatch', sampleAction({ provider: 'hook' }))).status,
+      (s) => s === 200,
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    await poll(
+      'the spooled record to be written',
+      async () => (await get(`/v1/audit/${spooled.body.action_id}`)).status,
+      (s) => s === 200,
+      {
+        timeoutMs: 15_000,
+      },
+    );
+    expect(
+      await poll(
+        'the schedules to be declared again',
+        () => scheduleKeys(redis.url),
+        (keys) => keys.length >= declared.length,
+        { timeoutMs: 15_000 },
+      ),
+    ).toEqual(declared);
+    expect((await get('/ready')).status).toBe(200);
+
+    // Shutting down after the outage is as quick as before it.
+    const started = Date.now();
+    proc.kill('SIGTERM');
+    const exit = await proc.exited;
+    if (exit.code !== 0) console.log(proc.output.slice(-12).join('\n'));
+    expect(exit.code).toBe(0);
+    expect(Date.now() - started).toBeLessThan(8000);
+    // Every line is JSON (no plain-text errors from the job queue), and the outage was logged.
+    const notJson = proc.output.filter((line) => {
+      try {
+        JSON.parse(line);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(notJson).toEqual([]);
+    expect(proc.output.some((line) => line.includes('schedules declared again'))).toBe(true);
+  });
+});
