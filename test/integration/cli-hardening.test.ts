@@ -123,6 +123,12 @@ describe('sluice exit statuses', () => {
     expect(bad).toMatchObject({ code: 2, stderr: expect.stringMatching(/invalid credentials file [^\n]*:\n[\s\S]*- users: /) });
   });
 
+  it('exits 2 for configuration a feature refuses at start-up (a circuit breaker for no provider)', async () => {
+    const breaker = tempFile('sluice.yaml', 'circuit_breaker:\n  enabled: true\n  providers:\n    ghost: {}\n');
+    const res = await sluice(['serve', '--config', breaker, '--port', '0', '--host', '127.0.0.1'], { timeoutMs: 10_000 });
+    expect(res).toMatchObject({ code: 2, stderr: expect.stringMatching(/circuit_breaker\.providers\.ghost: no provider of that name/) });
+  });
+
   it('keeps exit 1 for a failure while running: Redis unreachable', async () => {
     const file = tempFile('sluice.yaml', 'state:\n  backend: redis\n  url: redis://127.0.0.1:1\n');
     const res = await sluice(['serve', '--config', file, '--port', '0', '--host', '127.0.0.1'], { timeoutMs: 25_000 });

@@ -1,3 +1,4 @@
+import { ConfigError } from '@sluice/config';
 import { ChainDefinition, errors, type ChainDag, type ChainDefinitionView, type Clock } from '@sluice/core';
 import { RecordRepository, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
@@ -152,5 +153,5 @@ function checkConfigured(configured: readonly ChainDefinition[], all: ReadonlyMa
     seen.add(def.name);
     for (const p of checkDefinition(def, all, providerExists)) problems.push(`chains.definitions.${i}.${p.path}: ${p.message}`);
   });
-  if (problems.length > 0) throw new Error(`invalid chain definitions in the configuration:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0) throw new ConfigError(`invalid chain definitions in the configuration:\n  ${problems.join('\n  ')}`);
 }

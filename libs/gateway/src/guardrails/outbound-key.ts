@@ -1,3 +1,4 @@
+import { ConfigError } from '@sluice/config';
 import { decryptValue, isEncrypted, parseMasterKey } from '@sluice/auth';
 
 /**
@@ -8,6 +9,6 @@ export function outboundKey(cfg: { api_key?: string | undefined; api_key_env?: s
   if (cfg.api_key !== undefined) return isEncrypted(cfg.api_key) ? decryptValue(cfg.api_key, parseMasterKey(env.SLUICE_AUTH_KEY)) : cfg.api_key;
   if (cfg.api_key_env === undefined) return undefined;
   const value = env[cfg.api_key_env];
-  if (!value) throw new Error(`api_key_env names ${cfg.api_key_env}, which is not set`);
+  if (!value) throw new ConfigError(`api_key_env names ${cfg.api_key_env}, which is not set`);
   return value;
 }

@@ -1,3 +1,4 @@
+import { ConfigError } from '@sluice/config';
 import type { SluiceConfig } from '@sluice/config';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { ProviderHealthEntry } from '@sluice/core';
@@ -49,7 +50,7 @@ function breakerTable(config: SluiceConfig): Map<string, ProviderBreaker> {
     if (fallback !== undefined && !names.has(fallback)) problems.push(`circuit_breaker.providers.${name}.fallback_provider: unknown provider ${fallback}`);
     if (fallback === name) problems.push(`circuit_breaker.providers.${name}.fallback_provider: a provider cannot fall back to itself`);
   }
-  if (problems.length > 0) throw new Error(`invalid circuit_breaker configuration:\n  ${problems.join('\n  ')}`);
+  if (problems.length > 0) throw new ConfigError(`invalid circuit_breaker configuration:\n  ${problems.join('\n  ')}`);
   // A probe holds the half-open slot for as long as its call can take, retries included; then another may go.
   const probeLeaseMs = executor.timeout_seconds * 1000 * (executor.max_retries + 1) + executor.backoff_max_ms * executor.max_retries;
   return new Map(
