@@ -5,8 +5,8 @@ import type { FastifyInstance } from 'fastify';
 /** zod emits these formats; each also carries a pattern, so Ajv knows the names and leaves checking to the pattern. */
 const KNOWN_FORMATS = ['date-time', 'date', 'time', 'duration', 'uri', 'email', 'uuid', 'ipv4', 'ipv6'] as const;
 
-/** Refuses bytes that are not UTF-8 (a BOM is dropped, as JSON parsers may). */
-const UTF8 = new TextDecoder('utf-8', { fatal: true });
+/** Refuses bytes that are not UTF-8; keeps a BOM, which the JSON parser drops (one, as before). */
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
 
 function makeAjv(coerce: boolean): Ajv2020 {
   return new Ajv2020({
