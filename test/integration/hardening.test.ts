@@ -34,6 +34,33 @@ describe.each(BACKENDS)('hostile inputs (%s)', (backend) => {
   });
 });
 
+describe.each(BACKENDS)('lone surrogates (%s)', (backend) => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    gw = await startGateway(backend);
+  });
+  afterAll(() => gw.close());
+
+  it('refuses a lone UTF-16 surrogate anywhere in a body, naming where; a well-formed pair is fine', async () => {
+    // Raw JSON: JSON.stringify would write the escape we want to send anyway, but be explicit.
+    const body = (field: string) => `{"namespace":"n","tenant":"surrogates-${backend}","provider":"email","action_type":"t","payload":{},${field}}`;
+    for (const [field, where] of [
+      ['"id":"a\\ud800b"', 'at id'],
+      ['"dedup_key":"\\udc00"', 'at dedup_key'],
+      ['"metadata":{"labels":{"env":"x\\ud83d"}}', 'at metadata.labels.env'],
+      ['"metadata":{"k\\udfff":1}', 'in a key at metadata.k'],
+    ] as const) {
+      const res = await postJson(`${gw.url}/v1/dispatch`, body(field));
+      expect(res.status, field).toBe(400);
+      expect((res.body as { error: string }).error).toContain(where);
+    }
+    const fine = await postJson(`${gw.url}/v1/dispatch`, body('"id":"emoji-\\ud83d\\ude00"'));
+    expect(fine.body).toMatchObject({ outcome: 'executed', action_id: 'emoji-\u{1F600}' });
+    const records = await requestJson('GET', `${gw.url}/v1/audit?tenant=surrogates-${backend}`);
+    expect((records.body as { records: unknown[] }).records).toHaveLength(1);
+  });
+});
+
 describe.each(BACKENDS)('a failed dispatch gives its dedup key back (%s)', (backend) => {
   let gw: RunningGateway;
   let sink: HttpSink;

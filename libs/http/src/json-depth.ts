@@ -1,23 +1,37 @@
 import type { FastifyInstance } from 'fastify';
 import { errors } from '@sluice/core';
 
+/** Under the `u` flag a surrogate pair is one code point, so this matches only a lone half. */
+const LONE_SURROGATE = /\p{Surrogate}/u;
+
 /**
- * The path (`payload.a.b…`) of the first value nested deeper than `max` levels in a parsed JSON
- * body, or null. Iterative: a body a million levels deep costs a loop, never the stack.
+ * What is wrong with a parsed JSON body, naming the path (`payload.a.b…`), or null: nesting
+ * deeper than `max` levels, or a string or key holding a lone UTF-16 surrogate (JSON's `\ud800`
+ * escape allows one; it is not Unicode, and Redis would store it as U+FFFD, merging two names).
+ * Iterative: a body a million levels deep costs a loop, never the stack.
  */
-function pathDeeperThan(value: unknown, max: number): string | null {
+function bodyProblem(value: unknown, max: number): string | null {
   const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: '' }];
   while (stack.length > 0) {
     const { value: current, depth, path } = stack.pop() as { value: unknown; depth: number; path: string };
+    if (typeof current === 'string') {
+      if (LONE_SURROGATE.test(current)) return `JSON body has a lone surrogate (not valid Unicode) at ${path || '(root)'}`;
+      continue;
+    }
     if (current === null || typeof current !== 'object') continue;
-    if (depth >= max) return path || '(root)';
-    for (const [key, child] of Object.entries(current)) stack.push({ value: child, depth: depth + 1, path: path ? `${path}.${key}` : key });
+    if (depth >= max) return `JSON body nested deeper than ${max} levels at ${path || '(root)'} (server.max_json_depth)`;
+    for (const [key, child] of Object.entries(current)) {
+      const at = path ? `${path}.${key}` : key;
+      if (LONE_SURROGATE.test(key)) return `JSON body has a lone surrogate (not valid Unicode) in a key at ${at}`;
+      stack.push({ value: child, depth: depth + 1, path: at });
+    }
   }
   return null;
 }
 
 /**
- * Refuses, with a 400 naming the path, a JSON body nested deeper than `maxDepth` levels: JSON.parse
+ * Refuses, with a 400 naming the path, a JSON body with a lone surrogate, or nested deeper than
+ * `maxDepth` levels: JSON.parse
  * takes any depth, but serialising or walking such a value later (the audit record, a merge patch,
  * a group) would overflow the stack after the action was accepted. Checked before validation, so
  * everything after the door can rely on it.
@@ -25,7 +39,7 @@ function pathDeeperThan(value: unknown, max: number): string | null {
 export function installJsonDepthLimit(app: FastifyInstance, maxDepth: number): void {
   app.addHook('preValidation', async (request) => {
     if (request.body === null || typeof request.body !== 'object') return;
-    const path = pathDeeperThan(request.body, maxDepth);
-    if (path !== null) throw errors.badRequest(`JSON body nested deeper than ${maxDepth} levels at ${path} (server.max_json_depth)`);
+    const problem = bodyProblem(request.body, maxDepth);
+    if (problem !== null) throw errors.badRequest(problem);
   });
 }
