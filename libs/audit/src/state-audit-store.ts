@@ -8,7 +8,7 @@ import {
   type Clock,
   type NewAuditRecord,
 } from '@sluice/core';
-import type { StateStore, WriteOp } from '@sluice/state';
+import type { DeferrableWriteOp, StateStore } from '@sluice/state';
 import { runQuery } from './audit-query.js';
 import type { AppendOptions, AuditStore, StoreQuery } from './audit-store.js';
 import { verifyChain } from './chain-verifier.js';
@@ -37,8 +37,8 @@ export interface StateAuditStoreOptions {
  * The audit store on StateStore primitives, so the memory and Redis backends run the same code.
  * Layout in keys.ts; what a record is indexed under in index-layout.ts.
  */
-/** The record of an action whose intent was written settles it, in the same batch. */
-function intentRemoval(intent: string | undefined): WriteOp[] {
+/** The record of an action whose intent was written settles it, deferred with its index entries (the sweeper applies the queue first). */
+function intentRemoval(intent: string | undefined): DeferrableWriteOp[] {
   return intent === undefined ? [] : [{ op: 'indexRemove', index: intentIndexKey(), member: intent }];
 }
 
@@ -83,14 +83,19 @@ export class StateAuditStore implements AuditStore {
     if (opts.chain) {
       // The value and tenant indexes join the head's CAS (one slot), so verify sees every link.
       record = await linkIntoChain(this.store, unlinked, (linked) => [valueWrite(linked), ...tenantIndexWrites(linked)]);
-      await this.store.writeBatch([pointerWrite(record, scopeCode, this.clock.now()), ...intentRemoval(opts.intent)], {
-        deferred: [...globalIndexWrites(record, scopeCode), ...(opts.derived?.(record) ?? [])],
+      await this.store.writeBatch([pointerWrite(record, scopeCode, this.clock.now())], {
+        deferred: [...globalIndexWrites(record, scopeCode), ...(opts.derived?.(record) ?? []), ...intentRemoval(opts.intent)],
       });
     } else {
       record = Object.assign(unlinked, { sequence_number: null, previous_hash: null, record_hash: null });
       const placement = placementOf(record);
-      await this.store.writeBatch([valueWrite(record), pointerWrite(record, scopeCode, this.clock.now()), ...intentRemoval(opts.intent)], {
-        deferred: [...tenantIndexWrites(record, placement), ...globalIndexWrites(record, scopeCode, placement), ...(opts.derived?.(record) ?? [])],
+      await this.store.writeBatch([valueWrite(record), pointerWrite(record, scopeCode, this.clock.now())], {
+        deferred: [
+          ...tenantIndexWrites(record, placement),
+          ...globalIndexWrites(record, scopeCode, placement),
+          ...(opts.derived?.(record) ?? []),
+          ...intentRemoval(opts.intent),
+        ],
       });
     }
     if (this.maxRecords !== null) await this.evictBeyond(this.maxRecords);

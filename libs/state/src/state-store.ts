@@ -100,7 +100,7 @@ export type WriteOp =
   | { op: 'indexRemove'; index: StateKey; member: string; ttlMs?: undefined };
 
 /** Writes that may be deferred: counters and index entries, whose bulk application is the same as one by one. */
-export type DeferrableWriteOp = Extract<WriteOp, { op: 'increment' | 'indexAdd' }>;
+export type DeferrableWriteOp = Extract<WriteOp, { op: 'increment' | 'indexAdd' | 'indexRemove' }>;
 
 export interface WriteBatchOptions {
   /**

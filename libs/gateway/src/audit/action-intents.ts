@@ -109,6 +109,8 @@ export class ActionIntents {
    */
   async sweep(limit: number, settle: (intent: ActionIntent) => Promise<void>): Promise<number> {
     const index = auditKeys.intentIndexKey();
+    // Records remove their intents in deferred writes: apply them first, or settled intents look due.
+    await this.opts.state.applyDeferred();
     const due = await this.opts.state.indexRange(index, { max: this.opts.clock.now(), limit });
     let settled = 0;
     for (const { member, score } of due) {

@@ -40,6 +40,7 @@ export function deferredEntry(ops: readonly DeferrableWriteOp[], render: (key: S
     const ttl = w.ttl === undefined ? '' : String(w.ttl);
     if (w.op === 'indexAdd') flat.push('z', render(w.key), scoreArg(w.score), w.member, ttl);
     else if (w.op === 'increment') flat.push('i', render(w.key), String(w.by), '', ttl);
+    else if (w.op === 'indexRemove') flat.push('r', render(w.key), '', w.member, '');
   }
   return JSON.stringify(flat);
 }

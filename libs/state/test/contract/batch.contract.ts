@@ -239,6 +239,15 @@ export function batchContract(ctx: ContractContext): void {
       expect(await ctx.store.indexCount(key('deferred', 'i'))).toBe(0);
     });
 
+    it('defers indexRemove too: applied after the additions of the same apply', async () => {
+      const idx = key('deferred', 'removals');
+      await ctx.store.writeBatch([{ op: 'indexAdd', index: idx, member: 'settled', score: 1 }]);
+      await ctx.store.writeBatch([{ op: 'indexAdd', index: idx, member: 'open', score: 2 }]);
+      await ctx.store.writeBatch([], { deferred: [{ op: 'indexRemove', index: idx, member: 'settled' }] });
+      await ctx.store.applyDeferred();
+      expect((await ctx.store.indexRange(idx, { limit: 10 })).map((e) => e.member)).toEqual(['open']);
+    });
+
     it('applyDeferred resolves when nothing is queued', async () => {
       await expect(ctx.store.applyDeferred()).resolves.toBeUndefined();
     });
