@@ -148,6 +148,18 @@ const CASES: Record<string, Case> = {
         ends_at: iso(T0 + DAY * 1000 + value * 1000),
       }),
   },
+  'silence starts_at − now (seconds)': {
+    field: 'starts_at',
+    max: SILENCE,
+    send: (api, value) =>
+      api.call('POST', '/v1/silences', {
+        ...scope(api),
+        matchers: [{ name: 'env', value: 'prod' }],
+        comment: 'c',
+        starts_at: iso(T0 + value * 1000),
+        duration_seconds: 60,
+      }),
+  },
   'silence PUT ends_at − starts_at (seconds)': {
     field: 'ends_at',
     max: SILENCE,
