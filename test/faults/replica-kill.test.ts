@@ -1,30 +1,12 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { sampleAction } from '../support/start-gateway.js';
 import { Cluster } from '../cluster/harness.js';
+import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
+import { sampleAction } from '../support/start-gateway.js';
 
 const TOTAL = 3000;
 const CONCURRENCY = 24;
 const KILL_AT = 1000;
-
-/** Counts the deliveries of every action id a provider call made. */
-async function startSink(): Promise<{ url: string; ids: Map<string, number>; server: Server }> {
-  const ids = new Map<string, number>();
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      const { id } = JSON.parse(body) as { id: string };
-      ids.set(id, (ids.get(id) ?? 0) + 1);
-      // A call takes a moment, so the killed replica has some delivered and not yet recorded.
-      setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 50);
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`, ids, server };
-}
 
 /**
  * One API replica and one worker SIGKILLed under load: every 2xx was delivered exactly once and
@@ -33,9 +15,17 @@ async function startSink(): Promise<{ url: string; ids: Map<string, number>; ser
  */
 describe('faults: a replica and a worker SIGKILLed under load', () => {
   let cluster: Cluster;
-  let sink: Awaited<ReturnType<typeof startSink>>;
+  let sink: HttpSink;
+  /** Deliveries per action id. */
+  const deliveries = () => {
+    const counts = new Map<string, number>();
+    for (const { id } of sink.received) counts.set(id, (counts.get(id) ?? 0) + 1);
+    return counts;
+  };
   beforeAll(async () => {
     sink = await startSink();
+    // A call takes a moment, so the killed replica has some delivered and not yet recorded.
+    sink.delayMs = () => 50;
     cluster = await Cluster.start({
       apis: 3,
       workers: 2,
@@ -49,7 +39,7 @@ describe('faults: a replica and a worker SIGKILLed under load', () => {
   }, 60_000);
   afterAll(async () => {
     await cluster?.stop();
-    sink?.server.close();
+    await sink?.close();
   });
 
   it('loses nothing it answered 2xx, and the survivors keep serving', async () => {
@@ -88,7 +78,8 @@ describe('faults: a replica and a worker SIGKILLed under load', () => {
     await Promise.all(Array.from({ length: CONCURRENCY }, lane));
 
     // Every 2xx was fully processed: its provider call reached the sink, exactly once.
-    const notOnce = answered.filter((a) => sink.ids.get(a.id) !== 1);
+    const delivered = deliveries();
+    const notOnce = answered.filter((a) => delivered.get(a.id) !== 1);
     expect(notOnce).toEqual([]);
     // Only the killed replica failed anyone, and only once it was being killed.
     expect(failures.every((f) => f.target === victim.url && f.afterKill)).toBe(true);
@@ -118,7 +109,7 @@ describe('faults: a replica and a worker SIGKILLed under load', () => {
     // Every action that reached the provider has a record: the ones the victim had in flight
     // (delivered, never answered) get `unknown` once their intent is past due.
     const answeredIds = new Set(answered.map((a) => a.id));
-    const inFlight = [...sink.ids.keys()].filter((id) => !answeredIds.has(id));
+    const inFlight = [...delivered.keys()].filter((id) => !answeredIds.has(id));
     expect(inFlight.length).toBeGreaterThan(0);
     const outcomes = await poll(
       'unknown records for the calls the killed replica had in flight',
