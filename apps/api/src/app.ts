@@ -59,7 +59,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   // Once the listener is closing, a request that still arrives on a kept-alive connection is
   // refused (the client retries elsewhere); /health and in-flight requests are unaffected.
   app.addHook('onRequest', async (request, reply) => {
-    if (readiness.closing && request.url !== '/health') return sendError(reply, errors.notReady('shutting down'));
+    if (readiness.closing && request.routeOptions.url !== '/health') return sendError(reply, errors.notReady('shutting down'));
   });
   installValidation(app);
   installJsonDepthLimit(app, config.server.max_json_depth);

@@ -1,3 +1,4 @@
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Runtime } from '@sluice/gateway';
 import { instrumentJob } from './run-job.js';
 
@@ -18,12 +19,22 @@ export async function startConsumers(runtime: Runtime): Promise<string[]> {
   // A Redis that restarted empty lost the repeatable jobs (reaper, sweeps, recurring actions):
   // declaring is idempotent, so every reconnect declares them again.
   const log = runtime.logger.child({ component: 'worker' });
-  runtime.state.onReconnected(() => {
-    runtime.declareSchedules().then(
-      () => log.info('state backend reconnected; schedules declared again'),
-      (err: unknown) => log.warn({ err }, 'state backend reconnected; declaring schedules failed'),
-    );
-  });
+  runtime.state.onReconnected(() => void declareAgain(runtime, log));
   await runtime.scheduler.start();
   return kinds;
+}
+
+/** Declares the schedules after a reconnect, retrying (1, 2, 4… up to 30 s apart) while the queue's own connection is not back yet. */
+async function declareAgain(runtime: Runtime, log: Runtime['logger']): Promise<void> {
+  for (let attempt = 0, waitMs = 1000; ; attempt++, waitMs = Math.min(waitMs * 2, 30_000)) {
+    try {
+      await runtime.declareSchedules();
+      log.info({ attempt }, 'state backend reconnected; schedules declared again');
+      return;
+    } catch (err) {
+      if (!runtime.state.available()) return; // lost again: the next reconnect declares them
+      log.warn({ err, retry_in_ms: waitMs }, 'state backend reconnected; declaring schedules failed');
+      await delay(waitMs);
+    }
+  }
 }

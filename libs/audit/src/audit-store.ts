@@ -15,6 +15,12 @@ export interface AppendOptions {
   intent?: string | undefined;
 }
 
+/** What a lookup by id may return to its caller: its scopes (checked before reading) and its records. */
+export interface AuditVisibility {
+  scope?(scope: { namespace: string; tenant: string }): boolean;
+  record?(record: AuditRecord): boolean;
+}
+
 /** What a query may return to its caller (grants): applied to every record before paging. */
 type RecordFilter = (record: AuditRecord) => boolean;
 
@@ -37,7 +43,7 @@ export interface AuditStore {
    * expired). Ids are per tenant: the same id dispatched in two tenants is two records, and a
    * caller sees only the ones its grants cover.
    */
-  get(actionId: string, visible?: (record: AuditRecord) => boolean): Promise<AuditRecord | null>;
+  get(actionId: string, visible?: AuditVisibility): Promise<AuditRecord | null>;
   /**
    * Newest first (dispatched_at, then record id). Records past their expires_at are hidden even
    * before expire() removes them. A page may end early, with a next_cursor, when a sparse filter

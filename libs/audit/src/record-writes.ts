@@ -41,18 +41,11 @@ export function globalIndexWrites(record: AuditRecord, scopeCode: string, placem
 /**
  * The action pointer: a sorted set per action id with one member per record of that id (ids are
  * per tenant, so two tenants' records of one id are two members), scored by dispatch time so a
- * lookup reads the newest first. It expires with the first record written into it (PEXPIRE NX);
- * removeRecord drops a member when its record goes.
+ * lookup reads the newest first. No TTL: records of one id may expire at different times (or
+ * never), so removeRecord drops each member with its record, as it does index entries.
  */
-export function pointerWrite(record: AuditRecord, scopeCode: string, nowMs: number): WriteOp {
-  const pointer: WriteOp = {
-    op: 'indexAdd',
-    index: actionPointerKey(record.action_id),
-    member: globalMember(record.id, scopeCode),
-    score: Date.parse(record.dispatched_at),
-  };
-  const expiry = expiresAtMs(record);
-  return expiry === null ? pointer : { ...pointer, ttlMs: Math.max(1, expiry - nowMs) };
+export function pointerWrite(record: AuditRecord, scopeCode: string): WriteOp {
+  return { op: 'indexAdd', index: actionPointerKey(record.action_id), member: globalMember(record.id, scopeCode), score: Date.parse(record.dispatched_at) };
 }
 
 /**

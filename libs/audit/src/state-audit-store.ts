@@ -10,7 +10,7 @@ import {
 } from '@sluice/core';
 import type { DeferrableWriteOp, StateStore } from '@sluice/state';
 import { runQuery } from './audit-query.js';
-import type { AppendOptions, AuditStore, StoreQuery } from './audit-store.js';
+import type { AppendOptions, AuditStore, AuditVisibility, StoreQuery } from './audit-store.js';
 import { verifyChain } from './chain-verifier.js';
 import { linkIntoChain, type UnlinkedRecord } from './hash-chain.js';
 import { globalAllIndex, placementOf } from './index-layout.js';
@@ -42,8 +42,10 @@ function intentRemoval(intent: string | undefined): DeferrableWriteOp[] {
   return intent === undefined ? [] : [{ op: 'indexRemove', index: intentIndexKey(), member: intent }];
 }
 
-/** Records one id can name across tenants that a lookup by id considers (ids are per tenant; a reuse beyond this many is not found by id). */
-const MAX_RECORDS_PER_ACTION_ID = 16;
+/** Records of one id a lookup considers (its scopes are checked before records are read). */
+const MAX_RECORDS_PER_ACTION_ID = 1000;
+/** Records read per round trip while looking for a visible one, newest first. */
+const READ_BATCH = 16;
 
 export class StateAuditStore implements AuditStore {
   private readonly clock: Clock;
@@ -83,13 +85,13 @@ export class StateAuditStore implements AuditStore {
     if (opts.chain) {
       // The value and tenant indexes join the head's CAS (one slot), so verify sees every link.
       record = await linkIntoChain(this.store, unlinked, (linked) => [valueWrite(linked), ...tenantIndexWrites(linked)]);
-      await this.store.writeBatch([pointerWrite(record, scopeCode, this.clock.now())], {
+      await this.store.writeBatch([pointerWrite(record, scopeCode)], {
         deferred: [...globalIndexWrites(record, scopeCode), ...(opts.derived?.(record) ?? []), ...intentRemoval(opts.intent)],
       });
     } else {
       record = Object.assign(unlinked, { sequence_number: null, previous_hash: null, record_hash: null });
       const placement = placementOf(record);
-      await this.store.writeBatch([valueWrite(record), pointerWrite(record, scopeCode, this.clock.now())], {
+      await this.store.writeBatch([valueWrite(record), pointerWrite(record, scopeCode)], {
         deferred: [
           ...tenantIndexWrites(record, placement),
           ...globalIndexWrites(record, scopeCode, placement),
@@ -102,16 +104,24 @@ export class StateAuditStore implements AuditStore {
     return record;
   }
 
-  async get(actionId: string, visible: (record: AuditRecord) => boolean = () => true): Promise<AuditRecord | null> {
-    // Newest first: one entry per record of this id, in whichever tenants dispatched it.
+  async get(actionId: string, visible: AuditVisibility = {}): Promise<AuditRecord | null> {
+    // Newest first: one entry per record of this id, in whichever tenants dispatched it. Entries
+    // of scopes the caller cannot see are dropped before any record is read, so however often
+    // another tenant reuses the id, it cannot push the caller's own record out of reach.
     const entries = await this.store.indexRange(actionPointerKey(actionId), { rev: true, limit: MAX_RECORDS_PER_ACTION_ID });
     if (entries.length === 0) return null;
-    const records = await this.reader.readMembers(
+    const refs = await this.reader.refsOf(
       entries.map((e) => e.member),
       null,
     );
+    const seen = refs.filter((ref) => ref !== null && (visible.scope?.(ref) ?? true));
     const now = this.clock.now();
-    return records.find((r) => r !== null && r.action_id === actionId && !isExpired(r, now) && visible(r)) ?? null;
+    for (let at = 0; at < seen.length; at += READ_BATCH) {
+      const records = await this.reader.readRefs(seen.slice(at, at + READ_BATCH));
+      const found = records.find((r) => r !== null && r.action_id === actionId && !isExpired(r, now) && (visible.record?.(r) ?? true));
+      if (found) return found;
+    }
+    return null;
   }
 
   async query(query: StoreQuery): Promise<AuditPage> {

@@ -93,6 +93,8 @@ const RulesConfig = z
     regex_max_input_length: positiveInt.max(16 * 1024 * 1024).default(65_536),
     /** Cost units one CEL expression may spend per evaluation: an iteration is one, a regex scan its size × length / 4096. */
     cel_max_cost: positiveInt.max(100_000_000).default(100_000),
+    /** Wall time one CEL evaluation may take; past it the rule errors. */
+    cel_max_duration_ms: positiveInt.max(10_000).default(50),
   })
   .prefault({});
 

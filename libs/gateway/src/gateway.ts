@@ -1,8 +1,8 @@
-import { errors, type ActionInput, type BatchItemResult, type Clock, type DispatchOutcome } from '@sluice/core';
+import { SluiceError, errors, type ActionInput, type BatchItemResult, type Clock, type DispatchOutcome } from '@sluice/core';
 import type { AuditRecorder, AuditWriteResult } from './audit/audit-recorder.js';
 import type { InternalEventBus } from './events/internal-events.js';
 import { normalizeAction } from './normalize-action.js';
-import { dispatchContext, type DispatchCaller } from './pipeline/context.js';
+import { dispatchContext, type DispatchCaller, type DispatchContext } from './pipeline/context.js';
 import type { Pipeline } from './pipeline/pipeline.js';
 import type { StageName } from './pipeline/stage-order.js';
 
@@ -37,6 +37,8 @@ export interface GatewayDeps {
   audit?: AuditRecorder;
   /** Told of every dispatch (action_dispatched) while anyone listens: the stream's source. */
   events?: InternalEventBus;
+  /** Told of a batch item that threw (answered as an item error): for the log. */
+  onItemError?(err: unknown): void;
 }
 
 /** The dispatch entry point shared by the API, replays and background jobs. */
@@ -51,9 +53,7 @@ export class Gateway {
     const dispatchedAtMs = this.deps.clock.now();
     const action = normalizeAction(input, this.deps.clock, dispatchedAtMs);
     const ctx = dispatchContext(action, opts);
-    const decided = await this.deps.pipeline.run(ctx, opts.stagesFrom);
-    // Nothing reached the provider's side for good: a retry must not find its dedup key taken.
-    if (decided?.outcome === 'failed') await ctx.onFailed?.();
+    const decided = await this.decide(ctx, opts.stagesFrom);
     // Dry runs leave no trace; everything else is recorded (as the client sent it) before we answer.
     let audit: AuditWriteResult | undefined;
     if (decided && decided.outcome !== 'dry_run' && !ctx.dryRun && this.deps.audit) {
@@ -94,14 +94,45 @@ export class Gateway {
     return outcome;
   }
 
+  /**
+   * Runs the pipeline. A `failed` outcome gives back what the dispatch took (its dedup key), so a
+   * retry is not deduplicated. So does an error before the provider call (the state backend went
+   * away): the caller is told to retry, and must not find the key taken. An error after the call
+   * started is a 500 saying so, never the 503 that means nothing ran.
+   */
+  private async decide(ctx: DispatchContext, from: StageName | undefined): Promise<DispatchOutcome | undefined> {
+    try {
+      const decided = await this.deps.pipeline.run(ctx, from);
+      if (decided?.outcome === 'failed') await ctx.onFailed?.();
+      return decided;
+    } catch (err) {
+      if (ctx.providerCalled) throw new SluiceError('INTERNAL', 'the action was sent to its provider, but its outcome could not be recorded', { cause: err });
+      await ctx.onFailed?.().catch(() => undefined);
+      throw err;
+    }
+  }
+
+  /**
+   * Items run a few at a time; results keep input order. An item that throws (the state backend
+   * went away mid-batch) is an item error, not the batch's: the others ran or will run, and a
+   * client resending the whole batch on a 503 would run them twice. Refused as a whole only when
+   * the backend is known to be down before anything starts.
+   */
   async dispatchBatch(inputs: readonly ActionInput[], opts: DispatchOptions = {}): Promise<BatchItemResult[]> {
+    if (this.deps.stateAvailable?.() === false) throw errors.stateUnavailable();
     const results: BatchItemResult[] = new Array(inputs.length);
     let next = 0;
     const worker = async () => {
       for (let i = next++; i < inputs.length; i = next++) {
         const input = inputs[i] as ActionInput;
         results[i] = this.deps.providerExists(input.provider)
-          ? { status: 'success', outcome: await this.dispatch(input, opts) }
+          ? await this.dispatch(input, opts).then(
+              (outcome): BatchItemResult => ({ status: 'success', outcome }),
+              (err: unknown): BatchItemResult => {
+                this.deps.onItemError?.(err);
+                return { status: 'error', error: { message: itemErrorMessage(err) } };
+              },
+            )
           : { status: 'error', error: { message: `Provider not found: ${input.provider}` } };
       }
     };
@@ -109,4 +140,9 @@ export class Gateway {
     await Promise.all(Array.from({ length: lanes }, worker));
     return results;
   }
+}
+
+/** What a batch item that threw says: our errors' code and message, never an internal one's. */
+function itemErrorMessage(err: unknown): string {
+  return err instanceof SluiceError ? `${err.code}: ${err.message}` : 'internal error';
 }

@@ -35,8 +35,10 @@ function mediaTypeOf(request: FastifyRequest | undefined): string {
  */
 function toSluiceError(err: unknown, request?: FastifyRequest): SluiceError {
   if (err instanceof SluiceError) return err;
-  if (isBackendConnectionError(err)) return errors.stateUnavailable(err);
   const fe = err as FastifyError & { validation?: AjvLikeError[]; validationContext?: string; type?: string };
+  // A client that went away mid-body is an ECONNRESET too, with a 4xx status: not an outage.
+  const clientSide = typeof fe.statusCode === 'number' && fe.statusCode < 500;
+  if (!clientSide && isBackendConnectionError(err)) return errors.stateUnavailable(err);
   if (Array.isArray(fe.validation)) return errors.validation(validationDetails(fe.validation, fe.validationContext));
   switch (fe.code) {
     // Fastify's message no longer names the type; the request's header does.

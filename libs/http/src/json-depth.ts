@@ -3,6 +3,8 @@ import { errors } from '@sluice/core';
 
 /** Under the `u` flag a surrogate pair is one code point, so this matches only a lone half. */
 const LONE_SURROGATE = /\p{Surrogate}/u;
+/** Paths are echoed in the error and the log: keys can be long. */
+const MAX_SHOWN_PATH = 200;
 
 /**
  * What is wrong with a parsed JSON body, naming the path (`payload.a.b…`), or null: nesting
@@ -11,18 +13,19 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
  * Iterative: a body a million levels deep costs a loop, never the stack.
  */
 function bodyProblem(value: unknown, max: number): string | null {
+  const shown = (path: string) => (path.length > MAX_SHOWN_PATH ? `${path.slice(0, MAX_SHOWN_PATH)}…` : path || '(root)');
   const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: '' }];
   while (stack.length > 0) {
     const { value: current, depth, path } = stack.pop() as { value: unknown; depth: number; path: string };
     if (typeof current === 'string') {
-      if (LONE_SURROGATE.test(current)) return `JSON body has a lone surrogate (not valid Unicode) at ${path || '(root)'}`;
+      if (LONE_SURROGATE.test(current)) return `JSON body has a lone surrogate (not valid Unicode) at ${shown(path)}`;
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    if (depth >= max) return `JSON body nested deeper than ${max} levels at ${path || '(root)'} (server.max_json_depth)`;
+    if (depth >= max) return `JSON body nested deeper than ${max} levels at ${shown(path)} (server.max_json_depth)`;
     for (const [key, child] of Object.entries(current)) {
       const at = path ? `${path}.${key}` : key;
-      if (LONE_SURROGATE.test(key)) return `JSON body has a lone surrogate (not valid Unicode) in a key at ${at}`;
+      if (LONE_SURROGATE.test(key)) return `JSON body has a lone surrogate (not valid Unicode) in a key at ${shown(at)}`;
       stack.push({ value: child, depth: depth + 1, path: at });
     }
   }

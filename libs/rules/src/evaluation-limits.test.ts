@@ -83,4 +83,27 @@ describe('CEL expressions: evaluation budget', () => {
     expect(() => compile('action.payload.l.all(x, x >= 0)').evaluate(makeInput({ payload: { l: list.slice(0, 11) } }))).toThrow(/budget of 10 /);
     expect(compile('action.payload.l.all(x, x >= 0)').evaluate(makeInput({ payload: { l: list.slice(0, 10) } }))).toEqual(suppress);
   });
+
+  it('bounds the wall time of steps the units do not price (`x in list` scans a list per step)', async () => {
+    const big = Array.from({ length: 60_000 }, (_, i) => i);
+    const started = performance.now();
+    expect(() => compile('action.payload.l.exists(x, x in action.payload.m)').evaluate(makeInput({ payload: { l: big, m: big.map((n) => -n - 1) } }))).toThrow(
+      /ran longer than 50 ms \(rules.cel_max_duration_ms\)/,
+    );
+    // Generous for a loaded machine; unbounded, this was tens of seconds.
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
+
+  it('refuses cel.bind, which builds values exponentially for no step the budget sees', () => {
+    const issues = issuesOf({ name: 'x', expression: 'cel.bind(a, action.payload.l + action.payload.l, size(a) > 1)', action: suppress }, cel);
+    expect(issues[0]?.message).toMatch(/cel.bind\(\) is not available/);
+  });
+
+  it('bounds compiling patterns taken from the payload, one per step', () => {
+    const dynamic = compile('action.payload.ps.exists(p, action.payload.text.re2Matches(p))');
+    const patterns = Array.from({ length: 5000 }, (_, i) => `x{${i % 900}}y[a-z]{1,20}q${i}`);
+    const started = performance.now();
+    expect(() => dynamic.evaluate(makeInput({ payload: { ps: patterns, text: 'nothing' } }))).toThrow(/ran longer than 50 ms|evaluation budget/);
+    expect(performance.now() - started).toBeLessThan(1500);
+  });
 });

@@ -1,5 +1,5 @@
 import type { AuditStore, StoreQuery } from '@sluice/audit';
-import { callerCovers, seesEverything, tenantFilterFor, visibleTo, assertCallerCoversScope, type Caller } from '@sluice/auth';
+import { callerCovers, callerCoversScope, seesEverything, tenantFilterFor, visibleTo, assertCallerCoversScope, type Caller } from '@sluice/auth';
 import {
   ActionIdParams,
   AuditPage,
@@ -65,7 +65,7 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
   const recordFor = async (caller: Caller, actionId: string): Promise<AuditRecord> => {
     // Only records the caller's grants cover: another tenant's record of the same id is "not
     // found" (a 403 would say the id exists there), and cannot shadow the caller's own.
-    const record = await store().get(actionId, (r) => callerCovers(caller, r));
+    const record = await store().get(actionId, { scope: (scope) => callerCoversScope(caller, scope), record: (r) => callerCovers(caller, r) });
     if (!record) throw errors.notFoundMessage(`no audit record found for action: ${actionId}`);
     return record;
   };

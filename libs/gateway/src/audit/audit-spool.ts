@@ -49,16 +49,22 @@ export class AuditSpool<T> {
     clearTimeout(this.timer);
   }
 
+  /** The entry being written is taken off first, so a full spool dropping its oldest never drops it. */
   private async writeInOrder(): Promise<void> {
     let written = 0;
     try {
-      while (this.entries.length > 0) {
-        await this.opts.write(this.entries[0] as T);
-        this.entries.shift();
+      for (let entry = this.entries.shift(); entry !== undefined; entry = this.entries.shift()) {
+        try {
+          await this.opts.write(entry);
+        } catch (err) {
+          // Still unreachable: back at the head, tried again later.
+          this.entries.unshift(entry);
+          throw err;
+        }
         written++;
       }
     } catch {
-      // Still unreachable: keep the entry and try again later.
+      // Retried by the next flush.
     } finally {
       if (written > 0) this.opts.onWritten(written);
     }

@@ -29,6 +29,8 @@ export interface DispatchContext {
   caller: DispatchCaller | undefined;
   /** The intent written before the provider call (audit/action-intents.ts), settled by the audit record. */
   intent: string | undefined;
+  /** Set as the provider call starts: from then on a failure must not say "nothing ran, retry". */
+  providerCalled: boolean;
 }
 
 /** The identity parts audit keeps: never a credential. */
@@ -60,5 +62,6 @@ export function dispatchContext(
     traceparent: opts.traceparent,
     caller: opts.caller,
     intent: undefined,
+    providerCalled: false,
   };
 }

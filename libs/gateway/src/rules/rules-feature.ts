@@ -1,4 +1,4 @@
-import { configureEvaluationLimits, type RuleActionType } from '@sluice/rules';
+import type { RuleActionType } from '@sluice/rules';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { DispatchContext } from '../pipeline/context.js';
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
@@ -27,7 +27,6 @@ export interface RulesInputs {
 /** Rules (files, API, enabled flags shared by replicas) and the two pipeline stages that evaluate them and, later, apply the matched action. */
 export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Promise<RulesFeature> {
   const { state, clock, logger, metrics } = ctx;
-  configureEvaluationLimits({ regexMaxInputLength: ctx.config.rules.regex_max_input_length, celMaxCost: ctx.config.rules.cel_max_cost });
   const repository = new RuleRepository({
     state,
     clock,

@@ -1,3 +1,4 @@
+import { configureEvaluationLimits } from '@sluice/rules';
 import type { Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import { Executor, createProviders } from '@sluice/providers';
@@ -22,6 +23,12 @@ export async function createInfrastructure(
   opts: { logger: Logger; metrics: Metrics; clock: Clock },
 ): Promise<{ ctx: FeatureContext; closers: Closer[] }> {
   const { logger, metrics, clock } = opts;
+  // Before any feature compiles a rule or a silence: the limits apply to both.
+  configureEvaluationLimits({
+    regexMaxInputLength: config.rules.regex_max_input_length,
+    celMaxCost: config.rules.cel_max_cost,
+    celMaxDurationMs: config.rules.cel_max_duration_ms,
+  });
   const closers: Closer[] = [];
   const state = await createStateStore({
     backend: config.state.backend,

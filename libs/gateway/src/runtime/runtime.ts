@@ -100,6 +100,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     recorder: metrics,
     providerExists: (name) => ctx.providers.has(name),
     stateAvailable: () => ctx.state.available(),
+    onItemError: (err) => logger.error({ err }, 'batch item failed'),
     events: ctx.events,
     ...(audit.recorder ? { audit: audit.recorder } : {}),
   });

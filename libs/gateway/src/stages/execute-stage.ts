@@ -57,6 +57,7 @@ export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionEx
       const provider = providers.get(ctx.provider);
       if (!provider) return { outcome: 'failed', action_id, error: providerNotFound(ctx.provider) };
       if (beforeCall) ctx.intent = await beforeCall(ctx);
+      ctx.providerCalled = true;
       const result = await executor.execute(provider, ctx.action);
       // Client errors (not retryable) say nothing of the provider's health: they neither trip nor close a breaker.
       if (admitted) await breakers?.record(admitted, result.ok ? 'success' : result.error.retryable ? 'failure' : 'neutral');

@@ -2,7 +2,7 @@ import { Environment } from '@marcbachmann/cel-js';
 import type { RuleAction } from '../types.js';
 import { compileRe2 } from '../conditions/operators.js';
 import type { RE2JS } from 're2js';
-import { assertRegexInput, chargeRegexScan } from '../evaluation-limits.js';
+import { assertRegexInput, chargeRegexScan, checkCelClock } from '../evaluation-limits.js';
 import './cel-iteration-meter.js';
 
 /**
@@ -25,19 +25,26 @@ export const MAX_EXPRESSION_LENGTH = 4096;
 /** `re2Matches` replaces CEL's `matches`, which cel-js runs on the backtracking JS RegExp engine. */
 export const RE2_FUNCTION = 're2Matches';
 
-/** Patterns used at runtime, compiled once; bounded so dynamic patterns cannot grow it forever. */
-const re2Cache = new Map<string, RE2JS>();
+/**
+ * Patterns used at runtime (a pattern taken from the payload), compiled once, refusals too (so a
+ * bad pattern is not compiled on every call); bounded so dynamic patterns cannot grow it forever.
+ */
+const re2Cache = new Map<string, RE2JS | string>();
 const RE2_CACHE_LIMIT = 256;
+/** A compile costs about a scan of this many characters per pattern character. */
+const COMPILE_COST_PER_CHARACTER = 64;
 
 function re2Search(text: string, pattern: string): boolean {
   let regex = re2Cache.get(pattern);
-  if (!regex) {
+  if (regex === undefined) {
+    chargeRegexScan(COMPILE_COST_PER_CHARACTER, pattern.length);
     const compiled = compileRe2(pattern);
-    if (!compiled.ok) throw new Error(compiled.message);
-    regex = compiled.regex;
+    checkCelClock();
+    regex = compiled.ok ? compiled.regex : compiled.message;
     if (re2Cache.size >= RE2_CACHE_LIMIT) re2Cache.clear();
     re2Cache.set(pattern, regex);
   }
+  if (typeof regex === 'string') throw new Error(regex);
   assertRegexInput(text);
   chargeRegexScan(regex.programSize(), text.length);
   return regex.test(text);

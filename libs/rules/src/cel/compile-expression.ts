@@ -93,6 +93,12 @@ function inspectCalls(root: ASTNode, path: string, issues: IssueList): { verdict
         issues.add(path, `matches() is not available in expressions (it would backtrack); use text.${RE2_FUNCTION}(pattern) (RE2, unanchored)`);
         ok = false;
       }
+      // cel.bind names a value once and reuses it: nested, it doubles a list per level for no
+      // iteration the budget could count (30 levels: a billion elements).
+      if (name === 'bind') {
+        issues.add(path, 'cel.bind() is not available in expressions (nested, it builds values exponentially)');
+        ok = false;
+      }
       const pattern = args[0];
       if (name === RE2_FUNCTION && pattern?.op === 'value' && typeof pattern.args === 'string') {
         const compiled = compileRe2(pattern.args);

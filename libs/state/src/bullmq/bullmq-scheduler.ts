@@ -122,10 +122,19 @@ export class BullMqScheduler implements Scheduler {
     if (this.started) return;
     this.started = true;
     for (const [kind, { handler, concurrency }] of this.consumers) {
+      // Tracked until BullMQ has recorded the job finished (its `completed`/`failed` event), not
+      // just until the handler settles: close() must not cut that write off (the job would run again).
+      const finished = new Map<string, () => void>();
       const run = (job: BullJob) => {
+        const recorded = new Promise<void>((resolve) => finished.set(job.id ?? '', resolve));
         const done = handler(toJob(kind, job));
-        this.running.add(done);
-        return done.finally(() => this.running.delete(done));
+        const tracked = done.then(settleWithin(recorded), settleWithin(recorded));
+        this.running.add(tracked);
+        void tracked.finally(() => {
+          this.running.delete(tracked);
+          finished.delete(job.id ?? '');
+        });
+        return done;
       };
       const worker = new Worker(kind, run, {
         // Workers own their connections (BullMQ adds a blocking one), which must retry forever.
@@ -137,6 +146,9 @@ export class BullMqScheduler implements Scheduler {
         maxStalledCount: MAX_STALLED_COUNT,
       });
       worker.on('error', this.onError);
+      const markFinished = (job: BullJob | undefined) => finished.get(job?.id ?? '')?.();
+      worker.on('completed', markFinished);
+      worker.on('failed', markFinished);
       this.workers.push(worker);
     }
     await Promise.all(this.workers.map((w) => w.waitUntilReady()));
@@ -148,9 +160,10 @@ export class BullMqScheduler implements Scheduler {
   }
 
   /**
-   * Stops fetching, lets running handlers finish, then closes the workers without BullMQ's own
-   * wait for current jobs: after a Redis outage that wait never returns (BullMQ 5.x/6.x), and
-   * it has nothing left to wait for once the handlers are done.
+   * Stops fetching, lets running handlers finish and BullMQ record their jobs finished (each
+   * within RECORD_FINISHED_GRACE_MS), then closes the workers without BullMQ's own wait for
+   * current jobs: after a Redis outage that wait never returns (BullMQ 5.x/6.x), and it has
+   * nothing left to wait for by then.
    */
   private async shutdown(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.pause(true)));
@@ -177,4 +190,18 @@ function toJob(kind: string, job: BullJob): { id: string; kind: string; data: un
   const envelope = job.data as Envelope;
   // attemptsStarted also counts a rerun after a worker died mid-job, which attemptsMade does not.
   return { id: envelope.id, kind, data: envelope.data, attempt: Math.max(job.attemptsStarted, job.attemptsMade + 1) };
+}
+
+/** How long close() waits, after a handler settled, for BullMQ to record its job finished (it cannot while Redis is away). */
+const RECORD_FINISHED_GRACE_MS = 2000;
+
+function settleWithin(recorded: Promise<void>): () => Promise<void> {
+  return () =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, RECORD_FINISHED_GRACE_MS);
+      void recorded.then(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
 }
