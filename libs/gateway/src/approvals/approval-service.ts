@@ -165,8 +165,13 @@ export class ApprovalService {
       return { id: ref.id, status, outcome: null };
     }
     const outcome = await execute(claimed.record.action, decidedBy);
-    const done = await this.records.swap(claimed, { ...claimed.record, outcome });
-    if (!done) this.log.warn({ approval: ref.id }, 'approval executed but its outcome could not be recorded (record changed meanwhile)');
+    // The action ran: its caller gets the outcome even if the approval record cannot take it now
+    // (a 503 would invite a retry, which the claim above already turns into a 410).
+    const done = await this.records.swap(claimed, { ...claimed.record, outcome }).catch((err: unknown) => {
+      this.log.warn({ approval: ref.id, err }, 'approval executed but its outcome could not be recorded');
+      return undefined;
+    });
+    if (done === null) this.log.warn({ approval: ref.id }, 'approval executed but its outcome could not be recorded (record changed meanwhile)');
     return { id: ref.id, status, outcome };
   }
 
