@@ -64,12 +64,13 @@ let charges = 0;
 export function chargeCel(units: number): void {
   spent += units;
   if (spent > budget) throw new CelBudgetExceeded(budget);
-  if ((++charges & 31) === 0) checkCelClock();
+  // Once out of time, every charge throws: an error absorbed inside `exists` must not let the loop go on.
+  if (timedOut || (++charges & 31) === 0) checkCelClock();
 }
 
 /** Reads the clock now: after work a unit does not price well (compiling a regex). */
 export function checkCelClock(): void {
-  if (performance.now() <= deadline) return;
+  if (!timedOut && performance.now() <= deadline) return;
   timedOut = true;
   throw new CelTimeExceeded(limits.celMaxDurationMs);
 }

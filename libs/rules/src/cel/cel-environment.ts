@@ -37,6 +37,7 @@ const COMPILE_COST_PER_CHARACTER = 64;
 function re2Search(text: string, pattern: string): boolean {
   let regex = re2Cache.get(pattern);
   if (regex === undefined) {
+    checkCelClock();
     chargeRegexScan(COMPILE_COST_PER_CHARACTER, pattern.length);
     const compiled = compileRe2(pattern);
     checkCelClock();
