@@ -203,6 +203,7 @@ function draftAt(dispatchedMs: number): NewAuditRecord {
   return {
     action_id: randomUUID(),
     chain_id: null,
+    trace_id: null,
     namespace: t.namespace,
     tenant: t.tenant,
     provider,

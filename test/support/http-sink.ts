@@ -5,6 +5,8 @@ interface ReceivedCall {
   id: string;
   payload: Record<string, unknown>;
   metadata: Record<string, unknown>;
+  /** The request's headers (a `traceparent`, say). */
+  headers: Record<string, string | string[] | undefined>;
 }
 
 export interface HttpSink {
@@ -27,7 +29,7 @@ export async function startSink(): Promise<HttpSink> {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      const call = JSON.parse(body) as ReceivedCall;
+      const call = { ...(JSON.parse(body) as Omit<ReceivedCall, 'headers'>), headers: req.headers };
       received.push(call);
       const answer = sink.status >= 300 ? { ok: false } : sink.reply ? sink.reply(call) : { ok: true };
       const send = () => res.writeHead(sink.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));

@@ -3,7 +3,7 @@ import { SluiceConfig } from '@sluice/config';
 import type { Clock } from '@sluice/core';
 import type { Runtime } from '@sluice/gateway';
 import type { Readiness } from '@sluice/http';
-import { Metrics, createLogger } from '@sluice/telemetry';
+import { Metrics, createLogger, type Tracing } from '@sluice/telemetry';
 import { startConsumers } from '@sluice/worker';
 import type { FastifyInstance } from 'fastify';
 import { testRedisUrl, uniquePrefix } from './redis-url.js';
@@ -22,7 +22,11 @@ export type Backend = 'memory' | 'redis';
  * A real gateway (API + in-process worker) on an ephemeral port, on either backend. The Redis
  * flavour uses the run's private redis-server with a fresh key prefix.
  */
-export async function startGateway(backend: Backend, raw: Record<string, unknown> = {}, opts: { clock?: Clock } = {}): Promise<RunningGateway> {
+export async function startGateway(
+  backend: Backend,
+  raw: Record<string, unknown> = {},
+  opts: { clock?: Clock; tracing?: Tracing } = {},
+): Promise<RunningGateway> {
   const state = backend === 'redis' ? { backend, url: testRedisUrl(), prefix: uniquePrefix() } : { backend };
   const config = SluiceConfig.parse({ ...raw, state: { ...state, ...(raw.state as object | undefined) }, logging: { level: 'silent' } });
   const logger = createLogger({ level: 'silent', role: 'test' });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadAuth } from '@sluice/auth';
 import type { Runtime } from '@sluice/gateway';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, type FastifyPluginAsync, type FastifyPluginCallback } from 'fastify';
 import { errors } from '@sluice/core';
 import { edgeErrorOptions, installCharsetCheck, installErrorHandling, installJsonDepthLimit, operationsRoutes, sendError, type Readiness } from '@sluice/http';
 import { installAccessControl } from './plugins/access-control.js';
@@ -16,6 +16,8 @@ import { FEATURE_ROUTES, type RoutesRuntime } from './routes/feature-routes.js';
 export interface ApiDeps {
   runtime: RoutesRuntime & Pick<Runtime, 'config' | 'logger' | 'metrics' | 'state'>;
   readiness: Readiness;
+  /** With tracing on: @fastify/otel's plugin, registered before every route (the request spans). */
+  tracingPlugin?: FastifyPluginCallback | FastifyPluginAsync;
   version?: string;
 }
 
@@ -55,6 +57,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
       return typeof given === 'string' && given.length > 0 && given.length <= MAX_REQUEST_ID ? given : randomUUID();
     },
   });
+  if (deps.tracingPlugin) await app.register(deps.tracingPlugin);
   app.addHook('onClose', async () => auth?.close());
   // Once the listener is closing, a request that still arrives on a kept-alive connection is
   // refused (the client retries elsewhere); /health and in-flight requests are unaffected.

@@ -3,6 +3,7 @@ import type { SluiceConfig } from '@sluice/config';
 import { createRuntime, type Runtime, type RuntimeOptions } from '@sluice/gateway';
 import { Readiness } from '@sluice/http';
 import type { FastifyInstance } from 'fastify';
+import type { Tracing } from '@sluice/telemetry';
 import { buildApiApp } from './app.js';
 
 /** An API process, composed: the runtime, its readiness and the HTTP app (not listening yet). */
@@ -19,12 +20,13 @@ export interface ApiProcess {
 }
 
 /** The API's composition root: one runtime from the shared builder, and the HTTP app over it. */
-export async function composeApi(config: SluiceConfig, opts: RuntimeOptions): Promise<ApiProcess> {
-  const runtime = await createRuntime(config, opts);
+export async function composeApi(config: SluiceConfig, opts: RuntimeOptions & { tracing?: Tracing | null }): Promise<ApiProcess> {
+  const { tracing, ...runtimeOpts } = opts;
+  const runtime = await createRuntime(config, tracing ? { ...runtimeOpts, tracer: tracing.tracer } : runtimeOpts);
   const readiness = new Readiness(() => runtime.state.ping());
   let app: FastifyInstance;
   try {
-    app = await buildApiApp({ runtime, readiness });
+    app = await buildApiApp({ runtime, readiness, ...(tracing ? { tracingPlugin: tracing.fastifyPlugin } : {}) });
   } catch (err) {
     await runtime.close();
     throw err;

@@ -1,4 +1,6 @@
 import { parseCliArgs } from './args.js';
+import { commandConfig } from './command-config.js';
+import { startCommandTracing } from './command-tracing.js';
 import { isConfigurationError } from './configuration-error.js';
 import { USAGE, commandHelp } from './help.js';
 import { holdYoungGeneration } from './young-generation.js';
@@ -17,15 +19,19 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       // the young generation is held (young-generation.ts).
       case 'serve': {
         const started = holdYoungGeneration();
+        const loaded = commandConfig('serve', args);
+        const tracing = await startCommandTracing(loaded.config, args.noWorker ? 'api' : 'serve');
         const { serve } = await import('./serve.js');
-        await serve(args);
+        await serve(args, loaded, tracing);
         started();
         return undefined;
       }
       case 'worker': {
         const started = holdYoungGeneration();
+        const loaded = commandConfig('worker', args);
+        const tracing = await startCommandTracing(loaded.config, 'worker');
         const { worker } = await import('./worker.js');
-        await worker(args);
+        await worker(loaded, tracing);
         started();
         return undefined;
       }

@@ -1,23 +1,32 @@
 import { composeApi } from '@sluice/api';
-import { loadConfig } from '@sluice/config';
-import { Metrics, createLogger } from '@sluice/telemetry';
+import { Metrics, createLogger, type Tracing } from '@sluice/telemetry';
 import { startConsumers } from '@sluice/worker';
 import type { ParsedArgs } from './args.js';
+import type { CommandConfig } from './command-config.js';
 import { checkDeployment } from './deployment-guard.js';
 import { onShutdownSignal } from './shutdown.js';
 
 /** `sluice serve`: the API, plus the background consumers unless --no-worker. */
-export async function serve(args: ParsedArgs): Promise<void> {
-  const { config, file } = loadConfig({ file: args.config, overrides: { 'server.port': args.port, 'server.host': args.host } });
-  const logger = createLogger({ level: config.logging.level, role: args.noWorker ? 'api' : 'serve' });
+export async function serve(args: ParsedArgs, { config, file }: CommandConfig, tracing: Tracing | null): Promise<void> {
+  const logger = createLogger({ level: config.logging.level, role: args.noWorker ? 'api' : 'serve', traceIds: tracing !== null });
   checkDeployment({ command: 'serve', backend: config.state.backend, noWorker: args.noWorker, logger });
-  const api = await composeApi(config, { logger, metrics: new Metrics() });
+  const api = await composeApi(config, { logger, metrics: new Metrics(), tracing });
   if (!args.noWorker) await startConsumers(api.runtime);
   const timing = { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: config.server.drain_delay_seconds * 1000 };
-  onShutdownSignal(logger, timing, (drainDelayMs) => api.close({ drainDelayMs }));
+  onShutdownSignal(logger, timing, async (drainDelayMs) => {
+    await api.close({ drainDelayMs });
+    await tracing?.shutdown();
+  });
   const address = await api.app.listen({ port: config.server.port, host: config.server.host });
   logger.info(
-    { address, config_file: file ?? null, backend: config.state.backend, worker: !args.noWorker, providers: api.runtime.providers.names() },
+    {
+      address,
+      config_file: file ?? null,
+      backend: config.state.backend,
+      worker: !args.noWorker,
+      providers: api.runtime.providers.names(),
+      tracing: tracing !== null,
+    },
     'sluice listening',
   );
 }

@@ -1,11 +1,24 @@
-import type { Logger, Metrics } from '@sluice/telemetry';
+import { withTraceCarrier, type Logger, type Metrics, type Tracer } from '@sluice/telemetry';
 import type { Job, JobHandler } from '@sluice/state';
 
 /**
- * Logging and metrics wrapped once around every job handler, so no feature repeats them. A
+ * Logging, metrics and (with tracing on) a span wrapped once around every job handler, so no
+ * feature repeats them. The span continues the trace the job was enqueued in; a repeat
+ * schedule's occurrence starts a trace of its own, linked to the one that declared it. A
  * handler error is logged and re-thrown: the scheduler owns retries.
  */
-export function instrumentJob(kind: string, handler: JobHandler, deps: { logger: Logger; metrics: Metrics }): JobHandler {
+export function instrumentJob(kind: string, handler: JobHandler, deps: { logger: Logger; metrics: Metrics; tracer?: Tracer | undefined }): JobHandler {
+  const run = counted(kind, handler, deps);
+  const { tracer } = deps;
+  if (tracer === undefined) return run;
+  return (job: Job) =>
+    withTraceCarrier(tracer, `job ${kind}`, job.trace, () => run(job), {
+      link: job.scheduled === true,
+      attributes: { 'sluice.job_kind': kind, 'sluice.job_id': job.id, 'sluice.attempt': job.attempt },
+    });
+}
+
+function counted(kind: string, handler: JobHandler, deps: { logger: Logger; metrics: Metrics }): JobHandler {
   const log = deps.logger.child({ job_kind: kind });
   return async (job: Job) => {
     const started = process.hrtime.bigint();

@@ -344,6 +344,24 @@ export const BackgroundConfig = z
   .prefault({});
 export type BackgroundConfig = z.infer<typeof BackgroundConfig>;
 
+/** OpenTelemetry tracing (docs/tracing.md). Unset keys fall back to the standard OTEL_* environment variables. */
+const TracingConfig = z
+  .strictObject({
+    enabled: z.boolean().default(false),
+    exporter: z.enum(['otlp-http', 'otlp-grpc', 'console', 'none']).default('otlp-http'),
+    /** The collector's base URL (OTEL_EXPORTER_OTLP_ENDPOINT's meaning): otlp-http posts to <endpoint>/v1/traces. */
+    endpoint: z.url().optional(),
+    /** Default: OTEL_SERVICE_NAME, else `sluice`. */
+    service_name: z.string().min(1).max(256).optional(),
+    /** Share of new traces sampled; a request with a sampled parent is always traced. Default: OTEL_TRACES_SAMPLER_ARG, else 1. */
+    sample_ratio: z.number().min(0).max(1).optional(),
+    /** Sent with every export (an API key of a hosted collector); default: OTEL_EXPORTER_OTLP_HEADERS. */
+    headers: z.record(z.string(), z.string()).default({}),
+  })
+  .prefault({});
+
+const TelemetryConfig = z.strictObject({ tracing: TracingConfig }).prefault({});
+
 const LoggingConfig = z
   .strictObject({
     level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
@@ -384,6 +402,7 @@ export const SluiceConfig = z.strictObject({
   state_machines: StateMachinesConfig,
   worker: WorkerConfig,
   logging: LoggingConfig,
+  telemetry: TelemetryConfig,
 });
 
 export type SluiceConfig = z.infer<typeof SluiceConfig>;

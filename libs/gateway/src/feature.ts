@@ -3,7 +3,7 @@ import type { SluiceConfig } from '@sluice/config';
 import type { Executor, ProviderRegistry } from '@sluice/providers';
 import type { RuleActionType } from '@sluice/rules';
 import type { Job, Scheduler, StateStore } from '@sluice/state';
-import type { Logger, Metrics } from '@sluice/telemetry';
+import type { Logger, Metrics, Tracer } from '@sluice/telemetry';
 import type { InternalEventBus } from './events/internal-events.js';
 import type { ProviderHealth } from './resilience/provider-health.js';
 import type { Gateway } from './gateway.js';
@@ -25,6 +25,8 @@ export interface FeatureContext {
   health: ProviderHealth;
   /** What background work reports (the SSE stream's internal source). */
   events: InternalEventBus;
+  /** Set with tracing on: job handlers run in spans continuing their enqueuer's trace. */
+  tracer?: Tracer | undefined;
 }
 
 /** What a job handler gets besides its job: parts built after the features (the gateway dispatches through all of them). */

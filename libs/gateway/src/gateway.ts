@@ -1,4 +1,5 @@
 import { SluiceError, errors, type ActionInput, type BatchItemResult, type Clock, type DispatchOutcome } from '@sluice/core';
+import { inSpan, traceIdOf, type Span, type Tracer } from '@sluice/telemetry';
 import type { AuditRecorder, AuditWriteResult } from './audit/audit-recorder.js';
 import type { InternalEventBus } from './events/internal-events.js';
 import { normalizeAction } from './normalize-action.js';
@@ -39,13 +40,21 @@ export interface GatewayDeps {
   events?: InternalEventBus;
   /** Told of a batch item that threw (answered as an item error): for the log. */
   onItemError?(err: unknown): void;
+  /** With tracing on: a span per dispatch (stage spans under it) and per batch. */
+  tracer?: Tracer | undefined;
 }
 
 /** The dispatch entry point shared by the API, replays and background jobs. */
 export class Gateway {
   constructor(private readonly deps: GatewayDeps) {}
 
-  async dispatch(input: ActionInput, opts: DispatchOptions = {}): Promise<DispatchOutcome> {
+  dispatch(input: ActionInput, opts: DispatchOptions = {}): Promise<DispatchOutcome> {
+    const { tracer } = this.deps;
+    if (tracer === undefined) return this.run(input, opts, null);
+    return inSpan(tracer, 'dispatch', undefined, (span) => this.run(input, opts, span));
+  }
+
+  private async run(input: ActionInput, opts: DispatchOptions, span: Span | null): Promise<DispatchOutcome> {
     // A dispatch whose rules and provider need no state would otherwise execute and then fail
     // to write its audit record: refuse it before anything happens (503, retry later).
     if (this.deps.stateAvailable?.() === false) throw errors.stateUnavailable();
@@ -53,7 +62,15 @@ export class Gateway {
     const dispatchedAtMs = this.deps.clock.now();
     const action = normalizeAction(input, this.deps.clock, dispatchedAtMs);
     const ctx = dispatchContext(action, opts);
+    span?.setAttributes({
+      'sluice.action_id': action.id,
+      'sluice.namespace': action.namespace,
+      'sluice.tenant': action.tenant,
+      'sluice.provider': action.provider,
+      'sluice.action_type': action.action_type,
+    });
     const decided = await this.decide(ctx, opts.stagesFrom);
+    span?.setAttributes({ 'sluice.outcome': decided?.outcome ?? 'dry_run', ...(ctx.matchedRule ? { 'sluice.matched_rule': ctx.matchedRule } : {}) });
     // Dry runs leave no trace; everything else is recorded (as the client sent it) before we answer.
     let audit: AuditWriteResult | undefined;
     if (decided && decided.outcome !== 'dry_run' && !ctx.dryRun && this.deps.audit) {
@@ -68,6 +85,8 @@ export class Gateway {
         dispatchedAtMs,
         completedAtMs: this.deps.clock.now(),
         intent: ctx.intent,
+        // The server's trace when tracing is on, else the caller's (so the trail links to it anyway).
+        traceId: span?.spanContext().traceId ?? traceIdOf(ctx.traceparent),
       });
     }
     // A copy: a stage may hand back an outcome object it keeps.
@@ -118,7 +137,14 @@ export class Gateway {
    * client resending the whole batch on a 503 would run them twice. Refused as a whole only when
    * the backend is known to be down before anything starts.
    */
-  async dispatchBatch(inputs: readonly ActionInput[], opts: DispatchOptions = {}): Promise<BatchItemResult[]> {
+  dispatchBatch(inputs: readonly ActionInput[], opts: DispatchOptions = {}): Promise<BatchItemResult[]> {
+    const { tracer } = this.deps;
+    if (tracer === undefined) return this.runBatch(inputs, opts);
+    // One span for the batch; each item's dispatch span is its child.
+    return inSpan(tracer, 'dispatch_batch', { 'sluice.batch_size': inputs.length }, () => this.runBatch(inputs, opts));
+  }
+
+  private async runBatch(inputs: readonly ActionInput[], opts: DispatchOptions): Promise<BatchItemResult[]> {
     if (this.deps.stateAvailable?.() === false) throw errors.stateUnavailable();
     const results: BatchItemResult[] = new Array(inputs.length);
     let next = 0;

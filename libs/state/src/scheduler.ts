@@ -11,6 +11,10 @@ export interface Job<T = unknown> {
   data: T;
   /** 1 on the first run, 2 on the first retry, ... */
   attempt: number;
+  /** W3C trace context of whoever enqueued it (`traceparent`, `tracestate`), when tracing is on. */
+  trace?: Record<string, string> | undefined;
+  /** An occurrence of a repeat schedule rather than an enqueued job. */
+  scheduled?: boolean;
 }
 
 export type JobHandler<T = unknown> = (job: Job<T>) => Promise<void>;
@@ -23,6 +27,8 @@ export interface EnqueueOptions {
   delayMs?: number;
   /** Total tries including the first (default 5); retries back off exponentially. */
   attempts?: number;
+  /** Trace context handed to the job (Job.trace). */
+  trace?: Record<string, string> | undefined;
 }
 
 export interface RepeatOptions {
@@ -34,6 +40,8 @@ export interface RepeatOptions {
   /** ...or a 5-field cron expression, evaluated in `timezone` (default UTC). */
   cron?: string;
   timezone?: string;
+  /** Trace context handed to every occurrence (Job.trace): the trace that declared the schedule. */
+  trace?: Record<string, string> | undefined;
 }
 
 export interface ConsumeOptions {

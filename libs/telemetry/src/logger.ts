@@ -1,4 +1,5 @@
 import { isoString } from '@sluice/core';
+import { trace } from '@opentelemetry/api';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger } from 'pino';
@@ -23,6 +24,16 @@ export interface LoggerSettings {
   role: string;
   /** Where lines go; stdout by default. Tests pass an in-memory stream. */
   destination?: NodeJS.WritableStream;
+  /** With tracing on: every line written inside a span carries its trace_id and span_id. */
+  traceIds?: boolean;
+}
+
+/** The active span's ids, for a log line (nothing outside a span). */
+function activeSpanIds(): Record<string, string> {
+  const span = trace.getActiveSpan();
+  if (span === undefined) return {};
+  const { traceId, spanId } = span.spanContext();
+  return { trace_id: traceId, span_id: spanId };
 }
 
 /** pino's isoTime through isoString, which formats the date and time once per second. */
@@ -37,6 +48,7 @@ export function createLogger(settings: LoggerSettings): Logger {
     base: { service: 'sluice', role: settings.role, pid: process.pid },
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
     timestamp: isoTime,
+    ...(settings.traceIds ? { mixin: activeSpanIds } : {}),
   };
   return settings.destination ? pino(options, settings.destination) : pino(options);
 }

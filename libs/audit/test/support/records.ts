@@ -7,6 +7,7 @@ export function draft(overrides: Partial<NewAuditRecord> & { dispatchedAtMs?: nu
   return {
     action_id: 'act-1',
     chain_id: null,
+    trace_id: null,
     namespace: 'ns',
     tenant: 't1',
     provider: 'email',
@@ -49,6 +50,7 @@ export function variedDraft(i: number, baseMs: number): NewAuditRecord {
     matched_rule: pick([null, 'rule-a', 'rule-b'], 13),
     caller_id: pick(['alice', 'bob', 'carol'], 17),
     chain_id: pick([null, 'chain-x', 'chain-y'], 19),
+    trace_id: pick([null, 'a'.repeat(32), 'b'.repeat(32)], 23),
     // Three records per timestamp: ties are ordered by record id.
     dispatchedAtMs: baseMs + Math.floor(i / 3) * 1000,
   });

@@ -8,6 +8,11 @@ export const AuditRecord = z.object({
   id: z.string().describe('record id'),
   action_id: z.string(),
   chain_id: z.string().nullable(),
+  trace_id: z
+    .string()
+    .nullable()
+    .default(null)
+    .describe("the W3C trace id of the dispatch: the server trace with tracing on, else the caller's traceparent; null without either"),
   namespace: z.string(),
   tenant: z.string(),
   provider: z.string().describe('the provider the action asked for'),
@@ -40,7 +45,18 @@ export type AuditRecord = z.infer<typeof AuditRecord>;
 export type NewAuditRecord = Omit<AuditRecord, 'id' | 'sequence_number' | 'previous_hash' | 'record_hash'> & { id?: string };
 
 /** Filters of GET /v1/audit (exact matches), plus the time window and paging. */
-export const AuditFilterFields = ['namespace', 'tenant', 'provider', 'action_type', 'outcome', 'verdict', 'matched_rule', 'caller_id', 'chain_id'] as const;
+export const AuditFilterFields = [
+  'namespace',
+  'tenant',
+  'provider',
+  'action_type',
+  'outcome',
+  'verdict',
+  'matched_rule',
+  'caller_id',
+  'chain_id',
+  'trace_id',
+] as const;
 export type AuditFilterField = (typeof AuditFilterFields)[number];
 
 /** The largest audit page (and bulk replay): a larger `limit` is refused, not clamped. */
@@ -56,6 +72,7 @@ export const AuditQuery = z.object({
   matched_rule: z.string().optional(),
   caller_id: z.string().optional(),
   chain_id: z.string().optional(),
+  trace_id: z.string().optional().describe('the W3C trace id (32 hex digits) of the dispatch'),
   from: z.iso.datetime({ offset: true }).optional().describe('dispatched at or after (RFC 3339)'),
   to: z.iso.datetime({ offset: true }).optional().describe('dispatched at or before (RFC 3339)'),
   limit: z.number().int().min(1).max(AUDIT_PAGE_MAX).default(50).describe('page size, 1..1000; out of range is a 400'),

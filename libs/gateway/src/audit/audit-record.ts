@@ -21,6 +21,8 @@ export interface RecordInput {
   caller: DispatchCaller | undefined;
   /** The chain run the dispatch started or is a step of. */
   chainId?: string | undefined;
+  /** The dispatch's W3C trace id, when it has one. */
+  traceId?: string | null | undefined;
   dispatchedAtMs: number;
   completedAtMs: number;
   /** Null when the record never expires. */
@@ -47,6 +49,7 @@ export function buildAuditRecord(input: RecordInput): NewAuditRecord {
   return {
     action_id: action.id,
     chain_id: input.chainId ?? null,
+    trace_id: input.traceId ?? null,
     namespace: action.namespace,
     tenant: action.tenant,
     provider: action.provider,

@@ -31,6 +31,8 @@ export interface DispatchContext {
   intent: string | undefined;
   /** Set as the provider call starts: from then on a failure must not say "nothing ran, retry". */
   providerCalled: boolean;
+  /** Provider attempts the execute stage made (for its span). */
+  attempts: number | undefined;
 }
 
 /** The identity parts audit keeps: never a credential. */
@@ -63,5 +65,6 @@ export function dispatchContext(
     caller: opts.caller,
     intent: undefined,
     providerCalled: false,
+    attempts: undefined,
   };
 }

@@ -3,7 +3,8 @@ import type { Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import { Executor, createProviders } from '@sluice/providers';
 import { createScheduler, createStateStore } from '@sluice/state';
-import type { Logger, Metrics } from '@sluice/telemetry';
+import type { Logger, Metrics, Tracer } from '@sluice/telemetry';
+import { traceCarryingScheduler } from './trace-carrying-scheduler.js';
 import { InternalEventBus } from '../events/internal-events.js';
 import { ProviderHealth } from '../resilience/provider-health.js';
 import type { FeatureContext } from '../feature.js';
@@ -20,9 +21,9 @@ export interface Closer {
  */
 export async function createInfrastructure(
   config: SluiceConfig,
-  opts: { logger: Logger; metrics: Metrics; clock: Clock },
+  opts: { logger: Logger; metrics: Metrics; clock: Clock; tracer?: Tracer | undefined },
 ): Promise<{ ctx: FeatureContext; closers: Closer[] }> {
-  const { logger, metrics, clock } = opts;
+  const { logger, metrics, clock, tracer } = opts;
   // Before any feature compiles a rule or a silence: the limits apply to both.
   configureEvaluationLimits({
     regexMaxInputLength: config.rules.regex_max_input_length,
@@ -83,7 +84,8 @@ export async function createInfrastructure(
       onEmit: (type) => metrics.internalEvents.inc({ type }),
       onListenerError: (err, event) => logger.error({ err, type: event.type }, 'internal event listener failed'),
     });
-    return { ctx: { config, clock, logger, metrics, state, scheduler, providers, executor, health, events }, closers };
+    const jobs = tracer ? traceCarryingScheduler(scheduler) : scheduler;
+    return { ctx: { config, clock, logger, metrics, state, scheduler: jobs, providers, executor, health, events, tracer }, closers };
   } catch (err) {
     await closeAll(closers, logger);
     throw err;

@@ -1,11 +1,12 @@
 import { systemClock, type Clock, type ProviderHealthEntry } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import type { Provider } from '@sluice/providers';
-import type { Logger, Metrics } from '@sluice/telemetry';
+import type { Logger, Metrics, Tracer } from '@sluice/telemetry';
 import type { AuditParts } from '../audit/create-audit.js';
 import type { Feature, FeatureContext, JobDefinition } from '../feature.js';
 import { Gateway } from '../gateway.js';
 import type { GroupService } from '../grouping/group-service.js';
+import { tracedStage } from '../pipeline/traced-stage.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import { checkQuotasConfig } from '../quotas/quotas-feature.js';
 import type { QuotaRepository } from '../quotas/quota-repository.js';
@@ -72,14 +73,16 @@ export interface RuntimeOptions {
   logger: Logger;
   metrics: Metrics;
   clock?: Clock;
+  /** With tracing on (docs/tracing.md): dispatch, batch, stage and job spans, and trace context in job data. */
+  tracer?: Tracer | undefined;
 }
 
 /** The one runtime builder both apps compose on: shared parts, then the features, then the gateway over their stages. */
 export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
-  const { logger, metrics } = opts;
+  const { logger, metrics, tracer } = opts;
   checkQuotasConfig({ config });
-  const { ctx, closers } = await createInfrastructure(config, { logger, metrics, clock });
+  const { ctx, closers } = await createInfrastructure(config, { logger, metrics, clock, tracer });
   const closeFeature = (feature: Feature): void => {
     const { close } = feature;
     if (close) closers.unshift({ name: feature.name, close } satisfies Closer);
@@ -92,7 +95,8 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     throw err;
   }
   const all: Feature[] = Object.values(features);
-  const pipeline = new Pipeline(all.flatMap((f) => f.stages ?? []));
+  const stages = all.flatMap((f) => f.stages ?? []);
+  const pipeline = new Pipeline(tracer ? stages.map((s) => tracedStage(s, tracer)) : stages);
   const audit = features.audit.parts;
   const gateway = new Gateway({
     pipeline,
@@ -101,6 +105,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     providerExists: (name) => ctx.providers.has(name),
     stateAvailable: () => ctx.state.available(),
     onItemError: (err) => logger.error({ err }, 'batch item failed'),
+    tracer,
     events: ctx.events,
     ...(audit.recorder ? { audit: audit.recorder } : {}),
   });

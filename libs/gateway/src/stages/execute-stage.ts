@@ -59,6 +59,7 @@ export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionEx
       if (beforeCall) ctx.intent = await beforeCall(ctx);
       ctx.providerCalled = true;
       const result = await executor.execute(provider, ctx.action);
+      ctx.attempts = result.ok ? result.attempts : result.error.attempts;
       // Client errors (not retryable) say nothing of the provider's health: they neither trip nor close a breaker.
       if (admitted) await breakers?.record(admitted, result.ok ? 'success' : result.error.retryable ? 'failure' : 'neutral');
       if (!result.ok) {

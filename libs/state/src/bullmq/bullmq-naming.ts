@@ -32,4 +32,6 @@ export interface Envelope {
   /** Random per enqueue call; reading it back tells whether this call created the job. */
   token?: string;
   data?: unknown;
+  /** Trace context of the enqueuer (Job.trace). */
+  trace?: Record<string, string>;
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import { Redis } from 'ioredis';
-import type { ConsumeOptions, EnqueueOptions, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
+import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, assertKind, resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
 import { throttleErrors, writeErrorToStderr, type BackgroundErrorHandler } from '../error-reports.js';
 import { bullPrefix, encodeJobId, type Envelope } from './bullmq-naming.js';
@@ -67,7 +67,7 @@ export class BullMqScheduler implements Scheduler {
     const queue = this.queue(kind);
     const jobId = encodeJobId(opts.id);
     const token = randomUUID();
-    const envelope: Envelope = { id: opts.id, token, data: opts.data };
+    const envelope: Envelope = { id: opts.id, token, data: opts.data, ...(opts.trace ? { trace: opts.trace } : {}) };
     // BullMQ's add is atomic but answers the same whether it created the job or found one with
     // this id, so read the token back: only the creating call's token is stored.
     await queue.add(kind, envelope, {
@@ -86,7 +86,7 @@ export class BullMqScheduler implements Scheduler {
 
   async repeat(kind: string, opts: RepeatOptions): Promise<void> {
     const rule = resolveRepeat(kind, opts);
-    const envelope: Envelope = { id: opts.id, data: opts.data };
+    const envelope: Envelope = { id: opts.id, data: opts.data, ...(opts.trace ? { trace: opts.trace } : {}) };
     // Upserting an unchanged schedule (every replica on boot) adds no extra run. Occurrence ids are
     // unique per slot, so there is nothing to dedupe: keeping finished ones would only grow Redis
     // by a hash per tick. Failures are for the handler wrapper's logs and metrics to report.
@@ -186,10 +186,14 @@ export class BullMqScheduler implements Scheduler {
   }
 }
 
-function toJob(kind: string, job: BullJob): { id: string; kind: string; data: unknown; attempt: number } {
+function toJob(kind: string, job: BullJob): Job {
   const envelope = job.data as Envelope;
   // attemptsStarted also counts a rerun after a worker died mid-job, which attemptsMade does not.
-  return { id: envelope.id, kind, data: envelope.data, attempt: Math.max(job.attemptsStarted, job.attemptsMade + 1) };
+  const attempt = Math.max(job.attemptsStarted, job.attemptsMade + 1);
+  const out: Job = { id: envelope.id, kind, data: envelope.data, attempt };
+  if (envelope.trace) out.trace = envelope.trace;
+  if (job.repeatJobKey !== undefined) out.scheduled = true;
+  return out;
 }
 
 /** How long close() waits, after a handler settled, for BullMQ to record its job finished (it cannot while Redis is away). */

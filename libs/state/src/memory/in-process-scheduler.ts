@@ -1,5 +1,5 @@
 import { systemClock, type Clock, type TimerHandle } from '@sluice/core';
-import type { ConsumeOptions, EnqueueOptions, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
+import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, backoffDelay, nextCronTime, type RepeatRule } from '../scheduler-rules.js';
 import { resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
 
@@ -20,6 +20,7 @@ interface Task {
   kind: string;
   id: string;
   data: unknown;
+  trace: Record<string, string> | undefined;
   attempt: number;
   attempts: number;
   state: 'delayed' | 'ready' | 'running' | 'finished';
@@ -32,6 +33,7 @@ interface Schedule {
   kind: string;
   id: string;
   data: unknown;
+  trace: Record<string, string> | undefined;
   rule: RepeatRule;
   timer?: TimerHandle;
   /** An occurrence waiting for a free slot; like BullMQ, a slow consumer gets no backlog of them. */
@@ -76,7 +78,7 @@ export class InProcessScheduler implements Scheduler {
     const { delayMs, attempts } = resolveEnqueue(kind, opts);
     const existing = this.jobs.get(`${kind}:${opts.id}`);
     if (existing && !this.expired(existing)) return { enqueued: false };
-    const task: Task = { kind, id: opts.id, data: opts.data, attempt: 1, attempts, state: 'delayed', finishedAt: 0 };
+    const task: Task = { kind, id: opts.id, data: opts.data, trace: opts.trace, attempt: 1, attempts, state: 'delayed', finishedAt: 0 };
     this.jobs.set(`${kind}:${opts.id}`, task);
     // Even a 0 ms delay goes through a timer, so a handler never starts before enqueue returns.
     task.timer = this.clock.setTimer(() => this.makeReady(task), delayMs);
@@ -90,7 +92,7 @@ export class InProcessScheduler implements Scheduler {
     // Every replica re-declares its schedules on boot; like BullMQ, an unchanged one keeps its timing.
     if (current && JSON.stringify([current.rule, current.data]) === JSON.stringify([rule, opts.data])) return;
     this.removeSchedule(kind, opts.id);
-    const schedule: Schedule = { kind, id: opts.id, data: opts.data, rule };
+    const schedule: Schedule = { kind, id: opts.id, data: opts.data, trace: opts.trace, rule };
     this.schedules.set(`${kind}:${opts.id}`, schedule);
     // Like BullMQ's `every`, a fixed period fires once right away; cron waits for its next slot.
     const now = this.clock.now();
@@ -132,7 +134,17 @@ export class InProcessScheduler implements Scheduler {
     schedule.timer = this.clock.setTimer(() => {
       if (this.schedules.get(`${schedule.kind}:${schedule.id}`) !== schedule) return; // replaced or cancelled
       if (!schedule.waiting) {
-        const task: Task = { kind: schedule.kind, id: schedule.id, data: schedule.data, attempt: 1, attempts: 1, state: 'delayed', finishedAt: 0, schedule };
+        const task: Task = {
+          kind: schedule.kind,
+          id: schedule.id,
+          data: schedule.data,
+          trace: schedule.trace,
+          attempt: 1,
+          attempts: 1,
+          state: 'delayed',
+          finishedAt: 0,
+          schedule,
+        };
         schedule.waiting = task;
         this.makeReady(task);
       }
@@ -180,7 +192,10 @@ export class InProcessScheduler implements Scheduler {
 
   private async execute(task: Task, consumer: Consumer): Promise<void> {
     try {
-      await consumer.handler({ id: task.id, kind: task.kind, data: task.data, attempt: task.attempt });
+      const job: Job = { id: task.id, kind: task.kind, data: task.data, attempt: task.attempt };
+      if (task.trace) job.trace = task.trace;
+      if (task.schedule) job.scheduled = true;
+      await consumer.handler(job);
       this.finish(task);
     } catch {
       if (task.attempt < task.attempts && !this.closed) {

@@ -1,0 +1,28 @@
+import { SpanStatusCode, type Attributes, type Span, type Tracer } from '@opentelemetry/api';
+
+export type { Span, Tracer } from '@opentelemetry/api';
+
+/**
+ * Runs `work` in a new active span (a child of the active one), ending it when `work` settles and
+ * marking it failed when it throws. Only called with a tracer: with tracing off the callers take
+ * a branch without spans, so the request path pays nothing for them.
+ */
+export function inSpan<T>(tracer: Tracer, name: string, attributes: Attributes | undefined, work: (span: Span) => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(name, attributes ? { attributes } : {}, async (span) => {
+    try {
+      return await work(span);
+    } catch (err) {
+      span.recordException(err instanceof Error ? err : String(err));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The trace id of a W3C `traceparent` header, or null when it is not a valid one. */
+export function traceIdOf(traceparent: string | undefined): string | null {
+  const match = traceparent === undefined ? null : /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(traceparent);
+  return match?.[1] !== undefined && match[1] !== '0'.repeat(32) ? match[1] : null;
+}

@@ -1,0 +1,117 @@
+import { register } from 'node:module';
+import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
+import { FastifyOtelInstrumentation } from '@fastify/otel';
+import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
+import { OTLPTraceExporter as HttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { registerInstrumentations } from '@opentelemetry/instrumentation';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
+import { resourceFromAttributes } from '@opentelemetry/resources';
+import {
+  BatchSpanProcessor,
+  ConsoleSpanExporter,
+  NodeTracerProvider,
+  ParentBasedSampler,
+  SimpleSpanProcessor,
+  TraceIdRatioBasedSampler,
+  type SpanExporter,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace-node';
+import { createAddHookMessageChannel } from 'import-in-the-middle';
+import { exportUrl, sampleRatio, serviceName, type TracingSettings } from './tracing-settings.js';
+
+/** What the rest of the process needs of tracing: spans of its own, the Fastify plugin, and a flush on shutdown. */
+export interface Tracing {
+  readonly tracer: Tracer;
+  /** Registers the request (server) span of every route: must be registered before the routes. */
+  readonly fastifyPlugin: ReturnType<FastifyOtelInstrumentation['plugin']>;
+  /** Exports what is buffered and unregisters the globals. */
+  shutdown(): Promise<void>;
+}
+
+export interface StartTracingOptions {
+  /** `serve`, `api` or `worker`: a resource attribute, so one service's roles can be told apart. */
+  role: string;
+  /** Tests: spans go here (synchronously) instead of the configured exporter. */
+  exporter?: SpanExporter;
+  /**
+   * Registers the ES-module loader hook through which the ioredis instrumentation patches
+   * ioredis (ioredis is imported from ES modules). Only the CLI, before it loads the gateway,
+   * can do this; an embedder that loads ioredis first gets no Redis spans.
+   */
+  hookEsmImports?: boolean;
+  env?: NodeJS.ProcessEnv;
+}
+
+const TRACER_NAME = 'sluice';
+
+function exporterFor(settings: TracingSettings): SpanExporter | null {
+  const url = exportUrl(settings);
+  const headers = Object.keys(settings.headers).length > 0 ? settings.headers : undefined;
+  switch (settings.exporter) {
+    case 'otlp-http':
+      return new HttpTraceExporter({ ...(url ? { url } : {}), ...(headers ? { headers } : {}) });
+    case 'otlp-grpc':
+      return new GrpcTraceExporter({ ...(url ? { url } : {}) });
+    case 'console':
+      return new ConsoleSpanExporter();
+    case 'none':
+      return null;
+  }
+}
+
+/**
+ * Starts OpenTelemetry tracing when `telemetry.tracing.enabled`: a tracer provider with a
+ * parent-based ratio sampler, W3C trace-context propagation, and the maintained
+ * instrumentations for what they cover (undici: provider HTTP calls, with `traceparent` injected;
+ * ioredis: Redis commands; @fastify/otel: the request span, continuing an incoming
+ * `traceparent`/`tracestate`). Only called with tracing on (start.ts): with it off nothing is
+ * registered, and the request path takes no tracing branch at all.
+ */
+export async function startTracingSdk(settings: TracingSettings, opts: StartTracingOptions): Promise<Tracing> {
+  const env = opts.env ?? process.env;
+  let waitForHooks: (() => Promise<void>) | null = null;
+  if (opts.hookEsmImports) {
+    const channel = createAddHookMessageChannel();
+    register('import-in-the-middle/hook.mjs', import.meta.url, channel.registerOptions);
+    waitForHooks = channel.waitForAllMessagesAcknowledged;
+  }
+  const exporter = opts.exporter ?? exporterFor(settings);
+  const spanProcessors: SpanProcessor[] =
+    exporter === null ? [] : [opts.exporter || settings.exporter === 'console' ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter)];
+  const provider = new NodeTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': serviceName(settings, env), 'sluice.role': opts.role }),
+    sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(sampleRatio(settings, env)) }),
+    spanProcessors,
+  });
+  // W3C trace context (and baggage) propagation, AsyncLocalStorage context: the SDK's defaults.
+  provider.register();
+  const fastify = new FastifyOtelInstrumentation({ instrumentHooks: false, ignorePaths: (opts) => IGNORED_PATHS.has(opts.url) });
+  const unregister = registerInstrumentations({
+    tracerProvider: provider,
+    instrumentations: [new UndiciInstrumentation({ ignoreRequestHook: carriesTraceparent }), new IORedisInstrumentation({ requireParentSpan: true }), fastify],
+  });
+  await waitForHooks?.();
+  return {
+    tracer: provider.getTracer(TRACER_NAME),
+    fastifyPlugin: fastify.plugin(),
+    async shutdown() {
+      unregister();
+      await provider.shutdown();
+      trace.disable();
+      context.disable();
+      propagation.disable();
+    },
+  };
+}
+
+/** A request that already names its trace (set by its caller) is left as it is: not re-parented, not given a second `traceparent`. */
+function carriesTraceparent(request: { headers: string | (string | string[])[] }): boolean {
+  const { headers } = request;
+  if (typeof headers === 'string') return /(^|\r\n)traceparent:/i.test(headers);
+  for (let i = 0; i < headers.length; i += 2) if (String(headers[i]).toLowerCase() === 'traceparent') return true;
+  return false;
+}
+
+/** Probes and scrapes: a span each every few seconds would drown the traces that matter. */
+const IGNORED_PATHS = new Set(['/health', '/ready', '/metrics', '/metrics/prometheus']);

@@ -1,0 +1,120 @@
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { startTracing, type Tracing } from '@sluice/telemetry';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSink, type HttpSink } from '../support/http-sink.js';
+import { poll } from '../support/poll.js';
+import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+/** One tracer provider per process: the global one. This file's gateways share it. */
+const exporter = new InMemorySpanExporter();
+let tracing: Tracing;
+
+beforeAll(async () => {
+  const started = await startTracing({ enabled: true, exporter: 'none', headers: {} }, { role: 'test', exporter });
+  if (started === null) throw new Error('tracing did not start');
+  tracing = started;
+});
+afterAll(() => tracing.shutdown());
+
+const TRACE = '0af7651916cd43dd8448eb211c80319c';
+const PARENT = 'b7ad6b7169203331';
+const traceparent = `00-${TRACE}-${PARENT}-01`;
+
+function spansOf(traceId: string): ReadableSpan[] {
+  return exporter.getFinishedSpans().filter((s) => s.spanContext().traceId === traceId);
+}
+const parentOf = (span: ReadableSpan) => span.parentSpanContext?.spanId;
+const named = (spans: ReadableSpan[], name: string) => spans.filter((s) => s.name === name);
+
+describe.each(BACKENDS)('tracing (%s)', (backend) => {
+  let gw: RunningGateway;
+  let sink: HttpSink;
+  beforeAll(async () => {
+    sink = await startSink();
+    gw = await startGateway(
+      backend,
+      {
+        providers: [
+          { name: 'hook', type: 'webhook', url: sink.url },
+          { name: 'email', type: 'noop' },
+        ],
+        rules: { directory: null },
+      },
+      { tracing },
+    );
+    await postJson(`${gw.url}/v1/rules`, {
+      name: `traced-${backend}`,
+      condition: { field: 'action.action_type', eq: 'never-matches' },
+      action: { type: 'suppress' },
+    });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await sink.close();
+  });
+
+  it("continues the caller's trace: request span under its parent, dispatch and stage spans under it, the webhook gets the same trace", async () => {
+    const tenant = `trace-${backend}`;
+    const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, provider: 'hook' }), { traceparent, tracestate: 'vendor=opaque' });
+    expect(res.body).toMatchObject({ outcome: 'executed' });
+    const spans = await poll(
+      'the spans',
+      () => spansOf(TRACE),
+      (s) => named(s, 'request').length > 0 && named(s, 'dispatch').length > 0,
+    );
+    const request = named(spans, 'request')[0] as ReadableSpan;
+    expect(parentOf(request)).toBe(PARENT);
+    const dispatch = spans.find((s) => s.name === 'dispatch' && s.attributes['sluice.tenant'] === tenant) as ReadableSpan;
+    expect(dispatch).toBeDefined();
+    expect(dispatch.attributes).toMatchObject({ 'sluice.outcome': 'executed', 'sluice.provider': 'hook' });
+    // The dispatch span sits under the request span (perhaps through a handler span).
+    const ancestors = (span: ReadableSpan): string[] => {
+      const parent = spans.find((s) => s.spanContext().spanId === parentOf(span));
+      return parent ? [parent.name, ...ancestors(parent)] : [];
+    };
+    expect(ancestors(dispatch)).toContain('request');
+    const stages = spans.filter((s) => parentOf(s) === dispatch.spanContext().spanId).map((s) => s.name);
+    expect(stages).toEqual(expect.arrayContaining(['stage rules', 'stage execute']));
+    const execute = spans.find((s) => s.name === 'stage execute' && parentOf(s) === dispatch.spanContext().spanId) as ReadableSpan;
+    expect(execute.attributes).toMatchObject({ 'sluice.provider': 'hook', 'sluice.attempts': 1 });
+    // The provider call carries the trace on, and tracestate unchanged.
+    const call = sink.received.find((c) => c.headers.traceparent?.includes(TRACE));
+    expect(call?.headers.traceparent).toMatch(new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`));
+    expect(call?.headers.tracestate).toBe('vendor=opaque');
+    // The audit record keeps the trace id, and the trail can be searched by it.
+    const found = await requestJson('GET', `${gw.url}/v1/audit?trace_id=${TRACE}&tenant=${tenant}`);
+    expect((found.body as { records: { trace_id: string }[] }).records).toEqual([expect.objectContaining({ trace_id: TRACE })]);
+  });
+
+  it('a batch of 3 is one batch span with a dispatch span per action', async () => {
+    const trace = `${backend === 'memory' ? '1' : '2'}${'a'.repeat(31)}`;
+    const actions = [1, 2, 3].map((n) => sampleAction({ tenant: `batch-${backend}`, payload: { n } }));
+    const res = await postJson(`${gw.url}/v1/dispatch/batch`, { actions }, { traceparent: `00-${trace}-${PARENT}-01` });
+    expect(res.status).toBe(200);
+    const spans = await poll(
+      'the batch spans',
+      () => spansOf(trace),
+      (s) => named(s, 'dispatch').length === 3,
+    );
+    const [batch] = named(spans, 'dispatch_batch');
+    expect(batch?.attributes['sluice.batch_size']).toBe(3);
+    expect(named(spans, 'dispatch').map(parentOf)).toEqual(Array(3).fill(batch?.spanContext().spanId));
+  });
+
+  it('an invalid traceparent starts a new trace, without an error', async () => {
+    const tenant = `fresh-${backend}`;
+    const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant }), { traceparent: '00-zz-not-valid-01' });
+    expect(res.body).toMatchObject({ outcome: 'executed' });
+    const dispatch = await poll(
+      'the dispatch span',
+      () => exporter.getFinishedSpans().find((s) => s.name === 'dispatch' && s.attributes['sluice.tenant'] === tenant),
+      (s) => s !== undefined,
+    );
+    const traceId = dispatch?.spanContext().traceId as string;
+    expect(traceId).toMatch(/^[0-9a-f]{32}$/);
+    const request = exporter.getFinishedSpans().find((s) => s.name === 'request' && s.spanContext().traceId === traceId);
+    expect(request && parentOf(request)).toBeUndefined();
+    const record = await requestJson('GET', `${gw.url}/v1/audit?tenant=${tenant}`);
+    expect((record.body as { records: { trace_id: string }[] }).records[0]?.trace_id).toBe(traceId);
+  });
+});
