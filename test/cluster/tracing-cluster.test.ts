@@ -1,0 +1,121 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSink, type HttpSink } from '../support/http-sink.js';
+import { poll } from '../support/poll.js';
+import { rulesDir } from '../support/rules-dir.js';
+import { sampleAction } from '../support/start-gateway.js';
+import { Cluster } from './harness.js';
+
+interface ReceivedSpan {
+  traceId: string;
+  spanId: string;
+  parentSpanId?: string;
+  name: string;
+  role: string;
+}
+
+type AnyValue = { stringValue?: string };
+interface OtlpExport {
+  resourceSpans?: {
+    resource?: { attributes?: { key: string; value: AnyValue }[] };
+    scopeSpans?: { spans?: Omit<ReceivedSpan, 'role'>[] }[];
+  }[];
+}
+
+/** An OTLP/HTTP (JSON) trace receiver on a local port: what a collector would get. */
+async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; server: Server }> {
+  const spans: ReceivedSpan[] = [];
+  const server = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      if (req.url === '/v1/traces') {
+        const exported = JSON.parse(body) as OtlpExport;
+        for (const rs of exported.resourceSpans ?? []) {
+          const role = rs.resource?.attributes?.find((a) => a.key === 'sluice.role')?.value.stringValue ?? '';
+          for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) spans.push({ ...s, role });
+        }
+      }
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, server };
+}
+
+const TRACE = '5ce0e9a56015fec5aadfa328ae398115';
+const PARENT = 'ab30d7e3b0a1d2f4';
+const RULES =
+  'rules:\n  - { name: two-steps, priority: 1, condition: { field: action.action_type, eq: onboard }, action: { type: chain, chain_name: onboard } }\n';
+
+/**
+ * A chain started by a traced request runs its steps on a `sluice worker` process; every span —
+ * the API's request and dispatch, the worker's step jobs and their dispatches — reaches the
+ * collector under the caller's trace.
+ */
+describe('cluster: a trace through the API and the worker (OTLP)', () => {
+  let cluster: Cluster;
+  let sink: HttpSink;
+  let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  beforeAll(async () => {
+    sink = await startSink();
+    otlp = await startOtlpReceiver();
+    cluster = await Cluster.start({
+      apis: 1,
+      workers: 1,
+      config: {
+        rules: { directory: rulesDir({ 'chains.yaml': RULES }) },
+        providers: [{ name: 'hook', type: 'webhook', url: sink.url }],
+        chains: {
+          definitions: [
+            {
+              name: 'onboard',
+              steps: [
+                { name: 'welcome', provider: 'hook', action_type: 'welcome' },
+                { name: 'follow-up', provider: 'hook', action_type: 'follow-up' },
+              ],
+            },
+          ],
+        },
+        telemetry: { tracing: { enabled: true, exporter: 'otlp-http', endpoint: otlp.url } },
+      },
+    });
+  }, 60_000);
+  afterAll(async () => {
+    await cluster?.stop();
+    await sink?.close();
+    otlp?.server.close();
+  });
+
+  it("the chain's steps, run by the worker, are spans of the dispatch that started it; the provider calls carry the trace", async () => {
+    const res = await fetch(`${cluster.nextApi().url}/v1/dispatch`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', traceparent: `00-${TRACE}-${PARENT}-01` },
+      body: JSON.stringify(sampleAction({ tenant: 'traced', provider: 'hook', action_type: 'onboard' })),
+    });
+    expect(await res.json()).toMatchObject({ outcome: 'chain_started' });
+    await poll(
+      'both steps to reach the provider',
+      () => sink.received.length,
+      (n) => n === 2,
+      { timeoutMs: 20_000 },
+    );
+    // Spans are exported in batches (every 5 s by default).
+    const spans = await poll(
+      "the worker's step spans at the collector",
+      () => otlp.spans.filter((s) => s.traceId === TRACE),
+      (list) =>
+        list.filter((s) => s.role === 'worker' && s.name === 'job chain-step').length >= 2 && list.some((s) => s.role === 'api' && s.name === 'request'),
+      { timeoutMs: 20_000, intervalMs: 250 },
+    );
+    const request = spans.find((s) => s.role === 'api' && s.name === 'request');
+    expect(request?.parentSpanId).toBe(PARENT);
+    // The worker ran dispatches (the steps) under its job spans, with Redis commands and provider calls under them.
+    const workerDispatches = spans.filter((s) => s.role === 'worker' && s.name === 'dispatch');
+    expect(workerDispatches.length).toBeGreaterThanOrEqual(2);
+    expect(spans.some((s) => s.role === 'worker' && s.name === 'POST')).toBe(true);
+    expect(spans.some((s) => s.role === 'api' && /^(evalsha|get|set|zadd|multi|exec)$/i.test(s.name))).toBe(true);
+    for (const call of sink.received) expect(call.headers.traceparent).toMatch(new RegExp(`^00-${TRACE}-`));
+  }, 60_000);
+});
