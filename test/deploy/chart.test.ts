@@ -54,6 +54,16 @@ describe('default values: one `sluice serve` pod on the memory backend', () => {
   });
 });
 
+describe('tracing settings', () => {
+  it('config.telemetry reaches sluice.yaml, which sluice loads', () => {
+    const docs = render(
+      `${HELM_TEMPLATE_DEFAULT} --set config.telemetry.tracing.enabled=true --set config.telemetry.tracing.endpoint=http://otel-collector:4318 --set-json config.telemetry.tracing.sample_ratio=0.25`,
+    );
+    const { config } = loadRenderedConfig(docs);
+    expect(config.telemetry.tracing).toMatchObject({ enabled: true, exporter: 'otlp-http', endpoint: 'http://otel-collector:4318', sample_ratio: 0.25 });
+  });
+});
+
 describe('production-like values: external Redis, API replicas, workers', () => {
   const docs = render(HELM_TEMPLATE_PRODUCTION);
   const api = deployment(docs, 'api');

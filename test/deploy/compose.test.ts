@@ -22,9 +22,9 @@ function containerConfig(service: 'api' | 'worker') {
 const config = containerConfig('api');
 
 describe('docker-compose.yml', () => {
-  it('has Redis (AOF, healthcheck), 3 API replicas, 2 workers, a load balancer and monitoring, all checked', () => {
+  it('has Redis (AOF, healthcheck), 3 API replicas, 2 workers, a load balancer and monitoring (with Jaeger for traces), all checked', () => {
     expect(composeErrors(compose, { shutdownTimeoutSeconds: config.server.shutdown_timeout_seconds })).toEqual([]);
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'grafana', 'lb', 'prometheus', 'redis', 'worker']);
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'grafana', 'jaeger', 'lb', 'prometheus', 'redis', 'worker']);
   });
 
   it('the mounted sluice.yaml loads with the strict config schema in both roles', () => {
@@ -62,6 +62,8 @@ describe('docker-compose.yml', () => {
     ['grace period', (c) => (c.services.worker!.stop_grace_period = '10s'), 'worker: stop_grace_period'],
     ['lb waits for api', (c) => delete c.services.lb?.depends_on, 'lb: must wait for healthy api replicas'],
     ['monitoring profile', (c) => delete c.services.grafana?.profiles, 'grafana: must be in the monitoring profile'],
+    ['jaeger in the profile', (c) => delete c.services.jaeger?.profiles, 'jaeger: must be in the monitoring profile'],
+    ['traces to jaeger', (c) => c.services.worker?.environment && delete c.services.worker.environment.SLUICE_TELEMETRY__TRACING__ENDPOINT, 'worker: traces must go to jaeger:4318'],
   ])('the check fails without: %s', (_name, edit, message) => {
     const errors = broken(edit);
     expect(

@@ -119,8 +119,12 @@ export function composeErrors(doc: ComposeFile, opts: { shutdownTimeoutSeconds: 
   if (!/^(nginx|haproxy):/.test(lb.image ?? '')) errors.push('lb: nginx or haproxy expected');
   if (!(lb.ports ?? []).some((p) => /:8080$/.test(p))) errors.push('lb: must publish the API on 8080');
   if (lb.depends_on?.api?.condition !== 'service_healthy') errors.push('lb: must wait for healthy api replicas');
-  for (const name of ['prometheus', 'grafana']) {
+  for (const name of ['prometheus', 'grafana', 'jaeger']) {
     if (!need(name).profiles?.includes('monitoring')) errors.push(`${name}: must be in the monitoring profile`);
+  }
+  if (!(need('jaeger').expose ?? []).includes('4318')) errors.push('jaeger: must accept OTLP/HTTP on 4318');
+  for (const role of ['api', 'worker']) {
+    if (need(role).environment?.SLUICE_TELEMETRY__TRACING__ENDPOINT !== 'http://jaeger:4318') errors.push(`${role}: traces must go to jaeger:4318`);
   }
   return errors;
 }
