@@ -63,7 +63,11 @@ describe('docker-compose.yml', () => {
     ['lb waits for api', (c) => delete c.services.lb?.depends_on, 'lb: must wait for healthy api replicas'],
     ['monitoring profile', (c) => delete c.services.grafana?.profiles, 'grafana: must be in the monitoring profile'],
     ['jaeger in the profile', (c) => delete c.services.jaeger?.profiles, 'jaeger: must be in the monitoring profile'],
-    ['traces to jaeger', (c) => c.services.worker?.environment && delete c.services.worker.environment.SLUICE_TELEMETRY__TRACING__ENDPOINT, 'worker: traces must go to jaeger:4318'],
+    [
+      'traces to jaeger',
+      (c) => c.services.worker?.environment && delete c.services.worker.environment.SLUICE_TELEMETRY__TRACING__ENDPOINT,
+      'worker: traces must go to jaeger:4318',
+    ],
   ])('the check fails without: %s', (_name, edit, message) => {
     const errors = broken(edit);
     expect(
