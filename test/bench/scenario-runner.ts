@@ -19,6 +19,7 @@ import { sanityCheck } from './sanity-check.js';
 import { createSilences } from './silences-fixture.js';
 import type { ProcessStats, RedisResult, ScenarioResult } from './scenario-result.js';
 import type { Scenario } from './scenarios.js';
+import { startOtlpSink } from './otlp-sink.js';
 import { startTopology } from './topology.js';
 
 export interface RunSettings {
@@ -46,6 +47,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
   let redis: RunningRedis | undefined;
   let stats: RedisStats | undefined;
   let keepWorkDir = true;
+  let collector: Awaited<ReturnType<typeof startOtlpSink>> | undefined;
   try {
     if (scenario.backend === 'redis') {
       redis = await startRedisServer();
@@ -57,7 +59,8 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
       mkdirSync(dir, { recursive: true });
       nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
     }
-    const topology = await startTopology(scenario, { workDir, redisUrl: redis?.url, rulesDir, nodeArgs });
+    collector = scenario.tracing ? await startOtlpSink() : undefined;
+    const topology = await startTopology(scenario, { workDir, redisUrl: redis?.url, rulesDir, nodeArgs, tracingEndpoint: collector?.url });
     let result: ScenarioResult;
     try {
       await sleep(settings.settleMs ?? 1000);
@@ -137,6 +140,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
   } finally {
     await stats?.close();
     await redis?.stop();
+    await collector?.close();
     if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
     if (!keepWorkDir) rmSync(workDir, { recursive: true, force: true });
   }

@@ -8,7 +8,7 @@ import { BATCH_SIZE, type BodySpec } from './action-body.js';
 import type { RuleSetName } from './rules-fixture.js';
 import type { SilenceSpec } from './silences-fixture.js';
 
-export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j'] as const;
+export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export interface Scenario {
@@ -27,6 +27,8 @@ export interface Scenario {
   connections: number;
   /** The outcome a fresh request must get (checked once before the warm-up). */
   expectOutcome: 'executed' | 'suppressed' | 'baseline';
+  /** Tracing on (every trace sampled, exported to a local OTLP collector); off when absent. */
+  tracing?: boolean;
 }
 
 const DEFAULT_CONNECTIONS = 50;
@@ -95,6 +97,18 @@ export function scenarioTable(runId: string): Scenario[] {
       silences: SILENCES,
       body: fixed,
       expectOutcome: 'executed',
+    },
+    // (k) is (b) with tracing on: docs/tracing.md promises at most 15 % off (b).
+    {
+      ...single,
+      id: 'k',
+      title: 'memory, tracing on (sample 1, OTLP/HTTP)',
+      server: 'sluice',
+      backend: 'memory',
+      rules: 'none',
+      body: fixed,
+      expectOutcome: 'executed',
+      tracing: true,
     },
   ];
 }

@@ -14,6 +14,8 @@ export interface SluiceConfigOptions {
   rulesDir: string | null;
   /** The worker's health port (`sluice worker` reads it from the config or --port). */
   workerPort?: number;
+  /** Tracing on, every trace sampled, spans exported over OTLP/HTTP to this collector. */
+  tracingEndpoint?: string;
 }
 
 export function writeSluiceConfig(dir: string, name: string, opts: SluiceConfigOptions): string {
@@ -23,6 +25,7 @@ export function writeSluiceConfig(dir: string, name: string, opts: SluiceConfigO
     providers: [{ name: SAMPLE_ACTION.provider, type: 'noop' }],
     ...(opts.rulesDir ? { rules: { directory: opts.rulesDir } } : {}),
     ...(opts.workerPort !== undefined ? { worker: { host: '127.0.0.1', port: opts.workerPort } } : {}),
+    ...(opts.tracingEndpoint ? { telemetry: { tracing: { enabled: true, exporter: 'otlp-http', endpoint: opts.tracingEndpoint, sample_ratio: 1 } } } : {}),
   };
   const file = join(dir, name);
   writeFileSync(file, stringify(config));

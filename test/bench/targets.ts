@@ -36,6 +36,8 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
   add('(b) ≥ 0.6× baseline', ratio('b', 'a'), 0.6, 'min', (v) => `${fmt(v)}× (${fmt(b?.reqPerSec ?? NaN, 0)} / ${fmt(a?.reqPerSec ?? NaN, 0)} req/s)`);
   add('(e) ≥ 0.35× baseline', ratio('e', 'a'), 0.35, 'min', (v) => `${fmt(v)}× (${fmt(e?.reqPerSec ?? NaN, 0)} / ${fmt(a?.reqPerSec ?? NaN, 0)} req/s)`);
   add('(c) ≥ 0.85× (b)', ratio('c', 'b'), 0.85, 'min', (v) => `${fmt(v)}× (${fmt(c?.reqPerSec ?? NaN, 0)} / ${fmt(b?.reqPerSec ?? NaN, 0)} req/s)`);
+  const k = by.get('k');
+  add('(k) tracing on ≥ 0.85× (b)', ratio('k', 'b'), 0.85, 'min', (v) => `${fmt(v)}× (${fmt(k?.reqPerSec ?? NaN, 0)} / ${fmt(b?.reqPerSec ?? NaN, 0)} req/s)`);
   add(
     '(j) ≥ 0.9× (i): 1,020 silences, 20 in scope, within 10 % of none',
     ratio('j', 'i'),

@@ -26,6 +26,8 @@ export interface TopologyOptions {
   rulesDir: string | null;
   /** Extra Node flags for gateway processes (e.g. --cpu-prof). */
   nodeArgs?: string[];
+  /** The collector of a tracing scenario. */
+  tracingEndpoint?: string | undefined;
 }
 
 export async function startTopology(scenario: Scenario, opts: TopologyOptions): Promise<Topology> {
@@ -44,7 +46,8 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
     }
     const backend = scenario.backend ?? 'memory';
     if (scenario.replicas === 1) {
-      const config = writeSluiceConfig(opts.workDir, 'sluice.yaml', { backend, redisUrl: opts.redisUrl, rulesDir: opts.rulesDir });
+      const tracing = opts.tracingEndpoint ? { tracingEndpoint: opts.tracingEndpoint } : {};
+      const config = writeSluiceConfig(opts.workDir, 'sluice.yaml', { backend, redisUrl: opts.redisUrl, rulesDir: opts.rulesDir, ...tracing });
       const port = await freePort();
       const serve = await launchSluice({ role: 'serve', command: 'serve', configFile: config, port, logFile: log('serve'), nodeArgs: opts.nodeArgs });
       started.push(serve);

@@ -77,6 +77,12 @@ export interface RuntimeOptions {
   tracer?: Tracer | undefined;
 }
 
+/**
+ * The stages that get a span of their own: the ones that decide most dispatches or do the I/O
+ * (Redis, the provider). A span for each of the others would cost more than it tells.
+ */
+const TRACED_STAGES = new Set<string>(['quota', 'rules', 'approval', 'chain', 'execute']);
+
 /** The one runtime builder both apps compose on: shared parts, then the features, then the gateway over their stages. */
 export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions): Promise<Runtime> {
   const clock = opts.clock ?? systemClock;
@@ -96,7 +102,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
   }
   const all: Feature[] = Object.values(features);
   const stages = all.flatMap((f) => f.stages ?? []);
-  const pipeline = new Pipeline(tracer ? stages.map((s) => tracedStage(s, tracer)) : stages);
+  const pipeline = new Pipeline(tracer ? stages.map((s) => (TRACED_STAGES.has(s.name) ? tracedStage(s, tracer) : s)) : stages);
   const audit = features.audit.parts;
   const gateway = new Gateway({
     pipeline,

@@ -86,7 +86,8 @@ export async function startTracingSdk(settings: TracingSettings, opts: StartTrac
   });
   // W3C trace context (and baggage) propagation, AsyncLocalStorage context: the SDK's defaults.
   provider.register();
-  const fastify = new FastifyOtelInstrumentation({ instrumentHooks: false, ignorePaths: (opts) => IGNORED_PATHS.has(opts.url) });
+  // The request span only: a span per hook or for the handler would double the spans of a dispatch for nothing new.
+  const fastify = new FastifyOtelInstrumentation({ instrumentHooks: false, instrumentHandler: false, ignorePaths: (opts) => IGNORED_PATHS.has(opts.url) });
   const unregister = registerInstrumentations({
     tracerProvider: provider,
     instrumentations: [new UndiciInstrumentation({ ignoreRequestHook: carriesTraceparent }), new IORedisInstrumentation({ requireParentSpan: true }), fastify],
