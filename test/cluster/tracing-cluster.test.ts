@@ -13,6 +13,7 @@ interface ReceivedSpan {
   parentSpanId?: string;
   name: string;
   role: string;
+  attributes?: { key: string; value: AnyValue }[];
 }
 
 type AnyValue = { stringValue?: string };
@@ -45,6 +46,7 @@ async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]
 }
 
 const TRACE = '5ce0e9a56015fec5aadfa328ae398115';
+const SECRET = '4111-PLANTED-IN-A-PAYLOAD';
 const PARENT = 'ab30d7e3b0a1d2f4';
 const RULES =
   'rules:\n  - { name: two-steps, priority: 1, condition: { field: action.action_type, eq: onboard }, action: { type: chain, chain_name: onboard } }\n';
@@ -92,7 +94,7 @@ describe('cluster: a trace through the API and the worker (OTLP)', () => {
     const res = await fetch(`${cluster.nextApi().url}/v1/dispatch`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', traceparent: `00-${TRACE}-${PARENT}-01` },
-      body: JSON.stringify(sampleAction({ tenant: 'traced', provider: 'hook', action_type: 'onboard' })),
+      body: JSON.stringify(sampleAction({ tenant: 'traced', provider: 'hook', action_type: 'onboard', payload: { card: SECRET } })),
     });
     expect(await res.json()).toMatchObject({ outcome: 'chain_started' });
     await poll(
@@ -117,5 +119,8 @@ describe('cluster: a trace through the API and the worker (OTLP)', () => {
     expect(spans.some((s) => s.role === 'worker' && s.name === 'POST')).toBe(true);
     expect(spans.some((s) => s.role === 'api' && /^(evalsha|get|set|zadd|multi|exec)$/i.test(s.name))).toBe(true);
     for (const call of sink.received) expect(call.headers.traceparent).toMatch(new RegExp(`^00-${TRACE}-`));
+    // Spans carry no payload: Redis spans name their command, not its arguments (records, payloads).
+    const leaks = otlp.spans.filter((s) => JSON.stringify(s.attributes ?? []).includes(SECRET));
+    expect(leaks.map((s) => s.name)).toEqual([]);
   }, 60_000);
 });

@@ -55,7 +55,11 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
 
   it("continues the caller's trace: request span under its parent, dispatch and stage spans under it, the webhook gets the same trace", async () => {
     const tenant = `trace-${backend}`;
-    const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, provider: 'hook' }), { traceparent, tracestate: 'vendor=opaque' });
+    const res = await postJson(`${gw.url}/v1/dispatch?dry_run=false&token=query-secret`, sampleAction({ tenant, provider: 'hook' }), {
+      traceparent,
+      tracestate: 'vendor=opaque',
+      baggage: 'user.email=someone@example.com',
+    });
     expect(res.body).toMatchObject({ outcome: 'executed' });
     const spans = await poll(
       'the spans',
@@ -64,6 +68,9 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     );
     const request = named(spans, 'request')[0] as ReadableSpan;
     expect(parentOf(request)).toBe(PARENT);
+    // The path without its query (which can carry a signature or a key).
+    expect(request.attributes['url.path']).toBe('/v1/dispatch');
+    expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('query-secret');
     const dispatch = spans.find((s) => s.name === 'dispatch' && s.attributes['sluice.tenant'] === tenant) as ReadableSpan;
     expect(dispatch).toBeDefined();
     expect(dispatch.attributes).toMatchObject({ 'sluice.outcome': 'executed', 'sluice.provider': 'hook' });
@@ -81,6 +88,8 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     const call = sink.received.find((c) => c.headers.traceparent?.includes(TRACE));
     expect(call?.headers.traceparent).toMatch(new RegExp(`^00-${TRACE}-[0-9a-f]{16}-01$`));
     expect(call?.headers.tracestate).toBe('vendor=opaque');
+    // Baggage is not propagated: it would carry whatever the caller put in it to every provider.
+    expect(call?.headers.baggage).toBeUndefined();
     // The audit record keeps the trace id, and the trail can be searched by it.
     const found = await requestJson('GET', `${gw.url}/v1/audit?trace_id=${TRACE}&tenant=${tenant}`);
     expect((found.body as { records: { trace_id: string }[] }).records).toEqual([expect.objectContaining({ trace_id: TRACE })]);

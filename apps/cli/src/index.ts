@@ -1,6 +1,4 @@
 import { parseCliArgs } from './args.js';
-import { commandConfig } from './command-config.js';
-import { startCommandTracing } from './command-tracing.js';
 import { isConfigurationError } from './configuration-error.js';
 import { USAGE, commandHelp } from './help.js';
 import { holdYoungGeneration } from './young-generation.js';
@@ -19,6 +17,7 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       // the young generation is held (young-generation.ts).
       case 'serve': {
         const started = holdYoungGeneration();
+        const { commandConfig, startCommandTracing } = await import('./command-setup.js');
         const loaded = commandConfig('serve', args);
         const tracing = await startCommandTracing(loaded.config, args.noWorker ? 'api' : 'serve');
         const { serve } = await import('./serve.js');
@@ -28,6 +27,7 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       }
       case 'worker': {
         const started = holdYoungGeneration();
+        const { commandConfig, startCommandTracing } = await import('./command-setup.js');
         const loaded = commandConfig('worker', args);
         const tracing = await startCommandTracing(loaded.config, 'worker');
         const { worker } = await import('./worker.js');

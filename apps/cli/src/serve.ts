@@ -14,8 +14,11 @@ export async function serve(args: ParsedArgs, { config, file }: CommandConfig, t
   if (!args.noWorker) await startConsumers(api.runtime);
   const timing = { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: config.server.drain_delay_seconds * 1000 };
   onShutdownSignal(logger, timing, async (drainDelayMs) => {
-    await api.close({ drainDelayMs });
-    await tracing?.shutdown();
+    try {
+      await api.close({ drainDelayMs });
+    } finally {
+      await tracing?.shutdown(); // the spans of a failed close say why
+    }
   });
   const address = await api.app.listen({ port: config.server.port, host: config.server.host });
   logger.info(

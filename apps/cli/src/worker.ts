@@ -11,8 +11,11 @@ export async function worker({ config }: CommandConfig, tracing: Tracing | null)
   const worker = await composeWorker(config, { logger, metrics: new Metrics(), ...(tracing ? { tracer: tracing.tracer } : {}) });
   // No load balancer routes to a worker: nothing to drain before closing.
   onShutdownSignal(logger, { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: 0 }, async () => {
-    await worker.close();
-    await tracing?.shutdown();
+    try {
+      await worker.close();
+    } finally {
+      await tracing?.shutdown(); // the spans of a failed close say why
+    }
   });
   const address = await worker.health.listen({ port: config.worker.port, host: config.worker.host });
   logger.info({ address, kinds: worker.kinds, tracing: tracing !== null }, 'sluice worker running');

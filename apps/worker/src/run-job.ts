@@ -12,10 +12,13 @@ export function instrumentJob(kind: string, handler: JobHandler, deps: { logger:
   const { tracer } = deps;
   if (tracer === undefined) return run;
   return (job: Job) =>
-    withTraceCarrier(tracer, `job ${kind}`, job.trace, () => run(job), {
-      link: job.scheduled === true,
-      attributes: { 'sluice.job_kind': kind, 'sluice.job_id': job.id, 'sluice.attempt': job.attempt },
-    });
+    // Housekeeping schedules (sweeps, reapers) carry no trace: a root trace each tick would be noise.
+    job.scheduled === true && job.trace === undefined
+      ? run(job)
+      : withTraceCarrier(tracer, `job ${kind}`, job.trace, () => run(job), {
+          link: job.scheduled === true,
+          attributes: { 'sluice.job_kind': kind, 'sluice.job_id': job.id, 'sluice.attempt': job.attempt },
+        });
 }
 
 function counted(kind: string, handler: JobHandler, deps: { logger: Logger; metrics: Metrics }): JobHandler {

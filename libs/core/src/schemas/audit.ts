@@ -72,7 +72,11 @@ export const AuditQuery = z.object({
   matched_rule: z.string().optional(),
   caller_id: z.string().optional(),
   chain_id: z.string().optional(),
-  trace_id: z.string().optional().describe('the W3C trace id (32 hex digits) of the dispatch'),
+  trace_id: z
+    .string()
+    .regex(/^[0-9a-f]{32}$/, 'a W3C trace id: 32 lowercase hex digits')
+    .optional()
+    .describe('the W3C trace id (32 lowercase hex digits) of the dispatch'),
   from: z.iso.datetime({ offset: true }).optional().describe('dispatched at or after (RFC 3339)'),
   to: z.iso.datetime({ offset: true }).optional().describe('dispatched at or before (RFC 3339)'),
   limit: z.number().int().min(1).max(AUDIT_PAGE_MAX).default(50).describe('page size, 1..1000; out of range is a 400'),

@@ -1,3 +1,5 @@
+import { AsyncResource } from 'node:async_hooks';
+
 /**
  * Audit records whose write failed after their action had already run (the state backend went
  * away mid-dispatch): kept in this process, oldest first, and written again every `retryMs`
@@ -72,10 +74,13 @@ export class AuditSpool<T> {
 
   private schedule(): void {
     if (this.timer !== undefined) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      void this.flush();
-    }, this.opts.retryMs);
+    this.timer = setTimeout(this.retry, this.opts.retryMs);
     this.timer.unref();
   }
+
+  /** Bound to the spool's own context: a retry is no part of the dispatch whose failure armed it. */
+  private readonly retry = AsyncResource.bind(() => {
+    this.timer = undefined;
+    void this.flush();
+  });
 }

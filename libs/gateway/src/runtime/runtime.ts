@@ -81,7 +81,7 @@ export interface RuntimeOptions {
  * The stages that get a span of their own: the ones that decide most dispatches or do the I/O
  * (Redis, the provider). A span for each of the others would cost more than it tells.
  */
-const TRACED_STAGES = new Set<string>(['quota', 'rules', 'approval', 'chain', 'execute']);
+const TRACED_STAGES = new Set<string>(['quota', 'rules', 'rule_action', 'execute']);
 
 /** The one runtime builder both apps compose on: shared parts, then the features, then the gateway over their stages. */
 export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions): Promise<Runtime> {

@@ -86,7 +86,9 @@ export class BullMqScheduler implements Scheduler {
 
   async repeat(kind: string, opts: RepeatOptions): Promise<void> {
     const rule = resolveRepeat(kind, opts);
-    const envelope: Envelope = { id: opts.id, data: opts.data, ...(opts.trace ? { trace: opts.trace } : {}) };
+    // Re-declared without a trace (every worker at start-up): keep the one it was declared with.
+    const trace = opts.trace ?? (await this.storedTrace(kind, opts.id));
+    const envelope: Envelope = { id: opts.id, data: opts.data, ...(trace ? { trace } : {}) };
     // Upserting an unchanged schedule (every replica on boot) adds no extra run. Occurrence ids are
     // unique per slot, so there is nothing to dedupe: keeping finished ones would only grow Redis
     // by a hash per tick. Failures are for the handler wrapper's logs and metrics to report.
@@ -95,6 +97,11 @@ export class BullMqScheduler implements Scheduler {
       data: envelope,
       opts: { removeOnComplete: true, removeOnFail: true },
     });
+  }
+
+  private async storedTrace(kind: string, id: string): Promise<Record<string, string> | undefined> {
+    const scheduler = await this.queue(kind).getJobScheduler(encodeJobId(id));
+    return (scheduler?.template?.data as Envelope | undefined)?.trace;
   }
 
   async cancel(kind: string, id: string): Promise<boolean> {

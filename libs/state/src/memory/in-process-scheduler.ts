@@ -92,7 +92,8 @@ export class InProcessScheduler implements Scheduler {
     // Every replica re-declares its schedules on boot; like BullMQ, an unchanged one keeps its timing.
     if (current && JSON.stringify([current.rule, current.data]) === JSON.stringify([rule, opts.data])) return;
     this.removeSchedule(kind, opts.id);
-    const schedule: Schedule = { kind, id: opts.id, data: opts.data, trace: opts.trace, rule };
+    // Re-declared without a trace (at start-up): keep the one it was declared with, as BullMQ does.
+    const schedule: Schedule = { kind, id: opts.id, data: opts.data, trace: opts.trace ?? current?.trace, rule };
     this.schedules.set(`${kind}:${opts.id}`, schedule);
     // Like BullMQ's `every`, a fixed period fires once right away; cron waits for its next slot.
     const now = this.clock.now();

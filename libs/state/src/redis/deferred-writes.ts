@@ -1,3 +1,4 @@
+import { AsyncResource } from 'node:async_hooks';
 import type { Redis } from 'ioredis';
 import type { DeferrableWriteOp, StateKey } from '../state-store.js';
 import { checkDeferrable, checkWrites } from '../write-ops.js';
@@ -73,12 +74,18 @@ export class DeferredQueue {
   /** Called after this process queued an entry: applies it (and whatever else is queued) soon. */
   queued(): void {
     if (this.timer !== undefined || this.closed) return;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.applyInBackground();
-    }, this.delayMs);
+    this.timer = setTimeout(this.applySoon, this.delayMs);
     this.timer.unref();
   }
+
+  /**
+   * Bound to the context the queue was made in (start-up), not the one of the dispatch that
+   * happens to arm the timer: a traced apply must not appear inside that dispatch's trace.
+   */
+  private readonly applySoon = AsyncResource.bind(() => {
+    this.timer = undefined;
+    this.applyInBackground();
+  });
 
   /**
    * Applies everything queued when the call starts. Entries keep arriving under load, so it stops

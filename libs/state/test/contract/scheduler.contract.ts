@@ -244,6 +244,28 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       if (clock()) expect(real(runs).map((r) => r.at - t0)).toEqual([0, 1000]);
     });
 
+    it("hands jobs the trace context they were enqueued or scheduled with, and keeps a schedule's when it is re-declared without one", async () => {
+      const s = await open();
+      const once = recorder(s, 'traced-once');
+      const ticks = recorder(s, 'traced-tick');
+      await s.start();
+      const trace = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
+      await s.enqueue('traced-once', { id: 'one', data: 1, trace });
+      await s.repeat('traced-tick', { id: 'tick', everyMs: 100, data: 'd', trace });
+      await elapse(0);
+      await ran(once, 1);
+      await ran(ticks, 1);
+      expect(real(once)[0]?.job).toMatchObject({ trace });
+      expect(real(once)[0]?.job.scheduled).toBeUndefined();
+      expect(real(ticks)[0]?.job).toMatchObject({ trace, scheduled: true });
+      // A worker booting later declares it again, with new data and no trace.
+      await s.repeat('traced-tick', { id: 'tick', everyMs: 100, data: 'e' });
+      await elapse(100);
+      const later = await poll('a tick with the new data', () => real(ticks).find((r) => r.job.data === 'e'));
+      expect(later?.job.trace).toEqual(trace);
+      await s.cancel('traced-tick', 'tick');
+    });
+
     it('rejects malformed repeat and enqueue options', async () => {
       const s = await open();
       await expect(s.repeat('r', { id: 'both', everyMs: 10, cron: '* * * * *' })).rejects.toThrow();

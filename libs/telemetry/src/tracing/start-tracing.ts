@@ -6,7 +6,8 @@ import { OTLPTraceExporter as HttpTraceExporter } from '@opentelemetry/exporter-
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import { resourceFromAttributes } from '@opentelemetry/resources';
+import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
 import {
   BatchSpanProcessor,
   ConsoleSpanExporter,
@@ -80,17 +81,36 @@ export async function startTracingSdk(settings: TracingSettings, opts: StartTrac
   const spanProcessors: SpanProcessor[] =
     exporter === null ? [] : [opts.exporter || settings.exporter === 'console' ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter)];
   const provider = new NodeTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': serviceName(settings, env), 'sluice.role': opts.role }),
+    // OTEL_RESOURCE_ATTRIBUTES (the env detector) and the SDK's own attributes, then ours on top.
+    resource: defaultResource()
+      .merge(detectResources({ detectors: [envDetector] }))
+      .merge(resourceFromAttributes({ 'service.name': serviceName(settings, env), 'sluice.role': opts.role })),
     sampler: new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(sampleRatio(settings, env)) }),
     spanProcessors,
   });
-  // W3C trace context (and baggage) propagation, AsyncLocalStorage context: the SDK's defaults.
-  provider.register();
+  // W3C trace context only: baggage would carry whatever a caller puts in it into job data and to
+  // every provider. AsyncLocalStorage context, the SDK's default.
+  provider.register({ propagator: new W3CTraceContextPropagator() });
   // The request span only: a span per hook or for the handler would double the spans of a dispatch for nothing new.
-  const fastify = new FastifyOtelInstrumentation({ instrumentHooks: false, instrumentHandler: false, ignorePaths: (opts) => IGNORED_PATHS.has(opts.url) });
+  const fastify = new FastifyOtelInstrumentation({
+    instrumentHooks: false,
+    instrumentHandler: false,
+    ignorePaths: (route) => isIgnoredPath(route.url),
+    // The path without its query: a query can carry an approval link's signature or a key.
+    requestHook: (span, request: { url: string }) => span.setAttribute('url.path', pathOf(request.url)),
+  });
   const unregister = registerInstrumentations({
     tracerProvider: provider,
-    instrumentations: [new UndiciInstrumentation({ ignoreRequestHook: carriesTraceparent }), new IORedisInstrumentation({ requireParentSpan: true }), fastify],
+    instrumentations: [
+      new UndiciInstrumentation({
+        ignoreRequestHook: carriesTraceparent,
+        // A webhook URL's query (or userinfo) can be its secret: the span keeps origin and path.
+        requestHook: (span, request) => span.setAttribute('url.full', `${request.origin}${pathOf(request.path)}`),
+      }),
+      // The command name only: arguments are keys, records and payloads (a CAS write carries the whole record).
+      new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
+      fastify,
+    ],
   });
   await waitForHooks?.();
   return {
@@ -114,5 +134,19 @@ function carriesTraceparent(request: { headers: string | (string | string[])[] }
   return false;
 }
 
-/** Probes and scrapes: a span each every few seconds would drown the traces that matter. */
-const IGNORED_PATHS = new Set(['/health', '/ready', '/metrics', '/metrics/prometheus']);
+/**
+ * Probes and scrapes (a span each every few seconds would drown the traces that matter), and the
+ * SSE streams (their request never ends while the client listens, nor does its span).
+ */
+const IGNORED_PATHS = new Set(['/health', '/ready', '/metrics', '/metrics/prometheus', '/v1/stream']);
+const IGNORED_PATTERNS = [/^\/v1\/bus\/subscriptions\/[^/]+\/messages$/];
+
+function isIgnoredPath(url: string): boolean {
+  const path = pathOf(url);
+  return IGNORED_PATHS.has(path) || IGNORED_PATTERNS.some((p) => p.test(path));
+}
+
+function pathOf(url: string): string {
+  const at = url.indexOf('?');
+  return at === -1 ? url : url.slice(0, at);
+}

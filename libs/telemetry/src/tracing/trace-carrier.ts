@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, context, propagation, trace, type Link, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, SpanStatusCode, context, propagation, trace, type Link, type Tracer } from '@opentelemetry/api';
 
 /** W3C trace context as text (`traceparent`, `tracestate`): how a trace crosses into a job. */
 export type TraceCarrier = Record<string, string>;
@@ -33,7 +33,7 @@ export function withTraceCarrier<T>(
       return await work();
     } catch (err) {
       span.recordException(err as Error);
-      span.setStatus({ code: 2 });
+      span.setStatus({ code: SpanStatusCode.ERROR });
       throw err;
     } finally {
       span.end();

@@ -15,8 +15,9 @@ export function serviceName(settings: TracingSettings, env: NodeJS.ProcessEnv): 
 
 export function sampleRatio(settings: TracingSettings, env: NodeJS.ProcessEnv): number {
   if (settings.sample_ratio !== undefined) return settings.sample_ratio;
-  const fromEnv = Number(env.OTEL_TRACES_SAMPLER_ARG);
-  return env.OTEL_TRACES_SAMPLER_ARG !== undefined && fromEnv >= 0 && fromEnv <= 1 ? fromEnv : 1;
+  const raw = env.OTEL_TRACES_SAMPLER_ARG?.trim();
+  const fromEnv = Number(raw);
+  return raw !== undefined && raw !== '' && fromEnv >= 0 && fromEnv <= 1 ? fromEnv : 1;
 }
 
 /**
