@@ -39,6 +39,7 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
           { name: 'email', type: 'noop' },
         ],
         rules: { directory: null },
+        server: { external_url: 'http://sluice.example' },
       },
       { tracing },
     );
@@ -46,6 +47,11 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
       name: `traced-${backend}`,
       condition: { field: 'action.action_type', eq: 'never-matches' },
       action: { type: 'suppress' },
+    });
+    await postJson(`${gw.url}/v1/rules`, {
+      name: `approve-${backend}`,
+      condition: { field: 'action.action_type', eq: 'wire' },
+      action: { type: 'require_approval', ttl_seconds: 600 },
     });
   });
   afterAll(async () => {
@@ -108,6 +114,24 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     const [batch] = named(spans, 'dispatch_batch');
     expect(batch?.attributes['sluice.batch_size']).toBe(3);
     expect(named(spans, 'dispatch').map(parentOf)).toEqual(Array(3).fill(batch?.spanContext().spanId));
+  });
+
+  it("an approved action's execution links to the dispatch that asked for approval", async () => {
+    const trace = `${backend === 'memory' ? '3' : '4'}${'c'.repeat(31)}`;
+    const pending = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant: `approve-${backend}`, provider: 'hook', action_type: 'wire' }), {
+      traceparent: `00-${trace}-${PARENT}-01`,
+    });
+    expect(pending.body).toMatchObject({ outcome: 'pending_approval' });
+    // The approver's click carries no trace context: the execution runs in the link request's trace.
+    const link = (pending.body as { approve_url: string }).approve_url.replace('http://sluice.example', gw.url);
+    expect((await postJson(link, undefined)).body).toMatchObject({ outcome: { outcome: 'executed' } });
+    const execution = await poll(
+      'the approval execution span',
+      () => exporter.getFinishedSpans().find((s) => s.name === 'approval execute' && s.links.some((l) => l.context.traceId === trace)),
+      (s) => s !== undefined,
+    );
+    expect(execution?.spanContext().traceId).not.toBe(trace);
+    expect(execution?.attributes['sluice.approval_id']).toBe((pending.body as { approval_id: string }).approval_id);
   });
 
   it('an invalid traceparent starts a new trace, without an error', async () => {

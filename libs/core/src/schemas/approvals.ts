@@ -22,6 +22,10 @@ export const Approval = z.object({
   decided_by: z.string().nullable().describe('who decided: the signed link (`link:<kid>`)'),
   notification_sent: z.boolean(),
   outcome: DispatchOutcome.nullable().describe('what executing it gave, once approved'),
+  trace: z
+    .record(z.string(), z.string())
+    .optional()
+    .describe('W3C trace context (traceparent, tracestate) of the dispatch that asked for approval, with tracing on: its execution links to it'),
 });
 export type Approval = z.infer<typeof Approval>;
 

@@ -1,3 +1,4 @@
+import { currentTraceCarrier, withTraceCarrier, type Tracer } from '@sluice/telemetry';
 import {
   Approval,
   errors,
@@ -49,6 +50,8 @@ export interface ApprovalServiceDeps {
   notify: Notifier;
   /** Writes the audit record of a rejection (absent while audit is off); an approval's is its execution's. */
   auditRejection?: (approval: Approval, decidedBy: string, atMs: number) => Promise<void>;
+  /** With tracing on: an approved action's execution is a span linked to the dispatch that asked. */
+  tracer?: Tracer | undefined;
 }
 
 interface ExpireJobData {
@@ -111,6 +114,8 @@ export class ApprovalService {
       notification_sent,
       outcome: null,
     };
+    const trace = currentTraceCarrier();
+    if (trace) approval.trace = trace;
     const created = await this.records.create(approval);
     if (created !== 'created') throw new Error(`approval id ${id} could not be claimed (${created})`);
     const data: ExpireJobData = { namespace: approval.namespace, tenant: approval.tenant, id };
@@ -164,7 +169,16 @@ export class ApprovalService {
       await this.deps.auditRejection?.(claimed.record, decidedBy, this.deps.clock.now());
       return { id: ref.id, status, outcome: null };
     }
-    const outcome = await execute(claimed.record.action, decidedBy);
+    const outcome = await withTraceCarrier(
+      this.deps.tracer ?? null,
+      'approval execute',
+      claimed.record.trace,
+      () => execute(claimed.record.action, decidedBy),
+      {
+        link: 'active-trace',
+        attributes: { 'sluice.approval_id': ref.id },
+      },
+    );
     // The action ran: its caller gets the outcome even if the approval record cannot take it now
     // (a 503 would invite a retry, which the claim above already turns into a 410).
     const done = await this.records.swap(claimed, { ...claimed.record, outcome }).catch((err: unknown) => {

@@ -46,6 +46,7 @@ export async function approvalsFeature(ctx: FeatureContext, audit: AuditRecorder
     externalUrl: ctx.config.server.external_url,
     notify,
     ...(auditRejection ? { auditRejection } : {}),
+    tracer: ctx.tracer,
   });
   const requireApproval: RuleActionHandler = (dispatch, { rule, action }) => {
     const a = action as RequireApproval;
