@@ -9,6 +9,7 @@ import { onShutdownSignal } from './shutdown.js';
 /** `sluice serve`: the API, plus the background consumers unless --no-worker. */
 export async function serve(args: ParsedArgs, { config, file }: CommandConfig, tracing: Tracing | null): Promise<void> {
   const logger = createLogger({ level: config.logging.level, role: args.noWorker ? 'api' : 'serve', traceIds: tracing !== null });
+  tracing?.reportTo((detail, msg) => logger.warn(detail, msg));
   checkDeployment({ command: 'serve', backend: config.state.backend, noWorker: args.noWorker, logger });
   const api = await composeApi(config, { logger, metrics: new Metrics(), tracing });
   if (!args.noWorker) await startConsumers(api.runtime);

@@ -7,6 +7,7 @@ import { onShutdownSignal } from './shutdown.js';
 /** `sluice worker`: only the background consumers (BullMQ), plus a small health/metrics server. */
 export async function worker({ config }: CommandConfig, tracing: Tracing | null): Promise<void> {
   const logger = createLogger({ level: config.logging.level, role: 'worker', traceIds: tracing !== null });
+  tracing?.reportTo((detail, msg) => logger.warn(detail, msg));
   checkDeployment({ command: 'worker', backend: config.state.backend, noWorker: false, logger });
   const worker = await composeWorker(config, { logger, metrics: new Metrics(), ...(tracing ? { tracer: tracing.tracer } : {}) });
   // No load balancer routes to a worker: nothing to drain before closing.

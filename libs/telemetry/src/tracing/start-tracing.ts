@@ -1,5 +1,5 @@
 import { register } from 'node:module';
-import { context, propagation, trace, type Tracer } from '@opentelemetry/api';
+import { DiagLogLevel, context, diag, propagation, trace, type Tracer } from '@opentelemetry/api';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as HttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -26,6 +26,8 @@ export interface Tracing {
   readonly tracer: Tracer;
   /** Registers the request (server) span of every route: must be registered before the routes. */
   readonly fastifyPlugin: ReturnType<FastifyOtelInstrumentation['plugin']>;
+  /** Sends the SDK's own warnings and errors (a collector that cannot be reached, spans dropped) to the process log. */
+  reportTo(warn: (detail: { otel: string }, msg: string) => void): void;
   /** Exports what is buffered and unregisters the globals. */
   shutdown(): Promise<void>;
 }
@@ -116,7 +118,13 @@ export async function startTracingSdk(settings: TracingSettings, opts: StartTrac
   return {
     tracer: provider.getTracer(TRACER_NAME),
     fastifyPlugin: fastify.plugin(),
+    reportTo(warn) {
+      const report = (...args: unknown[]) => warn({ otel: args.map(String).join(' ') }, 'tracing');
+      const quiet = () => {};
+      diag.setLogger({ error: report, warn: report, info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
+    },
     async shutdown() {
+      diag.disable();
       unregister();
       await provider.shutdown();
       trace.disable();
