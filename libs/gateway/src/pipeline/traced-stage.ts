@@ -1,4 +1,4 @@
-import { inSpan, type Span, type Tracer } from '@sluice/telemetry';
+import { inSpanSync, type Span, type Tracer } from '@sluice/telemetry';
 import type { DispatchOutcome } from '@sluice/core';
 import type { DispatchContext } from './context.js';
 import type { Stage } from './stage.js';
@@ -22,11 +22,13 @@ export function tracedStage(stage: Stage, tracer: Tracer): Stage {
   return {
     name: stage.name,
     inDryRun: stage.inDryRun,
+    // A stage with nothing to wait for answers synchronously; traced, it still does.
     run: (ctx) =>
-      inSpan(tracer, name, undefined, async (span) => {
-        const outcome = await stage.run(ctx);
-        annotate(span, stage.name, ctx, outcome);
-        return outcome;
-      }),
+      inSpanSync(
+        tracer,
+        name,
+        () => stage.run(ctx),
+        (span, outcome) => annotate(span, stage.name, ctx, outcome),
+      ),
   };
 }
