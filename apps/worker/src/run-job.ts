@@ -16,7 +16,7 @@ export function instrumentJob(kind: string, handler: JobHandler, deps: { logger:
     job.scheduled === true && job.trace === undefined
       ? run(job)
       : withTraceCarrier(tracer, `job ${kind}`, job.trace, () => run(job), {
-          link: job.scheduled === true ? 'new-trace' : undefined,
+          link: job.scheduled === true || job.traceLink === true ? 'new-trace' : undefined,
           attributes: { 'sluice.job_kind': kind, 'sluice.job_id': job.id, 'sluice.attempt': job.attempt },
         });
 }

@@ -13,6 +13,8 @@ export interface Job<T = unknown> {
   attempt: number;
   /** W3C trace context of whoever enqueued it (`traceparent`, `tracestate`), when tracing is on. */
   trace?: Record<string, string> | undefined;
+  /** The job starts a trace of its own, linked to `trace`, instead of continuing it. */
+  traceLink?: boolean;
   /** An occurrence of a repeat schedule rather than an enqueued job. */
   scheduled?: boolean;
 }
@@ -29,6 +31,8 @@ export interface EnqueueOptions {
   attempts?: number;
   /** Trace context handed to the job (Job.trace). */
   trace?: Record<string, string> | undefined;
+  /** Job.traceLink: for work that follows on from work (a group's next cycle), so one trace does not grow for days. */
+  traceLink?: boolean;
 }
 
 export interface RepeatOptions {

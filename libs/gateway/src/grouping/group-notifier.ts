@@ -37,9 +37,17 @@ export async function enqueueFlush(
   scheduler: Pick<Scheduler, 'enqueue'>,
   job: GroupScope & { group_key: string; group_id: string; cycle: number; notify_at: number },
   now: number,
+  opts: { followsOn?: boolean } = {},
 ): Promise<void> {
   const data = { namespace: job.namespace, tenant: job.tenant, group_key: job.group_key, group_id: job.group_id, cycle: job.cycle };
-  await scheduler.enqueue(GROUP_FLUSH_KIND, { id: flushId(data), data, delayMs: Math.max(0, job.notify_at - now), attempts: FLUSH_JOB_ATTEMPTS });
+  await scheduler.enqueue(GROUP_FLUSH_KIND, {
+    id: flushId(data),
+    data,
+    delayMs: Math.max(0, job.notify_at - now),
+    attempts: FLUSH_JOB_ATTEMPTS,
+    // A later cycle is a trace of its own, linked to this one: a long-lived group's trace would otherwise grow for days.
+    ...(opts.followsOn ? { traceLink: true } : {}),
+  });
 }
 
 /**
@@ -61,7 +69,7 @@ export class GroupNotifier<P> {
     const first = decodeOutbox(await state.get(outboxKey(scope, id)));
     if (!first) return { notified: false, retryable: false, error: `no notification is owed for flush ${id}` };
     // The claim planned the next cycle; (re-)enqueue it on every attempt in case the claimer died first.
-    if (first.next) await enqueueFlush(this.deps.scheduler, first.next, clock.now());
+    if (first.next) await enqueueFlush(this.deps.scheduler, first.next, clock.now(), { followsOn: true });
     const settled = settledResult(first);
     if (settled) return settled;
     const lease = deliveryLeaseKey(scope, id);

@@ -34,4 +34,6 @@ export interface Envelope {
   data?: unknown;
   /** Trace context of the enqueuer (Job.trace). */
   trace?: Record<string, string>;
+  /** Job.traceLink. */
+  link?: true;
 }

@@ -67,7 +67,7 @@ export class BullMqScheduler implements Scheduler {
     const queue = this.queue(kind);
     const jobId = encodeJobId(opts.id);
     const token = randomUUID();
-    const envelope: Envelope = { id: opts.id, token, data: opts.data, ...(opts.trace ? { trace: opts.trace } : {}) };
+    const envelope: Envelope = { id: opts.id, token, data: opts.data, ...(opts.trace ? { trace: opts.trace } : {}), ...(opts.traceLink ? { link: true } : {}) };
     // BullMQ's add is atomic but answers the same whether it created the job or found one with
     // this id, so read the token back: only the creating call's token is stored.
     await queue.add(kind, envelope, {
@@ -199,6 +199,7 @@ function toJob(kind: string, job: BullJob): Job {
   const attempt = Math.max(job.attemptsStarted, job.attemptsMade + 1);
   const out: Job = { id: envelope.id, kind, data: envelope.data, attempt };
   if (envelope.trace) out.trace = envelope.trace;
+  if (envelope.link) out.traceLink = true;
   if (job.repeatJobKey !== undefined) out.scheduled = true;
   return out;
 }

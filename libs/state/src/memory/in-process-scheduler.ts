@@ -21,6 +21,7 @@ interface Task {
   id: string;
   data: unknown;
   trace: Record<string, string> | undefined;
+  traceLink?: boolean;
   attempt: number;
   attempts: number;
   state: 'delayed' | 'ready' | 'running' | 'finished';
@@ -79,6 +80,7 @@ export class InProcessScheduler implements Scheduler {
     const existing = this.jobs.get(`${kind}:${opts.id}`);
     if (existing && !this.expired(existing)) return { enqueued: false };
     const task: Task = { kind, id: opts.id, data: opts.data, trace: opts.trace, attempt: 1, attempts, state: 'delayed', finishedAt: 0 };
+    if (opts.traceLink) task.traceLink = true;
     this.jobs.set(`${kind}:${opts.id}`, task);
     // Even a 0 ms delay goes through a timer, so a handler never starts before enqueue returns.
     task.timer = this.clock.setTimer(() => this.makeReady(task), delayMs);
@@ -195,6 +197,7 @@ export class InProcessScheduler implements Scheduler {
     try {
       const job: Job = { id: task.id, kind: task.kind, data: task.data, attempt: task.attempt };
       if (task.trace) job.trace = task.trace;
+      if (task.traceLink) job.traceLink = true;
       if (task.schedule) job.scheduled = true;
       await consumer.handler(job);
       this.finish(task);

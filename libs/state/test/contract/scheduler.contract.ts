@@ -251,12 +251,16 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       await s.start();
       const trace = { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' };
       await s.enqueue('traced-once', { id: 'one', data: 1, trace });
+      await s.enqueue('traced-once', { id: 'linked', data: 2, trace, traceLink: true });
       await s.repeat('traced-tick', { id: 'tick', everyMs: 100, data: 'd', trace });
       await elapse(0);
-      await ran(once, 1);
+      await ran(once, 2);
       await ran(ticks, 1);
-      expect(real(once)[0]?.job).toMatchObject({ trace });
-      expect(real(once)[0]?.job.scheduled).toBeUndefined();
+      const byId = (id: string) => real(once).find((r) => r.job.id === id)?.job;
+      expect(byId('one')).toMatchObject({ trace });
+      expect(byId('one')?.scheduled).toBeUndefined();
+      expect(byId('one')?.traceLink).toBeUndefined();
+      expect(byId('linked')).toMatchObject({ trace, traceLink: true });
       expect(real(ticks)[0]?.job).toMatchObject({ trace, scheduled: true });
       // A worker booting later declares it again, with new data and no trace.
       await s.repeat('traced-tick', { id: 'tick', everyMs: 100, data: 'e' });
