@@ -1,4 +1,5 @@
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-node';
+import { ManualClock } from '@sluice/core';
 import { startTracing, type Tracing } from '@sluice/telemetry';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSink, type HttpSink } from '../support/http-sink.js';
@@ -149,5 +150,35 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     expect(request && parentOf(request)).toBeUndefined();
     const record = await requestJson('GET', `${gw.url}/v1/audit?tenant=${tenant}`);
     expect((record.body as { records: { trace_id: string }[] }).records[0]?.trace_id).toBe(traceId);
+  });
+});
+
+describe('tracing a recurring action (memory, manual clock)', () => {
+  const clock = new ManualClock(Date.UTC(2026, 0, 5, 9, 0, 30));
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    gw = await startGateway('memory', { providers: [{ name: 'email', type: 'noop' }] }, { clock, tracing });
+  });
+  afterAll(() => gw.close());
+
+  it('each occurrence is a trace of its own, linked to the request that created the recurring action', async () => {
+    const trace = '5'.repeat(32);
+    const created = await postJson(
+      `${gw.url}/v1/recurring?namespace=payments&tenant=recurring-traced`,
+      { cron_expr: '* * * * *', timezone: 'UTC', provider: 'email', action_type: 'tick', payload: {} },
+      { traceparent: `00-${trace}-${PARENT}-01` },
+    );
+    expect(created.status).toBe(201);
+    await clock.advanceAsync(60_000);
+    const occurrence = await poll(
+      'the occurrence job span',
+      () => exporter.getFinishedSpans().find((s) => s.name === 'job recurring-fire' && s.links.some((l) => l.context.traceId === trace)),
+      (s) => s !== undefined,
+    );
+    expect(occurrence?.spanContext().traceId).not.toBe(trace);
+    expect(occurrence && parentOf(occurrence)).toBeUndefined();
+    // The occurrence's dispatch is in the occurrence's trace.
+    const dispatch = exporter.getFinishedSpans().find((s) => s.name === 'dispatch' && s.spanContext().traceId === occurrence?.spanContext().traceId);
+    expect(dispatch?.attributes['sluice.action_type']).toBe('tick');
   });
 });
