@@ -8,17 +8,24 @@ export type { Span, Tracer } from '@opentelemetry/api';
  * a branch without spans, so the request path pays nothing for them.
  */
 export function inSpan<T>(tracer: Tracer, name: string, attributes: Attributes | undefined, work: (span: Span) => Promise<T>): Promise<T> {
-  return tracer.startActiveSpan(name, attributes ? { attributes } : {}, async (span) => {
-    try {
-      return await work(span);
-    } catch (err) {
-      span.recordException(err instanceof Error ? err : String(err));
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(name, attributes ? { attributes } : {}, (span) => settleSpan(span, () => work(span)));
+}
+
+/** Awaits `work` inside an already started span: marks the span failed if it throws, ends it either way. */
+export async function settleSpan<T>(span: Span, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    markFailed(span, err);
+    throw err;
+  } finally {
+    span.end();
+  }
+}
+
+function markFailed(span: Span, err: unknown): void {
+  span.recordException(err instanceof Error ? err : String(err));
+  span.setStatus({ code: SpanStatusCode.ERROR });
 }
 
 /**
@@ -29,8 +36,7 @@ export function inSpan<T>(tracer: Tracer, name: string, attributes: Attributes |
 export function inSpanSync<T>(tracer: Tracer, name: string, work: () => T | Promise<T>, annotate: (span: Span, result: T) => void): T | Promise<T> {
   const span = tracer.startSpan(name);
   const failed = (err: unknown): never => {
-    span.recordException(err instanceof Error ? err : String(err));
-    span.setStatus({ code: SpanStatusCode.ERROR });
+    markFailed(span, err);
     span.end();
     throw err;
   };

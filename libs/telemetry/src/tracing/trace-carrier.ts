@@ -1,4 +1,5 @@
-import { ROOT_CONTEXT, SpanStatusCode, context, propagation, trace, type Link, type Tracer } from '@opentelemetry/api';
+import { ROOT_CONTEXT, context, propagation, trace, type Link, type Tracer } from '@opentelemetry/api';
+import { settleSpan } from './spans.js';
 
 /** W3C trace context as text (`traceparent`, `tracestate`): how a trace crosses into a job. */
 export type TraceCarrier = Record<string, string>;
@@ -30,15 +31,5 @@ export function withTraceCarrier<T>(
   const links: Link[] = opts.link && parentSpan ? [{ context: parentSpan.spanContext() }] : [];
   // Linked, the span is the root of a new trace, or a child of whatever span is active now.
   const base = opts.link === 'new-trace' ? ROOT_CONTEXT : opts.link === 'active-trace' ? context.active() : parent;
-  return tracer.startActiveSpan(name, { links, ...(opts.attributes ? { attributes: opts.attributes } : {}) }, base, async (span) => {
-    try {
-      return await work();
-    } catch (err) {
-      span.recordException(err as Error);
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw err;
-    } finally {
-      span.end();
-    }
-  });
+  return tracer.startActiveSpan(name, { links, ...(opts.attributes ? { attributes: opts.attributes } : {}) }, base, (span) => settleSpan(span, work));
 }
