@@ -1,3 +1,27 @@
-/** What `serve` and `worker` do before loading the gateway: their configuration, then tracing. Loaded by those commands only. */
-export { commandConfig } from './command-config.js';
-export { startCommandTracing } from './command-tracing.js';
+import { loadConfig, type SluiceConfig } from '@sluice/config';
+import { startTracing, type Tracing } from '@sluice/telemetry';
+import type { ParsedArgs } from './args.js';
+
+/*
+ * What `serve` and `worker` do before they load the gateway (and ioredis with it): read their
+ * configuration, then start tracing, whose ioredis instrumentation patches ioredis through an
+ * ES-module loader hook that only sees modules imported after it is registered. Loaded by those
+ * two commands only; with tracing off the SDK is never loaded (libs/telemetry start.ts).
+ */
+
+export interface CommandConfig {
+  config: SluiceConfig;
+  file: string | undefined;
+}
+
+/** The configuration of `serve` (flags override server.port/host) or `worker` (worker.port/host). */
+export function commandConfig(command: 'serve' | 'worker', args: ParsedArgs): CommandConfig {
+  const section = command === 'serve' ? 'server' : 'worker';
+  const { config, file } = loadConfig({ file: args.config, overrides: { [`${section}.port`]: args.port, [`${section}.host`]: args.host } });
+  return { config, file };
+}
+
+/** Tracing when `telemetry.tracing.enabled`, else null. */
+export function startCommandTracing(config: SluiceConfig, role: string): Promise<Tracing | null> {
+  return startTracing(config.telemetry.tracing, { role, hookEsmImports: true });
+}

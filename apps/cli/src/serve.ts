@@ -2,7 +2,7 @@ import { composeApi } from '@sluice/api';
 import { Metrics, createLogger, type Tracing } from '@sluice/telemetry';
 import { startConsumers } from '@sluice/worker';
 import type { ParsedArgs } from './args.js';
-import type { CommandConfig } from './command-config.js';
+import type { CommandConfig } from './command-setup.js';
 import { checkDeployment } from './deployment-guard.js';
 import { onShutdownSignal } from './shutdown.js';
 

@@ -1,6 +1,6 @@
 import { Metrics, createLogger, type Tracing } from '@sluice/telemetry';
 import { composeWorker } from '@sluice/worker';
-import type { CommandConfig } from './command-config.js';
+import type { CommandConfig } from './command-setup.js';
 import { checkDeployment } from './deployment-guard.js';
 import { onShutdownSignal } from './shutdown.js';
 
