@@ -7,6 +7,7 @@
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { actionsPerRequest } from './action-body.js';
 import { dispatchedActions } from './dispatch-counter.js';
@@ -19,7 +20,6 @@ import { sanityCheck } from './sanity-check.js';
 import { createSilences } from './silences-fixture.js';
 import type { ProcessStats, RedisResult, ScenarioResult } from './scenario-result.js';
 import type { Scenario } from './scenarios.js';
-import { startOtlpSink } from './otlp-sink.js';
 import { startTopology } from './topology.js';
 
 export interface RunSettings {
@@ -47,7 +47,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
   let redis: RunningRedis | undefined;
   let stats: RedisStats | undefined;
   let keepWorkDir = true;
-  let collector: Awaited<ReturnType<typeof startOtlpSink>> | undefined;
+  let collector: OtlpReceiver | undefined;
   try {
     if (scenario.backend === 'redis') {
       redis = await startRedisServer();
@@ -59,7 +59,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
       mkdirSync(dir, { recursive: true });
       nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
     }
-    collector = scenario.tracing ? await startOtlpSink() : undefined;
+    collector = scenario.tracing ? await startOtlpReceiver({ collect: false }) : undefined;
     const topology = await startTopology(scenario, { workDir, redisUrl: redis?.url, rulesDir, nodeArgs, tracingEndpoint: collector?.url });
     let result: ScenarioResult;
     try {

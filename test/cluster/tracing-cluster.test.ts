@@ -1,49 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSink, type HttpSink } from '../support/http-sink.js';
+import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { sampleAction } from '../support/start-gateway.js';
 import { Cluster } from './harness.js';
-
-interface ReceivedSpan {
-  traceId: string;
-  spanId: string;
-  parentSpanId?: string;
-  name: string;
-  role: string;
-  attributes?: { key: string; value: AnyValue }[];
-}
-
-type AnyValue = { stringValue?: string };
-interface OtlpExport {
-  resourceSpans?: {
-    resource?: { attributes?: { key: string; value: AnyValue }[] };
-    scopeSpans?: { spans?: Omit<ReceivedSpan, 'role'>[] }[];
-  }[];
-}
-
-/** An OTLP/HTTP (JSON) trace receiver on a local port: what a collector would get. */
-async function startOtlpReceiver(): Promise<{ url: string; spans: ReceivedSpan[]; server: Server }> {
-  const spans: ReceivedSpan[] = [];
-  const server = createServer((req, res) => {
-    let body = '';
-    req.on('data', (c: Buffer) => (body += c.toString()));
-    req.on('end', () => {
-      if (req.url === '/v1/traces') {
-        const exported = JSON.parse(body) as OtlpExport;
-        for (const rs of exported.resourceSpans ?? []) {
-          const role = rs.resource?.attributes?.find((a) => a.key === 'sluice.role')?.value.stringValue ?? '';
-          for (const ss of rs.scopeSpans ?? []) for (const s of ss.spans ?? []) spans.push({ ...s, role });
-        }
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-    });
-  });
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, spans, server };
-}
 
 const TRACE = '5ce0e9a56015fec5aadfa328ae398115';
 const SECRET = '4111-PLANTED-IN-A-PAYLOAD';
@@ -59,7 +20,7 @@ const RULES =
 describe('cluster: a trace through the API and the worker (OTLP)', () => {
   let cluster: Cluster;
   let sink: HttpSink;
-  let otlp: Awaited<ReturnType<typeof startOtlpReceiver>>;
+  let otlp: OtlpReceiver;
   beforeAll(async () => {
     sink = await startSink();
     otlp = await startOtlpReceiver();
@@ -87,7 +48,7 @@ describe('cluster: a trace through the API and the worker (OTLP)', () => {
   afterAll(async () => {
     await cluster?.stop();
     await sink?.close();
-    otlp?.server.close();
+    await otlp?.close();
   });
 
   it("the chain's steps, run by the worker, are spans of the dispatch that started it; the provider calls carry the trace", async () => {
