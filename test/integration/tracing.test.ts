@@ -150,6 +150,9 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     expect(request && parentOf(request)).toBeUndefined();
     const record = await requestJson('GET', `${gw.url}/v1/audit?tenant=${tenant}`);
     expect((record.body as { records: { trace_id: string }[] }).records[0]?.trace_id).toBe(traceId);
+    // A trace id that is not one is refused, not matched against nothing.
+    const bad = await requestJson('GET', `${gw.url}/v1/audit?trace_id=${traceId.toUpperCase()}`);
+    expect(bad).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
   });
 });
 
