@@ -11,6 +11,8 @@ export interface ClusterOptions {
   workers: number;
   /** Extra sluice.yaml content; state is always the cluster's own Redis. */
   config?: Record<string, unknown>;
+  /** Extra environment of the worker processes (the APIs get the test default). */
+  workerEnv?: Record<string, string>;
 }
 
 /**
@@ -41,7 +43,8 @@ export class Cluster {
     const spawnOne = async (role: 'api' | 'worker') => {
       const port = await freePort();
       const args = role === 'api' ? ['serve', '--no-worker', '--config', configFile] : ['worker', '--config', configFile];
-      return spawnSluice([...args, '--port', String(port), '--host', '127.0.0.1'], { port });
+      const env = role === 'worker' ? opts.workerEnv : undefined;
+      return spawnSluice([...args, '--port', String(port), '--host', '127.0.0.1'], { port, ...(env ? { env } : {}) });
     };
     try {
       const apis = await Promise.all(Array.from({ length: opts.apis }, () => spawnOne('api')));

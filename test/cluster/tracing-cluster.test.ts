@@ -15,7 +15,8 @@ const RULES =
 /**
  * A chain started by a traced request runs its steps on a `sluice worker` process; every span —
  * the API's request and dispatch, the worker's step jobs and their dispatches — reaches the
- * collector under the caller's trace.
+ * collector under the caller's trace. The API exports OTLP/HTTP as protobuf (the default), the
+ * worker as JSON (OTEL_EXPORTER_OTLP_PROTOCOL=http/json): the receiver decodes each.
  */
 describe('cluster: a trace through the API and the worker (OTLP)', () => {
   let cluster: Cluster;
@@ -43,6 +44,7 @@ describe('cluster: a trace through the API and the worker (OTLP)', () => {
         },
         telemetry: { tracing: { enabled: true, exporter: 'otlp-http', endpoint: otlp.url } },
       },
+      workerEnv: { OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' },
     });
   }, 60_000);
   afterAll(async () => {
@@ -74,6 +76,8 @@ describe('cluster: a trace through the API and the worker (OTLP)', () => {
     );
     const request = spans.find((s) => s.role === 'api' && s.name === 'request');
     expect(request?.parentSpanId).toBe(PARENT);
+    expect(new Set(spans.filter((s) => s.role === 'api').map((s) => s.encoding))).toEqual(new Set(['protobuf']));
+    expect(new Set(spans.filter((s) => s.role === 'worker').map((s) => s.encoding))).toEqual(new Set(['json']));
     // The worker ran dispatches (the steps) under its job spans, with Redis commands and provider calls under them.
     const workerDispatches = spans.filter((s) => s.role === 'worker' && s.name === 'dispatch');
     expect(workerDispatches.length).toBeGreaterThanOrEqual(2);

@@ -2,7 +2,8 @@ import { register } from 'node:module';
 import { DiagLogLevel, context, diag, propagation, trace, type Tracer } from '@opentelemetry/api';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
-import { OTLPTraceExporter as HttpTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as HttpJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
+import { OTLPTraceExporter as HttpProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
 import { registerInstrumentations } from '@opentelemetry/instrumentation';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
@@ -19,7 +20,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-node';
 import { createAddHookMessageChannel } from 'import-in-the-middle';
-import { exportUrl, sampleRatio, serviceName, type TracingSettings } from './tracing-settings.js';
+import { exportUrl, otlpHttpEncoding, sampleRatio, serviceName, type TracingSettings } from './tracing-settings.js';
 
 /** What the rest of the process needs of tracing: spans of its own, the Fastify plugin, and a flush on shutdown. */
 export interface Tracing {
@@ -48,12 +49,14 @@ export interface StartTracingOptions {
 
 const TRACER_NAME = 'sluice';
 
-function exporterFor(settings: TracingSettings): SpanExporter | null {
+function exporterFor(settings: TracingSettings, env: NodeJS.ProcessEnv): SpanExporter | null {
   const url = exportUrl(settings);
   const headers = Object.keys(settings.headers).length > 0 ? settings.headers : undefined;
   switch (settings.exporter) {
-    case 'otlp-http':
-      return new HttpTraceExporter({ ...(url ? { url } : {}), ...(headers ? { headers } : {}) });
+    case 'otlp-http': {
+      const options = { ...(url ? { url } : {}), ...(headers ? { headers } : {}) };
+      return otlpHttpEncoding(env) === 'json' ? new HttpJsonTraceExporter(options) : new HttpProtobufTraceExporter(options);
+    }
     case 'otlp-grpc':
       return new GrpcTraceExporter({ ...(url ? { url } : {}) });
     case 'console':
@@ -79,7 +82,7 @@ export async function startTracingSdk(settings: TracingSettings, opts: StartTrac
     register('import-in-the-middle/hook.mjs', import.meta.url, channel.registerOptions);
     waitForHooks = channel.waitForAllMessagesAcknowledged;
   }
-  const exporter = opts.exporter ?? exporterFor(settings);
+  const exporter = opts.exporter ?? exporterFor(settings, env);
   const spanProcessors: SpanProcessor[] =
     exporter === null ? [] : [opts.exporter || settings.exporter === 'console' ? new SimpleSpanProcessor(exporter) : new BatchSpanProcessor(exporter)];
   const provider = new NodeTracerProvider({

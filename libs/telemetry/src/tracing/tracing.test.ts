@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLogger } from '../logger.js';
 import { inSpan, traceIdOf } from './spans.js';
 import { startTracing, type Tracing } from './start.js';
-import { sampleRatio } from './tracing-settings.js';
+import { otlpHttpEncoding, sampleRatio } from './tracing-settings.js';
 
 const OFF = { enabled: false, exporter: 'none', headers: {} } as const;
 
@@ -61,5 +61,11 @@ describe('settings', () => {
     expect(sampleRatio(OFF, { OTEL_TRACES_SAMPLER_ARG: '0.5' })).toBe(0.5);
     expect(sampleRatio(OFF, { OTEL_TRACES_SAMPLER_ARG: '' })).toBe(1);
     expect(sampleRatio(OFF, { OTEL_TRACES_SAMPLER_ARG: '7' })).toBe(1);
+  });
+
+  it('encodes OTLP/HTTP as protobuf unless the traces (else the general) protocol variable says http/json', () => {
+    expect(otlpHttpEncoding({})).toBe('protobuf');
+    expect(otlpHttpEncoding({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toBe('json');
+    expect(otlpHttpEncoding({ OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/protobuf' })).toBe('protobuf');
   });
 });
