@@ -4,15 +4,13 @@
  * and round trips seen by the proxy in that window, per dispatch, are what one dispatch costs
  * on the wire. Round trips are counted with every reply held back REPLY_DELAY_MS; the rise of
  * the serial p50 latency under that delay, divided by it, cross-checks the count from the
- * client's side (timer granularity makes it read a little high). The applies of deferred writes
- * count as commands but not as round trips: no request waits for them. The replica's generation
+ * client's side (timer granularity makes it read a little high). The probe is an API replica
+ * (no worker): the audit indexing its dispatches cause runs elsewhere. The replica's generation
  * polls are not counted; any other background traffic is measured over an idle window as long as the
  * probe and subtracted. Runs after the
  * measured load (the loaded replicas never see the proxy).
  */
-import { createHash } from 'node:crypto';
 import { join } from 'node:path';
-import { applyDeferredScript } from '../../libs/state/src/redis/lua/apply-deferred-1.js';
 import { freePort } from '../support/free-port.js';
 import { launchSluice } from './process-launcher.js';
 import { RedisCountingProxy, subtractTraffic, trafficDelta } from './redis-counting-proxy.js';
@@ -27,9 +25,6 @@ import { writeSluiceConfig } from './sluice-config.js';
  */
 const GENERATION_POLL = /^[A-Za-z0-9_.-]+:[a-z-]+-generation:\{_:_\}:current$/;
 
-/** The script that applies deferred writes: sent by the replica off the request path (see libs/state/src/redis/deferred-writes.ts). */
-const APPLY_DEFERRED_SHA = createHash('sha1').update(applyDeferredScript.lua).digest('hex');
-
 /** Replies are held this long while counting (see redis-counting-proxy.ts). */
 const REPLY_DELAY_MS = 5;
 
@@ -43,7 +38,6 @@ export interface ProbeOptions {
 export async function probeRedisTraffic(scenario: Scenario, opts: ProbeOptions): Promise<RedisProbe> {
   const proxy = await RedisCountingProxy.start({ host: '127.0.0.1', port: opts.redisPort });
   proxy.ignore = (c) => c.name === 'GET' && GENERATION_POLL.test(c.arg);
-  proxy.offPath = (c) => c.name === 'EVALSHA' && c.arg === APPLY_DEFERRED_SHA;
   try {
     const config = writeSluiceConfig(opts.workDir, 'probe.yaml', { backend: 'redis', redisUrl: proxy.url, rulesDir: opts.rulesDir });
     const port = await freePort();

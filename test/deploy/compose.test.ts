@@ -150,6 +150,6 @@ describe('monitoring (profile `monitoring`)', () => {
     expect(exprs(/circuit breaker/i)).toContain('sluice_circuit_breaker_state');
     expect(exprs(/queue depths/i)).toContain('sluice_queue_jobs');
     expect(exprs(/redis errors/i)).toContain('sluice_state_errors_total');
-    expect(exprs(/deferred-write backlog/i)).toContain('sluice_deferred_queue_length');
+    expect(exprs(/audit ingest backlog/i)).toContain('sluice_audit_ingest_backlog');
   });
 });

@@ -30,9 +30,9 @@ describe.each(BACKENDS)('operations endpoints (%s backend)', (backend) => {
     expect(body).toMatch(/sluice_actions_total\{outcome="executed"\} \d+/);
     expect(body).toMatch(/sluice_provider_requests_total\{provider="noop",result="success"\} \d+/);
     expect(body).toMatch(/sluice_provider_request_duration_seconds_bucket/);
-    // The deferred-write backlog (Redis; 0 on memory) and its failures, for alerting.
-    expect(body).toMatch(/^sluice_deferred_queue_length \d+$/m);
-    expect(body).toMatch(/^sluice_deferred_writes_failed_total 0$/m);
+    // The audit ingest's backlog and its failures, for alerting.
+    expect(body).toMatch(/^sluice_audit_ingest_backlog \d+$/m);
+    expect(body).toMatch(/^sluice_audit_index_writes_failed_total 0$/m);
     const json = await fetch(`${gw.url}/metrics`, { headers: { accept: 'application/json' } });
     expect(await json.json()).toMatchObject({ dispatched: expect.any(Number), executed: expect.any(Number) });
     expect((await fetch(`${gw.url}/metrics/prometheus`)).headers.get('content-type')).toMatch(/^text\/plain/);

@@ -4,7 +4,7 @@ import { instrumentJob } from './run-job.js';
 
 /**
  * Registers a consumer for every job kind the runtime's features declare, has each feature
- * declare its schedules, and starts consuming. In memory mode this runs inside `sluice serve`
+ * declare its schedules and start its background loops (the audit indexer), and starts consuming. In memory mode this runs inside `sluice serve`
  * on the in-process scheduler; in Redis mode inside `sluice worker` (or a `serve` without
  * --no-worker) on BullMQ. Returns the kinds consumed.
  */
@@ -16,6 +16,7 @@ export async function startConsumers(runtime: Runtime): Promise<string[]> {
     runtime.scheduler.consume(kind, handler, { concurrency: def.concurrency });
   }
   await runtime.declareSchedules();
+  runtime.startBackground();
   // A Redis that restarted empty lost the repeatable jobs (reaper, sweeps, recurring actions):
   // declaring is idempotent, so every reconnect declares them again.
   const log = runtime.logger.child({ component: 'worker' });

@@ -1,4 +1,3 @@
-import type { DeferrableWriteOp } from '@sluice/state';
 import type { AuditPage, AuditQuery, AuditRecord, AuditVerifyInput, AuditVerifyResult, NewAuditRecord } from '@sluice/core';
 
 export interface AppendOptions {
@@ -6,12 +5,7 @@ export interface AppendOptions {
   ttlMs: number | null;
   /** Link the record into its (namespace, tenant) hash chain. */
   chain: boolean;
-  /**
-   * Writes derived from the stored record (analytics and coverage rollups), deferred together
-   * with its index entries: one queue entry per record on Redis.
-   */
-  derived?: (record: AuditRecord) => readonly DeferrableWriteOp[];
-  /** The intent written before the provider call (action-intents.ts): removed in the record's own batch. */
+  /** The intent written before the provider call (action-intents.ts): removed when the record is indexed. */
   intent?: string | undefined;
 }
 
@@ -36,7 +30,11 @@ export interface StoreQuery extends Omit<AuditQuery, 'from' | 'to'> {
  * Redis backends; one contract suite covers both.
  */
 export interface AuditStore {
-  /** Persists a record and its indexes (deferred: queries apply them first); resolves once the backend holds them. Returns the stored record (id, expires_at and chain fields set). */
+  /**
+   * Stores a record: findable by get() once this resolves; its index entries and rollups are
+   * built in bulk shortly after (ingest/), and every query, verify and expire indexes what was
+   * appended before it first. Returns the stored record (id, expires_at and chain fields set).
+   */
   append(record: NewAuditRecord, opts: AppendOptions): Promise<AuditRecord>;
   /**
    * The most recent record of an action id that `visible` accepts (null when none, or all have

@@ -1,14 +1,14 @@
 import type { AuditRecord } from '@sluice/core';
-import type { DeferrableWriteOp, StateStore, WriteOp } from '@sluice/state';
+import type { BulkWriteOp, StateStore, WriteOp } from '@sluice/state';
 import { placementOf, type RecordPlacement } from './index-layout.js';
 import { actionPointerKey, recordKey } from './keys.js';
 import { dispatchedAtMs, encodeRecord, expiresAtMs } from './record-codec.js';
 import { globalMember, tenantMember } from './record-ref.js';
 
 /*
- * The writes of one record. The value and the action pointer are written at once; index entries
- * are deferred writes (StateStore.applyDeferred), which every reader of the indexes applies
- * first. With a hash chain, the value and the tenant indexes join the chain head's CAS (one slot).
+ * The writes of one record. The value and the action pointer are written on the request path;
+ * index entries are bulk writes, applied by the ingest (ingest/) with the rest of their batch.
+ * With a hash chain, the value and the tenant indexes join the chain head's CAS (one slot).
  * Removal undoes exactly these.
  */
 
@@ -18,10 +18,10 @@ export function valueWrite(record: AuditRecord): WriteOp {
 }
 
 /** Tenant indexes and the chain index: in the record's slot. */
-export function tenantIndexWrites(record: AuditRecord, placement: RecordPlacement = placementOf(record)): DeferrableWriteOp[] {
+export function tenantIndexWrites(record: AuditRecord, placement: RecordPlacement = placementOf(record)): BulkWriteOp[] {
   const member = tenantMember(record.id);
   const score = dispatchedAtMs(record);
-  const ops: DeferrableWriteOp[] = placement.tenant.map((index) => ({ op: 'indexAdd', index, member, score }));
+  const ops: BulkWriteOp[] = placement.tenant.map((index) => ({ op: 'indexAdd', index, member, score }));
   if (placement.chain !== null && record.sequence_number !== null) {
     ops.push({ op: 'indexAdd', index: placement.chain, member, score: record.sequence_number });
   }
@@ -29,10 +29,10 @@ export function tenantIndexWrites(record: AuditRecord, placement: RecordPlacemen
 }
 
 /** Global indexes and the expiry index. */
-export function globalIndexWrites(record: AuditRecord, scopeCode: string, placement: RecordPlacement = placementOf(record)): DeferrableWriteOp[] {
+export function globalIndexWrites(record: AuditRecord, scopeCode: string, placement: RecordPlacement = placementOf(record)): BulkWriteOp[] {
   const member = globalMember(record.id, scopeCode);
   const score = dispatchedAtMs(record);
-  const ops: DeferrableWriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score }));
+  const ops: BulkWriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score }));
   const expiry = expiresAtMs(record);
   if (placement.expiry !== null && expiry !== null) ops.push({ op: 'indexAdd', index: placement.expiry, member, score: expiry });
   return ops;

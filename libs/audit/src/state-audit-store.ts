@@ -8,18 +8,21 @@ import {
   type Clock,
   type NewAuditRecord,
 } from '@sluice/core';
-import type { DeferrableWriteOp, StateStore } from '@sluice/state';
+import type { StateStore } from '@sluice/state';
 import { runQuery } from './audit-query.js';
 import type { AppendOptions, AuditStore, AuditVisibility, StoreQuery } from './audit-store.js';
 import { verifyChain } from './chain-verifier.js';
 import { linkIntoChain, type UnlinkedRecord } from './hash-chain.js';
-import { globalAllIndex, placementOf } from './index-layout.js';
-import { actionPointerKey, expiryIndexKey, intentIndexKey } from './keys.js';
+import { globalAllIndex } from './index-layout.js';
+import type { AuditIngest, AuditObserver, IngestReport } from './ingest/ingest.js';
+import { LogAuditIngest } from './ingest/log-ingest.js';
+import { MemoryAuditIngest } from './ingest/memory-ingest.js';
+import { actionPointerKey, expiryIndexKey } from './keys.js';
 import { isExpired } from './record-codec.js';
 import { RecordIdGenerator } from './record-id.js';
 import { RecordReader } from './record-reader.js';
 import { reapMembers } from './record-reaper.js';
-import { globalIndexWrites, pointerWrite, tenantIndexWrites, valueWrite } from './record-writes.js';
+import { tenantIndexWrites, valueWrite } from './record-writes.js';
 import { ScopeCodes } from './scope-codes.js';
 
 export interface StateAuditStoreOptions {
@@ -31,17 +34,20 @@ export interface StateAuditStoreOptions {
   onEvicted?: (count: number) => void;
   /** Index entries one query may examine before it returns a short page with a cursor (default 20 000). */
   scanBudget?: number;
+  /** Kept up to date from every record as it is indexed (analytics and coverage rollups). */
+  observers?: readonly AuditObserver[];
+  /** Shared state only: records indexed per batch, and how long a batch may stay with a silent consumer. */
+  ingest?: { batchSize?: number; claimIdleMs?: number };
+  /** After each indexed batch. */
+  onIndexed?: (report: IngestReport) => void;
+  /** Indexing failed (a batch is retried: nothing is lost). */
+  onIndexError?: (err: unknown) => void;
 }
 
 /**
  * The audit store on StateStore primitives, so the memory and Redis backends run the same code.
  * Layout in keys.ts; what a record is indexed under in index-layout.ts.
  */
-/** The record of an action whose intent was written settles it, deferred with its index entries (the sweeper applies the queue first). */
-function intentRemoval(intent: string | undefined): DeferrableWriteOp[] {
-  return intent === undefined ? [] : [{ op: 'indexRemove', index: intentIndexKey(), member: intent }];
-}
-
 /** Records of one id a lookup considers (its scopes are checked before records are read). */
 const MAX_RECORDS_PER_ACTION_ID = 1000;
 /** Records read per round trip while looking for a visible one, newest first. */
@@ -55,6 +61,9 @@ export class StateAuditStore implements AuditStore {
   private readonly maxRecords: number | null;
   private readonly onEvicted: (count: number) => void;
   private readonly scanBudget: number | undefined;
+  private readonly ingest: AuditIngest;
+  /** The shared-state ingest, whose indexer loop worker processes run; null in memory. */
+  private readonly logIngest: LogAuditIngest | null;
 
   constructor(
     private readonly store: StateStore,
@@ -66,6 +75,37 @@ export class StateAuditStore implements AuditStore {
     this.maxRecords = store.backend === 'memory' && opts.maxRecords !== undefined ? opts.maxRecords : null;
     this.onEvicted = opts.onEvicted ?? (() => {});
     this.scanBudget = opts.scanBudget;
+    const observers = opts.observers ?? [];
+    const reports = {
+      ...(opts.onIndexError ? { onError: opts.onIndexError } : {}),
+      ...(opts.onIndexed ? { onIndexed: opts.onIndexed } : {}),
+    };
+    if (store.backend === 'memory') {
+      this.logIngest = null;
+      this.ingest = new MemoryAuditIngest(store, {
+        observers,
+        afterFlush: () => (this.maxRecords === null ? Promise.resolve() : this.evictBeyond(this.maxRecords)),
+        ...reports,
+      });
+    } else {
+      this.logIngest = new LogAuditIngest(store, { observers, reader: this.reader, ...opts.ingest, ...reports });
+      this.ingest = this.logIngest;
+    }
+  }
+
+  /** Starts indexing in the background (processes that consume jobs): shared state only, memory indexes on its own. */
+  startIndexer(): void {
+    this.logIngest?.start();
+  }
+
+  /** Indexes what was appended before the call: readers of the rollups call it first. */
+  catchUp(): Promise<void> {
+    return this.ingest.catchUp();
+  }
+
+  /** Stops the indexer; in memory, writes what is still queued. */
+  close(): Promise<void> {
+    return this.ingest.close();
   }
 
   /**
@@ -81,30 +121,20 @@ export class StateAuditStore implements AuditStore {
     unlinked.id = this.ids.next(dispatchedMs);
     unlinked.expires_at = opts.ttlMs === null ? null : isoString(dispatchedMs + opts.ttlMs);
     const scopeCode = await this.scopes.codeFor(unlinked);
-    let record: AuditRecord;
     if (opts.chain) {
       // The value and tenant indexes join the head's CAS (one slot), so verify sees every link.
-      record = await linkIntoChain(this.store, unlinked, (linked) => [valueWrite(linked), ...tenantIndexWrites(linked)]);
-      await this.store.writeBatch([pointerWrite(record, scopeCode)], {
-        deferred: [...globalIndexWrites(record, scopeCode), ...(opts.derived?.(record) ?? []), ...intentRemoval(opts.intent)],
-      });
-    } else {
-      record = Object.assign(unlinked, { sequence_number: null, previous_hash: null, record_hash: null });
-      const placement = placementOf(record);
-      await this.store.writeBatch([valueWrite(record), pointerWrite(record, scopeCode)], {
-        deferred: [
-          ...tenantIndexWrites(record, placement),
-          ...globalIndexWrites(record, scopeCode, placement),
-          ...(opts.derived?.(record) ?? []),
-          ...intentRemoval(opts.intent),
-        ],
-      });
+      const record = await linkIntoChain(this.store, unlinked, (linked) => [valueWrite(linked), ...tenantIndexWrites(linked)]);
+      await this.ingest.append({ record, scopeCode, valueWritten: true, intent: opts.intent });
+      return record;
     }
-    if (this.maxRecords !== null) await this.evictBeyond(this.maxRecords);
+    const record: AuditRecord = Object.assign(unlinked, { sequence_number: null, previous_hash: null, record_hash: null });
+    await this.ingest.append({ record, scopeCode, valueWritten: false, intent: opts.intent });
     return record;
   }
 
   async get(actionId: string, visible: AuditVisibility = {}): Promise<AuditRecord | null> {
+    // On shared state the pointer is written on the request path; in memory it waits in the queue.
+    if (this.logIngest === null) await this.ingest.catchUp();
     // Newest first: one entry per record of this id, in whichever tenants dispatched it. Entries
     // of scopes the caller cannot see are dropped before any record is read, so however often
     // another tenant reuses the id, it cannot push the caller's own record out of reach.
@@ -125,12 +155,12 @@ export class StateAuditStore implements AuditStore {
   }
 
   async query(query: StoreQuery): Promise<AuditPage> {
-    await this.store.applyDeferred();
+    await this.ingest.catchUp();
     return runQuery({ store: this.store, reader: this.reader, nowMs: this.clock.now(), scanBudget: this.scanBudget }, query);
   }
 
   async verify(input: AuditVerifyInput): Promise<AuditVerifyResult> {
-    await this.store.applyDeferred();
+    await this.ingest.catchUp();
     return verifyChain(this.store, this.reader, input);
   }
 
@@ -141,7 +171,7 @@ export class StateAuditStore implements AuditStore {
    */
   async expire(nowMs: number, limit: number): Promise<number> {
     if (limit <= 0) return 0;
-    await this.store.applyDeferred();
+    await this.ingest.catchUp();
     const due = await this.store.indexRange(expiryIndexKey(), { max: nowMs, limit });
     return reapMembers(
       this.store,

@@ -309,6 +309,10 @@ export const AuditConfig = z
     spool_max_records: positiveInt.max(1_000_000).default(10_000),
     /** After this long an unrecorded provider call gets an `unknown` record; default: every attempt timing out, with backoffs, plus 30 s. */
     unknown_after_seconds: positiveInt.max(86_400).optional(),
+    /** Shared state: records an indexer reads and indexes per batch. */
+    index_batch_size: positiveInt.max(5000).default(500),
+    /** Shared state: a batch held this long by a silent indexer (its process died) is taken over by another. */
+    index_claim_after_seconds: positiveInt.max(3600).default(10),
     /** Life of the daily analytics rollups (daily/weekly/monthly analytics, rule coverage) after their day ends. */
     analytics_retention_days: positiveInt.default(400),
     /** Life of the hourly analytics rollups (~24x the keys of the daily ones); capped at analytics_retention_days. */

@@ -58,6 +58,8 @@ export interface Feature {
   readonly retentionSources?: readonly RetentionSource[];
   /** Run by every process that consumes jobs, before it starts: its repeatable schedules, or ones Redis lost. */
   declareSchedules?(): Promise<void>;
+  /** Started by every process that consumes jobs: long-running loops of its own (the audit indexer), stopped by close(). */
+  startBackground?(): void;
   /** Stops what it runs (syncs, timers); the builder closes features in reverse order. */
   close?(): Promise<void>;
 }

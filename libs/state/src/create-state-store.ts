@@ -1,6 +1,5 @@
 import type { Clock } from '@sluice/core';
 import { MemoryStateStore } from './memory/memory-state-store.js';
-import type { DeferredQueueOptions } from './redis/deferred-writes.js';
 import type { StateStore } from './state-store.js';
 
 export interface CreateStateStoreOptions {
@@ -16,8 +15,6 @@ export interface CreateStateStoreOptions {
   /** Redis only: how long to wait for the first connection (default 5000). */
   connectTimeoutMs?: number;
   clientName?: string;
-  /** Redis only: how the deferred-write queue reports (see redis/deferred-writes.ts). */
-  deferred?: Pick<DeferredQueueOptions, 'onError' | 'onApplied'>;
   /** Called when a subscribe handler throws (default: process.emitWarning, plain text on stderr). */
   onHandlerError?: (channel: string, err: unknown) => void;
 }
@@ -35,7 +32,6 @@ export async function createStateStore(opts: CreateStateStoreOptions): Promise<S
     prefix: opts.prefix,
     connectTimeoutMs: opts.connectTimeoutMs,
     clientName: opts.clientName,
-    deferred: opts.deferred,
     onHandlerError: opts.onHandlerError,
   });
 }

@@ -99,16 +99,15 @@ export type WriteOp =
   /** ZREM; writeBatch only (compareAndSwapWith refuses it). */
   | { op: 'indexRemove'; index: StateKey; member: string; ttlMs?: undefined };
 
-/** Writes that may be deferred: counters and index entries, whose bulk application is the same as one by one. */
-export type DeferrableWriteOp = Extract<WriteOp, { op: 'increment' | 'indexAdd' | 'indexRemove' }>;
+/** Counters and index entries: writes whose bulk application (grouped by key) is the same as one by one. */
+export type BulkWriteOp = Extract<WriteOp, { op: 'increment' | 'indexAdd' | 'indexRemove' }>;
 
 export interface WriteBatchOptions {
   /**
-   * Writes that readers see only after applyDeferred() (see there). On Redis they travel as one
-   * queue entry in the batch's round trip and are applied later in bulk, grouped by key; the
-   * memory backend applies them at once, after `ops`.
+   * A message appended to a log after the writes, in the same round trip. The log is never
+   * trimmed by it: a consumer group deletes what it acknowledges (logGroupAckWith).
    */
-  deferred?: readonly DeferrableWriteOp[];
+  append?: { log: StateKey; message: string };
 }
 
 /** One entry of a log: its id (`<ms>-<seq>`, increasing) and message. */
@@ -168,16 +167,9 @@ export interface StateStore {
   /**
    * Applies the writes in one round trip, in order. Not atomic across keys (a crash may apply a
    * prefix): readers must tolerate an index entry whose value is missing. Resolves once the
-   * backend has applied every write, and holds the deferred ones in its queue.
+   * backend has applied every write (and appended the message, when asked).
    */
   writeBatch(ops: readonly WriteOp[], opts?: WriteBatchOptions): Promise<void>;
-  /**
-   * Applies the deferred writes every process queued before the call (each exactly once, however
-   * many processes apply at the same time). Readers of keys that take deferred writes call it
-   * first; every store also applies its own queue within milliseconds and the shared queue
-   * about once a second, so a process that dies after queueing loses nothing.
-   */
-  applyDeferred(): Promise<void>;
   /**
    * compareAndSwap plus further writes, all or nothing: the writes are applied only when the
    * swap succeeds. Every key involved must share the CAS key's namespace and tenant (one Redis
@@ -209,6 +201,22 @@ export interface StateStore {
   logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]>;
   /** Acknowledges pending messages; returns how many were pending. */
   logGroupAck(log: StateKey, group: string, ids: readonly string[]): Promise<number>;
+  /**
+   * Applies `writes` and acknowledges and deletes the messages `ids` in one atomic step, only
+   * while every one of them is still pending for `consumer` (none acknowledged, none claimed by
+   * another consumer since): false, with nothing written, otherwise. So a batch handed out twice
+   * (its consumer stalled past a claim) is applied once. A write that fails (wrong key type) does
+   * not stop the others; their count is returned in `failed`.
+   */
+  logGroupAckWith(
+    log: StateKey,
+    group: string,
+    consumer: string,
+    ids: readonly string[],
+    writes: readonly BulkWriteOp[],
+  ): Promise<{ applied: boolean; failed: number }>;
+  /** The id of the newest message still in the log; null when it is empty. */
+  logLastId(log: StateKey): Promise<string | null>;
   /** `pending`: delivered and not acknowledged; `undelivered`: in the log, not yet handed to the group. */
   logGroupLag(log: StateKey, group: string): Promise<{ pending: number; undelivered: number }>;
 

@@ -35,11 +35,11 @@ function checkWrite(op: WriteOp): CheckedWrite {
   }
 }
 
-/** Only counters and index entries may be deferred (other ops reach here from untyped callers only). */
-export function checkDeferrable(ops: readonly WriteOp[]): readonly WriteOp[] {
+/** Only counters and index entries are bulk writes (other ops reach here from untyped callers only). */
+export function checkBulk(ops: readonly WriteOp[]): readonly WriteOp[] {
   for (const op of ops) {
     if (op.op !== 'increment' && op.op !== 'indexAdd' && op.op !== 'indexRemove') {
-      throw new RangeError(`a deferred write must be increment, indexAdd or indexRemove, got ${JSON.stringify(op.op)}`);
+      throw new RangeError(`a bulk write must be increment, indexAdd or indexRemove, got ${JSON.stringify(op.op)}`);
     }
   }
   return ops;

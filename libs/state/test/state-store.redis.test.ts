@@ -1,12 +1,11 @@
 import { connect } from 'node:net';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
 import { poll } from '../../../test/support/poll.js';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { createStateStore } from '../src/create-state-store.js';
 import { renderKey } from '../src/keys.js';
-import { deferredEntry } from '../src/redis/deferred-writes.js';
 import { RedisStateStore } from '../src/redis/redis-state-store.js';
 import { stateStoreContract } from './contract/state-store.contract.js';
 
@@ -155,153 +154,47 @@ describe('RedisStateStore on Redis', () => {
   });
 });
 
-describe('RedisStateStore deferred writes', () => {
-  const k = (id: string) => ({ kind: 'deferred-test', namespace: 'n', tenant: 't', id });
-  const queueOf = (prefix: string) => `${prefix}:deferred:{_:_}:queue`;
+describe('RedisStateStore log acknowledgements with writes', () => {
+  const k = (id: string) => ({ kind: 'ack-with-test', namespace: 'n', tenant: 't', id });
   const stores: RedisStateStore[] = [];
-  const open = async (prefix: string, deferred: ConstructorParameters<typeof RedisStateStore>[0]['deferred']) => {
-    const store = await RedisStateStore.connect({ url: testRedisUrl(), prefix, deferred });
-    stores.push(store);
-    return store;
-  };
   afterEach(async () => {
     for (const s of stores.splice(0)) await s.close();
   });
 
-  it('queues a batch as one list entry in its pipeline and writes the keys only when applied', async () => {
+  it('sends a write batch and its log message as one pipeline, and applies a batch of many messages with one command per key', async () => {
     const prefix = uniquePrefix();
-    const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000 });
+    const store = await RedisStateStore.connect({ url: testRedisUrl(), prefix });
+    stores.push(store);
+    const log = k('log');
+    await store.logGroupCreate(log, 'g', 'start');
     const monitor = await watchCommands(prefix);
     try {
-      await store.writeBatch([{ op: 'set', key: k('v'), value: 'x' }], {
-        deferred: [
-          { op: 'increment', key: k('n'), by: 1, ttlMs: 60_000 },
-          { op: 'indexAdd', index: k('i'), member: 'm', score: 1, ttlMs: 60_000 },
-        ],
-      });
+      await store.writeBatch([{ op: 'set', key: k('v'), value: 'x' }], { append: { log, message: 'm' } });
       await monitor.settled();
-      expect(monitor.commands).toEqual(['set', 'rpush']);
-      expect(await admin.llen(queueOf(prefix))).toBe(1);
-      expect(await admin.exists(renderKey(prefix, k('n')), renderKey(prefix, k('i')))).toBe(0);
-      await store.applyDeferred();
-      expect(await admin.llen(queueOf(prefix))).toBe(0);
-      expect(await admin.get(renderKey(prefix, k('n')))).toBe('1');
-      expect(await admin.pttl(renderKey(prefix, k('i')))).toBeGreaterThan(50_000);
+      expect(monitor.commands).toEqual(['set', 'xadd']);
+      monitor.commands.length = 0;
+      for (let i = 1; i < 120; i++) await store.writeBatch([], { append: { log, message: `m${i}` } });
+      const ids = (await store.logGroupRead(log, 'g', 'c', 200)).map((m) => m.id);
+      monitor.commands.length = 0;
+      const writes = ids.flatMap(
+        (id, i) =>
+          [
+            { op: 'increment', key: k('n'), by: 1, ttlMs: 60_000 },
+            { op: 'indexAdd', index: k('i'), member: `m${i % 100}`, score: i },
+            { op: 'indexAdd', index: k(`per-${i % 2}`), member: id, score: i },
+          ] as const,
+      );
+      expect(await store.logGroupAckWith(log, 'g', 'c', ids, writes)).toEqual({ applied: true, failed: 0 });
+      await monitor.settled();
+      const applied = monitor.commands.filter((c) => c !== 'evalsha' && c !== 'eval');
+      expect(await store.get(k('n'))).toBe('120');
+      expect(await store.indexCount(k('i'))).toBe(100);
+      expect(await admin.pttl(renderKey(prefix, k('n')))).toBeGreaterThan(50_000);
+      // One script: the pending check, then one command per key, then the acknowledgement and deletion.
+      expect(applied.sort()).toEqual(['incrby', 'pexpire', 'xack', 'xdel', 'xpending', 'zadd', 'zadd', 'zadd'].sort());
+      expect(await store.logLength(log)).toBe(0);
     } finally {
       monitor.stop();
-      await deleteKeys(admin, `${prefix}:*`);
-    }
-  });
-
-  it('applies its own queue shortly after writing, without a reader', async () => {
-    const prefix = uniquePrefix();
-    const store = await open(prefix, { delayMs: 10, sweepMs: 60_000 });
-    try {
-      await store.writeBatch([], { deferred: [{ op: 'increment', key: k('n'), by: 5 }] });
-      await vi.waitFor(async () => expect(await admin.get(renderKey(prefix, k('n')))).toBe('5'), { timeout: 2000, interval: 20 });
-    } finally {
-      await deleteKeys(admin, `${prefix}:*`);
-    }
-  });
-
-  it('applies what it queued when closed', async () => {
-    const prefix = uniquePrefix();
-    const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000 });
-    try {
-      await store.writeBatch([], { deferred: [{ op: 'increment', key: k('n'), by: 3 }] });
-      await store.close();
-      expect(await admin.get(renderKey(prefix, k('n')))).toBe('3');
-    } finally {
-      await deleteKeys(admin, `${prefix}:*`);
-    }
-  });
-
-  it('sweeps entries a dead process left queued', async () => {
-    const prefix = uniquePrefix();
-    const survivor = await open(prefix, { delayMs: 60_000, sweepMs: 50 });
-    try {
-      // What a process that died right after its pipeline leaves behind.
-      await admin.rpush(
-        queueOf(prefix),
-        deferredEntry([{ op: 'increment', key: k('n'), by: 7 }], (key) => renderKey(prefix, key)),
-      );
-      await vi.waitFor(async () => expect(await admin.get(renderKey(prefix, k('n')))).toBe('7'), { timeout: 2000, interval: 20 });
-      expect(await survivor.get(k('n'))).toBe('7');
-    } finally {
-      await deleteKeys(admin, `${prefix}:*`);
-    }
-  });
-
-  it('a write to a key of the wrong type fails alone and is reported', async () => {
-    const prefix = uniquePrefix();
-    const errors: unknown[] = [];
-    const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000, onError: (err) => errors.push(err) });
-    try {
-      await store.set(k('text'), 'not a number');
-      await store.writeBatch([], {
-        deferred: [
-          { op: 'increment', key: k('text'), by: 1 },
-          { op: 'indexAdd', index: k('text'), member: 'm', score: 1 },
-          { op: 'increment', key: k('n'), by: 1 },
-        ],
-      });
-      await store.applyDeferred();
-      expect(await store.getMany([k('text'), k('n')])).toEqual(['not a number', '1']);
-      expect(errors).toHaveLength(1);
-      expect(String(errors[0])).toMatch(/2 deferred writes failed/);
-    } finally {
-      await deleteKeys(admin, `${prefix}:*`);
-    }
-  });
-
-  it('reports each script call: entries applied, entries left in the shared queue, writes failed', async () => {
-    const prefix = uniquePrefix();
-    const results: unknown[] = [];
-    const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000, batchSize: 2, onError: () => {}, onApplied: (r) => results.push(r) });
-    try {
-      await store.set(k('text'), 'not a number');
-      for (const by of [1, 2, 3]) await store.writeBatch([], { deferred: [{ op: 'increment', key: k(by === 2 ? 'text' : 'n'), by }] });
-      await store.applyDeferred();
-      expect(results).toEqual([
-        { popped: 2, left: 1, failed: 1 },
-        { popped: 1, left: 0, failed: 0 },
-      ]);
-      expect(await store.get(k('n'))).toBe('4');
-    } finally {
-      await deleteKeys(admin, `${prefix}:*`);
-    }
-  });
-
-  it('applies large queues in script calls of batchSize entries, grouping each key into one command', async () => {
-    const prefix = uniquePrefix();
-    const store = await open(prefix, { delayMs: 60_000, sweepMs: 60_000, batchSize: 50 });
-    try {
-      await Promise.all(
-        Array.from({ length: 120 }, (_, i) =>
-          store.writeBatch([], {
-            deferred: [
-              { op: 'increment', key: k('n'), by: 1 },
-              { op: 'indexAdd', index: k('i'), member: `m${i % 100}`, score: i },
-            ],
-          }),
-        ),
-      );
-      const monitor = await watchCommands(prefix);
-      try {
-        await store.applyDeferred();
-        await monitor.settled();
-      } finally {
-        monitor.stop();
-      }
-      expect(await store.get(k('n'))).toBe('120');
-      // m0..m19 were added twice: the later score won.
-      expect(await store.indexRange(k('i'), { min: 0, max: 0, limit: 5 })).toEqual([]);
-      expect(await store.indexCount(k('i'))).toBe(100);
-      // 3 script calls (50 + 50 + 20), each one ZADD and one INCRBY.
-      const count = (cmd: string) => monitor.commands.filter((c) => c === cmd).length;
-      expect(count('zadd')).toBe(3);
-      expect(count('incrby')).toBe(3);
-    } finally {
       await deleteKeys(admin, `${prefix}:*`);
     }
   });

@@ -119,15 +119,16 @@ export const METRICS = {
     labelNames: ['scope'],
   },
   stateErrors: { type: 'counter', name: 'sluice_state_errors_total', help: 'Failed state backend (Redis) operations', labelNames: ['operation'] },
-  deferredQueueLength: {
+  auditIngestBacklog: {
     type: 'gauge',
-    name: 'sluice_deferred_queue_length',
-    help: 'Entries of deferred writes (audit indexes and rollups, one per audited dispatch) queued in Redis and not yet applied, as this process last saw it (0 on the memory backend)',
+    name: 'sluice_audit_ingest_backlog',
+    help: 'Audit records stored and not yet indexed (their list queries, analytics and coverage wait for them), as this process last saw it',
   },
-  deferredWritesFailed: {
+  auditIndexed: { type: 'counter', name: 'sluice_audit_indexed_total', help: 'Audit records this process indexed (bulk index entries and rollups)' },
+  auditIndexWritesFailed: {
     type: 'counter',
-    name: 'sluice_deferred_writes_failed_total',
-    help: 'Deferred writes this process failed to apply (a key of the wrong type or an unreadable queue entry)',
+    name: 'sluice_audit_index_writes_failed_total',
+    help: 'Index or rollup writes this process failed to apply (a key of the wrong type), or records given up on after repeated failures',
   },
   retentionDeleted: {
     type: 'counter',

@@ -1,5 +1,5 @@
 import { errors, systemClock, type AnalyticsResult, type Clock } from '@sluice/core';
-import type { DeferrableWriteOp, StateStore } from '@sluice/state';
+import type { BulkWriteOp, StateStore } from '@sluice/state';
 import { aggregate } from './aggregate.js';
 import { binOf } from './histogram.js';
 import { planSegments } from './read-plan.js';
@@ -31,6 +31,8 @@ export interface AnalyticsRollupsOptions {
    * config's `audit.analytics_hourly_retention_days`), capped at retentionDays.
    */
   hourlyRetentionDays?: number;
+  /** Run before each query: indexes what the audit trail has queued (the audit store's catchUp). */
+  beforeRead?: () => Promise<void>;
 }
 
 const DEFAULT_RETENTION_DAYS = 400;
@@ -60,25 +62,27 @@ function matches(f: AnalyticsFilters, t: Tuple): boolean {
 export class AnalyticsRollups {
   private readonly state: StateStore;
   private readonly clock: Clock;
+  private readonly beforeRead: () => Promise<void>;
   private readonly retentionMs: Record<Granularity, number>;
 
   constructor(opts: AnalyticsRollupsOptions) {
     this.state = opts.state;
     this.clock = opts.clock ?? systemClock;
+    this.beforeRead = opts.beforeRead ?? (() => Promise.resolve());
     const days = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
     // Hours older than the daily rollups are never read (queries stop at the daily retention).
     const hours = Math.min(days, opts.hourlyRetentionDays ?? DEFAULT_HOURLY_RETENTION_DAYS);
     this.retentionMs = { day: days * DAY_MS, hour: hours * DAY_MS };
   }
 
-  /** Adds one dispatch (the recorder defers writesFor together with the audit record's own). */
+  /** Adds one dispatch at once (the audit store's ingest applies writesFor in bulk instead). */
   async record(record: RollupRecord): Promise<void> {
     const ops = this.writesFor(record);
-    if (ops.length > 0) await this.state.writeBatch([], { deferred: ops });
+    if (ops.length > 0) await this.state.writeBatch(ops);
   }
 
-  /** The up to 10 deferred writes of one dispatch. Buckets already past retention are skipped. */
-  writesFor(record: RollupRecord): DeferrableWriteOp[] {
+  /** The up to 10 bulk writes of one dispatch. Buckets already past retention are skipped. */
+  writesFor(record: RollupRecord): BulkWriteOp[] {
     const at = Date.parse(record.dispatched_at);
     if (Number.isNaN(at)) throw new TypeError(`analytics: invalid dispatched_at ${record.dispatched_at}`);
     const ref = tupleRef({
@@ -93,7 +97,7 @@ export class AnalyticsRollups {
     const score = memberScore(ref, bin);
     const micros = Math.max(0, Math.round(record.duration_ms * 1000));
     const now = this.clock.now();
-    const ops: DeferrableWriteOp[] = [];
+    const ops: BulkWriteOp[] = [];
     for (const g of GRANULARITIES) {
       const start = g === 'hour' ? floorHour(at) : floorDay(at);
       // Set once, when a key is created: every key of the bucket expires `retention` after the bucket ends.
@@ -121,7 +125,7 @@ export class AnalyticsRollups {
     if (buckets > MAX_ANALYTICS_BUCKETS) {
       throw errors.badRequest(`the range needs more than ${MAX_ANALYTICS_BUCKETS} ${q.interval} buckets; narrow it or use a longer interval`);
     }
-    await this.state.applyDeferred();
+    await this.beforeRead();
     const segments = planSegments({
       interval: q.interval,
       startMs,

@@ -1,5 +1,5 @@
 import { errors, systemClock, type Clock } from '@sluice/core';
-import type { DeferrableWriteOp, StateStore } from '@sluice/state';
+import type { BulkWriteOp, StateStore } from '@sluice/state';
 import { DAY_MS, floorDay } from '../analytics/time-buckets.js';
 import { counterKey, encodeMember, indexKey, tenantIndexKey, tupleRef } from './coverage-keys.js';
 import { foldEntries } from './coverage-fold.js';
@@ -12,6 +12,8 @@ export interface CoverageRollupsOptions {
   clock?: Clock;
   /** Default 400, as the analytics rollups. */
   retentionDays?: number;
+  /** Run before each query: indexes what the audit trail has queued (the audit store's catchUp). */
+  beforeRead?: () => Promise<void>;
 }
 
 /** Longest range one query may span. */
@@ -30,22 +32,24 @@ function ceilDay(ms: number): number {
 export class CoverageRollups {
   private readonly state: StateStore;
   private readonly clock: Clock;
+  private readonly beforeRead: () => Promise<void>;
   private readonly retentionMs: number;
 
   constructor(opts: CoverageRollupsOptions) {
     this.state = opts.state;
     this.clock = opts.clock ?? systemClock;
+    this.beforeRead = opts.beforeRead ?? (() => Promise.resolve());
     this.retentionMs = (opts.retentionDays ?? 400) * DAY_MS;
   }
 
-  /** Adds one dispatch (the recorder defers writesFor together with the audit record's own). */
+  /** Adds one dispatch at once (the audit store's ingest applies writesFor in bulk instead). */
   async record(record: CoverageRecord): Promise<void> {
     const ops = this.writesFor(record);
-    if (ops.length > 0) await this.state.writeBatch([], { deferred: ops });
+    if (ops.length > 0) await this.state.writeBatch(ops);
   }
 
-  /** The 3 deferred writes of one dispatch; none when its day is already past retention. */
-  writesFor(record: CoverageRecord): DeferrableWriteOp[] {
+  /** The 3 bulk writes of one dispatch; none when its day is already past retention. */
+  writesFor(record: CoverageRecord): BulkWriteOp[] {
     const at = Date.parse(record.dispatched_at);
     if (Number.isNaN(at)) throw new TypeError(`coverage: invalid dispatched_at ${record.dispatched_at}`);
     const day = floorDay(at);
@@ -80,7 +84,7 @@ export class CoverageRollups {
       (q.namespace === undefined || q.namespace === t.namespace) &&
       (q.tenant === undefined || q.tenant === t.tenant) &&
       (q.visible === undefined || q.visible(t.namespace, t.tenant));
-    await this.state.applyDeferred();
+    await this.beforeRead();
     const counts = await readCoverage(this.state, days, accept, q.tenant);
     return { scannedFromMs, scannedToMs, entries: foldEntries(counts) };
   }

@@ -2,7 +2,7 @@ import type { StateStore, WriteBatchOptions, WriteOp } from '@sluice/state';
 
 export interface SpiedStore {
   store: StateStore;
-  /** Each writeBatch call's writes, deferred ones included. */
+  /** Each writeBatch call's writes. */
   batches: WriteOp[][];
   indexReads: () => number;
   /** The key kinds of the indexes read. */
@@ -20,7 +20,7 @@ export function spied(store: StateStore): SpiedStore {
     get(target, prop, receiver) {
       if (prop === 'writeBatch') {
         return async (ops: WriteOp[], opts?: WriteBatchOptions) => {
-          batches.push([...ops, ...(opts?.deferred ?? [])]);
+          batches.push([...ops]);
           return target.writeBatch(ops, opts);
         };
       }

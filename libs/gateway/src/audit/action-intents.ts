@@ -69,12 +69,14 @@ export interface ActionIntentsOptions {
   clock: Clock;
   /** How long after its provider call started an unsettled intent is given up on: longer than any call with its retries. */
   graceMs: number;
+  /** Run before each sweep. */
+  beforeSweep?: () => Promise<void>;
 }
 
 /**
  * Intent records (docs/audit.md, "Actions in flight"): before a provider call, the action's
  * identity goes into a shared index scored by when to give up on it; the dispatch's audit
- * record removes it in the record's own write batch. An intent still there past its due time
+ * record removes it when the record is indexed. An intent still there past its due time
  * belongs to a process that died mid-call: the sweeper writes an `unknown` record for it, so the
  * trail shows every action that may have executed. Costs one write before each provider call.
  */
@@ -109,8 +111,7 @@ export class ActionIntents {
    */
   async sweep(limit: number, settle: (intent: ActionIntent) => Promise<void>): Promise<number> {
     const index = auditKeys.intentIndexKey();
-    // Records remove their intents in deferred writes: apply them first, or settled intents look due.
-    await this.opts.state.applyDeferred();
+    await this.opts.beforeSweep?.();
     const due = await this.opts.state.indexRange(index, { max: this.opts.clock.now(), limit });
     let settled = 0;
     for (const { member, score } of due) {

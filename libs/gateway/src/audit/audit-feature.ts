@@ -30,11 +30,21 @@ function intentGraceMs(config: SluiceConfig): number {
 /** The audit trail, its analytics and coverage rollups, the recorder the gateway writes each dispatch through, and the intents of provider calls in flight. */
 export function auditFeature(ctx: FeatureContext, retention: RetentionRepository): AuditFeature {
   const parts = createAudit(ctx.config, { ...ctx, retention });
-  const recorder = parts.recorder;
-  if (!recorder) return { name: 'audit', parts, intents: null };
-  const close = () => recorder.close();
+  const { recorder, store } = parts;
+  if (!recorder || !store) return { name: 'audit', parts, intents: null };
+  // The spool first (its records go through the ingest), then the ingest.
+  const close = async () => {
+    await recorder.close();
+    await store.close();
+  };
   if (ctx.state.backend === 'memory') return { name: 'audit', parts, intents: null, close };
-  const intents = new ActionIntents({ state: ctx.state, clock: ctx.clock, graceMs: intentGraceMs(ctx.config) });
+  const intents = new ActionIntents({
+    state: ctx.state,
+    clock: ctx.clock,
+    graceMs: intentGraceMs(ctx.config),
+    // Records remove their intents when indexed: index what is queued first, or settled intents look due.
+    beforeSweep: () => store.catchUp(),
+  });
   const log = ctx.logger.child({ component: 'audit' });
   return {
     name: 'audit',
@@ -50,6 +60,7 @@ export function auditFeature(ctx: FeatureContext, retention: RetentionRepository
         },
       },
     },
+    startBackground: () => store.startIndexer(),
     declareSchedules: () =>
       ctx.scheduler.repeat(INTENT_SWEEP_KIND, { id: INTENT_SWEEP_SCHEDULE_ID, everyMs: ctx.config.background.intent_sweep_interval_seconds * 1000 }),
   };

@@ -1,8 +1,7 @@
 import type { AuditStore } from '@sluice/audit';
-import { SluiceError, isoString, type AuditRecord } from '@sluice/core';
+import { SluiceError, isoString } from '@sluice/core';
 import type { ActionIntent } from './action-intents.js';
 import type { AuditConfig } from '@sluice/config';
-import type { DeferrableWriteOp } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import { buildAuditRecord, type RecordInput } from './audit-record.js';
 import { AuditSpool } from './audit-spool.js';
@@ -11,18 +10,12 @@ import { redactPayload } from './redact.js';
 
 const UNKNOWN_REASON = 'the process calling the provider stopped before the outcome was recorded: the action may or may not have executed';
 
-/** Something kept up to date from every record (analytics and coverage rollups): its writes are deferred with the record's. */
-interface AuditObserver {
-  writesFor(record: AuditRecord): readonly DeferrableWriteOp[];
-}
-
 export interface AuditRecorderDeps {
   store: AuditStore;
   config: AuditConfig;
   compliance: ComplianceStatus;
   /** Record lifetime in ms for a namespace and tenant (retention policy or gateway default); null = never expires. */
   ttlFor(namespace: string, tenant: string): number | null;
-  observers: readonly AuditObserver[];
   logger: Logger;
   onWriteFailed(): void;
   /** Records kept in the process while the backend is away, and how often they are retried. */
@@ -52,15 +45,9 @@ export type AuditEntry = Omit<RecordInput, 'ttlMs' | 'storedPayload'> & {
  * when the backend answers again), and the outcome is returned marked `audit: "deferred"`.
  */
 export class AuditRecorder {
-  private readonly derived: (record: AuditRecord) => DeferrableWriteOp[];
   private readonly spool: AuditSpool<SpooledRecord>;
 
   constructor(private readonly deps: AuditRecorderDeps) {
-    this.derived = (record) => {
-      const writes: DeferrableWriteOp[] = [];
-      for (const observer of deps.observers) for (const w of observer.writesFor(record)) writes.push(w);
-      return writes;
-    };
     this.spool = new AuditSpool<SpooledRecord>({
       maxEntries: deps.spool.maxRecords,
       retryMs: deps.spool.retryMs,
@@ -84,7 +71,7 @@ export class AuditRecorder {
   }
 
   private async append(draft: AuditRecordDraft, ttlMs: number | null, intent?: string): Promise<void> {
-    await this.deps.store.append(draft, { ttlMs, chain: this.deps.compliance.hash_chain, derived: this.derived, intent });
+    await this.deps.store.append(draft, { ttlMs, chain: this.deps.compliance.hash_chain, intent });
   }
 
   /**

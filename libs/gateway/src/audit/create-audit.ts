@@ -34,25 +34,42 @@ const SPOOL_RETRY_MS = 1000;
 export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
   const compliance = resolveCompliance(config.compliance);
   if (!config.audit.enabled) return { compliance, store: null, analytics: null, coverage: null, recorder: undefined };
-  const store = new StateAuditStore(deps.state, {
-    clock: deps.clock,
-    maxRecords: config.audit.memory_max_records,
-    onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
-  });
+  // The rollups read after the store indexed what is queued; the store feeds them as it indexes.
+  const catchUp = () => store.catchUp();
   const analytics = new AnalyticsRollups({
     state: deps.state,
     clock: deps.clock,
     retentionDays: config.audit.analytics_retention_days,
     hourlyRetentionDays: config.audit.analytics_hourly_retention_days,
+    beforeRead: catchUp,
   });
-  const coverage = new CoverageRollups({ state: deps.state, clock: deps.clock, retentionDays: config.audit.analytics_retention_days });
+  const coverage = new CoverageRollups({ state: deps.state, clock: deps.clock, retentionDays: config.audit.analytics_retention_days, beforeRead: catchUp });
+  const log = deps.logger.child({ component: 'audit' });
+  const store = new StateAuditStore(deps.state, {
+    clock: deps.clock,
+    maxRecords: config.audit.memory_max_records,
+    onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
+    observers: [analytics, coverage],
+    ingest: { batchSize: config.audit.index_batch_size, claimIdleMs: config.audit.index_claim_after_seconds * 1000 },
+    onIndexed: ({ indexed, failedWrites, backlog }) => {
+      deps.metrics.auditIndexed.inc(indexed);
+      deps.metrics.auditIngestBacklog.set(backlog);
+      if (failedWrites > 0) {
+        deps.metrics.auditIndexWritesFailed.inc(failedWrites);
+        log.error({ failed_writes: failedWrites }, 'audit index writes failed (a key of the wrong type)');
+      }
+    },
+    onIndexError: (err) => {
+      deps.metrics.auditIndexWritesFailed.inc();
+      log.error({ err }, 'audit indexing failed; the batch is retried');
+    },
+  });
   const recorder = new AuditRecorder({
     store: store satisfies AuditStore,
     config: config.audit,
     compliance,
     ttlFor: (namespace, tenant) => effectiveAuditTtlMs(deps.retention.forScope(namespace, tenant), config.audit.ttl_seconds, compliance.immutable_audit),
-    observers: [analytics, coverage],
-    logger: deps.logger.child({ component: 'audit' }),
+    logger: log,
     onWriteFailed: () => deps.metrics.auditWriteFailures.inc(),
     spool: {
       maxRecords: config.audit.spool_max_records,

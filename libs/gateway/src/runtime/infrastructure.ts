@@ -37,13 +37,6 @@ export async function createInfrastructure(
     prefix: config.state.prefix,
     clock,
     sweepIntervalMs: config.state.memory_sweep_interval_seconds * 1000,
-    deferred: {
-      onApplied: ({ left, failed }) => {
-        metrics.deferredQueueLength.set(left);
-        if (failed > 0) metrics.deferredWritesFailed.inc(failed);
-      },
-      onError: (err) => logger.error({ err }, 'deferred writes'),
-    },
     onHandlerError: (channel, err) => logger.error({ err, channel }, 'state subscriber failed'),
   });
   closers.unshift({ name: 'state', close: () => state.close() });

@@ -65,6 +65,8 @@ export interface Runtime extends FeatureContext {
   jobs: Readonly<Record<string, JobDefinition>>;
   /** Each feature's repeatable schedules (and ones a new Redis lost): run by every process that consumes jobs. */
   declareSchedules(): Promise<void>;
+  /** Each feature's background loops: started by every process that consumes jobs. */
+  startBackground(): void;
   /** Closes the features (newest first), then scheduler (waits for running jobs), providers and state. */
   close(): Promise<void>;
 }
@@ -142,6 +144,9 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     jobs: jobsOf(all),
     async declareSchedules() {
       for (const feature of all) await feature.declareSchedules?.();
+    },
+    startBackground() {
+      for (const feature of all) feature.startBackground?.();
     },
     close: () => closeAll(closers, logger),
   };

@@ -2,6 +2,7 @@ import { systemClock, type Clock } from '@sluice/core';
 import { renderKey } from '../keys.js';
 import { warnHandlerError } from '../subscriber-errors.js';
 import type {
+  BulkWriteOp,
   BoundedAddResult,
   CasResult,
   IndexEntry,
@@ -21,7 +22,8 @@ import type {
   WriteOp,
 } from '../state-store.js';
 import { checkScore, logMaxLen, maxMembersArg, popLimit, rangeArgs, scanCount, scoreBounds, ttlOf, windowArgs } from '../store-args.js';
-import { checkDeferrable, checkSameScope, checkWrites } from '../write-ops.js';
+import { checkBulk, checkSameScope, checkWrites } from '../write-ops.js';
+import { compareLogIds } from '../log-ids.js';
 import { Keyspace } from './memory-keyspace.js';
 import { LocalBus } from './memory-pubsub.js';
 import { addToIndex, applyWrite, checkApplicable, integer } from './memory-writes.js';
@@ -202,8 +204,7 @@ export class MemoryStateStore implements StateStore {
    * ones after it, as in a Redis pipeline; the call then rejects with the first error.
    */
   async writeBatch(ops: readonly WriteOp[], opts: WriteBatchOptions = {}): Promise<void> {
-    // Nothing to gain from deferring in-process writes: the deferred ones are applied at once, last.
-    const writes = checkWrites(opts.deferred === undefined ? ops : [...ops, ...checkDeferrable(opts.deferred)]);
+    const writes = checkWrites(ops);
     let failure: { error: unknown } | undefined;
     for (const w of writes) {
       try {
@@ -212,10 +213,9 @@ export class MemoryStateStore implements StateStore {
         failure ??= { error };
       }
     }
+    if (opts.append !== undefined) this.append(opts.append.log, opts.append.message, undefined);
     if (failure !== undefined) throw failure.error;
   }
-
-  async applyDeferred(): Promise<void> {}
 
   /** Mirrors lua/compare-and-swap-with-1.ts: every write is checked before anything is written. */
   async compareAndSwapWith(key: StateKey, expectedVersion: number, value: string, writes: readonly WriteOp[]): Promise<CasResult> {
@@ -256,6 +256,10 @@ export class MemoryStateStore implements StateStore {
   /** XADD MAXLEN: ids `<ms>-<seq>` from the store's clock, increasing even if the clock goes back. */
   async logAppend(log: StateKey, message: string, maxLen: number): Promise<string> {
     logMaxLen(maxLen);
+    return this.append(log, message, maxLen);
+  }
+
+  private append(log: StateKey, message: string, maxLen: number | undefined): string {
     const rendered = r(log);
     let entry = this.ks.typed(rendered, 'stream');
     if (!entry) {
@@ -269,14 +273,14 @@ export class MemoryStateStore implements StateStore {
     } else entry.lastSeq += 1;
     const id = `${entry.lastMs}-${entry.lastSeq}`;
     entry.entries.push({ id, message });
-    if (entry.entries.length > maxLen) entry.entries.splice(0, entry.entries.length - maxLen);
+    if (maxLen !== undefined && entry.entries.length > maxLen) entry.entries.splice(0, entry.entries.length - maxLen);
     return id;
   }
 
   async logRange(log: StateKey, opts: { afterId?: string; limit: number }): Promise<LogEntry[]> {
     const entries = this.ks.typed(r(log), 'stream')?.entries ?? [];
-    const after = opts.afterId === undefined ? undefined : parseLogId(opts.afterId);
-    const start = after === undefined ? 0 : entries.findIndex((e) => compareLogIds(parseLogId(e.id), after) > 0);
+    const after = opts.afterId;
+    const start = after === undefined ? 0 : entries.findIndex((e) => compareLogIds(e.id, after) > 0);
     return start < 0 ? [] : entries.slice(start, start + opts.limit).map((e) => ({ ...e }));
   }
 
@@ -299,8 +303,8 @@ export class MemoryStateStore implements StateStore {
 
   async logGroupRead(log: StateKey, group: string, consumer: string, count: number): Promise<LogDelivery[]> {
     const { entry, g } = this.group(log, group);
-    const after = parseLogId(g.lastDelivered);
-    const fresh = entry.entries.filter((e) => compareLogIds(parseLogId(e.id), after) > 0).slice(0, count);
+    const after = g.lastDelivered;
+    const fresh = entry.entries.filter((e) => compareLogIds(e.id, after) > 0).slice(0, count);
     const now = this.ks.now();
     for (const e of fresh) g.pending.set(e.id, { consumer, deliveredAt: now, deliveries: 1 });
     if (fresh.length > 0) g.lastDelivered = (fresh.at(-1) as { id: string }).id;
@@ -311,7 +315,7 @@ export class MemoryStateStore implements StateStore {
     const { entry, g } = this.group(log, group);
     const now = this.ks.now();
     const claimed: LogDelivery[] = [];
-    for (const [id, p] of [...g.pending].sort(([a], [b]) => compareLogIds(parseLogId(a), parseLogId(b)))) {
+    for (const [id, p] of [...g.pending].sort(([a], [b]) => compareLogIds(a, b))) {
       if (claimed.length >= count) break;
       if (now - p.deliveredAt < minIdleMs) continue;
       const found = entry.entries.find((e) => e.id === id);
@@ -331,10 +335,40 @@ export class MemoryStateStore implements StateStore {
     return ids.filter((id) => g.pending.delete(id)).length;
   }
 
+  /** Mirrors lua/log-ack-with-1.ts. */
+  async logGroupAckWith(
+    log: StateKey,
+    group: string,
+    consumer: string,
+    ids: readonly string[],
+    writes: readonly BulkWriteOp[],
+  ): Promise<{ applied: boolean; failed: number }> {
+    if (ids.length === 0) throw new RangeError('logGroupAckWith: no message ids');
+    const checked = checkWrites(checkBulk(writes));
+    const { entry, g } = this.group(log, group);
+    if (!ids.every((id) => g.pending.get(id)?.consumer === consumer)) return { applied: false, failed: 0 };
+    let failed = 0;
+    for (const w of checked) {
+      try {
+        applyWrite(this.ks, r(w.key), w);
+      } catch {
+        failed++;
+      }
+    }
+    const acked = new Set(ids);
+    for (const id of ids) g.pending.delete(id);
+    entry.entries = entry.entries.filter((e) => !acked.has(e.id));
+    return { applied: true, failed };
+  }
+
+  async logLastId(log: StateKey): Promise<string | null> {
+    return this.ks.typed(r(log), 'stream')?.entries.at(-1)?.id ?? null;
+  }
+
   async logGroupLag(log: StateKey, group: string): Promise<{ pending: number; undelivered: number }> {
     const { entry, g } = this.group(log, group);
-    const after = parseLogId(g.lastDelivered);
-    return { pending: g.pending.size, undelivered: entry.entries.filter((e) => compareLogIds(parseLogId(e.id), after) > 0).length };
+    const after = g.lastDelivered;
+    return { pending: g.pending.size, undelivered: entry.entries.filter((e) => compareLogIds(e.id, after) > 0).length };
   }
 
   /** NOGROUP, as Redis says it, for a log or group that does not exist. */
@@ -385,13 +419,4 @@ export class MemoryStateStore implements StateStore {
 
 function r(key: StateKey): string {
   return renderKey(PREFIX, key);
-}
-
-function parseLogId(id: string): [number, number] {
-  const [ms = '0', seq = '0'] = id.split('-');
-  return [Number(ms), Number(seq)];
-}
-
-function compareLogIds(a: [number, number], b: [number, number]): number {
-  return a[0] - b[0] || a[1] - b[1];
 }

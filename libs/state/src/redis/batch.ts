@@ -32,15 +32,15 @@ export function writeBatchCommands(ops: readonly WriteOp[], render: (key: StateK
   return checkWrites(ops).flatMap((w) => writeCommands(render(w.key), w));
 }
 
-/** The queue entry of the deferred writes, appended in the same pipeline. */
-export interface DeferredAppend {
-  queueKey: string;
-  entry: string;
+/** A message appended to a log (XADD, untrimmed) after the writes, in the same pipeline. */
+export interface LogAppend {
+  log: string;
+  message: string;
 }
 
-export async function writeBatch(client: Redis, ops: readonly WriteOp[], render: (key: StateKey) => string, deferred?: DeferredAppend): Promise<void> {
+export async function writeBatch(client: Redis, ops: readonly WriteOp[], render: (key: StateKey) => string, append?: LogAppend): Promise<void> {
   const commands = writeBatchCommands(ops, render);
-  if (deferred !== undefined) commands.push(['rpush', deferred.queueKey, deferred.entry]);
+  if (append !== undefined) commands.push(['xadd', append.log, '*', 'm', append.message]);
   if (commands.length === 0) return;
   const results = await client.pipeline(commands).exec();
   if (results === null) throw new Error('writeBatch: the pipeline was discarded');

@@ -1,8 +1,9 @@
 import type { Redis } from 'ioredis';
-import { GLOBAL_SCOPE, renderKey } from '../keys.js';
+import { renderKey } from '../keys.js';
 import { warnHandlerError } from '../subscriber-errors.js';
 import type {
   BoundedAddResult,
+  BulkWriteOp,
   CasResult,
   IndexEntry,
   IndexRangeQuery,
@@ -21,7 +22,7 @@ import type {
   WriteOp,
 } from '../state-store.js';
 import { writeBatch } from './batch.js';
-import { DeferredQueue, deferredEntry, type DeferredQueueOptions } from './deferred-writes.js';
+import { logAckWith } from './log-ack-with.js';
 import { compareAndSwapWith } from './compare-and-swap-with.js';
 import { createClient, pingWithin, waitUntilReady, type RedisConnectionOptions } from './connection.js';
 import * as ranges from './index-range.js';
@@ -39,8 +40,6 @@ export interface RedisStateStoreOptions extends RedisConnectionOptions {
   prefix: string;
   /** Deadline of ping() (default 1000). */
   pingTimeoutMs?: number;
-  /** Timing of deferred writes (WriteBatchOptions.deferred); see deferred-writes.ts. */
-  deferred?: DeferredQueueOptions;
   /** Called when a subscribe handler throws; default: process.emitWarning. */
   onHandlerError?: (channel: string, err: unknown) => void;
 }
@@ -56,7 +55,6 @@ export class RedisStateStore implements StateStore {
   private readonly prefix: string;
   private readonly pubsub: RedisPubSub;
   private readonly pingTimeoutMs: number;
-  private readonly deferred: DeferredQueue;
   private lastError: unknown;
 
   /** Connects in the background; use RedisStateStore.connect() to wait until Redis answers. */
@@ -70,7 +68,6 @@ export class RedisStateStore implements StateStore {
     });
     registerScripts(this.client);
     this.pubsub = new RedisPubSub(this.client, this.prefix, opts.onHandlerError ?? warnHandlerError);
-    this.deferred = new DeferredQueue(this.client, this.k({ kind: 'deferred', ...GLOBAL_SCOPE, id: 'queue' }), opts.deferred);
   }
 
   /** Creates a store and waits until Redis is ready; throws an error naming the URL if not. */
@@ -165,16 +162,10 @@ export class RedisStateStore implements StateStore {
     );
   }
 
-  async writeBatch(ops: readonly WriteOp[], opts: WriteBatchOptions = {}): Promise<void> {
+  writeBatch(ops: readonly WriteOp[], opts: WriteBatchOptions = {}): Promise<void> {
     const render = (key: StateKey) => this.k(key);
-    if (opts.deferred === undefined || opts.deferred.length === 0) return writeBatch(this.client, ops, render);
-    const entry = deferredEntry(opts.deferred, render);
-    await writeBatch(this.client, ops, render, { queueKey: this.deferred.queueKey, entry });
-    this.deferred.queued();
-  }
-
-  applyDeferred(): Promise<void> {
-    return this.deferred.applyAll();
+    const append = opts.append === undefined ? undefined : { log: render(opts.append.log), message: opts.append.message };
+    return writeBatch(this.client, ops, render, append);
   }
 
   compareAndSwapWith(key: StateKey, expectedVersion: number, value: string, writes: readonly WriteOp[]): Promise<CasResult> {
@@ -211,6 +202,21 @@ export class RedisStateStore implements StateStore {
 
   logGroupAck(log: StateKey, group: string, ids: readonly string[]): Promise<number> {
     return logs.groupAck(this.client, this.k(log), group, ids);
+  }
+
+  logGroupAckWith(
+    log: StateKey,
+    group: string,
+    consumer: string,
+    ids: readonly string[],
+    writes: readonly BulkWriteOp[],
+  ): Promise<{ applied: boolean; failed: number }> {
+    return logAckWith(this.client, this.k(log), group, consumer, ids, writes, (key) => this.k(key));
+  }
+
+  async logLastId(log: StateKey): Promise<string | null> {
+    const [last] = await this.client.xrevrange(this.k(log), '+', '-', 'COUNT', 1);
+    return last?.[0] ?? null;
   }
 
   logGroupLag(log: StateKey, group: string): Promise<{ pending: number; undelivered: number }> {
@@ -252,7 +258,6 @@ export class RedisStateStore implements StateStore {
   }
 
   async close(): Promise<void> {
-    await this.deferred.close();
     await this.pubsub.close();
     await closeClient(this.client);
   }

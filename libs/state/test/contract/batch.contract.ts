@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { DeferrableWriteOp } from '../../src/state-store.js';
+import type { BulkWriteOp } from '../../src/state-store.js';
 import { key, type ContractContext } from './harness.js';
 
 /** getMany and writeBatch, including the TTL rules of WriteOp. */
@@ -173,83 +173,108 @@ export function batchContract(ctx: ContractContext): void {
     });
   });
 
-  describe('writeBatch with deferred writes', () => {
-    it('applies them by applyDeferred, with the same result as writing them one by one', async () => {
-      const n = key('deferred', 'n');
-      const zero = key('deferred', 'zero');
-      const idx = key('deferred', 'idx');
-      const v = key('deferred', 'v');
-      await ctx.store.writeBatch([{ op: 'set', key: v, value: 'now' }], {
-        deferred: [
-          { op: 'increment', key: n, by: 2 },
-          { op: 'indexAdd', index: idx, member: 'a', score: 1 },
-          { op: 'indexAdd', index: idx, member: 'b', score: 2 },
-        ],
-      });
-      expect(await ctx.store.get(v)).toBe('now');
-      await ctx.store.writeBatch([], {
-        deferred: [
-          { op: 'increment', key: n, by: 3 },
-          { op: 'increment', key: n, by: -1 },
-          { op: 'indexAdd', index: idx, member: 'a', score: 3 },
-          { op: 'increment', key: zero, by: 0 },
-        ],
-      });
-      await ctx.store.applyDeferred();
+  describe('bulk writes acknowledged with their messages (logGroupAckWith)', () => {
+    const GROUP = 'indexer';
+    /** A log with `n` messages appended by writeBatch, read by `consumer`. */
+    async function delivered(name: string, n: number, consumer = 'c1') {
+      const log = key('ack-with', name);
+      await ctx.store.logGroupCreate(log, GROUP, 'start');
+      for (let i = 0; i < n; i++)
+        await ctx.store.writeBatch([{ op: 'set', key: key('ack-with', `${name}-v${i}`), value: 'x' }], { append: { log, message: `m${i}` } });
+      return { log, ids: (await ctx.store.logGroupRead(log, GROUP, consumer, 100)).map((m) => m.id) };
+    }
+
+    it('writeBatch appends its message after the writes, untrimmed', async () => {
+      const { log, ids } = await delivered('append', 3);
+      expect(ids).toHaveLength(3);
+      expect((await ctx.store.logRange(log, { limit: 10 })).map((e) => e.message)).toEqual(['m0', 'm1', 'm2']);
+      expect(await ctx.store.get(key('ack-with', 'append-v2'))).toBe('x');
+      expect(await ctx.store.logLastId(log)).toBe(ids[2]);
+    });
+
+    it('applies the writes, grouped by key as one by one, and acknowledges and deletes the messages', async () => {
+      const { log, ids } = await delivered('apply', 2);
+      const n = key('ack-with', 'n');
+      const zero = key('ack-with', 'zero');
+      const idx = key('ack-with', 'idx');
+      await ctx.store.indexAdd(idx, 'settled', 0);
+      const result = await ctx.store.logGroupAckWith(log, GROUP, 'c1', ids, [
+        { op: 'increment', key: n, by: 2 },
+        { op: 'indexAdd', index: idx, member: 'a', score: 1 },
+        { op: 'indexAdd', index: idx, member: 'b', score: 2 },
+        { op: 'increment', key: n, by: 3 },
+        { op: 'increment', key: n, by: -1 },
+        { op: 'indexAdd', index: idx, member: 'a', score: 3 },
+        { op: 'increment', key: zero, by: 0 },
+        { op: 'indexRemove', index: idx, member: 'settled' },
+      ]);
+      expect(result).toEqual({ applied: true, failed: 0 });
       expect(await ctx.store.getMany([n, zero])).toEqual(['4', '0']);
       expect(await ctx.store.indexRange(idx, { limit: 10 })).toEqual([
         { member: 'b', score: 2 },
         { member: 'a', score: 3 },
       ]);
+      expect(await ctx.store.logGroupLag(log, GROUP)).toEqual({ pending: 0, undelivered: 0 });
+      expect(await ctx.store.logLength(log)).toBe(0);
+      expect(await ctx.store.logLastId(log)).toBeNull();
+    });
+
+    it('writes nothing when a message is no longer pending for the consumer (acknowledged, or claimed by another)', async () => {
+      const { log, ids } = await delivered('stale', 2);
+      const n = key('ack-with', 'stale-n');
+      const [first = '', second = ''] = ids;
+      // Another consumer took the second message over (its first consumer looked dead).
+      expect((await ctx.store.logGroupClaim(log, GROUP, 'c2', 0, 10)).map((m) => m.id)).toEqual([first, second]);
+      expect(await ctx.store.logGroupAckWith(log, GROUP, 'c1', [first, second], [{ op: 'increment', key: n, by: 1 }])).toEqual({ applied: false, failed: 0 });
+      expect(await ctx.store.logGroupAckWith(log, GROUP, 'c2', [first, second], [{ op: 'increment', key: n, by: 1 }])).toEqual({ applied: true, failed: 0 });
+      expect(await ctx.store.logGroupAckWith(log, GROUP, 'c2', [first], [{ op: 'increment', key: n, by: 1 }])).toEqual({ applied: false, failed: 0 });
+      expect(await ctx.store.get(n)).toBe('1');
     });
 
     it('gives a key the first TTL of its writes, and never moves an expiry it already has', async () => {
-      const fresh = key('deferred', 'ttl-fresh');
-      const kept = key('deferred', 'ttl-kept');
-      const idx = key('deferred', 'ttl-index');
+      const { log, ids } = await delivered('ttl', 1);
+      const fresh = key('ack-with', 'ttl-fresh');
+      const kept = key('ack-with', 'ttl-kept');
+      const idx = key('ack-with', 'ttl-index');
       await ctx.store.writeBatch([{ op: 'increment', key: kept, by: 1, ttlMs: 2 * ctx.unit }]);
-      await ctx.store.writeBatch([], {
-        deferred: [
-          { op: 'increment', key: fresh, by: 1, ttlMs: 2 * ctx.unit },
-          { op: 'increment', key: fresh, by: 1, ttlMs: 10 * ctx.unit },
-          { op: 'increment', key: kept, by: 1, ttlMs: 10 * ctx.unit },
-          { op: 'indexAdd', index: idx, member: 'a', score: 1, ttlMs: 2 * ctx.unit },
-        ],
-      });
-      await ctx.store.applyDeferred();
+      await ctx.store.logGroupAckWith(log, GROUP, 'c1', ids, [
+        { op: 'increment', key: fresh, by: 1, ttlMs: 2 * ctx.unit },
+        { op: 'increment', key: fresh, by: 1, ttlMs: 10 * ctx.unit },
+        { op: 'increment', key: kept, by: 1, ttlMs: 10 * ctx.unit },
+        { op: 'indexAdd', index: idx, member: 'a', score: 1, ttlMs: 2 * ctx.unit },
+      ]);
       expect(await ctx.store.getMany([fresh, kept])).toEqual(['2', '2']);
       await ctx.h.advance(3 * ctx.unit);
       expect(await ctx.store.getMany([fresh, kept])).toEqual([null, null]);
       expect(await ctx.store.indexCount(idx)).toBe(0);
     });
 
-    it('rejects a deferred set or a bad argument with nothing written', async () => {
-      const v = key('deferred', 'untouched');
+    it('counts a write to a key of the wrong type as failed and applies the others', async () => {
+      const { log, ids } = await delivered('wrongtype', 1);
+      const text = key('ack-with', 'text');
+      await ctx.store.set(text, 'not a number');
+      const n = key('ack-with', 'wt-n');
+      const result = await ctx.store.logGroupAckWith(log, GROUP, 'c1', ids, [
+        { op: 'increment', key: text, by: 1 },
+        { op: 'increment', key: n, by: 1 },
+      ]);
+      expect(result).toEqual({ applied: true, failed: 1 });
+      expect(await ctx.store.get(n)).toBe('1');
+    });
+
+    it('rejects a write that is not a bulk write, or a bad argument, with nothing written', async () => {
+      const { log, ids } = await delivered('bad', 1);
       const bad = [
-        { op: 'set', key: key('deferred', 's'), value: 'x' },
-        { op: 'increment', key: key('deferred', 'n'), by: 1.5 },
-        { op: 'indexAdd', index: key('deferred', 'i'), member: 'm', score: NaN, ttlMs: 0 },
+        { op: 'set', key: key('ack-with', 's'), value: 'x' },
+        { op: 'increment', key: key('ack-with', 'bad-n'), by: 1.5 },
+        { op: 'indexAdd', index: key('ack-with', 'i'), member: 'm', score: NaN },
       ];
       for (const op of bad) {
-        const deferred = [op] as unknown as DeferrableWriteOp[];
-        await expect(ctx.store.writeBatch([{ op: 'set', key: v, value: 'x' }], { deferred })).rejects.toThrow(RangeError);
+        const writes = [op] as unknown as BulkWriteOp[];
+        await expect(ctx.store.logGroupAckWith(log, GROUP, 'c1', ids, writes)).rejects.toThrow(RangeError);
       }
-      await ctx.store.applyDeferred();
-      expect(await ctx.store.getMany([v, key('deferred', 's'), key('deferred', 'n')])).toEqual([null, null, null]);
-      expect(await ctx.store.indexCount(key('deferred', 'i'))).toBe(0);
-    });
-
-    it('defers indexRemove too: applied after the additions of the same apply', async () => {
-      const idx = key('deferred', 'removals');
-      await ctx.store.writeBatch([{ op: 'indexAdd', index: idx, member: 'settled', score: 1 }]);
-      await ctx.store.writeBatch([{ op: 'indexAdd', index: idx, member: 'open', score: 2 }]);
-      await ctx.store.writeBatch([], { deferred: [{ op: 'indexRemove', index: idx, member: 'settled' }] });
-      await ctx.store.applyDeferred();
-      expect((await ctx.store.indexRange(idx, { limit: 10 })).map((e) => e.member)).toEqual(['open']);
-    });
-
-    it('applyDeferred resolves when nothing is queued', async () => {
-      await expect(ctx.store.applyDeferred()).resolves.toBeUndefined();
+      expect(await ctx.store.getMany([key('ack-with', 's'), key('ack-with', 'bad-n')])).toEqual([null, null]);
+      expect(await ctx.store.logGroupLag(log, GROUP)).toEqual({ pending: 1, undelivered: 0 });
     });
   });
 }

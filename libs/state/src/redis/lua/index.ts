@@ -1,4 +1,3 @@
-import { applyDeferredScript } from './apply-deferred-1.js';
 import { compareAndSwapScript } from './compare-and-swap-1.js';
 import { compareAndSwapWithScript } from './compare-and-swap-with-1.js';
 import { deleteIfValueScript } from './delete-if-value-1.js';
@@ -6,12 +5,12 @@ import { incrementWindowScript } from './increment-window-1.js';
 import { indexAddBoundedScript } from './index-add-bounded-1.js';
 import { indexPopDueScript } from './index-pop-due-1.js';
 import { indexRemoveIfScript } from './index-remove-if-1.js';
+import { logAckWithScript } from './log-ack-with-1.js';
 import type { LuaScript } from './lua-script.js';
 import { readWindowScript } from './read-window-1.js';
 
 export type { LuaScript } from './lua-script.js';
 export {
-  applyDeferredScript,
   compareAndSwapScript,
   compareAndSwapWithScript,
   deleteIfValueScript,
@@ -19,6 +18,7 @@ export {
   indexAddBoundedScript,
   indexPopDueScript,
   indexRemoveIfScript,
+  logAckWithScript,
   readWindowScript,
 };
 
@@ -31,6 +31,6 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   indexPopDueScript,
   indexAddBoundedScript,
   indexRemoveIfScript,
-  applyDeferredScript,
+  logAckWithScript,
   deleteIfValueScript,
 ];
