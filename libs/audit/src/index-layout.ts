@@ -1,5 +1,6 @@
-import { AuditFilterFields, type AuditFilterField, type AuditRecord } from '@sluice/core';
+import { AuditFilterFields, type AuditFilterField } from '@sluice/core';
 import type { StateKey } from '@sluice/state';
+import type { IndexedRecord } from './ingest/ingest.js';
 import { chainIndexKey, expiryIndexKey, globalIndexKey, tenantIndexKey, type TenantScope } from './keys.js';
 
 /*
@@ -49,7 +50,7 @@ export interface RecordPlacement {
   expiry: StateKey | null;
 }
 
-export function placementOf(record: AuditRecord): RecordPlacement {
+export function placementOf(record: IndexedRecord): RecordPlacement {
   const scope = { namespace: record.namespace, tenant: record.tenant };
   const tenant = [tenantAllIndex(scope).key, ...TENANT_DIMENSIONS.map((field) => tenantDimensionIndex(scope, field, record[field]).key)];
   const global = [globalAllIndex().key];

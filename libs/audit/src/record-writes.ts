@@ -1,6 +1,7 @@
 import type { AuditRecord } from '@sluice/core';
 import type { BulkWriteOp, StateStore, WriteOp } from '@sluice/state';
 import { placementOf, type RecordPlacement } from './index-layout.js';
+import type { IndexedRecord } from './ingest/ingest.js';
 import { actionPointerKey, recordKey } from './keys.js';
 import { dispatchedAtMs, encodeRecord, expiresAtMs } from './record-codec.js';
 import { globalMember, tenantMember } from './record-ref.js';
@@ -18,7 +19,7 @@ export function valueWrite(record: AuditRecord): WriteOp {
 }
 
 /** Tenant indexes and the chain index: in the record's slot. */
-export function tenantIndexWrites(record: AuditRecord, placement: RecordPlacement = placementOf(record)): BulkWriteOp[] {
+export function tenantIndexWrites(record: IndexedRecord, placement: RecordPlacement = placementOf(record)): BulkWriteOp[] {
   const member = tenantMember(record.id);
   const score = dispatchedAtMs(record);
   const ops: BulkWriteOp[] = placement.tenant.map((index) => ({ op: 'indexAdd', index, member, score }));
@@ -29,7 +30,7 @@ export function tenantIndexWrites(record: AuditRecord, placement: RecordPlacemen
 }
 
 /** Global indexes and the expiry index. */
-export function globalIndexWrites(record: AuditRecord, scopeCode: string, placement: RecordPlacement = placementOf(record)): BulkWriteOp[] {
+export function globalIndexWrites(record: IndexedRecord, scopeCode: string, placement: RecordPlacement = placementOf(record)): BulkWriteOp[] {
   const member = globalMember(record.id, scopeCode);
   const score = dispatchedAtMs(record);
   const ops: BulkWriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score }));

@@ -88,7 +88,7 @@ export class StateAuditStore implements AuditStore {
         ...reports,
       });
     } else {
-      this.logIngest = new LogAuditIngest(store, { observers, reader: this.reader, ...opts.ingest, ...reports });
+      this.logIngest = new LogAuditIngest(store, { observers, ...opts.ingest, ...reports });
       this.ingest = this.logIngest;
     }
   }

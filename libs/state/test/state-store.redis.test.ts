@@ -173,6 +173,18 @@ describe('RedisStateStore log acknowledgements with writes', () => {
       await monitor.settled();
       expect(monitor.commands).toEqual(['set', 'xadd']);
       monitor.commands.length = 0;
+      // Consecutive additions to one key (one TTL) are one ZADD; consecutive removals one ZREM.
+      await store.writeBatch([
+        { op: 'indexAdd', index: k('grouped'), member: 'a', score: 1, ttlMs: 60_000 },
+        { op: 'indexAdd', index: k('grouped'), member: 'b', score: 2, ttlMs: 60_000 },
+        { op: 'indexAdd', index: k('other'), member: 'c', score: 3 },
+        { op: 'indexRemove', index: k('grouped'), member: 'a' },
+        { op: 'indexRemove', index: k('grouped'), member: 'x' },
+      ]);
+      await monitor.settled();
+      expect(monitor.commands).toEqual(['zadd', 'pexpire', 'zadd', 'zrem']);
+      expect(await store.indexRange(k('grouped'), { limit: 10 })).toEqual([{ member: 'b', score: 2 }]);
+      monitor.commands.length = 0;
       for (let i = 1; i < 120; i++) await store.writeBatch([], { append: { log, message: `m${i}` } });
       const ids = (await store.logGroupRead(log, 'g', 'c', 200)).map((m) => m.id);
       monitor.commands.length = 0;

@@ -1,11 +1,14 @@
-import type { AuditRecord } from '@sluice/core';
+import { AuditFilterFields, type AuditFilterField, type AuditRecord } from '@sluice/core';
 import type { BulkWriteOp } from '@sluice/state';
 import { intentIndexKey } from '../keys.js';
 import { globalIndexWrites, tenantIndexWrites } from '../record-writes.js';
 
+/** What indexing reads of a record: its id, times, chain position and filter fields (not the payload). */
+export type IndexedRecord = Pick<AuditRecord, 'id' | 'dispatched_at' | 'expires_at' | 'sequence_number' | 'duration_ms' | AuditFilterField>;
+
 /** Something kept up to date from every record (analytics and coverage rollups). */
 export interface AuditObserver {
-  writesFor(record: AuditRecord): readonly BulkWriteOp[];
+  writesFor(record: IndexedRecord): readonly BulkWriteOp[];
 }
 
 /** What append hands the ingest: the stored record and what its indexing needs. */
@@ -39,9 +42,9 @@ export interface IngestReport {
   backlog: number;
 }
 
-/** One record to index: null when its value is gone (reaped or evicted before it was indexed). */
+/** One record to index: null when its message could not be read. */
 export interface IndexItem {
-  record: AuditRecord | null;
+  record: IndexedRecord | null;
   scopeCode: string;
   intent: string | undefined;
 }
@@ -62,4 +65,50 @@ export function indexWritesOf(items: readonly IndexItem[], observers: readonly A
     if (intent !== undefined) writes.push({ op: 'indexRemove', index: intentIndexKey(), member: intent });
   }
   return writes;
+}
+
+/**
+ * The ingest message of a record on a shared log: its global member, the intent to remove, and
+ * the fields indexing reads, as one JSON array (positional, so small): the indexer needs
+ * neither the record's value nor a lookup of its scope.
+ */
+export function encodeIndexMessage(record: IndexedRecord, member: string, intent: string | undefined): string {
+  const fields: unknown[] = [member, intent ?? null, record.id, record.dispatched_at, record.expires_at, record.sequence_number, record.duration_ms];
+  for (const field of AuditFilterFields) fields.push(record[field]);
+  return JSON.stringify(fields);
+}
+
+const FIXED_FIELDS = 7;
+
+/** The member, intent and record of a message; null for one this code did not write. */
+export function decodeIndexMessage(message: string): { member: string; intent: string | undefined; record: IndexedRecord | null } | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(message);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(parsed) || typeof parsed[0] !== 'string') return null;
+  const [member, intent, id, dispatched_at, expires_at, sequence_number, duration_ms] = parsed as [string, ...unknown[]];
+  const text = (v: unknown) => (typeof v === 'string' ? v : null);
+  const intentText = text(intent) ?? undefined;
+  if (
+    typeof id !== 'string' ||
+    typeof dispatched_at !== 'string' ||
+    typeof duration_ms !== 'number' ||
+    parsed.length !== FIXED_FIELDS + AuditFilterFields.length
+  ) {
+    return { member, intent: intentText, record: null };
+  }
+  const record = {
+    id,
+    dispatched_at,
+    expires_at: text(expires_at),
+    sequence_number: typeof sequence_number === 'number' ? sequence_number : null,
+    duration_ms,
+  } as Record<string, unknown>;
+  AuditFilterFields.forEach((field, i) => {
+    record[field] = text(parsed[FIXED_FIELDS + i]);
+  });
+  return { member, intent: intentText, record: record as IndexedRecord };
 }

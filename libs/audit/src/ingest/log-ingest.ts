@@ -1,11 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GLOBAL_SCOPE, compareLogIds, type LogDelivery, type StateKey, type StateStore, type WriteOp } from '@sluice/state';
-import type { RecordReader } from '../record-reader.js';
+import { GLOBAL_SCOPE, compareLogIds, type BulkWriteOp, type LogDelivery, type StateKey, type StateStore, type WriteOp } from '@sluice/state';
 import { globalMember, memberScopeCode } from '../record-ref.js';
 import { pointerWrite, valueWrite } from '../record-writes.js';
-import { indexWritesOf, type AuditIngest, type AuditObserver, type IngestEntry, type IndexItem, type IngestReport } from './ingest.js';
+import {
+  decodeIndexMessage,
+  encodeIndexMessage,
+  indexWritesOf,
+  type AuditIngest,
+  type AuditObserver,
+  type IndexItem,
+  type IngestEntry,
+  type IngestReport,
+} from './ingest.js';
 
 /** The shared ingest log and its consumer group (durable names: never rename without a migration). */
 const INGEST_LOG: StateKey = { kind: 'audit-ingest', ...GLOBAL_SCOPE, id: 'log' };
@@ -13,7 +21,6 @@ const INGEST_GROUP = 'indexer';
 
 export interface LogIngestOptions {
   observers: readonly AuditObserver[];
-  reader: RecordReader;
   /** Messages indexed per batch (default 500). */
   batchSize?: number;
   /** A message pending this long is taken over from its consumer, presumed dead (default 10 s). */
@@ -65,10 +72,9 @@ export class LogAuditIngest implements AuditIngest {
   }
 
   async append({ record, scopeCode, valueWritten, intent }: IngestEntry): Promise<void> {
-    const member = globalMember(record.id, scopeCode);
+    const message = encodeIndexMessage(record, globalMember(record.id, scopeCode), intent);
     const writes: WriteOp[] = valueWritten ? [pointerWrite(record, scopeCode)] : [valueWrite(record), pointerWrite(record, scopeCode)];
-    // The intent is JSON (no raw newline), the member base64url: one line each.
-    await this.store.writeBatch(writes, { append: { log: INGEST_LOG, message: intent === undefined ? member : `${member}\n${intent}` } });
+    await this.store.writeBatch(writes, { append: { log: INGEST_LOG, message } });
   }
 
   /**
@@ -137,10 +143,18 @@ export class LogAuditIngest implements AuditIngest {
     return batch.length;
   }
 
+  /**
+   * Index entries (and intent removals) are idempotent: written first, as plain commands grouped
+   * by key. The counters are not: they go with the acknowledgement, applied once. A consumer
+   * that dies in between leaves the batch pending; whoever takes it over writes the entries
+   * again (no change) and the counters once.
+   */
   private async indexBatch(consumer: string, batch: readonly LogDelivery[]): Promise<void> {
-    const items = await this.itemsOf(batch);
+    const items = this.itemsOf(batch);
     const ids = batch.map((m) => m.id);
-    const result = await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, ids, indexWritesOf(items, this.opts.observers));
+    const { entries, counters } = splitWrites(indexWritesOf(items, this.opts.observers));
+    await this.store.writeBatch(entries);
+    const result = await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, ids, counters);
     let failed = result.failed;
     if (!result.applied) {
       // Some message was taken over meanwhile (this consumer looked dead): each of the others alone.
@@ -148,28 +162,31 @@ export class LogAuditIngest implements AuditIngest {
       for (const [i, id] of ids.entries()) {
         const item = items[i];
         if (item === undefined) continue;
-        const one = await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, [id], indexWritesOf([item], this.opts.observers));
+        const one = await this.store.logGroupAckWith(
+          INGEST_LOG,
+          INGEST_GROUP,
+          consumer,
+          [id],
+          splitWrites(indexWritesOf([item], this.opts.observers)).counters,
+        );
         failed += one.failed;
       }
     }
     if (this.opts.onIndexed) this.opts.onIndexed({ indexed: batch.length, failedWrites: failed, backlog: await this.store.logLength(INGEST_LOG) });
   }
 
-  /** The records the messages name (one getMany); a message delivered too often is indexed as nothing. */
-  private async itemsOf(batch: readonly LogDelivery[]): Promise<IndexItem[]> {
-    const parsed = batch.map((m) => {
-      const newline = m.message.indexOf('\n');
-      return newline === -1 ? { member: m.message, intent: undefined } : { member: m.message.slice(0, newline), intent: m.message.slice(newline + 1) };
-    });
-    const refs = await this.opts.reader.refsOf(
-      parsed.map((p) => p.member),
-      null,
-    );
-    const records = await this.opts.reader.readRefs(refs);
-    return parsed.map((p, i) => {
-      const poisoned = (batch[i]?.deliveries ?? 1) > MAX_DELIVERIES;
-      if (poisoned) this.opts.onError?.(new Error(`audit ingest: message ${batch[i]?.id} failed ${MAX_DELIVERIES} times; acknowledged without indexing`));
-      return { record: poisoned ? null : (records[i] ?? null), scopeCode: memberScopeCode(p.member), intent: p.intent };
+  /** What the messages say; a message delivered too often (or unreadable) is indexed as nothing. */
+  private itemsOf(batch: readonly LogDelivery[]): IndexItem[] {
+    return batch.map((m) => {
+      const decoded = decodeIndexMessage(m.message);
+      const poisoned = m.deliveries > MAX_DELIVERIES;
+      if (poisoned || decoded?.record === null || decoded === null) {
+        this.opts.onError?.(
+          new Error(`audit ingest: message ${m.id} ${poisoned ? `failed ${MAX_DELIVERIES} times` : 'is unreadable'}; acknowledged without indexing`),
+        );
+      }
+      if (decoded === null) return { record: null, scopeCode: '', intent: undefined };
+      return { record: poisoned ? null : decoded.record, scopeCode: memberScopeCode(decoded.member), intent: decoded.intent };
     });
   }
 
@@ -184,4 +201,25 @@ export class LogAuditIngest implements AuditIngest {
     );
     return this.groupReady;
   }
+}
+
+/**
+ * Index entries (idempotent), grouped by key so each key is one command, and counters (applied
+ * exactly once, with the acknowledgement).
+ */
+function splitWrites(writes: readonly BulkWriteOp[]): { entries: BulkWriteOp[]; counters: BulkWriteOp[] } {
+  const byKey = new Map<string, BulkWriteOp[]>();
+  const counters: BulkWriteOp[] = [];
+  for (const w of writes) {
+    if (w.op === 'increment') {
+      counters.push(w);
+      continue;
+    }
+    const { kind, namespace, tenant, id } = w.index;
+    const name = `${kind}\u0000${namespace}\u0000${tenant}\u0000${id}`;
+    const group = byKey.get(name);
+    if (group === undefined) byKey.set(name, [w]);
+    else group.push(w);
+  }
+  return { entries: [...byKey.values()].flat(), counters };
 }

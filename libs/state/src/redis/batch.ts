@@ -28,8 +28,32 @@ function withExpiry(command: Command, key: string, ttl: number | undefined): Com
   return ttl === undefined ? [command] : [command, ['pexpire', key, ttl, 'NX']];
 }
 
+/**
+ * The batch's commands. Consecutive index additions to one key (with one TTL) are one `ZADD`,
+ * and consecutive removals one `ZREM`: the same result, one command instead of many.
+ */
 export function writeBatchCommands(ops: readonly WriteOp[], render: (key: StateKey) => string): Command[] {
-  return checkWrites(ops).flatMap((w) => writeCommands(render(w.key), w));
+  const commands: Command[] = [];
+  let previous: { key: string; op: string; ttl: number | undefined; command: Command } | undefined;
+  for (const w of checkWrites(ops)) {
+    const key = render(w.key);
+    if (previous !== undefined && previous.key === key && previous.op === w.op && previous.ttl === w.ttl) {
+      if (w.op === 'indexAdd') {
+        previous.command.push(scoreArg(w.score), w.member);
+        continue;
+      }
+      if (w.op === 'indexRemove') {
+        previous.command.push(w.member);
+        continue;
+      }
+    }
+    const written = writeCommands(key, w);
+    for (const c of written) commands.push(c);
+    // The ZADD or ZREM itself, which later members join (its PEXPIRE, if any, follows it).
+    const first = written[0];
+    previous = first === undefined ? undefined : { key, op: w.op, ttl: w.ttl, command: first };
+  }
+  return commands;
 }
 
 /** A message appended to a log (XADD, untrimmed) after the writes, in the same pipeline. */
