@@ -52,11 +52,12 @@ export function detailsTable(results: readonly ScenarioResult[]): string {
     const failures = r.failures.non2xx + r.failures.errors + r.failures.timeouts;
     const redis = r.redis;
     const dedup = redis?.dedupMemory ? `${num(redis.dedupMemory.bytesPerKey, 0)} B × ${num(redis.dedupMemory.liveKeys, 0)}` : '–';
-    return `| ${r.id} | ${num(r.requests, 0)} | ${failures} | ${num(r.idleRssMb, 0)} | ${num(r.serverCores, 2)} | ${num(r.clientCores, 2)} | ${num(r.otherCores, 2)} | ${redis ? num(redis.cpuMsPerDispatch, 3) : '–'} | ${redis?.probe ? num(redis.probe.latencyRoundTrips, 2) : '–'} | ${redis ? num(redis.readsPerDispatch, 2) : '–'} | ${redis ? num(redis.usedMemoryBytesPerDispatch, 0) : '–'} | ${dedup} |`;
+    const worker = r.cpuMsPerDispatch.worker === null ? '–' : num(r.cpuMsPerDispatch.worker, 3);
+    return `| ${r.id} | ${num(r.requests, 0)} | ${failures} | ${num(r.idleRssMb, 0)} | ${num(r.cpuMsPerDispatch.api, 3)} | ${worker} | ${num(r.serverCores, 2)} | ${num(r.clientCores, 2)} | ${num(r.otherCores, 2)} | ${redis ? num(redis.cpuMsPerDispatch, 3) : '–'} | ${redis?.probe ? num(redis.probe.latencyRoundTrips, 2) : '–'} | ${redis ? num(redis.readsPerDispatch, 2) : '–'} | ${redis ? num(redis.usedMemoryBytesPerDispatch, 0) : '–'} | ${dedup} |`;
   });
   return [
-    '| scenario | 2xx | failed | idle RSS MB | gateway cores | client cores | other cores | Redis CPU ms/dispatch | round trips by latency | Redis reads/dispatch (load) | Redis bytes/dispatch | per dedup key |',
-    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
+    '| scenario | 2xx | failed | idle RSS MB | API CPU ms/dispatch | worker CPU ms/dispatch | gateway cores | client cores | other cores | Redis CPU ms/dispatch | round trips by latency | Redis reads/dispatch (load) | Redis bytes/dispatch | per dedup key |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|--:|',
     ...rows,
   ].join('\n');
 }

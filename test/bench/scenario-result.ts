@@ -62,6 +62,8 @@ export interface ScenarioResult {
   dispatched: number;
   /** CPU of the gateway processes (API replicas + worker; not the load balancer) per request. */
   cpuMsPerRequest: number;
+  /** The same per dispatch, split: the API replicas, and the worker (its background work: the audit indexer above all); worker null without one. */
+  cpuMsPerDispatch: { api: number; worker: number | null };
   /** Cores the gateway processes used on average during the run. */
   serverCores: number;
   /** Cores the load driver used (near 1.0 means the client, not the server, may be the limit). */

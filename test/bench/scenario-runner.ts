@@ -100,6 +100,8 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
       });
       const gatewayCpuMs = topology.gateway.reduce((sum, p) => sum + (cpuUsed.get(p.pid) ?? 0), 0);
       const apiStats = processes.filter((p) => topology.api.some((a) => a.pid === p.pid));
+      const workerStats = processes.filter((p) => topology.gateway.some((g) => g.pid === p.pid) && !topology.api.some((a) => a.pid === p.pid));
+      const perDispatch = (list: readonly ProcessStats[]) => list.reduce((sum, p) => sum + p.cpuMs, 0) / Math.max(1, dispatched);
       result = {
         id: scenario.id,
         title: scenario.title,
@@ -113,6 +115,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
         failures: { non2xx: run.non2xx, errors: run.errors, timeouts: run.timeouts, statusCodes: run.statusCodes },
         dispatched,
         cpuMsPerRequest: gatewayCpuMs / Math.max(1, dispatched / perRequest),
+        cpuMsPerDispatch: { api: perDispatch(apiStats), worker: workerStats.length === 0 ? null : perDispatch(workerStats) },
         serverCores: gatewayCpuMs / 1000 / run.durationS,
         clientCores: clientCpuMs / 1000 / run.durationS,
         // Everything the machine did besides this scenario's processes (includes this runner, ~0).

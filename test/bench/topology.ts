@@ -45,25 +45,39 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
       return { url: base.url, api: [base], gateway: [base], balancer: null, stop: stopAll };
     }
     const backend = scenario.backend ?? 'memory';
-    if (scenario.replicas === 1) {
-      const tracing = opts.tracingEndpoint ? { tracingEndpoint: opts.tracingEndpoint } : {};
-      const config = writeSluiceConfig(opts.workDir, 'sluice.yaml', { backend, redisUrl: opts.redisUrl, rulesDir: opts.rulesDir, ...tracing });
-      const port = await freePort();
-      const serve = await launchSluice({ role: 'serve', command: 'serve', configFile: config, port, logFile: log('serve'), nodeArgs: opts.nodeArgs });
-      started.push(serve);
-      return { url: serve.url, api: [serve], gateway: [serve], balancer: null, stop: stopAll };
+    const tracing = opts.tracingEndpoint ? { tracingEndpoint: opts.tracingEndpoint } : {};
+    // On Redis the API replicas run without a worker and one `sluice worker` does the background
+    // work (the audit indexer among it), so its CPU is reported apart from the API's.
+    let worker: Launched | null = null;
+    let workerPort: number | undefined;
+    if (backend === 'redis') {
+      workerPort = await freePort();
+      const workerConfig = writeSluiceConfig(opts.workDir, 'worker.yaml', {
+        backend,
+        redisUrl: opts.redisUrl,
+        rulesDir: opts.rulesDir,
+        workerPort,
+        ...tracing,
+      });
+      worker = await launchSluice({
+        role: 'worker',
+        command: 'worker',
+        configFile: workerConfig,
+        port: workerPort,
+        logFile: log('worker'),
+        nodeArgs: opts.nodeArgs,
+      });
+      started.push(worker);
     }
-    const workerPort = await freePort();
-    const config = writeSluiceConfig(opts.workDir, 'sluice.yaml', { backend, redisUrl: opts.redisUrl, rulesDir: opts.rulesDir, workerPort });
-    const worker = await launchSluice({
-      role: 'worker',
-      command: 'worker',
-      configFile: config,
-      port: workerPort,
-      logFile: log('worker'),
-      nodeArgs: opts.nodeArgs,
-    });
-    started.push(worker);
+    const workers = worker === null ? [] : [worker];
+    const config = writeSluiceConfig(opts.workDir, 'sluice.yaml', { backend, redisUrl: opts.redisUrl, rulesDir: opts.rulesDir, ...tracing });
+    if (scenario.replicas === 1) {
+      const port = await freePort();
+      const noWorker = worker !== null;
+      const serve = await launchSluice({ role: 'serve', command: 'serve', noWorker, configFile: config, port, logFile: log('serve'), nodeArgs: opts.nodeArgs });
+      started.push(serve);
+      return { url: serve.url, api: [serve], gateway: [serve, ...workers], balancer: null, stop: stopAll };
+    }
     const api: Launched[] = [];
     for (const n of [1, 2]) {
       const port = await freePort();
@@ -88,7 +102,7 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
       logFile: log('rr-proxy'),
     });
     started.push(balancer);
-    return { url: balancer.url, api, gateway: [...api, worker], balancer, stop: stopAll };
+    return { url: balancer.url, api, gateway: [...api, ...workers], balancer, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

@@ -98,8 +98,8 @@ export class StateAuditStore implements AuditStore {
     this.logIngest?.start();
   }
 
-  /** Indexes what was appended before the call: readers of the rollups call it first. */
-  catchUp(): Promise<void> {
+  /** Indexes what was appended before the call (readers of the rollups call it first); false when it gave up waiting. */
+  catchUp(): Promise<boolean> {
     return this.ingest.catchUp();
   }
 

@@ -32,7 +32,7 @@ export interface AnalyticsRollupsOptions {
    */
   hourlyRetentionDays?: number;
   /** Run before each query: indexes what the audit trail has queued (the audit store's catchUp). */
-  beforeRead?: () => Promise<void>;
+  beforeRead?: () => Promise<unknown>;
 }
 
 const DEFAULT_RETENTION_DAYS = 400;
@@ -62,7 +62,7 @@ function matches(f: AnalyticsFilters, t: Tuple): boolean {
 export class AnalyticsRollups {
   private readonly state: StateStore;
   private readonly clock: Clock;
-  private readonly beforeRead: () => Promise<void>;
+  private readonly beforeRead: () => Promise<unknown>;
   private readonly retentionMs: Record<Granularity, number>;
 
   constructor(opts: AnalyticsRollupsOptions) {

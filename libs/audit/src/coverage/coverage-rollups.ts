@@ -13,7 +13,7 @@ export interface CoverageRollupsOptions {
   /** Default 400, as the analytics rollups. */
   retentionDays?: number;
   /** Run before each query: indexes what the audit trail has queued (the audit store's catchUp). */
-  beforeRead?: () => Promise<void>;
+  beforeRead?: () => Promise<unknown>;
 }
 
 /** Longest range one query may span. */
@@ -32,7 +32,7 @@ function ceilDay(ms: number): number {
 export class CoverageRollups {
   private readonly state: StateStore;
   private readonly clock: Clock;
-  private readonly beforeRead: () => Promise<void>;
+  private readonly beforeRead: () => Promise<unknown>;
   private readonly retentionMs: number;
 
   constructor(opts: CoverageRollupsOptions) {

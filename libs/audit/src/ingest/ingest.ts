@@ -1,6 +1,7 @@
 import { AuditFilterFields, type AuditFilterField, type AuditRecord } from '@sluice/core';
-import type { BulkWriteOp } from '@sluice/state';
+import type { BulkWriteOp, StateKey } from '@sluice/state';
 import { intentIndexKey } from '../keys.js';
+import { memberScopeCode } from '../record-ref.js';
 import { globalIndexWrites, tenantIndexWrites } from '../record-writes.js';
 
 /** What indexing reads of a record: its id, times, chain position and filter fields (not the payload). */
@@ -29,8 +30,8 @@ export interface IngestEntry {
 export interface AuditIngest {
   /** Request path: resolves once the record is stored and findable by id, its indexing queued. */
   append(entry: IngestEntry): Promise<void>;
-  /** Indexes everything appended before the call; readers of indexes and rollups call it first. */
-  catchUp(): Promise<void>;
+  /** Indexes everything appended before the call (readers of indexes and rollups call it first); false when it gave up waiting. */
+  catchUp(): Promise<boolean>;
   /** Stops background work; what this process queued is indexed first where it can be. */
   close(): Promise<void>;
 }
@@ -68,47 +69,84 @@ export function indexWritesOf(items: readonly IndexItem[], observers: readonly A
 }
 
 /**
+ * The same writes with the increments of each counter summed into one (its first TTL kept) and
+ * placed first, the index writes after in their order: a batch of records of one hour touches
+ * each rollup counter once.
+ */
+export function sumCounters(writes: readonly BulkWriteOp[]): BulkWriteOp[] {
+  const counters = new Map<string, Extract<BulkWriteOp, { op: 'increment' }>>();
+  const others: BulkWriteOp[] = [];
+  for (const w of writes) {
+    if (w.op !== 'increment') {
+      others.push(w);
+      continue;
+    }
+    const name = keyName(w.key);
+    const seen = counters.get(name);
+    if (seen === undefined) counters.set(name, { ...w });
+    else seen.by += w.by;
+  }
+  return [...counters.values(), ...others];
+}
+
+/** A key's identity as one string (its fields cannot contain NUL). */
+export function keyName(key: StateKey): string {
+  return `${key.kind}\u0000${key.namespace}\u0000${key.tenant}\u0000${key.id}`;
+}
+
+/** The message format's version: a consumer leaves a message of a newer one pending for a consumer that reads it. */
+const MESSAGE_VERSION = 1;
+/** Version, member, intent, id, dispatched_at, expires_at, sequence_number, duration_ms; then the filter fields. */
+const FIXED_FIELDS = 8;
+
+/**
  * The ingest message of a record on a shared log: its global member, the intent to remove, and
  * the fields indexing reads, as one JSON array (positional, so small): the indexer needs
- * neither the record's value nor a lookup of its scope.
+ * neither the record's value nor a lookup of its scope. Filter fields added later go at the end:
+ * a reader takes the ones it knows, and a missing one as null.
  */
 export function encodeIndexMessage(record: IndexedRecord, member: string, intent: string | undefined): string {
-  const fields: unknown[] = [member, intent ?? null, record.id, record.dispatched_at, record.expires_at, record.sequence_number, record.duration_ms];
+  const fields: unknown[] = [
+    MESSAGE_VERSION,
+    member,
+    intent ?? null,
+    record.id,
+    record.dispatched_at,
+    record.expires_at,
+    record.sequence_number,
+    record.duration_ms,
+  ];
   for (const field of AuditFilterFields) fields.push(record[field]);
   return JSON.stringify(fields);
 }
 
-const FIXED_FIELDS = 7;
-
-/** The member, intent and record of a message; null for one this code did not write. */
-export function decodeIndexMessage(message: string): { member: string; intent: string | undefined; record: IndexedRecord | null } | null {
+/**
+ * What a message asks to index: its record null when its fields cannot be read (its intent is
+ * still removed); null when nothing can be read; 'newer' for a format this code does not know.
+ */
+export function decodeIndexMessage(message: string): IndexItem | 'newer' | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(message);
   } catch {
     return null;
   }
-  if (!Array.isArray(parsed) || typeof parsed[0] !== 'string') return null;
-  const [member, intent, id, dispatched_at, expires_at, sequence_number, duration_ms] = parsed as [string, ...unknown[]];
+  if (!Array.isArray(parsed) || typeof parsed[0] !== 'number' || typeof parsed[1] !== 'string') return null;
+  if (parsed[0] > MESSAGE_VERSION) return 'newer';
+  const [, member, intent, id, dispatched_at, expires_at, sequence_number, duration_ms] = parsed as [number, string, ...unknown[]];
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
-  const intentText = text(intent) ?? undefined;
-  if (
-    typeof id !== 'string' ||
-    typeof dispatched_at !== 'string' ||
-    typeof duration_ms !== 'number' ||
-    parsed.length !== FIXED_FIELDS + AuditFilterFields.length
-  ) {
-    return { member, intent: intentText, record: null };
-  }
-  const record = {
+  const item: IndexItem = { record: null, scopeCode: memberScopeCode(member), intent: text(intent) ?? undefined };
+  if (typeof id !== 'string' || typeof dispatched_at !== 'string' || typeof duration_ms !== 'number') return item;
+  const record: Record<string, unknown> = {
     id,
     dispatched_at,
     expires_at: text(expires_at),
     sequence_number: typeof sequence_number === 'number' ? sequence_number : null,
     duration_ms,
-  } as Record<string, unknown>;
+  };
   AuditFilterFields.forEach((field, i) => {
     record[field] = text(parsed[FIXED_FIELDS + i]);
   });
-  return { member, intent: intentText, record: record as IndexedRecord };
+  item.record = record as IndexedRecord;
+  return item;
 }

@@ -2,15 +2,15 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GLOBAL_SCOPE, compareLogIds, type BulkWriteOp, type LogDelivery, type StateKey, type StateStore, type WriteOp } from '@sluice/state';
-import { globalMember, memberScopeCode } from '../record-ref.js';
+import { globalMember } from '../record-ref.js';
 import { pointerWrite, valueWrite } from '../record-writes.js';
 import {
   decodeIndexMessage,
   encodeIndexMessage,
   indexWritesOf,
+  keyName,
   type AuditIngest,
   type AuditObserver,
-  type IndexItem,
   type IngestEntry,
   type IngestReport,
 } from './ingest.js';
@@ -25,7 +25,7 @@ export interface LogIngestOptions {
   batchSize?: number;
   /** A message pending this long is taken over from its consumer, presumed dead (default 10 s). */
   claimIdleMs?: number;
-  /** How long catchUp waits for batches other processes are indexing before it gives up (default 5 s). */
+  /** How long catchUp works or waits before it gives up (default 5 s). */
   catchUpTimeoutMs?: number;
   onIndexed?: (report: IngestReport) => void;
   onError?: (err: unknown) => void;
@@ -38,14 +38,25 @@ const CLAIM_EVERY_MS = 1000;
 /** Pause of the indexer loop when the log is empty. */
 const IDLE_POLL_MS = 20;
 
+/** A batch's messages, sorted: what to index, what to acknowledge without writes, what to leave. */
+interface SortedBatch {
+  /** Acknowledged with the counters: indexed, or given up on (reported, and counted in `givenUp`). */
+  ack: string[];
+  givenUp: number;
+  writes: BulkWriteOp[];
+  /** Per acknowledged message, its own counters (the fallback when the batch as a whole is refused). */
+  counters: Map<string, BulkWriteOp[]>;
+}
+
 /**
  * The shared-state ingest (Redis). The request path writes the record, its action pointer and a
- * compact message (the record's global member, and the intent to remove) to the ingest log in
+ * message carrying the fields indexing reads (and the intent to remove) to the ingest log, in
  * one pipeline. Consumers of one group — the indexer loop of every worker process, and any
- * process that reads the indexes (catchUp) — read batches of messages, load their records, and
- * apply the whole batch's index entries and pre-aggregated rollups together with the batch's
- * acknowledgement (StateStore.logGroupAckWith): a consumer that dies mid-batch has its messages
- * handed to another, and a batch handed out twice is applied once.
+ * process that reads the indexes (catchUp) — read batches of messages and write the batch's
+ * index entries (idempotent) as plain commands grouped by key, then its rollup counters,
+ * summed, together with the batch's acknowledgement (StateStore.logGroupAckWith): a consumer
+ * that dies mid-batch has its messages handed to another, and a batch handed out twice has its
+ * counters applied once.
  */
 export class LogAuditIngest implements AuditIngest {
   private readonly batchSize: number;
@@ -57,6 +68,9 @@ export class LogAuditIngest implements AuditIngest {
   private lastClaimAt = 0;
   private loop: Promise<void> | null = null;
   private closed = false;
+  /** The catch-up running, and the one queued behind it (which every caller arriving meanwhile shares). */
+  private catching: Promise<boolean> | null = null;
+  private queued: Promise<boolean> | null = null;
 
   constructor(
     private readonly store: StateStore,
@@ -78,22 +92,39 @@ export class LogAuditIngest implements AuditIngest {
   }
 
   /**
-   * Indexes every message appended before the call: reads undelivered ones itself, and waits
-   * for batches other consumers hold (taking over those idle past claimIdleMs). Acknowledged
-   * messages leave the log, so "the oldest message still there is newer than the last one at
-   * the start" means done. Gives up after catchUpTimeoutMs (a reader then sees the indexes as
-   * they are).
+   * Indexes every message appended before the call; true when done, false when it gave up after
+   * catchUpTimeoutMs (the indexes are then read as they are). Concurrent calls share runs: one
+   * runs, and every call arriving meanwhile waits for the next, which starts after it.
    */
-  async catchUp(): Promise<void> {
+  catchUp(): Promise<boolean> {
+    if (this.catching === null) {
+      this.catching = this.catchUpOnce().finally(() => {
+        this.catching = this.queued;
+        this.queued = null;
+      });
+      return this.catching;
+    }
+    this.queued ??= this.catching.then(
+      () => this.catchUpOnce(),
+      () => this.catchUpOnce(),
+    );
+    return this.queued;
+  }
+
+  /**
+   * Reads undelivered messages itself, and waits for batches other consumers hold (taking over
+   * those idle past claimIdleMs). Acknowledged messages leave the log, so "the oldest message
+   * still there is newer than the last one at the start" means done.
+   */
+  private async catchUpOnce(): Promise<boolean> {
     const target = await this.store.logLastId(INGEST_LOG);
-    if (target === null) return;
+    if (target === null) return true;
     const deadline = Date.now() + this.catchUpTimeoutMs;
     for (;;) {
       const [oldest] = await this.store.logRange(INGEST_LOG, { limit: 1 });
-      if (oldest === undefined || compareLogIds(oldest.id, target) > 0) return;
-      if ((await this.indexOnce(this.consumers.reader)) > 0) continue;
-      if (Date.now() > deadline) return;
-      await sleep(5);
+      if (oldest === undefined || compareLogIds(oldest.id, target) > 0) return true;
+      if (Date.now() > deadline) return false;
+      if ((await this.indexOnce(this.consumers.reader)) === 0) await sleep(5);
     }
   }
 
@@ -119,19 +150,20 @@ export class LogAuditIngest implements AuditIngest {
     }
   }
 
-  /** One batch: messages a dead consumer left (now and then), else new ones. Returns how many were indexed. */
+  /** One batch. The group is created again, once, if it went away with a Redis that restarted empty. */
   private async indexOnce(consumer: string): Promise<number> {
-    await this.ensureGroup();
     try {
       return await this.readAndIndex(consumer);
     } catch (err) {
-      // The log (and its group) went away with a Redis that restarted empty: create them again.
-      if (err instanceof Error && err.message.includes('NOGROUP')) this.groupReady = null;
-      throw err;
+      if (!(err instanceof Error && err.message.includes('NOGROUP'))) throw err;
+      this.groupReady = null;
+      return this.readAndIndex(consumer);
     }
   }
 
+  /** Messages a dead consumer left (now and then), else new ones. Returns how many were handled. */
   private async readAndIndex(consumer: string): Promise<number> {
+    await this.ensureGroup();
     let batch: LogDelivery[] = [];
     if (Date.now() - this.lastClaimAt >= CLAIM_EVERY_MS) {
       this.lastClaimAt = Date.now();
@@ -150,47 +182,59 @@ export class LogAuditIngest implements AuditIngest {
    * again (no change) and the counters once.
    */
   private async indexBatch(consumer: string, batch: readonly LogDelivery[]): Promise<void> {
-    const items = this.itemsOf(batch);
-    const ids = batch.map((m) => m.id);
-    const { entries, counters } = splitWrites(indexWritesOf(items, this.opts.observers));
-    await this.store.writeBatch(entries);
-    const result = await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, ids, counters);
-    let failed = result.failed;
-    if (!result.applied) {
-      // Some message was taken over meanwhile (this consumer looked dead): each of the others alone.
-      failed = 0;
-      for (const [i, id] of ids.entries()) {
-        const item = items[i];
-        if (item === undefined) continue;
-        const one = await this.store.logGroupAckWith(
-          INGEST_LOG,
-          INGEST_GROUP,
-          consumer,
-          [id],
-          splitWrites(indexWritesOf([item], this.opts.observers)).counters,
-        );
-        failed += one.failed;
-      }
+    const { ack, givenUp, writes, counters } = this.sort(batch);
+    let failed = givenUp;
+    const { entries, summed } = splitWrites(writes);
+    try {
+      await this.store.writeBatch(entries);
+    } catch (err) {
+      // The connection: the batch stays pending and comes back. A write refused by Redis (a key of
+      // the wrong type): every other command of the pipeline was applied; go on.
+      if (!this.store.available()) throw err;
+      failed++;
+      this.opts.onError?.(err);
     }
-    if (this.opts.onIndexed) this.opts.onIndexed({ indexed: batch.length, failedWrites: failed, backlog: await this.store.logLength(INGEST_LOG) });
+    if (ack.length === 0) return;
+    const result = await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, ack, summed);
+    if (result.applied) failed += result.failed;
+    else {
+      // Some message was taken over meanwhile (this consumer looked dead): each of the others alone.
+      for (const id of ack) failed += (await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, [id], counters.get(id) ?? [])).failed;
+    }
+    if (this.opts.onIndexed) this.opts.onIndexed({ indexed: ack.length, failedWrites: failed, backlog: await this.store.logLength(INGEST_LOG) });
   }
 
-  /** What the messages say; a message delivered too often (or unreadable) is indexed as nothing. */
-  private itemsOf(batch: readonly LogDelivery[]): IndexItem[] {
-    return batch.map((m) => {
+  /**
+   * Builds each message's writes on its own, so one that cannot be read or indexed is reported
+   * and acknowledged without writes, rather than holding up its batch. A message of a newer
+   * format (a rolling upgrade) is left pending for a consumer that reads it.
+   */
+  private sort(batch: readonly LogDelivery[]): SortedBatch {
+    const sorted: SortedBatch = { ack: [], givenUp: 0, writes: [], counters: new Map() };
+    for (const m of batch) {
       const decoded = decodeIndexMessage(m.message);
-      const poisoned = m.deliveries > MAX_DELIVERIES;
-      if (poisoned || decoded?.record === null || decoded === null) {
-        this.opts.onError?.(
-          new Error(`audit ingest: message ${m.id} ${poisoned ? `failed ${MAX_DELIVERIES} times` : 'is unreadable'}; acknowledged without indexing`),
-        );
+      if (decoded === 'newer') continue;
+      let writes: BulkWriteOp[] = [];
+      try {
+        if (decoded === null) throw new Error('unreadable');
+        if (m.deliveries > MAX_DELIVERIES) throw new Error(`delivered ${m.deliveries} times`);
+        writes = indexWritesOf([decoded], this.opts.observers);
+        if (decoded.record === null) throw new Error('its record fields are unreadable (its intent is settled)');
+      } catch (err) {
+        sorted.givenUp++;
+        this.opts.onError?.(new Error(`audit ingest: message ${m.id} acknowledged without indexing: ${err instanceof Error ? err.message : String(err)}`));
       }
-      if (decoded === null) return { record: null, scopeCode: '', intent: undefined };
-      return { record: poisoned ? null : decoded.record, scopeCode: memberScopeCode(decoded.member), intent: decoded.intent };
-    });
+      sorted.ack.push(m.id);
+      for (const w of writes) sorted.writes.push(w);
+      sorted.counters.set(
+        m.id,
+        writes.filter((w) => w.op === 'increment'),
+      );
+    }
+    return sorted;
   }
 
-  /** Creates the group once per process (from the log's start: nothing appended before is missed), again after a NOGROUP. */
+  /** Creates the group once per process (from the log's start: nothing appended before is missed). */
   private ensureGroup(): Promise<void> {
     this.groupReady ??= this.store.logGroupCreate(INGEST_LOG, INGEST_GROUP, 'start').then(
       () => {},
@@ -204,22 +248,21 @@ export class LogAuditIngest implements AuditIngest {
 }
 
 /**
- * Index entries (idempotent), grouped by key so each key is one command, and counters (applied
- * exactly once, with the acknowledgement).
+ * Index entries (idempotent), grouped by key so each key is one command, and the counters
+ * (applied exactly once, with the acknowledgement; the script sums them per key).
  */
-function splitWrites(writes: readonly BulkWriteOp[]): { entries: BulkWriteOp[]; counters: BulkWriteOp[] } {
+function splitWrites(writes: readonly BulkWriteOp[]): { entries: BulkWriteOp[]; summed: BulkWriteOp[] } {
   const byKey = new Map<string, BulkWriteOp[]>();
-  const counters: BulkWriteOp[] = [];
+  const summed: BulkWriteOp[] = [];
   for (const w of writes) {
     if (w.op === 'increment') {
-      counters.push(w);
+      summed.push(w);
       continue;
     }
-    const { kind, namespace, tenant, id } = w.index;
-    const name = `${kind}\u0000${namespace}\u0000${tenant}\u0000${id}`;
+    const name = keyName(w.index);
     const group = byKey.get(name);
     if (group === undefined) byKey.set(name, [w]);
     else group.push(w);
   }
-  return { entries: [...byKey.values()].flat(), counters };
+  return { entries: [...byKey.values()].flat(), summed };
 }

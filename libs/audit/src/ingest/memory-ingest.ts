@@ -1,6 +1,6 @@
-import type { StateStore, WriteOp } from '@sluice/state';
+import type { BulkWriteOp, StateStore, WriteOp } from '@sluice/state';
 import { pointerWrite, valueWrite } from '../record-writes.js';
-import { indexWritesOf, type AuditIngest, type AuditObserver, type IngestEntry, type IngestReport } from './ingest.js';
+import { indexWritesOf, sumCounters, type AuditIngest, type AuditObserver, type IngestEntry, type IngestReport } from './ingest.js';
 
 export interface MemoryIngestOptions {
   observers: readonly AuditObserver[];
@@ -62,8 +62,9 @@ export class MemoryAuditIngest implements AuditIngest {
     else if (queue.timer === undefined) this.schedule(this.flushDelayMs);
   }
 
-  catchUp(): Promise<void> {
-    return this.flush();
+  async catchUp(): Promise<boolean> {
+    await this.flush();
+    return true;
   }
 
   async close(): Promise<void> {
@@ -86,14 +87,24 @@ export class MemoryAuditIngest implements AuditIngest {
     const batch = queue.pending;
     queue.pending = [];
     const writes: WriteOp[] = [];
+    const bulk: BulkWriteOp[] = [];
     const origins = new Map<MemoryAuditIngest, number>();
     for (const { entry, from } of batch) {
       const { record, scopeCode, valueWritten, intent } = entry;
+      let indexWrites: BulkWriteOp[];
+      try {
+        indexWrites = indexWritesOf([{ record, scopeCode, intent }], from.opts.observers);
+      } catch (err) {
+        // Stored and findable all the same; only its index entries and rollups are missing.
+        from.opts.onError?.(err);
+        indexWrites = [];
+      }
       if (!valueWritten) writes.push(valueWrite(record));
       writes.push(pointerWrite(record, scopeCode));
-      for (const w of indexWritesOf([{ record, scopeCode, intent }], from.opts.observers)) writes.push(w);
+      for (const w of indexWrites) bulk.push(w);
       origins.set(from, (origins.get(from) ?? 0) + 1);
     }
+    for (const w of sumCounters(bulk)) writes.push(w);
     await this.store.writeBatch(writes);
     for (const [from, indexed] of origins) {
       from.opts.onIndexed?.({ indexed, failedWrites: 0, backlog: queue.pending.length });

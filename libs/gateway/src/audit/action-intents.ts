@@ -69,8 +69,8 @@ export interface ActionIntentsOptions {
   clock: Clock;
   /** How long after its provider call started an unsettled intent is given up on: longer than any call with its retries. */
   graceMs: number;
-  /** Run before each sweep. */
-  beforeSweep?: () => Promise<void>;
+  /** Run before each sweep; false skips it (the records that settle intents may not all be indexed yet). */
+  beforeSweep?: () => Promise<boolean>;
 }
 
 /**
@@ -111,7 +111,7 @@ export class ActionIntents {
    */
   async sweep(limit: number, settle: (intent: ActionIntent) => Promise<void>): Promise<number> {
     const index = auditKeys.intentIndexKey();
-    await this.opts.beforeSweep?.();
+    if ((await this.opts.beforeSweep?.()) === false) return 0;
     const due = await this.opts.state.indexRange(index, { max: this.opts.clock.now(), limit });
     let settled = 0;
     for (const { member, score } of due) {

@@ -42,8 +42,13 @@ export function auditFeature(ctx: FeatureContext, retention: RetentionRepository
     state: ctx.state,
     clock: ctx.clock,
     graceMs: intentGraceMs(ctx.config),
-    // Records remove their intents when indexed: index what is queued first, or settled intents look due.
-    beforeSweep: () => store.catchUp(),
+    // Records remove their intents when indexed: index what is queued first, or settled intents
+    // look due; if that cannot finish (indexing far behind), sweeping waits for the next round.
+    beforeSweep: async () => {
+      const indexed = await store.catchUp();
+      if (!indexed) ctx.logger.child({ component: 'audit' }).warn('audit indexing is behind; intent sweep skipped');
+      return indexed;
+    },
   });
   const log = ctx.logger.child({ component: 'audit' });
   return {

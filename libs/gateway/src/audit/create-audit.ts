@@ -56,13 +56,10 @@ export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
       deps.metrics.auditIngestBacklog.set(backlog);
       if (failedWrites > 0) {
         deps.metrics.auditIndexWritesFailed.inc(failedWrites);
-        log.error({ failed_writes: failedWrites }, 'audit index writes failed (a key of the wrong type)');
+        log.error({ failed_writes: failedWrites }, 'audit index writes failed or records given up on');
       }
     },
-    onIndexError: (err) => {
-      deps.metrics.auditIndexWritesFailed.inc();
-      log.error({ err }, 'audit indexing failed; the batch is retried');
-    },
+    onIndexError: (err) => log.error({ err }, 'audit indexing'),
   });
   const recorder = new AuditRecorder({
     store: store satisfies AuditStore,

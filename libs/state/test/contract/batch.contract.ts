@@ -231,6 +231,25 @@ export function batchContract(ctx: ContractContext): void {
       expect(await ctx.store.get(n)).toBe('1');
     });
 
+    it('checks each message exactly, however many others the consumer holds', async () => {
+      const log = key('ack-with', 'many');
+      await ctx.store.logGroupCreate(log, GROUP, 'start');
+      for (let i = 0; i < 1105; i++) await ctx.store.writeBatch([], { append: { log, message: `m${i}` } });
+      const older = await ctx.store.logGroupRead(log, GROUP, 'c1', 1100);
+      const newer = await ctx.store.logGroupRead(log, GROUP, 'c1', 5);
+      expect(older).toHaveLength(1100);
+      const n = key('ack-with', 'many-n');
+      const result = await ctx.store.logGroupAckWith(
+        log,
+        GROUP,
+        'c1',
+        newer.map((m) => m.id),
+        [{ op: 'increment', key: n, by: 5 }],
+      );
+      expect(result).toEqual({ applied: true, failed: 0 });
+      expect(await ctx.store.logGroupLag(log, GROUP)).toEqual({ pending: 1100, undelivered: 0 });
+    });
+
     it('gives a key the first TTL of its writes, and never moves an expiry it already has', async () => {
       const { log, ids } = await delivered('ttl', 1);
       const fresh = key('ack-with', 'ttl-fresh');

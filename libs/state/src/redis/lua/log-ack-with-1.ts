@@ -20,19 +20,21 @@ export const logAckWithScript: LuaScript = {
 -- Returns {1, writes that failed} when applied, {0, 0} when some message is no longer pending
 -- for the consumer (nothing written).
 local log, group, consumer, n = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
-local mine = {}
-for _, p in ipairs(redis.call('XPENDING', log, group, '-', '+', n + 1000, consumer)) do mine[p[1]] = true end
+-- Each id exactly: pending, and for this consumer (a consumer may hold many other messages).
 for i = 4, 3 + n do
-  if not mine[ARGV[i]] then return {0, 0} end
+  local p = redis.call('XPENDING', log, group, ARGV[i], ARGV[i], 1)[1]
+  if not p or p[2] ~= consumer then return {0, 0} end
 end
 -- A script error does not undo earlier writes: walk the groups (not their members) before writing.
 local a = 4 + n
 while a <= #ARGV do
   local op, k = ARGV[a], tonumber(ARGV[a + 1])
   if not k or k < 2 or k > #KEYS then return redis.error_reply('logAckWith: bad key index at ARGV[' .. (a + 1) .. ']') end
-  if op == 'z' then a = a + 4 + 2 * tonumber(ARGV[a + 3])
+  local count = tonumber(ARGV[op == 'r' and a + 2 or a + 3])
+  if op ~= 'i' and (not count or count < 1 or count % 1 ~= 0) then return redis.error_reply('logAckWith: bad count at ARGV[' .. a .. ']') end
+  if op == 'z' then a = a + 4 + 2 * count
   elseif op == 'i' then a = a + 4
-  elseif op == 'r' then a = a + 3 + tonumber(ARGV[a + 2])
+  elseif op == 'r' then a = a + 3 + count
   else return redis.error_reply('logAckWith: bad op at ARGV[' .. a .. ']') end
 end
 if a ~= #ARGV + 1 then return redis.error_reply('logAckWith: truncated writes') end
