@@ -215,6 +215,8 @@ export interface StateStore {
     ids: readonly string[],
     writes: readonly BulkWriteOp[],
   ): Promise<{ applied: boolean; failed: number }>;
+  /** Forgets a consumer of a group (a process that stops), only while it holds no pending message; true when gone. */
+  logGroupRemoveConsumer(log: StateKey, group: string, consumer: string): Promise<boolean>;
   /** The id of the newest message still in the log; null when it is empty. */
   logLastId(log: StateKey): Promise<string | null>;
   /** `pending`: delivered and not acknowledged; `undelivered`: in the log, not yet handed to the group. */

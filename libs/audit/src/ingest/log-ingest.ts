@@ -133,9 +133,19 @@ export class LogAuditIngest implements AuditIngest {
     this.loop ??= this.runLoop();
   }
 
+  /**
+   * Stops the loop, and forgets this process's consumers in the group (each only if it holds
+   * nothing: a batch left pending is taken over by another consumer), so restarts do not pile
+   * up names. Best effort: the backend may be gone.
+   */
   async close(): Promise<void> {
     this.closed = true;
     await this.loop;
+    await this.catching?.catch(() => false);
+    if (this.groupReady === null) return;
+    for (const consumer of [this.consumers.loop, this.consumers.reader]) {
+      await this.store.logGroupRemoveConsumer(INGEST_LOG, INGEST_GROUP, consumer).catch((err: unknown) => this.opts.onError?.(err));
+    }
   }
 
   private async runLoop(): Promise<void> {

@@ -361,6 +361,12 @@ export class MemoryStateStore implements StateStore {
     return { applied: true, failed };
   }
 
+  /** Consumers exist here only through their pending messages: nothing to forget unless it holds one. */
+  async logGroupRemoveConsumer(log: StateKey, group: string, consumer: string): Promise<boolean> {
+    const { g } = this.group(log, group);
+    return ![...g.pending.values()].some((p) => p.consumer === consumer);
+  }
+
   async logLastId(log: StateKey): Promise<string | null> {
     return this.ks.typed(r(log), 'stream')?.entries.at(-1)?.id ?? null;
   }

@@ -29,7 +29,8 @@ import * as ranges from './index-range.js';
 import * as logs from './logs.js';
 import { closeClient, RedisPubSub } from './pubsub.js';
 import { scanKind } from './scan.js';
-import { registerScripts } from './scripts.js';
+import { logGroupRemoveConsumerScript } from './lua/index.js';
+import { registerScripts, runScript } from './scripts.js';
 import * as index from './time-index.js';
 import * as values from './values.js';
 import * as versioned from './versioned.js';
@@ -212,6 +213,10 @@ export class RedisStateStore implements StateStore {
     writes: readonly BulkWriteOp[],
   ): Promise<{ applied: boolean; failed: number }> {
     return logAckWith(this.client, this.k(log), group, consumer, ids, writes, (key) => this.k(key));
+  }
+
+  async logGroupRemoveConsumer(log: StateKey, group: string, consumer: string): Promise<boolean> {
+    return (await runScript(this.client, logGroupRemoveConsumerScript, { keys: [this.k(log)], args: [group, consumer] })) === 1;
   }
 
   async logLastId(log: StateKey): Promise<string | null> {

@@ -250,6 +250,15 @@ export function batchContract(ctx: ContractContext): void {
       expect(await ctx.store.logGroupLag(log, GROUP)).toEqual({ pending: 1100, undelivered: 0 });
     });
 
+    it('forgets a consumer only while it holds no pending message', async () => {
+      const { log, ids } = await delivered('consumers', 2);
+      expect(await ctx.store.logGroupRemoveConsumer(log, GROUP, 'c1')).toBe(false);
+      expect(await ctx.store.logGroupLag(log, GROUP)).toEqual({ pending: 2, undelivered: 0 });
+      await ctx.store.logGroupAckWith(log, GROUP, 'c1', ids, []);
+      expect(await ctx.store.logGroupRemoveConsumer(log, GROUP, 'c1')).toBe(true);
+      expect(await ctx.store.logGroupRemoveConsumer(log, GROUP, 'never-read')).toBe(true);
+    });
+
     it('gives a key the first TTL of its writes, and never moves an expiry it already has', async () => {
       const { log, ids } = await delivered('ttl', 1);
       const fresh = key('ack-with', 'ttl-fresh');

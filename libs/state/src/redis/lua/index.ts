@@ -6,6 +6,7 @@ import { indexAddBoundedScript } from './index-add-bounded-1.js';
 import { indexPopDueScript } from './index-pop-due-1.js';
 import { indexRemoveIfScript } from './index-remove-if-1.js';
 import { logAckWithScript } from './log-ack-with-1.js';
+import { logGroupRemoveConsumerScript } from './log-group-remove-consumer-1.js';
 import type { LuaScript } from './lua-script.js';
 import { readWindowScript } from './read-window-1.js';
 
@@ -19,6 +20,7 @@ export {
   indexPopDueScript,
   indexRemoveIfScript,
   logAckWithScript,
+  logGroupRemoveConsumerScript,
   readWindowScript,
 };
 
@@ -32,5 +34,6 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   indexAddBoundedScript,
   indexRemoveIfScript,
   logAckWithScript,
+  logGroupRemoveConsumerScript,
   deleteIfValueScript,
 ];
