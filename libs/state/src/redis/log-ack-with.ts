@@ -1,5 +1,6 @@
 import type { Redis } from 'ioredis';
 import type { BulkWriteOp, StateKey } from '../state-store.js';
+import { compareLogIds } from '../log-ids.js';
 import { checkBulk, checkWrites } from '../write-ops.js';
 import { logAckWithScript } from './lua/index.js';
 import { numbers, runScript } from './scripts.js';
@@ -60,7 +61,9 @@ export async function logAckWith(
 ): Promise<{ applied: boolean; failed: number }> {
   if (ids.length === 0) throw new RangeError('logGroupAckWith: no message ids');
   const { keys, args } = scriptArgs(writes, render);
-  const reply = await runScript(client, logAckWithScript, { keys: [log, ...keys], args: [group, consumer, String(ids.length), ...ids, ...args] });
+  // In id order: the script reads the consumer's pending messages between the first and the last.
+  const sorted = [...ids].sort(compareLogIds);
+  const reply = await runScript(client, logAckWithScript, { keys: [log, ...keys], args: [group, consumer, String(ids.length), ...sorted, ...args] });
   const [applied = 0, failed = 0] = numbers(reply, 2, 'logAckWith');
   return { applied: applied === 1, failed };
 }

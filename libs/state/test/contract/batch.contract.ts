@@ -248,6 +248,12 @@ export function batchContract(ctx: ContractContext): void {
       );
       expect(result).toEqual({ applied: true, failed: 0 });
       expect(await ctx.store.logGroupLag(log, GROUP)).toEqual({ pending: 1100, undelivered: 0 });
+      // Two ids far apart, with 1,098 others of the consumer's between them.
+      const apart = [older[0]?.id ?? '', older[1099]?.id ?? ''];
+      expect(await ctx.store.logGroupAckWith(log, GROUP, 'c1', apart, [{ op: 'increment', key: n, by: 2 }])).toEqual({ applied: true, failed: 0 });
+      expect(await ctx.store.logGroupAckWith(log, GROUP, 'c2', [older[1]?.id ?? ''], [])).toEqual({ applied: false, failed: 0 });
+      expect(await ctx.store.get(n)).toBe('7');
+      expect(await ctx.store.logGroupLag(log, GROUP)).toEqual({ pending: 1098, undelivered: 0 });
     });
 
     it('forgets a consumer only while it holds no pending message', async () => {

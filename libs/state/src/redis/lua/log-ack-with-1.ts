@@ -12,7 +12,8 @@ export const logAckWithScript: LuaScript = {
   lua: `
 -- logAckWith
 -- KEYS[1]   the log (a stream); KEYS[2..] the keys written
--- ARGV[1]   group, ARGV[2] consumer, ARGV[3] n = number of message ids, ARGV[4 .. 3+n] the ids
+-- ARGV[1]   group, ARGV[2] consumer, ARGV[3] n = number of message ids, ARGV[4 .. 3+n] the ids,
+--           the lowest first and the highest last
 -- then, repeated until the end of ARGV, one group of writes per key (k = index into KEYS):
 --   'z', k, ttlMs or '', count, score1, member1, ...   ZADD (then PEXPIRE NX when a TTL is given)
 --   'i', k, ttlMs or '', by                           INCRBY (then PEXPIRE NX)
@@ -20,10 +21,18 @@ export const logAckWithScript: LuaScript = {
 -- Returns {1, writes that failed} when applied, {0, 0} when some message is no longer pending
 -- for the consumer (nothing written).
 local log, group, consumer, n = KEYS[1], ARGV[1], ARGV[2], tonumber(ARGV[3])
--- Each id exactly: pending, and for this consumer (a consumer may hold many other messages).
+-- Every id pending for this consumer: one range read over the batch's ids (the consumer's other
+-- messages in that range count against the cap), each id checked exactly when it overflows.
+local cap = 2 * n + 100
+local mine = {}
+local held = redis.call('XPENDING', log, group, ARGV[4], ARGV[3 + n], cap, consumer)
+for _, p in ipairs(held) do mine[p[1]] = true end
 for i = 4, 3 + n do
-  local p = redis.call('XPENDING', log, group, ARGV[i], ARGV[i], 1)[1]
-  if not p or p[2] ~= consumer then return {0, 0} end
+  if not mine[ARGV[i]] then
+    if #held < cap then return {0, 0} end
+    local p = redis.call('XPENDING', log, group, ARGV[i], ARGV[i], 1)[1]
+    if not p or p[2] ~= consumer then return {0, 0} end
+  end
 end
 -- A script error does not undo earlier writes: walk the groups (not their members) before writing.
 local a = 4 + n
