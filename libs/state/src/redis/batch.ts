@@ -66,6 +66,12 @@ export async function writeBatch(client: Redis, ops: readonly WriteOp[], render:
   const commands = writeBatchCommands(ops, render);
   if (append !== undefined) commands.push(['xadd', append.log, '*', 'm', append.message]);
   if (commands.length === 0) return;
+  // One command needs no pipeline (its object, per-command promises and result array): an intent's ZADD, per dispatch.
+  const [only] = commands;
+  if (commands.length === 1 && only !== undefined) {
+    await client.call(...only);
+    return;
+  }
   const results = await client.pipeline(commands).exec();
   if (results === null) throw new Error('writeBatch: the pipeline was discarded');
   const failed = results.find(([err]) => err !== null);
