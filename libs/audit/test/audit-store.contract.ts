@@ -368,6 +368,19 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
       });
     });
 
+    describe('indexing before reads', () => {
+      it('lists what was appended before each query, however many queries overlap', async () => {
+        const seen: number[] = [];
+        for (let round = 0; round < 5; round++) {
+          await audit.append(draft({ action_id: `overlap-${round}`, dispatchedAtMs: BASE + round }), { ttlMs: null, chain: false });
+          // Several readers at once, as concurrent requests: each must see every record appended before it started.
+          const pages = await Promise.all([0, 1, 2].map(() => query({ namespace: 'ns', tenant: 't1', limit: 100 })));
+          seen.push(...pages.map((p) => p.records.filter((r) => r.action_id.startsWith('overlap-')).length));
+        }
+        expect(seen).toEqual([1, 1, 1, 2, 2, 2, 3, 3, 3, 4, 4, 4, 5, 5, 5]);
+      });
+    });
+
     describe('memory cap', () => {
       it(`evicts the oldest records beyond maxRecords on the memory backend only`, async () => {
         const evictions: number[] = [];

@@ -69,8 +69,8 @@ export class LogAuditIngest implements AuditIngest {
   private loop: Promise<void> | null = null;
   private closed = false;
   /** The catch-up running, and the one queued behind it (which every caller arriving meanwhile shares). */
-  private catching: Promise<boolean> | null = null;
-  private queued: Promise<boolean> | null = null;
+  private running: Promise<boolean> | null = null;
+  private next: Promise<boolean> | null = null;
 
   constructor(
     private readonly store: StateStore,
@@ -97,18 +97,22 @@ export class LogAuditIngest implements AuditIngest {
    * runs, and every call arriving meanwhile waits for the next, which starts after it.
    */
   catchUp(): Promise<boolean> {
-    if (this.catching === null) {
-      this.catching = this.catchUpOnce().finally(() => {
-        this.catching = this.queued;
-        this.queued = null;
+    if (this.running === null) {
+      const run = this.catchUpOnce().finally(() => {
+        if (this.running === run) this.running = null;
       });
-      return this.catching;
+      this.running = run;
+      return run;
     }
-    this.queued ??= this.catching.then(
-      () => this.catchUpOnce(),
-      () => this.catchUpOnce(),
-    );
-    return this.queued;
+    // A run that started before this call may have read its target before this caller's record
+    // was appended: wait for it, then run once more for everyone who arrived meanwhile.
+    this.next ??= this.running
+      .catch(() => false)
+      .then(() => {
+        this.next = null;
+        return this.catchUp();
+      });
+    return this.next;
   }
 
   /**
@@ -141,7 +145,8 @@ export class LogAuditIngest implements AuditIngest {
   async close(): Promise<void> {
     this.closed = true;
     await this.loop;
-    await this.catching?.catch(() => false);
+    await this.next?.catch(() => false);
+    await this.running?.catch(() => false);
     if (this.groupReady === null) return;
     for (const consumer of [this.consumers.loop, this.consumers.reader]) {
       await this.store.logGroupRemoveConsumer(INGEST_LOG, INGEST_GROUP, consumer).catch((err: unknown) => this.opts.onError?.(err));
