@@ -22,6 +22,8 @@ interface Slot {
   worker: Worker;
   busy: boolean;
   waiting: Map<number, (reply: Reply) => void>;
+  /** Settles once the thread runs and holds every module: a call's budget starts after it, not during the thread's start-up. */
+  ready: Promise<void>;
 }
 
 interface Task {
@@ -58,7 +60,7 @@ export class PluginPool {
 
   /** Instantiates a module on every thread (its start function under the CPU budget); returns its initial memory in bytes. */
   async load(name: string, bytes: Uint8Array): Promise<number> {
-    const replies = await Promise.all(this.slots.map((slot) => this.request(slot, { type: 'load', name, bytes })));
+    const replies = await Promise.all(this.slots.map((slot) => this.request(slot, { type: 'load', name, bytes }, LOAD_TIMEOUT_MS)));
     const failed = replies.find((r) => !r.ok);
     if (failed) {
       this.unload(name);
@@ -98,6 +100,7 @@ export class PluginPool {
 
   private async run(slot: Slot, task: Task): Promise<void> {
     slot.busy = true;
+    await slot.ready;
     const reply = await this.request(slot, { type: 'call', name: task.name, fn: task.fn, input: task.input, memoryLimit: this.opts.memoryLimitBytes });
     slot.busy = false;
     task.resolve(verdictOf(reply));
@@ -105,15 +108,15 @@ export class PluginPool {
     this.next();
   }
 
-  /** Sends a message and waits for its reply, at most the CPU budget: past it the thread is replaced. */
-  private request(slot: Slot, message: Record<string, unknown>): Promise<Reply> {
+  /** Sends a message and waits for its reply, at most `timeoutMs` (a call: the CPU budget); past it the thread is replaced. */
+  private request(slot: Slot, message: Record<string, unknown>, timeoutMs = this.opts.cpuLimitMs): Promise<Reply> {
     const id = this.nextId++;
     return new Promise((resolve) => {
       const timer = setTimeout(() => {
         slot.waiting.delete(id);
         this.replace(slot);
         resolve({ id, ok: false, error: TIMED_OUT });
-      }, this.opts.cpuLimitMs);
+      }, timeoutMs);
       slot.waiting.set(id, (reply) => {
         clearTimeout(timer);
         resolve(reply);
@@ -129,12 +132,20 @@ export class PluginPool {
     const fresh = this.spawn();
     slot.worker = fresh.worker;
     slot.waiting = fresh.waiting;
-    for (const [name, bytes] of this.modules) slot.worker.postMessage({ type: 'load', name, bytes, id: 0 });
+    const modules = [...this.modules];
+    slot.ready = fresh.ready.then(async () => {
+      await Promise.all(modules.map(([name, bytes]) => this.request(slot, { type: 'load', name, bytes }, LOAD_TIMEOUT_MS)));
+    });
   }
 
   private spawn(): Slot {
     const worker = new Worker(PLUGIN_WORKER_SOURCE, { eval: true });
-    const slot: Slot = { worker, busy: false, waiting: new Map() };
+    const ready = new Promise<void>((resolve) => {
+      worker.once('online', () => resolve());
+      // A thread that fails to start answers nothing; its calls time out and replace it.
+      worker.once('error', () => resolve());
+    });
+    const slot: Slot = { worker, busy: false, waiting: new Map(), ready };
     worker.on('message', (reply: Reply) => slot.waiting.get(reply.id)?.(reply));
     worker.unref();
     return slot;
@@ -142,6 +153,13 @@ export class PluginPool {
 }
 
 const TIMED_OUT = 'ran past its CPU budget';
+
+/**
+ * How long loading a module into a thread may take: compiling and instantiating it, on a thread
+ * that may still be starting. Not the per-call CPU budget (100 ms or less), which a busy machine
+ * exceeds before the thread runs any plugin code, leaving the plugin unloaded.
+ */
+const LOAD_TIMEOUT_MS = 10_000;
 
 function verdictOf(reply: Reply): PluginVerdict {
   if (!reply.ok) return { verdict: false, error: reply.error ?? 'failed', ...(reply.error === TIMED_OUT ? { timedOut: true } : {}) };
