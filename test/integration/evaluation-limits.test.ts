@@ -16,7 +16,9 @@ describe.each(BACKENDS)('evaluation limits over HTTP (%s)', (backend) => {
   const url = (path: string) => `${gw.url}${path}`;
 
   beforeAll(async () => {
-    gw = await startGateway(backend, { rules: { regex_max_input_length: 32_768 } });
+    // The wall-time limit at its maximum: these tests exercise the cost budgets, which a loaded
+    // machine must not pre-empt with the 50 ms default (libs/rules tests that limit on its own).
+    gw = await startGateway(backend, { rules: { regex_max_input_length: 32_768, cel_max_duration_ms: 10_000 } });
   });
   afterAll(() => gw.close());
 

@@ -54,8 +54,11 @@ describe('CEL expressions: evaluation budget', () => {
   const nested = 'action.payload.l.all(x, action.payload.l.all(y, action.payload.l.all(z, x + y + z >= 0)))';
   const list = Array.from({ length: 400 }, (_, i) => i);
   const compile = (expression: string) => compileRuleDefinition({ name: 'x', expression, action: suppress }, cel, NO_RUNTIMES);
+  /** The cost budget alone: a loaded machine must not reach the 50 ms wall-time limit first. */
+  const costOnly = (celMaxCost?: number) => configureEvaluationLimits({ celMaxDurationMs: 60_000, ...(celMaxCost === undefined ? {} : { celMaxCost }) });
 
   it('stops three nested comprehensions over 400 elements (64 million steps) with an evaluation error', () => {
+    costOnly();
     const started = performance.now();
     expect(() => compile(nested).evaluate(makeInput({ payload: { l: list } }))).toThrow(RuleEvaluationError);
     expect(() => compile(nested).evaluate(makeInput({ payload: { l: list } }))).toThrow(/exceeded its evaluation budget of 100000 units/);
@@ -67,19 +70,20 @@ describe('CEL expressions: evaluation budget', () => {
   });
 
   it('is not absorbed by an expression that swallows the error', () => {
+    costOnly();
     const absorbing = `${nested} || true`;
     expect(() => compile(absorbing).evaluate(makeInput({ payload: { l: list } }))).toThrow(/evaluation budget/);
   });
 
   it('charges regex scans by program size times length', () => {
-    configureEvaluationLimits({ celMaxCost: 1000 });
+    costOnly(1000);
     const scans = compile('action.payload.l.exists(x, action.payload.text.re2Matches("b{50}c"))');
     const text = 'b'.repeat(60_000);
     expect(() => scans.evaluate(makeInput({ payload: { l: [1, 2, 3, 4, 5, 6, 7, 8], text } }))).toThrow(/evaluation budget of 1000/);
   });
 
   it('follows rules.cel_max_cost', () => {
-    configureEvaluationLimits({ celMaxCost: 10 });
+    costOnly(10);
     expect(() => compile('action.payload.l.all(x, x >= 0)').evaluate(makeInput({ payload: { l: list.slice(0, 11) } }))).toThrow(/budget of 10 /);
     expect(compile('action.payload.l.all(x, x >= 0)').evaluate(makeInput({ payload: { l: list.slice(0, 10) } }))).toEqual(suppress);
   });
