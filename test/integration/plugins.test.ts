@@ -63,7 +63,8 @@ describe.each(BACKENDS)('WASM plugin conditions (%s)', (backend) => {
     // A dispatch whose rules reach no plugin is not queued behind them.
     const plainStarted = Date.now();
     expect((await dispatch('other', {})).outcome).toBe('executed');
-    expect(Date.now() - plainStarted).toBeLessThan(150);
+    // Queued behind the 20 spinning calls on the 2 threads it would wait ≈ 1 s; the margin is for a loaded machine.
+    expect(Date.now() - plainStarted).toBeLessThan(500);
     expect((await Promise.all(spinning)).map((o) => o.outcome)).toEqual(Array(20).fill('executed'));
     // The pool replaced its threads: plugins still answer.
     expect((await dispatch('say', { text: 'again!' })).outcome).toBe('suppressed');

@@ -53,6 +53,11 @@ export class PluginPool {
   private readonly modules = new Map<string, Uint8Array>();
   private nextId = 1;
   private closed = false;
+  private onClosed: () => void = () => {};
+  /** Settles on close(): a call waiting for its thread to start gives up then. */
+  private readonly closing = new Promise<void>((resolve) => {
+    this.onClosed = resolve;
+  });
 
   constructor(private readonly opts: PluginPoolOptions) {
     for (let i = 0; i < opts.size; i++) this.slots.push(this.spawn());
@@ -85,8 +90,12 @@ export class PluginPool {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.onClosed();
     for (const task of this.queue.splice(0)) task.resolve({ verdict: false, error: 'plugin pool is closed' });
-    await Promise.all(this.slots.map((s) => s.worker.terminate()));
+    // Bounded: a thread still starting may not report its exit promptly, and an unref'd thread
+    // does not keep the process alive anyway.
+    const stopped = Promise.all(this.slots.map((s) => s.worker.terminate()));
+    await Promise.race([stopped, new Promise((r) => setTimeout(r, TERMINATE_WAIT_MS).unref())]);
   }
 
   private next(): void {
@@ -100,7 +109,11 @@ export class PluginPool {
 
   private async run(slot: Slot, task: Task): Promise<void> {
     slot.busy = true;
-    await slot.ready;
+    await Promise.race([slot.ready, this.closing]);
+    if (this.closed) {
+      task.resolve({ verdict: false, error: 'plugin pool is closed' });
+      return;
+    }
     const reply = await this.request(slot, { type: 'call', name: task.name, fn: task.fn, input: task.input, memoryLimit: this.opts.memoryLimitBytes });
     slot.busy = false;
     task.resolve(verdictOf(reply));
@@ -160,6 +173,9 @@ const TIMED_OUT = 'ran past its CPU budget';
  * exceeds before the thread runs any plugin code, leaving the plugin unloaded.
  */
 const LOAD_TIMEOUT_MS = 10_000;
+
+/** How long close() waits for the threads to exit. */
+const TERMINATE_WAIT_MS = 1000;
 
 function verdictOf(reply: Reply): PluginVerdict {
   if (!reply.ok) return { verdict: false, error: reply.error ?? 'failed', ...(reply.error === TIMED_OUT ? { timedOut: true } : {}) };
