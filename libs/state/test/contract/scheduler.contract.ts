@@ -209,7 +209,8 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       await elapse(0);
       await ran(runs, 1); // a fixed period fires once right away
       await elapse(99);
-      expect(runs.filter((r) => r.at < t0 + 100 - slack())).toHaveLength(1);
+      // Not twice within the first period (a loaded machine may have run the first one late, near its end).
+      expect(runs.filter((r) => r.at < t0 + 100 - slack()).length).toBeLessThanOrEqual(1);
       await elapse(101);
       const ticks = await ran(runs, 3);
       // Slots follow the first run (BullMQ keeps that offset too); on a manual clock, exactly.
