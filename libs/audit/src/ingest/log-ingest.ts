@@ -44,8 +44,8 @@ interface SortedBatch {
   ack: string[];
   givenUp: number;
   writes: BulkWriteOp[];
-  /** Per acknowledged message, its own counters (the fallback when the batch as a whole is refused). */
-  counters: Map<string, BulkWriteOp[]>;
+  /** Per acknowledged message, its own writes (the fallback, when the batch as a whole is refused, takes their counters). */
+  byMessage: Map<string, BulkWriteOp[]>;
 }
 
 /**
@@ -197,9 +197,9 @@ export class LogAuditIngest implements AuditIngest {
    * again (no change) and the counters once.
    */
   private async indexBatch(consumer: string, batch: readonly LogDelivery[]): Promise<void> {
-    const { ack, givenUp, writes, counters } = this.sort(batch);
+    const { ack, givenUp, writes, byMessage } = this.sort(batch);
     let failed = givenUp;
-    const { entries, summed } = splitWrites(writes);
+    const { entries, counters } = splitWrites(writes);
     try {
       await this.store.writeBatch(entries);
     } catch (err) {
@@ -210,11 +210,14 @@ export class LogAuditIngest implements AuditIngest {
       this.opts.onError?.(err);
     }
     if (ack.length === 0) return;
-    const result = await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, ack, summed);
+    const result = await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, ack, counters);
     if (result.applied) failed += result.failed;
     else {
       // Some message was taken over meanwhile (this consumer looked dead): each of the others alone.
-      for (const id of ack) failed += (await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, [id], counters.get(id) ?? [])).failed;
+      for (const id of ack) {
+        const own = (byMessage.get(id) ?? []).filter((w) => w.op === 'increment');
+        failed += (await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, [id], own)).failed;
+      }
     }
     if (this.opts.onIndexed) this.opts.onIndexed({ indexed: ack.length, failedWrites: failed, backlog: await this.store.logLength(INGEST_LOG) });
   }
@@ -225,7 +228,7 @@ export class LogAuditIngest implements AuditIngest {
    * format (a rolling upgrade) is left pending for a consumer that reads it.
    */
   private sort(batch: readonly LogDelivery[]): SortedBatch {
-    const sorted: SortedBatch = { ack: [], givenUp: 0, writes: [], counters: new Map() };
+    const sorted: SortedBatch = { ack: [], givenUp: 0, writes: [], byMessage: new Map() };
     for (const m of batch) {
       const decoded = decodeIndexMessage(m.message);
       if (decoded === 'newer') continue;
@@ -241,10 +244,7 @@ export class LogAuditIngest implements AuditIngest {
       }
       sorted.ack.push(m.id);
       for (const w of writes) sorted.writes.push(w);
-      sorted.counters.set(
-        m.id,
-        writes.filter((w) => w.op === 'increment'),
-      );
+      sorted.byMessage.set(m.id, writes);
     }
     return sorted;
   }
@@ -266,12 +266,12 @@ export class LogAuditIngest implements AuditIngest {
  * Index entries (idempotent), grouped by key so each key is one command, and the counters
  * (applied exactly once, with the acknowledgement; the script sums them per key).
  */
-function splitWrites(writes: readonly BulkWriteOp[]): { entries: BulkWriteOp[]; summed: BulkWriteOp[] } {
+function splitWrites(writes: readonly BulkWriteOp[]): { entries: BulkWriteOp[]; counters: BulkWriteOp[] } {
   const byKey = new Map<string, BulkWriteOp[]>();
-  const summed: BulkWriteOp[] = [];
+  const counters: BulkWriteOp[] = [];
   for (const w of writes) {
     if (w.op === 'increment') {
-      summed.push(w);
+      counters.push(w);
       continue;
     }
     const name = keyName(w.index);
@@ -279,5 +279,5 @@ function splitWrites(writes: readonly BulkWriteOp[]): { entries: BulkWriteOp[]; 
     if (group === undefined) byKey.set(name, [w]);
     else group.push(w);
   }
-  return { entries: [...byKey.values()].flat(), summed };
+  return { entries: [...byKey.values()].flat(), counters };
 }

@@ -22,7 +22,7 @@ import type {
   WriteOp,
 } from '../state-store.js';
 import { checkScore, logMaxLen, maxMembersArg, popLimit, rangeArgs, scanCount, scoreBounds, ttlOf, windowArgs } from '../store-args.js';
-import { checkBulk, checkSameScope, checkWrites } from '../write-ops.js';
+import { checkBulk, checkSameScope, checkWrites, type CheckedWrite } from '../write-ops.js';
 import { compareLogIds } from '../log-ids.js';
 import { Keyspace } from './memory-keyspace.js';
 import { LocalBus } from './memory-pubsub.js';
@@ -204,17 +204,22 @@ export class MemoryStateStore implements StateStore {
    * ones after it, as in a Redis pipeline; the call then rejects with the first error.
    */
   async writeBatch(ops: readonly WriteOp[], opts: WriteBatchOptions = {}): Promise<void> {
-    const writes = checkWrites(ops);
-    let failure: { error: unknown } | undefined;
+    const errors = this.applyEach(checkWrites(ops));
+    if (opts.append !== undefined) this.append(opts.append.log, opts.append.message, undefined);
+    if (errors.length > 0) throw errors[0];
+  }
+
+  /** Applies every write, as a Redis pipeline runs every command: one that fails does not stop the others. Returns the errors. */
+  private applyEach(writes: readonly CheckedWrite[]): unknown[] {
+    const errors: unknown[] = [];
     for (const w of writes) {
       try {
         applyWrite(this.ks, r(w.key), w);
       } catch (error) {
-        failure ??= { error };
+        errors.push(error);
       }
     }
-    if (opts.append !== undefined) this.append(opts.append.log, opts.append.message, undefined);
-    if (failure !== undefined) throw failure.error;
+    return errors;
   }
 
   /** Mirrors lua/compare-and-swap-with-1.ts: every write is checked before anything is written. */
@@ -347,14 +352,7 @@ export class MemoryStateStore implements StateStore {
     const checked = checkWrites(checkBulk(writes));
     const { entry, g } = this.group(log, group);
     if (!ids.every((id) => g.pending.get(id)?.consumer === consumer)) return { applied: false, failed: 0 };
-    let failed = 0;
-    for (const w of checked) {
-      try {
-        applyWrite(this.ks, r(w.key), w);
-      } catch {
-        failed++;
-      }
-    }
+    const failed = this.applyEach(checked).length;
     const acked = new Set(ids);
     for (const id of ids) g.pending.delete(id);
     entry.entries = entry.entries.filter((e) => !acked.has(e.id));
