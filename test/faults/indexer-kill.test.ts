@@ -55,27 +55,35 @@ describe('faults: audit indexers SIGKILLed mid-batch', () => {
     };
     const load = Promise.all(Array.from({ length: CONCURRENCY }, lane));
 
-    // Kill a worker the moment it holds a batch; what it held stays pending under its name.
+    // Kill a worker while it holds a batch; what it held stays pending under its name. Seen holding
+    // one, it is frozen (SIGSTOP) and checked again: still holding → SIGKILL; done meanwhile (a
+    // loaded machine answers the check late) → resumed, and watched again.
     const killedMidBatch: number[] = [];
     for (const victim of cluster.workers.slice(0, 2)) {
       const pid = victim.child.pid;
       if (pid === undefined) throw new Error('worker has no pid');
       const consumerOf = (name: string) => name.includes(`-${pid}-`) && name.endsWith('-loop');
+      const held = async () => [...(await pendingByConsumer(redis))].filter(([c]) => consumerOf(c)).reduce((sum, [, n]) => sum + n, 0);
       await poll(
-        `worker ${pid} to hold a batch`,
+        `worker ${pid} to be killed holding a batch`,
         async () => {
-          const held = [...(await pendingByConsumer(redis))].some(([c, n]) => consumerOf(c) && n > 0);
-          if (held) victim.kill('SIGKILL');
-          return held;
+          if ((await held()) === 0) return false;
+          victim.kill('SIGSTOP');
+          if ((await held()) > 0) {
+            victim.kill('SIGKILL');
+            return true;
+          }
+          victim.kill('SIGCONT');
+          return false;
         },
         { timeoutMs: 30_000, intervalMs: 0 },
       );
       await victim.exited;
-      const left = [...(await pendingByConsumer(redis))].filter(([c]) => consumerOf(c)).reduce((sum, [, n]) => sum + n, 0);
+      const left = await held();
       if (left > 0) killedMidBatch.push(left);
     }
     await load;
-    expect(killedMidBatch.length).toBeGreaterThan(0);
+    expect(killedMidBatch).toHaveLength(2);
     expect(answered.size).toBe(TOTAL);
 
     // The survivor takes the dead consumers' batches over (and reads the rest): the log empties.
