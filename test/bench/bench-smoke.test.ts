@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from '../support/redis-url.js';
 import { LoadClient } from './load-client.js';
 import { RedisCountingProxy, trafficDelta } from './redis-counting-proxy.js';
-import { detailsTable, resultsTable } from './report.js';
+import { detailsTable, openLoopTable, resultsTable } from './report.js';
 import { runScenario } from './scenario-runner.js';
 import { scenarioTable } from './scenarios.js';
 import { checkTargets } from './targets.js';
@@ -37,6 +37,12 @@ describe('bench smoke', () => {
       expect(Number.isFinite(v) && v > 0).toBe(true);
     }
     expect(r.redis).toBeNull();
+    // Then the open loop at half that rate: every scheduled request answered, latencies from the schedule.
+    expect(r.openLoop?.offeredPerSec).toBe(Math.max(1, Math.round((0.5 * r.requests) / r.durationS)));
+    expect(r.openLoop).toMatchObject({ failed: 0, skipped: 0 });
+    expect(r.openLoop?.ok).toBeGreaterThan(0);
+    expect(Number.isFinite(r.openLoop?.latency.p99) && (r.openLoop?.latency.p99 ?? 0) > 0).toBe(true);
+    expect(openLoopTable([r])).toContain('| b |');
     expect(resultsTable([r])).toContain('| b: memory, no rules, audit on |');
     expect(detailsTable([r])).toContain('| b |');
     const targets = checkTargets([r]);

@@ -1,22 +1,22 @@
 /** The runner's handle on the load driver process (load-driver.ts), forked once per bench run. */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import type { DriverReply, DriverRequest, LoadOptions, LoadResult } from './load-protocol.js';
+import type { DriverReply, DriverRequest, LoadOptions, LoadResult, OpenLoopLoadOptions, OpenLoopLoadResult } from './load-protocol.js';
 import { REPO_ROOT } from './process-launcher.js';
 
 const DRIVER = fileURLToPath(new URL('./load-driver.ts', import.meta.url));
 
 export class LoadClient {
   private nextId = 1;
-  private readonly pending = new Map<number, { resolve: (r: LoadResult) => void; reject: (e: Error) => void }>();
+  private readonly pending = new Map<number, { resolve: (r: never) => void; reject: (e: Error) => void }>();
 
   private constructor(private readonly child: ChildProcess) {
     child.on('message', (reply: DriverReply) => {
       const waiter = this.pending.get(reply.id);
       if (!waiter) return;
       this.pending.delete(reply.id);
-      if (reply.type === 'result') waiter.resolve(reply.result);
-      else waiter.reject(new Error(`load driver: ${reply.message}`));
+      if (reply.type === 'error') waiter.reject(new Error(`load driver: ${reply.message}`));
+      else waiter.resolve(reply.result as never);
     });
     child.once('exit', (code, signal) => {
       for (const waiter of this.pending.values()) waiter.reject(new Error(`load driver exited (code ${code}, signal ${signal})`));
@@ -36,11 +36,21 @@ export class LoadClient {
     return pid;
   }
 
+  /** A closed loop: `connections` requests always in flight (autocannon). */
   run(options: LoadOptions): Promise<LoadResult> {
+    return this.request<LoadResult>((id) => ({ type: 'run', id, options }));
+  }
+
+  /** An open loop at a fixed rate (open-loop.ts). */
+  runOpenLoop(options: OpenLoopLoadOptions): Promise<OpenLoopLoadResult> {
+    return this.request<OpenLoopLoadResult>((id) => ({ type: 'open-loop', id, options }));
+  }
+
+  private request<T>(message: (id: number) => DriverRequest): Promise<T> {
     const id = this.nextId++;
-    return new Promise((resolve, reject) => {
-      this.pending.set(id, { resolve, reject });
-      this.child.send({ type: 'run', id, options } satisfies DriverRequest);
+    return new Promise<T>((resolve, reject) => {
+      this.pending.set(id, { resolve: resolve as (r: never) => void, reject });
+      this.child.send(message(id));
     });
   }
 

@@ -6,7 +6,8 @@
  */
 import autocannon from 'autocannon';
 import { bodyGenerator, fixedBody, type BodySpec } from './action-body.js';
-import type { DriverReply, DriverRequest, LatencySummary, LoadOptions, LoadResult } from './load-protocol.js';
+import type { DriverReply, DriverRequest, LoadOptions, LoadResult, OpenLoopLoadOptions, OpenLoopLoadResult } from './load-protocol.js';
+import { runOpenLoop, summarizeLatencies } from './open-loop.js';
 
 const generators = new Map<string, () => string>();
 
@@ -18,20 +19,6 @@ function generatorFor(spec: BodySpec): () => string {
     generators.set(key, gen);
   }
   return gen;
-}
-
-function summarize(samples: Float64Array, count: number): LatencySummary {
-  const sorted = samples.slice(0, count).sort();
-  const at = (q: number) => (count === 0 ? Number.NaN : (sorted[Math.min(count - 1, Math.floor(q * count))] ?? Number.NaN));
-  let sum = 0;
-  for (let i = 0; i < count; i++) sum += sorted[i] ?? 0;
-  return {
-    p50: at(0.5),
-    p90: at(0.9),
-    p99: at(0.99),
-    max: count === 0 ? Number.NaN : (sorted[count - 1] ?? Number.NaN),
-    mean: count === 0 ? Number.NaN : sum / count,
-  };
 }
 
 function runLoad(opts: LoadOptions): Promise<LoadResult> {
@@ -54,7 +41,7 @@ function runLoad(opts: LoadOptions): Promise<LoadResult> {
         errors: result.errors,
         timeouts: result.timeouts,
         statusCodes,
-        latency: summarize(samples, count),
+        latency: summarizeLatencies(samples, count),
       });
     });
     instance.on('response', (_client, statusCode, _bytes, responseTime) => {
@@ -69,11 +56,31 @@ function runLoad(opts: LoadOptions): Promise<LoadResult> {
   });
 }
 
+/** The open loop's unmeasured lead-in (new sockets and cold code would otherwise set its p99). */
+const OPEN_LOOP_WARMUP_S = 1;
+
+async function runOpenLoopLoad(opts: OpenLoopLoadOptions): Promise<OpenLoopLoadResult> {
+  const fixed = fixedBody(opts.body);
+  const next = fixed === undefined ? generatorFor(opts.body) : () => fixed;
+  const r = await runOpenLoop({
+    url: opts.url,
+    path: opts.path,
+    ratePerSec: opts.ratePerSec,
+    durationS: opts.durationS,
+    warmupS: OPEN_LOOP_WARMUP_S,
+    connections: opts.connections,
+    nextBody: next,
+  });
+  return { offeredPerSec: opts.ratePerSec, achievedPerSec: r.achievedPerSec, ok: r.ok, failed: r.failed, skipped: r.skipped, latency: r.latency };
+}
+
 process.on('message', (message: DriverRequest) => {
-  if (message.type !== 'run') return;
-  runLoad(message.options).then(
-    (result) => process.send?.({ type: 'result', id: message.id, result } satisfies DriverReply),
-    (err: unknown) => process.send?.({ type: 'error', id: message.id, message: err instanceof Error ? err.message : String(err) } satisfies DriverReply),
-  );
+  const fail = (err: unknown) =>
+    process.send?.({ type: 'error', id: message.id, message: err instanceof Error ? err.message : String(err) } satisfies DriverReply);
+  if (message.type === 'run') {
+    runLoad(message.options).then((result) => process.send?.({ type: 'result', id: message.id, result } satisfies DriverReply), fail);
+  } else if (message.type === 'open-loop') {
+    runOpenLoopLoad(message.options).then((result) => process.send?.({ type: 'open-loop-result', id: message.id, result } satisfies DriverReply), fail);
+  }
 });
 process.on('disconnect', () => process.exit(0));

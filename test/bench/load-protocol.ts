@@ -29,5 +29,24 @@ export interface LoadResult {
   latency: LatencySummary;
 }
 
-export type DriverRequest = { type: 'run'; id: number; options: LoadOptions };
-export type DriverReply = { type: 'result'; id: number; result: LoadResult } | { type: 'error'; id: number; message: string };
+/** An open-loop run (open-loop.ts): requests sent at `ratePerSec`, evenly spaced, over up to `connections` sockets. */
+export interface OpenLoopLoadOptions extends LoadOptions {
+  ratePerSec: number;
+}
+
+export interface OpenLoopLoadResult {
+  offeredPerSec: number;
+  achievedPerSec: number;
+  ok: number;
+  failed: number;
+  /** Scheduled requests not sent because too many were outstanding (the server fell behind). */
+  skipped: number;
+  /** From each request's scheduled send time. */
+  latency: LatencySummary;
+}
+
+export type DriverRequest = { type: 'run'; id: number; options: LoadOptions } | { type: 'open-loop'; id: number; options: OpenLoopLoadOptions };
+export type DriverReply =
+  | { type: 'result'; id: number; result: LoadResult }
+  | { type: 'open-loop-result'; id: number; result: OpenLoopLoadResult }
+  | { type: 'error'; id: number; message: string };

@@ -62,6 +62,24 @@ export function detailsTable(results: readonly ScenarioResult[]): string {
   ].join('\n');
 }
 
+/** The open-loop runs (empty string when no scenario had one). */
+export function openLoopTable(results: readonly ScenarioResult[]): string {
+  const rows = results.flatMap((r) => {
+    const o = r.openLoop;
+    if (!o) return [];
+    const l = o.latency;
+    return [
+      `| ${r.id} | ${num(o.offeredPerSec, 0)} | ${num(o.achievedPerSec, 0)} | ${num(l.p50, 2)} | ${num(l.p90, 2)} | ${num(l.p99, 2)} | ${num(l.max, 2)} | ${o.failed} | ${o.skipped} |`,
+    ];
+  });
+  if (rows.length === 0) return '';
+  return [
+    '| scenario | offered req/s | answered req/s | p50 ms | p90 ms | p99 ms | max ms | failed | not sent |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...rows,
+  ].join('\n');
+}
+
 export function targetsTable(checks: readonly TargetCheck[]): string {
   return ['| target | measured | status |', '|---|---|---|', ...checks.map((c) => `| ${c.target} | ${c.measured} | ${c.status} |`)].join('\n');
 }

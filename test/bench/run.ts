@@ -4,6 +4,9 @@
  * ratio to the bare-Fastify baseline (measured in the same run) and the targets, and writes
  * .bench-results/bench.json.
  *
+ * Scenarios (b) and (e) then run an open loop at half their throughput (open-loop.ts) for the
+ * latency at a load the server carries.
+ *
  * Options:
  *   --quick            3 s per scenario after a 1 s warm-up (default: 10 s after 2 s)
  *   --duration S       measured seconds per scenario
@@ -23,10 +26,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LoadClient } from './load-client.js';
 import { REPO_ROOT } from './process-launcher.js';
-import { detailsTable, machineInfo, resultsTable, targetsTable, writeJson } from './report.js';
+import { detailsTable, machineInfo, openLoopTable, resultsTable, targetsTable, writeJson } from './report.js';
 import type { ScenarioResult } from './scenario-result.js';
 import { runScenario, type RunSettings } from './scenario-runner.js';
-import { SCENARIO_IDS, scenarioTable, type ScenarioId } from './scenarios.js';
+import { OPEN_LOOP_SHARE, SCENARIO_IDS, scenarioTable, type ScenarioId } from './scenarios.js';
 import { waitForQuiet } from './quiet-machine.js';
 import { checkTargets } from './targets.js';
 
@@ -104,6 +107,13 @@ async function main(): Promise<void> {
           `      ${Math.round(r.reqPerSec)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms, other load ${r.otherCores.toFixed(2)} cores` +
             `${failed ? `, ${failed} FAILED requests ${JSON.stringify(r.failures.statusCodes)}` : ''}`,
         );
+        if (r.openLoop) {
+          const o = r.openLoop;
+          console.error(
+            `      open loop at ${o.offeredPerSec} req/s: p50 ${o.latency.p50.toFixed(2)} ms, p99 ${o.latency.p99.toFixed(2)} ms` +
+              `${o.failed + o.skipped ? `, ${o.failed} failed, ${o.skipped} not sent` : ''}`,
+          );
+        }
         if (best === undefined || r.otherCores < best.otherCores) best = r;
       }
       if (best) results.push(best);
@@ -120,6 +130,8 @@ async function main(): Promise<void> {
   console.log(resultsTable(results));
   console.log('\n### Details\n');
   console.log(detailsTable(results));
+  const open = openLoopTable(results);
+  if (open) console.log(`\n### Open loop (${Math.round(OPEN_LOOP_SHARE * 100)} % of each scenario's throughput, evenly spaced)\n\n${open}`);
   console.log('\n### Targets\n');
   console.log(targetsTable(targets));
   writeJson(out, { generatedAt: started, machine, settings, quietWaitS, retries, results, targets });

@@ -1,5 +1,5 @@
 /** What one scenario run produces (the JSON file holds a list of these). */
-import type { LatencySummary } from './load-protocol.js';
+import type { LatencySummary, OpenLoopLoadResult } from './load-protocol.js';
 import type { DedupMemory } from './redis-stats.js';
 import type { ScenarioId } from './scenarios.js';
 
@@ -78,6 +78,8 @@ export interface ScenarioResult {
   idleRssMb: number;
   processes: ProcessStats[];
   redis: RedisResult | null;
+  /** The open-loop run after the measured one (scenarios with `openLoop`); null: none. */
+  openLoop: OpenLoopLoadResult | null;
   /** Silences created over HTTP before the sanity check (not part of the measured run); null: none. */
   silences: { created: number; setupMs: number } | null;
 }

@@ -19,7 +19,7 @@ import { writeRulesDir } from './rules-fixture.js';
 import { sanityCheck } from './sanity-check.js';
 import { createSilences } from './silences-fixture.js';
 import type { ProcessStats, RedisResult, ScenarioResult } from './scenario-result.js';
-import type { Scenario } from './scenarios.js';
+import { OPEN_LOOP_SHARE, type Scenario } from './scenarios.js';
 import { startTopology } from './topology.js';
 
 export interface RunSettings {
@@ -86,6 +86,15 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
       const redisDelta = stats && redisBefore ? RedisStats.delta(await stats.snapshot(), redisBefore) : undefined;
       const perRequest = actionsPerRequest(scenario.body);
       const dispatched = countDispatches && dispatchedBefore !== undefined ? (await countDispatches()) - dispatchedBefore : run.ok * perRequest;
+      // Latency at a load the server carries: the closed loop's p99 is throughput-bound (performance.md).
+      const openLoop =
+        scenario.openLoop && run.ok > 0
+          ? await load.runOpenLoop({
+              ...loadOptions,
+              durationS: settings.durationS,
+              ratePerSec: Math.max(1, Math.round((OPEN_LOOP_SHARE * run.ok) / run.durationS)),
+            })
+          : null;
 
       const processes: ProcessStats[] = measured.map((p) => {
         const mem = memory(p.pid);
@@ -125,6 +134,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
         idleRssMb: Math.max(...apiStats.map((p) => p.idleRssMb)),
         processes,
         redis: redisDelta ? redisResult(redisDelta, dispatched) : null,
+        openLoop,
         silences,
       };
     } finally {

@@ -36,12 +36,18 @@ describe('SortedIndex (memory sorted set)', () => {
     expect([...words].sort(compareMembers)).toEqual(bytes);
   });
 
-  // Chunks of 1-2 entries make every operation cross chunk boundaries, split and drop chunks.
-  it.each([512, 1])('agrees with a sort-on-read model over random operations (chunk size %i)', (chunkSize) => {
+  // Chunks of 1-2 entries make every operation cross chunk boundaries, split and drop chunks; the
+  // member lookup is built from the first member, part-way through, or never (scans only).
+  it.each([
+    [512, 16],
+    [1, 0],
+    [2, 6],
+    [1, 1000],
+  ])('agrees with a sort-on-read model over random operations (chunk size %i, lookup above %i members)', (chunkSize, lookupFrom) => {
     const rnd = random(42);
     const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rnd() * xs.length)] as T;
     const bound = () => (rnd() < 0.2 ? undefined : pick(SCORES));
-    const index = new SortedIndex(chunkSize);
+    const index = new SortedIndex(chunkSize, lookupFrom);
     const model = new NaiveIndex();
     for (let step = 0; step < 5000; step++) {
       const roll = rnd();

@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from '@sluice/core';
 import type { StateKey } from '../state-store.js';
+import { flatten } from './flat-string.js';
 import type { SortedIndex } from './sorted-index.js';
 
 /* The memory backend's keyspace: one map of rendered key → typed entry, like Redis's. */
@@ -73,6 +74,7 @@ export class Keyspace {
 
   put(rendered: string, entry: Entry): void {
     this.assertOpen();
+    if (entry.type === 'string' || entry.type === 'hash') flatten(entry.value);
     this.entries.set(rendered, entry);
   }
 

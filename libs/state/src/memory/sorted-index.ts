@@ -1,19 +1,36 @@
 import type { IndexEntry } from '../state-store.js';
+import { flatten } from './flat-string.js';
+
+/** Entries in ZSET order, as parallel arrays: no object per entry, and scores held unboxed. */
+interface Chunk {
+  members: string[];
+  scores: number[];
+}
+
+/** Holds for every position from some point on (a monotone predicate over the order). */
+type AtOrAfter = (score: number, member: string) => boolean;
 
 /**
- * The memory backend's sorted set: a member → score map plus the entries in Redis's ZSET order
- * (score, then member bytes), held in chunks of at most 2 × chunkSize. A write splices one chunk,
- * so it stays cheap at any size (one array of 100 000 entries took ~200 µs per splice at its
- * front, which the audit store's eviction does on every append once at its cap). Reads
- * binary-search the chunks' last entries, then one chunk: O(log n + n / chunkSize + page).
+ * The memory backend's sorted set: its entries in Redis's ZSET order (score, then member bytes),
+ * held in chunks of at most 2 × chunkSize, and a member → score map once there are more than
+ * `lookupFrom` members (below that, a scan of the few entries finds a member: the audit trail
+ * keeps one small set per action id, and a Map each would cost more than the set's data).
+ * A write splices one chunk, so it stays cheap at any size (one array of 100 000 entries took
+ * ~200 µs per splice at its front, which the audit store's eviction does on every append once
+ * at its cap). Reads binary-search the chunks' last entries, then one chunk:
+ * O(log n + n / chunkSize + page). Entries are not objects, so a large index is a few arrays
+ * for the garbage collector to mark, not a million small objects.
  */
 export class SortedIndex {
-  private readonly scores = new Map<string, number>();
-  private chunks: IndexEntry[][] = [];
+  private lookup: Map<string, number> | null = null;
+  private chunks: Chunk[] = [];
   private total = 0;
 
   /** Chunks split above 2 × chunkSize entries; small values are for tests. */
-  constructor(private readonly chunkSize = 512) {}
+  constructor(
+    private readonly chunkSize = 512,
+    private readonly lookupFrom = 16,
+  ) {}
 
   get size(): number {
     return this.total;
@@ -21,28 +38,34 @@ export class SortedIndex {
 
   /** ZSCORE is not nil */
   has(member: string): boolean {
-    return this.scores.has(member);
+    return this.score(member) !== undefined;
   }
 
   /** ZSCORE */
   score(member: string): number | undefined {
-    return this.scores.get(member);
+    if (this.lookup !== null) return this.lookup.get(member);
+    for (const chunk of this.chunks) {
+      const at = chunk.members.indexOf(member);
+      if (at >= 0) return chunk.scores[at];
+    }
+    return undefined;
   }
 
   /** ZADD: adds or moves the member. */
   add(member: string, score: number): void {
-    const old = this.scores.get(member);
+    const old = this.score(member);
     if (old === score) return;
     if (old !== undefined) this.removeAt(old, member);
-    this.scores.set(member, score);
-    this.insert({ member, score });
+    this.insert(member, score);
+    if (this.lookup !== null) this.lookup.set(member, score);
+    else if (this.total > this.lookupFrom) this.lookup = this.allScores();
   }
 
   /** ZREM */
   remove(member: string): boolean {
-    const score = this.scores.get(member);
+    const score = this.score(member);
     if (score === undefined) return false;
-    this.scores.delete(member);
+    this.lookup?.delete(member);
     this.removeAt(score, member);
     return true;
   }
@@ -54,7 +77,7 @@ export class SortedIndex {
     const start = rev ? Math.max(from, to - offset - limit) : from + offset;
     const end = rev ? to - offset : Math.min(to, from + offset + limit);
     if (start >= end) return [];
-    const page = this.slice(start, end, false).map((e) => ({ ...e }));
+    const page = this.slice(start, end, false);
     return rev ? page.reverse() : page;
   }
 
@@ -68,67 +91,82 @@ export class SortedIndex {
   removeRange(min: number, max: number): number {
     const [from, to] = this.bounds(min, max);
     if (to <= from) return 0;
-    for (const { member } of this.slice(from, to, true)) this.scores.delete(member);
-    return to - from;
+    const removed = this.slice(from, to, true);
+    if (this.lookup !== null) for (const { member } of removed) this.lookup.delete(member);
+    return removed.length;
   }
 
   /** Removes and returns up to `limit` entries with score <= maxScore, lowest first. */
   popDue(maxScore: number, limit: number): IndexEntry[] {
     const due = Math.min(
       limit,
-      this.rank((e) => e.score > maxScore),
+      this.rank((score) => score > maxScore),
     );
     if (due <= 0) return [];
     const popped = this.slice(0, due, true);
-    for (const { member } of popped) this.scores.delete(member);
+    if (this.lookup !== null) for (const { member } of popped) this.lookup.delete(member);
     return popped;
   }
 
-  private insert(entry: IndexEntry): void {
-    const atOrAfter = (e: IndexEntry) => !precedes(e, entry.score, entry.member);
+  private allScores(): Map<string, number> {
+    const lookup = new Map<string, number>();
+    for (const { members, scores } of this.chunks) for (let i = 0; i < members.length; i++) lookup.set(members[i] as string, scores[i] as number);
+    return lookup;
+  }
+
+  private insert(member: string, score: number): void {
+    flatten(member);
+    const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
     const c = Math.min(this.chunkWith(atOrAfter), this.chunks.length - 1);
     const chunk = this.chunks[c];
     if (chunk === undefined) {
-      this.chunks.push([entry]);
+      this.chunks.push({ members: [member], scores: [score] });
     } else {
-      chunk.splice(search(chunk, atOrAfter), 0, entry);
-      if (chunk.length > 2 * this.chunkSize) this.chunks.splice(c + 1, 0, chunk.splice(this.chunkSize));
+      const at = search(chunk, atOrAfter);
+      chunk.members.splice(at, 0, member);
+      chunk.scores.splice(at, 0, score);
+      if (chunk.members.length > 2 * this.chunkSize) {
+        this.chunks.splice(c + 1, 0, { members: chunk.members.splice(this.chunkSize), scores: chunk.scores.splice(this.chunkSize) });
+      }
     }
     this.total++;
   }
 
   /** Removes the entry (score, member), which must be present. */
   private removeAt(score: number, member: string): void {
-    const atOrAfter = (e: IndexEntry) => !precedes(e, score, member);
+    const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
     const c = this.chunkWith(atOrAfter);
     const chunk = this.chunks[c];
     if (chunk === undefined) throw new Error('SortedIndex: member missing from its chunk');
-    chunk.splice(search(chunk, atOrAfter), 1);
-    if (chunk.length === 0) this.chunks.splice(c, 1);
+    const at = search(chunk, atOrAfter);
+    chunk.members.splice(at, 1);
+    chunk.scores.splice(at, 1);
+    if (chunk.members.length === 0) this.chunks.splice(c, 1);
     this.total--;
   }
 
-  /** Entries at positions [start, end), removed from the index when `take` (their scores stay in the map). */
+  /** Entries at positions [start, end), removed from the index when `take` (the lookup is the caller's to update). */
   private slice(start: number, end: number, take: boolean): IndexEntry[] {
     const out: IndexEntry[] = [];
     let offset = 0;
     for (let c = 0; c < this.chunks.length && offset < end; ) {
-      const chunk = this.chunks[c] as IndexEntry[];
+      const chunk = this.chunks[c] as Chunk;
+      const length = chunk.members.length;
       const from = Math.max(0, start - offset);
-      const to = Math.min(chunk.length, end - offset);
-      offset += chunk.length;
+      const to = Math.min(length, end - offset);
+      offset += length;
       if (from < to) {
+        for (let i = from; i < to; i++) out.push({ member: chunk.members[i] as string, score: chunk.scores[i] as number });
         if (take) {
-          out.push(...chunk.splice(from, to - from));
+          chunk.members.splice(from, to - from);
+          chunk.scores.splice(from, to - from);
           this.total -= to - from;
           offset -= to - from;
           end -= to - from;
-          if (chunk.length === 0) {
+          if (chunk.members.length === 0) {
             this.chunks.splice(c, 1);
             continue;
           }
-        } else {
-          for (let i = from; i < to; i++) out.push(chunk[i] as IndexEntry);
         }
       }
       c++;
@@ -138,44 +176,45 @@ export class SortedIndex {
 
   /** [from, to): the positions of scores in [min, max]; to <= from when there are none. */
   private bounds(min: number, max: number): [number, number] {
-    return [this.rank((e) => e.score >= min), this.rank((e) => e.score > max)];
+    return [this.rank((score) => score >= min), this.rank((score) => score > max)];
   }
 
-  /** Position of the first entry satisfying `atOrAfter` (monotone over the order); size when none. */
-  private rank(atOrAfter: (e: IndexEntry) => boolean): number {
+  /** Position of the first entry satisfying `atOrAfter`; size when none. */
+  private rank(atOrAfter: AtOrAfter): number {
     const c = this.chunkWith(atOrAfter);
     let position = 0;
-    for (let i = 0; i < c; i++) position += (this.chunks[i] as IndexEntry[]).length;
+    for (let i = 0; i < c; i++) position += (this.chunks[i] as Chunk).members.length;
     const chunk = this.chunks[c];
     return chunk === undefined ? position : position + search(chunk, atOrAfter);
   }
 
   /** First chunk whose last entry satisfies `atOrAfter`; chunks.length when none. */
-  private chunkWith(atOrAfter: (e: IndexEntry) => boolean): number {
+  private chunkWith(atOrAfter: AtOrAfter): number {
     let lo = 0;
     let hi = this.chunks.length;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      const chunk = this.chunks[mid] as IndexEntry[];
-      if (atOrAfter(chunk[chunk.length - 1] as IndexEntry)) hi = mid;
+      const { members, scores } = this.chunks[mid] as Chunk;
+      const last = members.length - 1;
+      if (atOrAfter(scores[last] as number, members[last] as string)) hi = mid;
       else lo = mid + 1;
     }
     return lo;
   }
 }
 
-/** True when entry e sorts before (score, member). */
-function precedes(e: IndexEntry, score: number, member: string): boolean {
-  return e.score < score || (e.score === score && compareMembers(e.member, member) < 0);
+/** True when the entry (s, m) sorts before (score, member). */
+function precedes(s: number, m: string, score: number, member: string): boolean {
+  return s < score || (s === score && compareMembers(m, member) < 0);
 }
 
-/** First position in a sorted array whose entry satisfies `atOrAfter`. */
-function search(entries: readonly IndexEntry[], atOrAfter: (e: IndexEntry) => boolean): number {
+/** First position in a chunk whose entry satisfies `atOrAfter`. */
+function search({ members, scores }: Chunk, atOrAfter: AtOrAfter): number {
   let lo = 0;
-  let hi = entries.length;
+  let hi = members.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (atOrAfter(entries[mid] as IndexEntry)) hi = mid;
+    if (atOrAfter(scores[mid] as number, members[mid] as string)) hi = mid;
     else lo = mid + 1;
   }
   return lo;
