@@ -17,7 +17,7 @@ import { globalAllIndex } from './index-layout.js';
 import type { AuditIngest, AuditObserver, IngestReport } from './ingest/ingest.js';
 import { LogAuditIngest } from './ingest/log-ingest.js';
 import { MemoryAuditIngest } from './ingest/memory-ingest.js';
-import { actionPointerKey, expiryIndexKey } from './keys.js';
+import { actionPointerKey, expiryIndexKey, KIND } from './keys.js';
 import { isExpired } from './record-codec.js';
 import { RecordIdGenerator } from './record-id.js';
 import { RecordReader } from './record-reader.js';
@@ -30,6 +30,8 @@ export interface StateAuditStoreOptions {
   clock?: Clock;
   /** Memory backend only: above this many records the oldest are evicted (ignored on Redis). */
   maxRecords?: number;
+  /** Memory backend only: above this many characters of stored records (their JSON) the oldest are evicted. */
+  maxBytes?: number;
   /** Told how many records each eviction removed. */
   onEvicted?: (count: number) => void;
   /** Index entries one query may examine before it returns a short page with a cursor (default 20 000). */
@@ -59,6 +61,7 @@ export class StateAuditStore implements AuditStore {
   private readonly scopes: ScopeCodes;
   private readonly reader: RecordReader;
   private readonly maxRecords: number | null;
+  private readonly maxBytes: number | null;
   private readonly onEvicted: (count: number) => void;
   private readonly scanBudget: number | undefined;
   private readonly ingest: AuditIngest;
@@ -73,6 +76,7 @@ export class StateAuditStore implements AuditStore {
     this.scopes = new ScopeCodes(store);
     this.reader = new RecordReader(store, this.scopes);
     this.maxRecords = store.backend === 'memory' && opts.maxRecords !== undefined ? opts.maxRecords : null;
+    this.maxBytes = store.storedBytes !== undefined && opts.maxBytes !== undefined ? opts.maxBytes : null;
     this.onEvicted = opts.onEvicted ?? (() => {});
     this.scanBudget = opts.scanBudget;
     const observers = opts.observers ?? [];
@@ -84,7 +88,7 @@ export class StateAuditStore implements AuditStore {
       this.logIngest = null;
       this.ingest = new MemoryAuditIngest(store, {
         observers,
-        afterFlush: () => (this.maxRecords === null ? Promise.resolve() : this.evictBeyond(this.maxRecords)),
+        afterFlush: () => this.evictBeyondCaps(),
         ...reports,
       });
     } else {
@@ -181,18 +185,37 @@ export class StateAuditStore implements AuditStore {
     );
   }
 
-  /** Evicts the oldest records (by dispatched_at) above the cap. */
-  private async evictBeyond(maxRecords: number): Promise<void> {
+  /** The record values' size, as the memory store counts it. */
+  storedBytes(): number {
+    return this.store.storedBytes?.(KIND.record) ?? 0;
+  }
+
+  /** Evicts the oldest records (by dispatched_at) while either cap is exceeded. */
+  private async evictBeyondCaps(): Promise<void> {
     const index = globalAllIndex().key;
-    const excess = (await this.store.indexCount(index)) - maxRecords;
-    if (excess <= 0) return;
-    const oldest = await this.store.indexRange(index, { limit: excess });
-    const evicted = await reapMembers(
+    let evicted = 0;
+    if (this.maxRecords !== null) evicted += await this.evictOldest((await this.store.indexCount(index)) - this.maxRecords);
+    // Records differ in size: evict the excess over the average size, and again while still above.
+    for (let bytes = this.storedBytes(); this.maxBytes !== null && bytes > this.maxBytes; bytes = this.storedBytes()) {
+      const count = await this.store.indexCount(index);
+      if (count === 0) break; // what is left is not indexed yet: the next flush evicts it
+      const removed = await this.evictOldest(Math.max(1, Math.ceil((bytes - this.maxBytes) / (bytes / count))));
+      if (removed === 0) break;
+      evicted += removed;
+    }
+    if (evicted > 0) this.onEvicted(evicted);
+  }
+
+  /** Deletes the `count` oldest indexed records; returns how many were deleted. */
+  private async evictOldest(count: number): Promise<number> {
+    if (count <= 0) return 0;
+    const index = globalAllIndex().key;
+    const oldest = await this.store.indexRange(index, { limit: count });
+    return reapMembers(
       this.store,
       this.reader,
       index,
       oldest.map((e) => e.member),
     );
-    if (evicted > 0) this.onEvicted(evicted);
   }
 }

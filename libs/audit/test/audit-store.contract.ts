@@ -402,6 +402,39 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
       });
     });
 
+    describe('memory byte cap', () => {
+      it('keeps the stored records within maxBytes, evicting the oldest, and counts every eviction', async () => {
+        const evictions: number[] = [];
+        const capped = storeWith({ maxBytes: 20_000, onEvicted: (n) => evictions.push(n) });
+        // Records of different sizes, so the cap is not a record count in disguise.
+        const size = (i: number) => 'x'.repeat(200 + ((i * 137) % 900));
+        const appended: AuditRecord[] = [];
+        for (let i = 0; i < 120; i++) {
+          appended.push(
+            await capped.append(draft({ action_id: `b-${i}`, dispatchedAtMs: BASE + i, action_payload: { pad: size(i) } }), { ttlMs: null, chain: false }),
+          );
+          if (i % 25 === 24) await capped.catchUp(); // batches of different sizes
+        }
+        await capped.catchUp();
+        const kept = (await query({ limit: 1000 })).records;
+        if (h.state.backend === 'memory') {
+          const stored = capped.storedBytes();
+          // The store's own count is exact: the kept records' JSON, nothing else.
+          expect(stored).toBe(kept.reduce((sum, r) => sum + JSON.stringify(r).length, 0));
+          expect(stored).toBeLessThanOrEqual(20_000);
+          expect(stored).toBeGreaterThan(20_000 - 2_000); // not evicted far below it either
+          expect(kept.length).toBeLessThan(120);
+          expect(evictions.reduce((a, b) => a + b, 0)).toBe(120 - kept.length);
+          // Oldest first: what is left is the newest ones.
+          expect(ids(kept)).toEqual(ids(appended.slice(120 - kept.length).reverse()));
+        } else {
+          expect(kept).toHaveLength(120);
+          expect(evictions).toEqual([]);
+          expect(capped.storedBytes()).toBe(0);
+        }
+      });
+    });
+
     describe('hash chain', () => {
       const chainOf = async (count: number, scope = { namespace: 'ns', tenant: 't1' }, start = 0) =>
         appendAll(count, (i) => draft({ ...scope, action_id: `${scope.tenant}-${start + i}`, dispatchedAtMs: BASE + (start + i) * 1000 }), true);

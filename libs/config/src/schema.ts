@@ -305,6 +305,11 @@ export const AuditConfig = z
       .prefault({}),
     /** Memory backend only: records kept in the process; the oldest are evicted beyond it. */
     memory_max_records: positiveInt.default(100_000),
+    /**
+     * Memory backend only: characters of stored records (their JSON) kept in the process; the
+     * oldest are evicted beyond it. The process holds about 5x this in heap with the indexes (docs/operations.md#memory).
+     */
+    memory_max_bytes: positiveInt.default(16 * 1024 * 1024),
     /** Records held in the process when their write fails (Redis away), written when it answers again; oldest dropped beyond. */
     spool_max_records: positiveInt.max(1_000_000).default(10_000),
     /** After this long an unrecorded provider call gets an `unknown` record; default: every attempt timing out, with backoffs, plus 30 s. */

@@ -123,6 +123,13 @@ export interface LogDelivery extends LogEntry {
 
 export interface StateStore {
   readonly backend: 'memory' | 'redis';
+  /**
+   * Memory backend only: characters of the string and hash values held under keys of `kind`, in
+   * O(1), for stores capped by size (the in-process audit trail). Redis counts its own memory.
+   */
+  storedBytes?(kind: string): number;
+  /** Memory backend only: storedBytes for every kind holding any (`sluice_memory_store_bytes`). */
+  storedBytesByKind?(): ReadonlyMap<string, number>;
 
   get(key: StateKey): Promise<string | null>;
   set(key: StateKey, value: string, opts?: SetOptions): Promise<void>;

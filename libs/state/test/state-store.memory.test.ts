@@ -62,6 +62,39 @@ describe('MemoryStateStore', () => {
     expect(clock.pendingTimers).toBe(0);
   });
 
+  it('counts the characters of the values it holds, by kind, through every way a value comes and goes', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStateStore({ clock, sweepIntervalMs: 60_000 });
+    const key = (kind: string, id: string) => ({ kind, namespace: 'n', tenant: 't', id });
+    await store.set(key('rec', 'a'), 'x'.repeat(100));
+    await store.set(key('rec', 'b'), 'y'.repeat(50), { ttlMs: 10 });
+    await store.set(key('other', 'c'), 'z'.repeat(7));
+    expect(store.storedBytes('rec')).toBe(150);
+    await store.set(key('rec', 'a'), 'x'.repeat(30)); // replaced
+    expect(store.storedBytes('rec')).toBe(80);
+    await store.writeBatch([
+      { op: 'set', key: key('rec', 'd'), value: 'w'.repeat(20) },
+      { op: 'increment', key: key('rec', 'n'), by: 9 }, // '9'
+      { op: 'indexAdd', index: key('rec', 'i'), member: 'm'.repeat(40), score: 1 }, // sorted sets are not counted
+    ]);
+    await store.writeBatch([{ op: 'increment', key: key('rec', 'n'), by: 1 }]); // '10', in place
+    expect(store.storedBytes('rec')).toBe(30 + 50 + 20 + 2);
+    expect(await store.delete(key('rec', 'd'))).toBe(true);
+    clock.advance(10);
+    expect(await store.get(key('rec', 'b'))).toBeNull(); // expired on read
+    expect(store.storedBytes('rec')).toBe(32);
+    await store.set(key('rec', 'e'), 'v'.repeat(5), { ttlMs: 10 });
+    clock.advance(10);
+    expect(store.sweep()).toBe(1); // expired, freed by the sweep
+    expect(store.storedBytesByKind()).toEqual(
+      new Map([
+        ['rec', 32],
+        ['other', 7],
+      ]),
+    );
+    await store.close();
+  });
+
   it('fails loudly when used after close', async () => {
     const store = new MemoryStateStore();
     await store.close();

@@ -110,7 +110,13 @@ export const METRICS = {
   auditEvicted: {
     type: 'counter',
     name: 'sluice_audit_evicted_total',
-    help: 'Memory backend: audit records evicted because audit.memory_max_records was reached',
+    help: 'Memory backend: audit records evicted because audit.memory_max_records or audit.memory_max_bytes was reached',
+  },
+  memoryStoreBytes: {
+    type: 'gauge',
+    name: 'sluice_memory_store_bytes',
+    help: 'Memory backend: characters of the values the in-process state holds, by key kind (audit: the audit records, capped by audit.memory_max_bytes)',
+    labelNames: ['kind'],
   },
   rateLimited: {
     type: 'counter',

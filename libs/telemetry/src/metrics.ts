@@ -44,6 +44,8 @@ export class Metrics {
   /** Null until an embedding provider is configured (the spec adds the object only then). */
   private embeddingCounts: Record<EmbeddingCounter, number> | null = null;
   private readonly retention: RetentionCounts = { retention_deleted_state: 0, retention_skipped_compliance: 0, retention_errors: 0 };
+  /** Read at each scrape: the memory backend's stored bytes by kind (null on Redis). */
+  private memoryStore: (() => ReadonlyMap<string, number>) | null = null;
   private readonly byOutcome = new LabelledChildren((outcome) => ({
     count: this.actions.labels(outcome),
     duration: this.dispatchDuration.labels(outcome),
@@ -124,7 +126,16 @@ export class Metrics {
     return { ...this.retention };
   }
 
+  /** The memory backend's byte counts, read at each scrape into `sluice_memory_store_bytes{kind}`. */
+  trackMemoryStore(bytesByKind: () => ReadonlyMap<string, number>): void {
+    this.memoryStore = bytesByKind;
+  }
+
   prometheusText(): Promise<string> {
+    if (this.memoryStore !== null) {
+      this.memoryStoreBytes.reset();
+      for (const [kind, bytes] of this.memoryStore()) this.memoryStoreBytes.set({ kind }, bytes);
+    }
     return this.registry.metrics();
   }
 

@@ -48,6 +48,7 @@ export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
   const store = new StateAuditStore(deps.state, {
     clock: deps.clock,
     maxRecords: config.audit.memory_max_records,
+    maxBytes: config.audit.memory_max_bytes,
     onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
     observers: [analytics, coverage],
     ingest: { batchSize: config.audit.index_batch_size, claimIdleMs: config.audit.index_claim_after_seconds * 1000 },

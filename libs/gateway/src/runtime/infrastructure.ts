@@ -40,6 +40,8 @@ export async function createInfrastructure(
     onHandlerError: (channel, err) => logger.error({ err, channel }, 'state subscriber failed'),
   });
   closers.unshift({ name: 'state', close: () => state.close() });
+  const bytesByKind = state.storedBytesByKind?.bind(state);
+  if (bytesByKind) metrics.trackMemoryStore(bytesByKind);
   try {
     const scheduler = await createScheduler({
       backend: config.state.backend,

@@ -34,8 +34,15 @@ type EntryOf<T extends Entry['type']> = Extract<Entry, { type: T }>;
 /** Same text as Redis, so a family mix-up fails alike on both backends. */
 const WRONGTYPE = 'WRONGTYPE Operation against a key holding the wrong kind of value';
 
+/** What an entry's value holds in characters (string and hash values; sorted sets and logs count 0). */
+function valueSize(entry: Entry): number {
+  return entry.type === 'string' || entry.type === 'hash' ? entry.value.length : 0;
+}
+
 export class Keyspace {
   private readonly entries = new Map<string, Entry>();
+  /** Characters of string and hash values held, by key kind: kept exact on every change, read in O(1). */
+  private readonly bytes = new Map<string, number>();
   private readonly sweeper: TimerHandle;
   private closed = false;
 
@@ -58,7 +65,7 @@ export class Keyspace {
     const entry = this.entries.get(rendered);
     if (entry === undefined) return undefined;
     if (entry.expiresAt !== undefined && this.now() >= entry.expiresAt) {
-      this.entries.delete(rendered);
+      this.drop(rendered, entry);
       return undefined;
     }
     return entry;
@@ -75,11 +82,33 @@ export class Keyspace {
   put(rendered: string, entry: Entry): void {
     this.assertOpen();
     if (entry.type === 'string' || entry.type === 'hash') flatten(entry.value);
+    const old = this.entries.get(rendered);
+    if (old !== undefined) this.count(old.key.kind, -valueSize(old));
+    this.count(entry.key.kind, valueSize(entry));
     this.entries.set(rendered, entry);
   }
 
+  /** Replaces a string entry's value in place (a counter's increment), keeping the byte count. */
+  setValue(entry: EntryOf<'string'>, value: string): void {
+    this.count(entry.key.kind, value.length - entry.value.length);
+    entry.value = value;
+  }
+
   delete(rendered: string): boolean {
-    return this.live(rendered) !== undefined && this.entries.delete(rendered);
+    const entry = this.live(rendered);
+    if (entry === undefined) return false;
+    this.drop(rendered, entry);
+    return true;
+  }
+
+  /** Characters of string and hash values held under keys of `kind` (expired keys not yet freed included). */
+  storedBytes(kind: string): number {
+    return this.bytes.get(kind) ?? 0;
+  }
+
+  /** The same for every kind that holds any. */
+  storedBytesByKind(): ReadonlyMap<string, number> {
+    return new Map(this.bytes);
   }
 
   /** Live entries accepted by `filter`, sorted by rendered key: a stable order for scan cursors. */
@@ -99,7 +128,7 @@ export class Keyspace {
     let dropped = 0;
     for (const [rendered, entry] of this.entries) {
       if (entry.expiresAt !== undefined && now >= entry.expiresAt) {
-        this.entries.delete(rendered);
+        this.drop(rendered, entry);
         dropped++;
       }
     }
@@ -114,6 +143,19 @@ export class Keyspace {
     this.closed = true;
     this.sweeper.cancel();
     this.entries.clear();
+    this.bytes.clear();
+  }
+
+  private drop(rendered: string, entry: Entry): void {
+    this.entries.delete(rendered);
+    this.count(entry.key.kind, -valueSize(entry));
+  }
+
+  private count(kind: string, delta: number): void {
+    if (delta === 0) return;
+    const total = (this.bytes.get(kind) ?? 0) + delta;
+    if (total === 0) this.bytes.delete(kind);
+    else this.bytes.set(kind, total);
   }
 
   /** Using a closed store is a lifecycle bug; fail like a closed Redis connection would. */

@@ -55,6 +55,19 @@ export class MemoryStateStore implements StateStore {
     this.bus = new LocalBus(opts.onHandlerError ?? warnHandlerError);
   }
 
+  /**
+   * Characters of the string and hash values held under keys of `kind` (for ASCII text, bytes):
+   * what a store capped by size counts, in O(1). Sorted-set members and logs are not included.
+   */
+  storedBytes(kind: string): number {
+    return this.ks.storedBytes(kind);
+  }
+
+  /** storedBytes for every kind holding any (the `sluice_memory_store_bytes` gauge). */
+  storedBytesByKind(): ReadonlyMap<string, number> {
+    return this.ks.storedBytesByKind();
+  }
+
   /** Drops expired keys now; returns how many (tests, and a hook for callers under memory pressure). */
   sweep(): number {
     return this.ks.sweep();

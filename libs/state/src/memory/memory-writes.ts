@@ -22,7 +22,7 @@ function incrementBy(ks: Keyspace, rendered: string, key: StateKey, by: number):
   if (!Number.isSafeInteger(count)) throw new Error('ERR increment or decrement would overflow');
   // In place when it exists: rollup counters take several increments per dispatch.
   if (entry !== undefined) {
-    entry.value = String(count);
+    ks.setValue(entry, String(count));
     return entry;
   }
   const created: Entry = { type: 'string', key: { ...key }, value: String(count), expiresAt: undefined };
