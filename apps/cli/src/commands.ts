@@ -51,6 +51,11 @@ export const COMMANDS = {
     ],
     env: CONFIG_ENV,
   },
+  migrate: {
+    summary: 'Apply the PostgreSQL audit schema (audit.postgres) and create its daily partitions ahead, then exit',
+    options: [config, help],
+    env: [...CONFIG_ENV, ['SLUICE_AUTH_KEY', 'decrypts an ENC[...] audit.postgres.url']],
+  },
   encrypt: {
     summary: 'Read a secret on stdin, print it as ENC[AES256-GCM,...]',
     options: [help],

@@ -35,6 +35,13 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
         started();
         return undefined;
       }
+      case 'migrate': {
+        const { loadConfig } = await import('@sluice/config');
+        const { migrateAudit } = await import('./migrate.js');
+        const result = await migrateAudit(loadConfig({ file: args.config }).config, process.env);
+        process.stdout.write(`${JSON.stringify(result)}\n`);
+        return 0;
+      }
       case 'encrypt': {
         const { encrypt } = await import('./encrypt.js');
         process.stdout.write(`${await encrypt(process.stdin, process.env)}\n`);

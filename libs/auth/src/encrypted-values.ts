@@ -49,3 +49,21 @@ export function decryptValue(value: string, key: Buffer | undefined): string {
     throw new SecretError('cannot decrypt ENC[...] value: wrong SLUICE_AUTH_KEY or tampered data');
   }
 }
+
+/**
+ * A secret from the config: `value` itself (an `ENC[...]` value is decrypted with
+ * SLUICE_AUTH_KEY), or the env variable `envName` names (`envField` is the config key that named
+ * it, for the error); undefined when neither is set.
+ */
+export function configSecret(
+  value: string | undefined,
+  envName: string | undefined,
+  envField: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string | undefined {
+  if (value !== undefined) return isEncrypted(value) ? decryptValue(value, parseMasterKey(env.SLUICE_AUTH_KEY)) : value;
+  if (envName === undefined) return undefined;
+  const found = env[envName];
+  if (!found) throw new SecretError(`${envField} names ${envName}, which is not set`);
+  return found;
+}

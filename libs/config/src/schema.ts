@@ -290,6 +290,27 @@ export const RateLimitConfig = z
 
 export type RateLimitConfig = z.infer<typeof RateLimitConfig>;
 
+const AuditPostgresConfig = z
+  .strictObject({
+    /** postgres://user:password@host:port/database; plain or `ENC[...]` (decrypted with SLUICE_AUTH_KEY). */
+    url: z.string().min(1).optional(),
+    /** Or the name of an env variable holding the URL. */
+    url_env: z.string().min(1).optional(),
+    /** The schema holding the trail's tables (created by the migrations). */
+    schema: z
+      .string()
+      .regex(/^[a-z_][a-z0-9_]{0,62}$/, 'a lowercase identifier: letters, digits and _, at most 63')
+      .default('sluice_audit'),
+    /** Connections per process. */
+    pool_size: positiveInt.max(100).default(10),
+    /** One partition per UTC day of dispatched_at (the only layout so far). */
+    partition: z.enum(['daily']).default('daily'),
+    /** Daily partitions created ahead of today. */
+    partitions_ahead_days: positiveInt.max(90).default(7),
+  })
+  .refine((c) => c.url === undefined || c.url_env === undefined, { message: 'set url or url_env, not both' })
+  .prefault({});
+
 export const AuditConfig = z
   .strictObject({
     enabled: z.boolean().default(true),
@@ -322,6 +343,8 @@ export const AuditConfig = z
     analytics_retention_days: positiveInt.default(400),
     /** Life of the hourly analytics rollups (~24x the keys of the daily ones); capped at analytics_retention_days. */
     analytics_hourly_retention_days: positiveInt.default(35),
+    /** The PostgreSQL database of the audit trail (docs/audit-postgres.md): `sluice migrate` prepares its schema. */
+    postgres: AuditPostgresConfig,
   })
   .prefault({});
 export type AuditConfig = z.infer<typeof AuditConfig>;

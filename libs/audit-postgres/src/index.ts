@@ -1,0 +1,3 @@
+export { MIGRATIONS } from './migrations.js';
+export { migrate, schemaVersion, SchemaTooNewError, type MigrateResult } from './migrate.js';
+export { dayStart, ensurePartitions, partitionName } from './partitions.js';
