@@ -3,3 +3,4 @@ export * from './state-audit-store.js';
 export * as auditKeys from './keys.js';
 export * from './analytics/index.js';
 export * from './coverage/index.js';
+export { decodeCursor, encodeCursor } from './query-cursor.js';

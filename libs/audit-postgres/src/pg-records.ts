@@ -1,0 +1,115 @@
+import { decodeCursor, encodeCursor, type StoreQuery } from '@sluice/audit';
+import { AuditFilterFields, type AuditPage, type AuditRecord } from '@sluice/core';
+import type { Pool } from 'pg';
+import { COLUMN_TYPES, COLUMNS, recordOf, rowOf, SELECT_LIST, type RecordRow } from './record-columns.js';
+import { quoteSchema } from './sql-identifier.js';
+
+/** Rows read per round trip while a `visible` predicate thins a page out. */
+const MIN_BATCH = 50;
+const MAX_BATCH = 1000;
+/** Rows one page may examine before it ends early with a cursor (as the state store's scan budget). */
+const SCAN_BUDGET = 20_000;
+
+/**
+ * The audit_records table of one schema: batched idempotent inserts, lookups by action id and
+ * pages of GET /v1/audit, newest first with cursors on (dispatched_at, id).
+ */
+export class PgAuditRecords {
+  private readonly table: string;
+
+  constructor(
+    private readonly pool: Pool,
+    schema: string,
+  ) {
+    this.table = `${quoteSchema(schema)}.audit_records`;
+  }
+
+  /**
+   * Inserts a batch in one statement (one array per column, unnested); a record already there
+   * (the same id and dispatched_at, re-delivered after a crash) is skipped. Returns how many
+   * rows were new.
+   */
+  async insert(records: readonly AuditRecord[]): Promise<number> {
+    if (records.length === 0) return 0;
+    const columns = COLUMNS.map((): unknown[] => []);
+    for (const record of records) {
+      const row = rowOf(record);
+      for (let i = 0; i < row.length; i++) columns[i]?.push(row[i]);
+    }
+    const arrays = COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ');
+    const result = await this.pool.query(
+      `INSERT INTO ${this.table} (${COLUMNS.join(', ')}) SELECT * FROM unnest(${arrays}) ON CONFLICT (dispatched_at, id) DO NOTHING`,
+      columns,
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** Records of one action id, newest first (ids are per tenant: several tenants may share one). */
+  async byActionId(actionId: string, limit: number): Promise<AuditRecord[]> {
+    const { rows } = await this.pool.query<RecordRow>(
+      `SELECT ${SELECT_LIST} FROM ${this.table} WHERE action_id = $1 ORDER BY dispatched_at DESC, id DESC LIMIT $2`,
+      [actionId, limit],
+    );
+    return rows.map(recordOf);
+  }
+
+  /**
+   * One page, newest first: every filter, the window, unexpired records only, `offset` skipped
+   * (without a cursor), then `visible`. `total` is counted when there is no cursor and no
+   * `visible` predicate.
+   */
+  async query(q: StoreQuery, nowMs: number): Promise<AuditPage> {
+    const where: string[] = ['(expires_at IS NULL OR expires_at > $1)'];
+    const params: unknown[] = [new Date(nowMs).toISOString()];
+    const bind = (value: unknown) => `$${params.push(value)}`;
+    for (const field of AuditFilterFields) {
+      const value = q[field];
+      if (value !== undefined) where.push(`${field} = ${bind(value)}`);
+    }
+    if (q.fromMs !== undefined) where.push(`dispatched_at >= ${bind(new Date(q.fromMs).toISOString())}`);
+    if (q.toMs !== undefined) where.push(`dispatched_at <= ${bind(new Date(q.toMs).toISOString())}`);
+    const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
+    const filtered = where.join(' AND ');
+    const page: AuditPage = { records: [], limit: q.limit, offset: cursor === undefined ? q.offset : 0 };
+    if (cursor === undefined && q.visible === undefined) {
+      const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.table} WHERE ${filtered}`, params);
+      page.total = Number(rows[0]?.n ?? 0);
+    }
+
+    // Without `visible`, SQL pages exactly; with it, rows are read in batches and thinned here.
+    let skip = cursor === undefined ? q.offset : (cursor.s ?? 0);
+    const sqlOffset = q.visible === undefined ? skip : 0;
+    if (sqlOffset > 0) skip = 0;
+    const batch = q.visible === undefined ? q.limit + 1 : Math.min(MAX_BATCH, Math.max(MIN_BATCH, (q.limit + 1) * 4));
+    let after = cursor === undefined ? null : { t: cursor.t, i: cursor.i };
+    let scanned = 0;
+    let full = false;
+    let lastReturned: { t: number; i: string } | null = null;
+    for (let first = true; !full && scanned < SCAN_BUDGET; first = false) {
+      // Strictly older than the last row seen: (dispatched_at, id) is the order, so ties page correctly.
+      const bounded = after === null ? '' : ` AND (dispatched_at, id) < ($${params.length + 1}, $${params.length + 2}::uuid)`;
+      const { rows } = await this.pool.query<RecordRow>(
+        `SELECT ${SELECT_LIST} FROM ${this.table} WHERE ${filtered}${bounded} ORDER BY dispatched_at DESC, id DESC LIMIT ${batch}${first && sqlOffset > 0 ? ` OFFSET ${sqlOffset}` : ''}`,
+        after === null ? params : [...params, new Date(after.t).toISOString(), after.i],
+      );
+      scanned += rows.length;
+      for (const row of rows) {
+        const record = recordOf(row);
+        after = { t: Date.parse(record.dispatched_at), i: record.id };
+        if (!(q.visible?.(record) ?? true)) continue;
+        if (skip > 0) skip--;
+        else if (page.records.length === q.limit) {
+          full = true; // one match beyond the page: there is a next page
+          break;
+        } else {
+          page.records.push(record);
+          lastReturned = { t: Date.parse(record.dispatched_at), i: record.id };
+        }
+      }
+      if (rows.length < batch) break; // the table is exhausted
+    }
+    const next = full ? lastReturned : scanned >= SCAN_BUDGET ? after : null;
+    if (next !== null) page.next_cursor = encodeCursor(!full && skip > 0 ? { ...next, s: skip } : next);
+    return page;
+  }
+}
