@@ -43,47 +43,21 @@ export const COLUMN_TYPES: Record<(typeof COLUMNS)[number], string> = {
   body: 'jsonb',
 };
 
-/** Fields kept in `body`: everything that is not a column of its own. */
-type BodyFields = Omit<AuditRecord, Exclude<(typeof COLUMNS)[number], 'body'>>;
+/** The record fields that are columns of their own; every other field goes into `body`. */
+type ColumnField = Exclude<(typeof COLUMNS)[number], 'body'>;
+const COLUMN_FIELDS = COLUMNS.filter((c): c is ColumnField => c !== 'body');
+const IN_COLUMNS = new Set<string>(COLUMN_FIELDS);
+
+/** Fields kept in `body`. */
+type BodyFields = Omit<AuditRecord, ColumnField>;
 
 /** One record as the values of COLUMNS, in order. Timestamps stay RFC 3339 text (PostgreSQL parses them). */
 export function rowOf(record: AuditRecord): unknown[] {
-  const {
-    id,
-    dispatched_at,
-    action_id,
-    namespace,
-    tenant,
-    provider,
-    action_type,
-    verdict,
-    outcome,
-    matched_rule,
-    caller_id,
-    chain_id,
-    trace_id,
-    expires_at,
-    sequence_number,
-    ...body
-  } = record;
-  return [
-    id,
-    dispatched_at,
-    action_id,
-    namespace,
-    tenant,
-    provider,
-    action_type,
-    verdict,
-    outcome,
-    matched_rule,
-    caller_id,
-    chain_id,
-    trace_id,
-    expires_at,
-    sequence_number,
-    JSON.stringify(body satisfies BodyFields),
-  ];
+  const row: unknown[] = COLUMN_FIELDS.map((field) => record[field]);
+  const body: Record<string, unknown> = {};
+  for (const [field, value] of Object.entries(record)) if (!IN_COLUMNS.has(field)) body[field] = value;
+  row.push(JSON.stringify(body));
+  return row;
 }
 
 /** A row as read by SELECT_LIST. */
