@@ -87,16 +87,22 @@ export async function createInfrastructure(
   }
 }
 
+/** A part still closing after this long is named in a warning: a shutdown that hangs says where. */
+const SLOW_CLOSE_MS = 10_000;
+
 /** Closes every part even when an earlier one fails (say, Redis is gone), logging each failure. */
-export async function closeAll(closers: readonly Closer[], logger: Logger): Promise<void> {
+export async function closeAll(closers: readonly Closer[], logger: Logger, slowMs = SLOW_CLOSE_MS): Promise<void> {
   for (const part of closers) {
     const started = performance.now();
     logger.debug({ part: part.name }, 'closing');
+    const slow = setTimeout(() => logger.warn({ part: part.name, waited_ms: slowMs }, 'still closing'), slowMs);
     try {
       await part.close();
       logger.debug({ part: part.name, ms: Math.round(performance.now() - started) }, 'closed');
     } catch (err) {
       logger.warn({ err, part: part.name }, 'close failed; continuing shutdown');
+    } finally {
+      clearTimeout(slow);
     }
   }
 }

@@ -1,9 +1,11 @@
+import { Writable } from 'node:stream';
 import { SluiceConfig } from '@sluice/config';
 import { Metrics, createLogger } from '@sluice/telemetry';
 import { describe, expect, it } from 'vitest';
 import type { Feature } from '../feature.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import { jobsOf, ruleActionsOf } from './features.js';
+import { closeAll } from './infrastructure.js';
 import { createRuntime } from './runtime.js';
 
 const logger = createLogger({ level: 'silent', role: 'test' });
@@ -69,5 +71,29 @@ describe('the runtime builder', () => {
     const b: Feature = { name: 'b', jobs: { same: job }, ruleActions: { group: async () => undefined } };
     expect(() => jobsOf([a, b])).toThrow(/job kind same is declared by both a and b/);
     expect(() => ruleActionsOf([a, b])).toThrow(/rule action group is declared by both a and b/);
+  });
+
+  it('names a part that is slow to close in a warning, and closes the rest after a failure', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const destination = new Writable({
+      write(chunk: Buffer, _enc, done) {
+        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
+        done();
+      },
+    });
+    const captured = createLogger({ level: 'debug', role: 'test', destination });
+    const closed: string[] = [];
+    await closeAll(
+      [
+        { name: 'slow', close: () => new Promise((r) => setTimeout(r, 80)).then(() => void closed.push('slow')) },
+        { name: 'broken', close: () => Promise.reject(new Error('gone')) },
+        { name: 'quick', close: async () => void closed.push('quick') },
+      ],
+      captured,
+      20,
+    );
+    expect(closed).toEqual(['slow', 'quick']);
+    expect(lines.filter((l) => l.msg === 'still closing').map((l) => l.part)).toEqual(['slow']);
+    expect(lines.filter((l) => l.msg === 'close failed; continuing shutdown').map((l) => l.part)).toEqual(['broken']);
   });
 });
