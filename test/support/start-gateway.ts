@@ -1,3 +1,4 @@
+import { Writable } from 'node:stream';
 import { composeApi } from '@sluice/api';
 import { SluiceConfig } from '@sluice/config';
 import type { Clock } from '@sluice/core';
@@ -29,7 +30,8 @@ export async function startGateway(
 ): Promise<RunningGateway> {
   const state = backend === 'redis' ? { backend, url: testRedisUrl(), prefix: uniquePrefix() } : { backend };
   const config = SluiceConfig.parse({ ...raw, state: { ...state, ...(raw.state as object | undefined) }, logging: { level: 'silent' } });
-  const logger = createLogger({ level: 'silent', role: 'test' });
+  // Quiet, except that a part slow to close is named on stderr: a hung close() in a full run says where.
+  const logger = createLogger({ level: 'warn', role: 'test', destination: slowCloseReporter() });
   const metrics = new Metrics({ defaultMetrics: false });
   const { app, runtime, readiness } = await composeApi(config, { logger, metrics, ...opts });
   await startConsumers(runtime);
@@ -47,6 +49,17 @@ export async function startGateway(
 }
 
 export const BACKENDS: Backend[] = ['memory', 'redis'];
+
+/** A log destination that drops every line but the runtime's `still closing` warning, which it prints to stderr. */
+function slowCloseReporter(): Writable {
+  return new Writable({
+    write(chunk: Buffer, _enc, done) {
+      const line = chunk.toString();
+      if (line.includes('"msg":"still closing"')) process.stderr.write(`test gateway: ${line}`);
+      done();
+    },
+  });
+}
 
 /** POST JSON (or a raw string) and return status, headers and parsed body. */
 export function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
