@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresServer, type RunningPostgres } from '../../../test/support/postgres-server.js';
-import { dayStart, ensurePartitions, migrate, MIGRATIONS, partitionName, SchemaTooNewError, schemaVersion } from '../src/index.js';
+import { dayStart, dropPartitionsBefore, ensurePartitions, migrate, MIGRATIONS, partitionName, SchemaTooNewError, schemaVersion } from '../src/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -92,5 +92,36 @@ describe('PostgreSQL audit schema: migrations and partitions', () => {
     expect((await insert(now + DAY_MS)).rows[0].part).toBe(`${s}.audit_records_p20261127`);
     // No partition for that day yet: refused, never silently kept elsewhere.
     await expect(insert(now + 5 * DAY_MS)).rejects.toThrow(/no partition/);
+  });
+
+  it('drops partitions past the cutoff whole, except that held tenants keep their records', async () => {
+    const s = freshSchema();
+    await migrate(pool, s);
+    const day0 = Date.UTC(2026, 10, 1);
+    await ensurePartitions(pool, s, day0, 4);
+    const insert = (dayIndex: number, tenant: string, n: number) =>
+      pool.query(
+        `INSERT INTO "${s}".audit_records (id, dispatched_at, action_id, namespace, tenant, provider, action_type, verdict, outcome, caller_id, body)
+         SELECT gen_random_uuid(), $1::timestamptz + g * interval '1 second', 'a', 'ns', $2, 'email', 'send', 'allow', 'executed', 'anonymous', '{}'
+         FROM generate_series(1, $3) AS g`,
+        [new Date(day0 + dayIndex * DAY_MS).toISOString(), tenant, n],
+      );
+    await insert(0, 'free', 5); // day 0: nobody held
+    await insert(1, 'free', 7); // day 1: a held tenant too
+    await insert(1, 'held', 3);
+    await insert(2, 'free', 4); // day 2 and 3: not past the cutoff
+    await insert(3, 'held', 1);
+    const result = await dropPartitionsBefore(pool, s, day0 + 2 * DAY_MS, [{ namespace: 'ns', tenant: 'held' }], 2);
+    expect(result).toEqual({ dropped: [partitionName(day0)], kept: [partitionName(day0 + DAY_MS)], deletedRows: 7 });
+    const { rows } = await pool.query(
+      `SELECT tableoid::regclass::text AS part, tenant, count(*)::int AS n FROM "${s}".audit_records GROUP BY 1, 2 ORDER BY 1, 2`,
+    );
+    expect(rows).toEqual([
+      { part: `${s}.${partitionName(day0 + DAY_MS)}`, tenant: 'held', n: 3 },
+      { part: `${s}.${partitionName(day0 + 2 * DAY_MS)}`, tenant: 'free', n: 4 },
+      { part: `${s}.${partitionName(day0 + 3 * DAY_MS)}`, tenant: 'held', n: 1 },
+    ]);
+    // Nobody held: everything past the cutoff goes, the kept partition too.
+    expect(await dropPartitionsBefore(pool, s, day0 + 2 * DAY_MS, [])).toEqual({ dropped: [partitionName(day0 + DAY_MS)], kept: [], deletedRows: 0 });
   });
 });
