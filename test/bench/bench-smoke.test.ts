@@ -2,7 +2,7 @@
  * Keeps `npm run bench` from rotting: one memory scenario for about a second through the real
  * machinery (built CLI, forked autocannon driver, /proc sampling, report), asserting that it
  * produced numbers, not how fast they are; the silence scenario's set-up and checks with a
- * dozen silences instead of 1 020; and the Redis counting proxy against the suite's
+ * dozen silences instead of 1 020; the memory soak for five seconds; and the Redis counting proxy against the suite's
  * redis-server. The full suite is `npm run bench`.
  */
 import { Redis } from 'ioredis';
@@ -10,9 +10,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from '../support/redis-url.js';
 import { LoadClient } from './load-client.js';
 import { RedisCountingProxy, trafficDelta } from './redis-counting-proxy.js';
-import { detailsTable, openLoopTable, resultsTable } from './report.js';
+import { detailsTable, openLoopTable, resultsTable, soakTable } from './report.js';
 import { runScenario } from './scenario-runner.js';
 import { scenarioTable } from './scenarios.js';
+import { runSoak, slope } from './soak.js';
 import { checkTargets } from './targets.js';
 
 describe('bench smoke', () => {
@@ -61,6 +62,30 @@ describe('bench smoke', () => {
     const target = checkTargets([{ ...r, id: 'i' }, r]).find((t) => t.target.startsWith('(j)'));
     expect(target?.status).toBe('PASS'); // the same run against itself: 1.00×
   }, 60_000);
+
+  it('runs the memory soak for a few seconds: samples RSS and heap, their trend over the last third', async () => {
+    const scenario = scenarioTable('smoke').find((s) => s.id === 's');
+    if (!scenario?.soak) throw new Error('soak scenario s is missing from the table');
+    const r = await runSoak(scenario, { durationS: 5, sampleEveryS: 1, probeS: 1 }, load);
+    expect(r.failed + r.skipped).toBe(0);
+    expect(r.offeredPerSec).toBeGreaterThan(0);
+    expect(r.samples.length).toBeGreaterThanOrEqual(4);
+    for (const sample of r.samples) expect(sample.rssMb > 0 && sample.heapUsedMb > 0).toBe(true);
+    expect(Number.isFinite(r.rssSlopeMbPerMin) && Number.isFinite(r.heapSlopeMbPerMin) && Number.isFinite(r.rssFloorChangeMb)).toBe(true);
+    expect(soakTable([r])).toContain('| s: soak: memory, no rules |');
+    expect(checkTargets([], [r]).find((t) => t.target.startsWith('(s) soak') && t.target.includes('max RSS'))?.status).toMatch(/PASS|MISS/);
+  }, 60_000);
+
+  it('fits a least-squares slope', () => {
+    expect(
+      slope([
+        { x: 0, y: 1 },
+        { x: 1, y: 3 },
+        { x: 2, y: 5 },
+      ]),
+    ).toBe(2);
+    expect(slope([{ x: 1, y: 1 }])).toBeNaN();
+  });
 
   it('counts Redis commands and round trips through the counting proxy', async () => {
     const target = new URL(testRedisUrl());

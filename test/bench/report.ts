@@ -4,6 +4,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname } from 'node:path';
 import type { ScenarioResult } from './scenario-result.js';
+import type { SoakResult } from './soak.js';
 import type { TargetCheck } from './targets.js';
 
 const num = (n: number, digits: number) =>
@@ -76,6 +77,23 @@ export function openLoopTable(results: readonly ScenarioResult[]): string {
   return [
     '| scenario | offered req/s | answered req/s | p50 ms | p90 ms | p99 ms | max ms | failed | not sent |',
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|',
+    ...rows,
+  ].join('\n');
+}
+
+/** The soak runs: the trend numbers, then RSS/heap every tenth sample. */
+export function soakTable(soaks: readonly SoakResult[]): string {
+  const rows = soaks.map((s) => {
+    const every = Math.max(1, Math.round(s.samples.length / 10));
+    const trace = s.samples
+      .filter((_, i) => i % every === every - 1)
+      .map((p) => `${num(p.atS, 0)} s: ${num(p.rssMb, 0)}/${num(p.heapUsedMb, 0)}`)
+      .join(', ');
+    return `| ${s.id}: ${s.title} | ${num(s.offeredPerSec, 0)} | ${num(s.durationS, 0)} | ${num(s.maxRssMb, 0)} | ${num(s.rssFloorChangeMb, 0)} | ${num(s.rssSlopeMbPerMin, 1)} | ${num(s.heapSlopeMbPerMin, 1)} | ${num(s.latency.p99, 2)} | ${s.failed + s.skipped} | ${trace} |`;
+  });
+  return [
+    '| soak | req/s | s | max RSS MB | RSS floor change MB (middle → last third) | RSS slope MB/min (last third) | heap slope MB/min | p99 ms | failed | RSS/heap MB over time |',
+    '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|',
     ...rows,
   ].join('\n');
 }

@@ -12,6 +12,8 @@
  *   --duration S       measured seconds per scenario
  *   --warmup S         warm-up seconds per scenario
  *   --only a,b,e       run these scenarios only (ratios need a; the silence target needs i and j)
+ *   --soak S           seconds of each soak scenario, (s) memory and (t) Redis (default 180, --quick 20);
+ *                      RSS and heap are sampled every 2 s (--quick 1)
  *   --probe N          serial dispatches of the Redis probe (default 300, --quick 100; 0: none)
  *   --cpu-prof         gateway processes run with --cpu-prof; profiles in .bench-results/profiles/<scenario>/
  *   --out FILE         JSON output (default .bench-results/bench.json)
@@ -26,7 +28,8 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { LoadClient } from './load-client.js';
 import { REPO_ROOT } from './process-launcher.js';
-import { detailsTable, machineInfo, openLoopTable, resultsTable, targetsTable, writeJson } from './report.js';
+import { detailsTable, machineInfo, openLoopTable, resultsTable, soakTable, targetsTable, writeJson } from './report.js';
+import { runSoak, type SoakResult, type SoakSettings } from './soak.js';
 import type { ScenarioResult } from './scenario-result.js';
 import { runScenario, type RunSettings } from './scenario-runner.js';
 import { OPEN_LOOP_SHARE, SCENARIO_IDS, scenarioTable, type ScenarioId } from './scenarios.js';
@@ -66,6 +69,7 @@ async function main(): Promise<void> {
       out: { type: 'string' },
       'quiet-wait': { type: 'string' },
       retries: { type: 'string' },
+      soak: { type: 'string' },
     },
   });
   if (!existsSync(join(REPO_ROOT, 'apps/cli/dist/index.js'))) throw new Error('the CLI is not built: run `npm run build` first');
@@ -80,15 +84,23 @@ async function main(): Promise<void> {
   const retries = Math.round(positive('retries', values.retries, quick ? 0 : 3));
   const out = resolve(values.out ?? join(REPO_ROOT, '.bench-results', 'bench.json'));
   const only = new Set(parseOnly(values.only));
-  const scenarios = scenarioTable(randomBytes(4).toString('hex')).filter((s) => only.has(s.id));
+  const table = scenarioTable(randomBytes(4).toString('hex')).filter((s) => only.has(s.id));
+  const scenarios = table.filter((s) => !s.soak);
+  const soakScenarios = table.filter((s) => s.soak);
+  const soakSettings: SoakSettings = {
+    durationS: positive('soak', values.soak, quick ? 20 : 180),
+    sampleEveryS: quick ? 1 : 2,
+    probeS: settings.durationS,
+  };
   const machine = machineInfo();
   console.error(
-    `sluice bench: ${scenarios.length} scenario(s), ${settings.warmupS} s warm-up + ${settings.durationS} s each; ` +
+    `sluice bench: ${scenarios.length} scenario(s), ${settings.warmupS} s warm-up + ${settings.durationS} s each; ${soakScenarios.length} soak(s) of ${soakSettings.durationS} s; ` +
       `${machine.cpus} × ${machine.cpuModel}, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}`,
   );
 
   const load = LoadClient.start();
   const results: ScenarioResult[] = [];
+  const soaks: SoakResult[] = [];
   try {
     for (const scenario of scenarios) {
       let best: ScenarioResult | undefined;
@@ -118,11 +130,20 @@ async function main(): Promise<void> {
       }
       if (best) results.push(best);
     }
+    for (const scenario of soakScenarios) {
+      await waitForQuiet(QUIET_CORES, quietWaitS, () => {});
+      console.error(`  (${scenario.id}) ${scenario.title}, ${soakSettings.durationS} s …`);
+      const soak = await runSoak(scenario, soakSettings, load);
+      console.error(
+        `      ${soak.offeredPerSec} req/s: RSS max ${soak.maxRssMb.toFixed(0)} MB, floor ${soak.rssFloorChangeMb.toFixed(0)} MB from the middle to the last third, slope ${soak.rssSlopeMbPerMin.toFixed(1)} MB/min`,
+      );
+      soaks.push(soak);
+    }
   } finally {
     await load.close();
   }
 
-  const targets = checkTargets(results);
+  const targets = checkTargets(results, soaks);
   const started = new Date().toISOString();
   console.log(
     `## Sluice bench (${started}; ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}; ${settings.warmupS} s warm-up + ${settings.durationS} s per scenario)\n`,
@@ -132,11 +153,13 @@ async function main(): Promise<void> {
   console.log(detailsTable(results));
   const open = openLoopTable(results);
   if (open) console.log(`\n### Open loop (${Math.round(OPEN_LOOP_SHARE * 100)} % of each scenario's throughput, evenly spaced)\n\n${open}`);
+  if (soaks.length > 0)
+    console.log(`\n### Soak (open loop at ${Math.round(OPEN_LOOP_SHARE * 100)} % of a ${soakSettings.probeS} s closed-loop run)\n\n${soakTable(soaks)}`);
   console.log('\n### Targets\n');
   console.log(targetsTable(targets));
-  writeJson(out, { generatedAt: started, machine, settings, quietWaitS, retries, results, targets });
+  writeJson(out, { generatedAt: started, machine, settings, soakSettings, quietWaitS, retries, results, soaks, targets });
   console.error(`\nJSON: ${out}`);
-  if (results.some((r) => r.failures.non2xx + r.failures.errors + r.failures.timeouts > 0)) process.exitCode = 1;
+  if (results.some((r) => r.failures.non2xx + r.failures.errors + r.failures.timeouts > 0) || soaks.some((s) => s.failed > 0)) process.exitCode = 1;
 }
 
 main().catch((err: unknown) => {

@@ -8,7 +8,7 @@ import { BATCH_SIZE, type BodySpec } from './action-body.js';
 import type { RuleSetName } from './rules-fixture.js';
 import type { SilenceSpec } from './silences-fixture.js';
 
-export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k'] as const;
+export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 's', 't'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export interface Scenario {
@@ -31,6 +31,8 @@ export interface Scenario {
   tracing?: boolean;
   /** After the measured run, an open-loop run at OPEN_LOOP_SHARE of its throughput, for latency at a load the server can carry. */
   openLoop?: boolean;
+  /** A soak (soak.ts): minutes of open loop at OPEN_LOOP_SHARE of a short closed-loop run's throughput, memory sampled. */
+  soak?: boolean;
 }
 
 /** The open-loop run's offered load, as a share of the closed-loop run's measured throughput. */
@@ -134,6 +136,29 @@ export function scenarioTable(runId: string): Scenario[] {
       body: fixed,
       expectOutcome: 'executed',
       tracing: true,
+    },
+    // (s) and (t) are soaks (soak.ts): (b) and (e) held at half their throughput for minutes, memory sampled.
+    {
+      ...single,
+      id: 's',
+      title: 'soak: memory, no rules',
+      server: 'sluice',
+      backend: 'memory',
+      rules: 'none',
+      body: fixed,
+      expectOutcome: 'executed',
+      soak: true,
+    },
+    {
+      ...single,
+      id: 't',
+      title: 'soak: redis, 1 replica',
+      server: 'sluice',
+      backend: 'redis',
+      rules: 'none',
+      body: fixed,
+      expectOutcome: 'executed',
+      soak: true,
     },
   ];
 }

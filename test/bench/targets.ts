@@ -1,5 +1,6 @@
 /** The performance targets of issue 7 and of silences' hot path, checked against one run's results. */
 import type { ScenarioResult } from './scenario-result.js';
+import type { SoakResult } from './soak.js';
 import type { ScenarioId } from './scenarios.js';
 
 type TargetStatus = 'PASS' | 'MISS' | 'N/A';
@@ -12,7 +13,7 @@ export interface TargetCheck {
 
 const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
-export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] {
+export function checkTargets(results: readonly ScenarioResult[], soaks: readonly SoakResult[] = []): TargetCheck[] {
   const by = new Map<ScenarioId, ScenarioResult>(results.map((r) => [r.id, r]));
   const checks: TargetCheck[] = [];
   const add = (target: string, value: number | undefined, limit: number, kind: 'min' | 'max', show: (v: number) => string) => {
@@ -70,5 +71,22 @@ export function checkTargets(results: readonly ScenarioResult[]): TargetCheck[] 
     (v) =>
       `${fmt(v, 0)} bytes (${dedup?.liveKeys ?? 0} keys; ${fmt(dedup?.bytesPerKeyByDelete ?? NaN, 0)} without hash-table buckets, MEMORY USAGE ${fmt(dedup?.bytesPerKeyMemoryUsage ?? NaN, 0)})`,
   );
+  // Issue 25: memory at a sustained half-peak load, from the soak scenarios.
+  for (const [id, limitMb, what] of [
+    ['s', 300, 'one process, defaults'],
+    ['t', 200, 'a Redis API replica'],
+  ] as const) {
+    const soak = soaks.find((x) => x.id === id);
+    add(`(${id}) soak, ${what}: max RSS ≤ ${limitMb} MB`, soak?.maxRssMb, limitMb, 'max', (v) => `${fmt(v, 0)} MB`);
+    // "Flat": the floor garbage collection returns to rises by at most 10 MB from the middle to the last third
+    // (the raw slope of a saw-tooth swings by tens of MB per minute either way; it is reported beside it).
+    add(
+      `(${id}) soak, ${what}: flat (RSS floor +≤ 10 MB, middle → last third)`,
+      soak?.rssFloorChangeMb,
+      10,
+      'max',
+      (v) => `${fmt(v, 0)} MB (slope ${fmt(soak?.rssSlopeMbPerMin ?? NaN, 1)} MB/min)`,
+    );
+  }
   return checks;
 }
