@@ -21,7 +21,7 @@ export interface SoakSettings {
   probeS: number;
 }
 
-export interface SoakSample {
+interface SoakSample {
   atS: number;
   rssMb: number;
   heapUsedMb: number;
