@@ -59,19 +59,10 @@ function runLoad(opts: LoadOptions): Promise<LoadResult> {
 /** The open loop's unmeasured lead-in (new sockets and cold code would otherwise set its p99). */
 const OPEN_LOOP_WARMUP_S = 1;
 
-async function runOpenLoopLoad(opts: OpenLoopLoadOptions): Promise<OpenLoopLoadResult> {
+function runOpenLoopLoad(opts: OpenLoopLoadOptions): Promise<OpenLoopLoadResult> {
   const fixed = fixedBody(opts.body);
-  const next = fixed === undefined ? generatorFor(opts.body) : () => fixed;
-  const r = await runOpenLoop({
-    url: opts.url,
-    path: opts.path,
-    ratePerSec: opts.ratePerSec,
-    durationS: opts.durationS,
-    warmupS: OPEN_LOOP_WARMUP_S,
-    connections: opts.connections,
-    nextBody: next,
-  });
-  return { offeredPerSec: opts.ratePerSec, achievedPerSec: r.achievedPerSec, ok: r.ok, failed: r.failed, skipped: r.skipped, latency: r.latency };
+  const { body: _, ...schedule } = opts;
+  return runOpenLoop({ ...schedule, warmupS: OPEN_LOOP_WARMUP_S, nextBody: fixed === undefined ? generatorFor(opts.body) : () => fixed });
 }
 
 process.on('message', (message: DriverRequest) => {

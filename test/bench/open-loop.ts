@@ -7,7 +7,7 @@
  * closed loop in bursts.
  */
 import { Pool } from 'undici';
-import type { LatencySummary } from './load-protocol.js';
+import type { LatencySummary, OpenLoopLoadResult } from './load-protocol.js';
 
 export interface OpenLoopOptions {
   url: string;
@@ -19,16 +19,6 @@ export interface OpenLoopOptions {
   /** Sockets the pool may open; a request waits in the pool's queue (its wait counted) when all are busy. */
   connections: number;
   nextBody: () => string;
-}
-
-export interface OpenLoopResult {
-  sent: number;
-  ok: number;
-  failed: number;
-  /** Requests the schedule called for but were not sent: this many were already outstanding. */
-  skipped: number;
-  achievedPerSec: number;
-  latency: LatencySummary;
 }
 
 /** Past this many unanswered requests the server is not keeping up; the rest of the schedule is skipped, not queued without bound. */
@@ -49,14 +39,13 @@ export function summarizeLatencies(samples: Float64Array, count: number): Latenc
   };
 }
 
-export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult> {
+export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopLoadResult> {
   const pool = new Pool(opts.url, { connections: opts.connections, pipelining: 1 });
   const warmup = Math.floor(opts.ratePerSec * opts.warmupS);
   const total = warmup + Math.floor(opts.ratePerSec * opts.durationS);
   const intervalMs = 1000 / opts.ratePerSec;
   const latencies = new Float64Array(total - warmup);
   let count = 0;
-  let sent = 0;
   let ok = 0;
   let failed = 0;
   let skipped = 0;
@@ -65,7 +54,6 @@ export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult
 
   const send = (scheduledAt: number, measured: boolean): Promise<void> => {
     outstanding++;
-    if (measured) sent++;
     return pool
       .request({ method: 'POST', path: opts.path, headers: { 'content-type': 'application/json' }, body: opts.nextBody() })
       .then(async (res) => {
@@ -107,5 +95,12 @@ export async function runOpenLoop(opts: OpenLoopOptions): Promise<OpenLoopResult
     await pool.close();
   }
   const elapsedS = (performance.now() - measuredFrom) / 1000;
-  return { sent, ok, failed, skipped, achievedPerSec: ok / Math.max(elapsedS, opts.durationS), latency: summarizeLatencies(latencies, count) };
+  return {
+    offeredPerSec: opts.ratePerSec,
+    achievedPerSec: ok / Math.max(elapsedS, opts.durationS),
+    ok,
+    failed,
+    skipped,
+    latency: summarizeLatencies(latencies, count),
+  };
 }

@@ -19,7 +19,7 @@ import { writeRulesDir } from './rules-fixture.js';
 import { sanityCheck } from './sanity-check.js';
 import { createSilences } from './silences-fixture.js';
 import type { ProcessStats, RedisResult, ScenarioResult } from './scenario-result.js';
-import { OPEN_LOOP_SHARE, type Scenario } from './scenarios.js';
+import { openLoopRate, type Scenario } from './scenarios.js';
 import { startTopology } from './topology.js';
 
 export interface RunSettings {
@@ -92,7 +92,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
           ? await load.runOpenLoop({
               ...loadOptions,
               durationS: settings.durationS,
-              ratePerSec: Math.max(1, Math.round((OPEN_LOOP_SHARE * run.ok) / run.durationS)),
+              ratePerSec: openLoopRate(run),
             })
           : null;
 

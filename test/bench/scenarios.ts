@@ -38,6 +38,11 @@ export interface Scenario {
 /** The open-loop run's offered load, as a share of the closed-loop run's measured throughput. */
 export const OPEN_LOOP_SHARE = 0.5;
 
+/** The open loop's rate after a closed-loop run that answered `ok` requests in `durationS`. */
+export function openLoopRate(run: { ok: number; durationS: number }): number {
+  return Math.max(1, Math.round((OPEN_LOOP_SHARE * run.ok) / run.durationS));
+}
+
 const DEFAULT_CONNECTIONS = 50;
 const BATCH_CONNECTIONS = 10;
 

@@ -6,12 +6,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { prometheusSample } from '../support/prometheus-text.js';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import type { LoadClient } from './load-client.js';
 import type { LatencySummary } from './load-protocol.js';
 import { memory } from './proc-stats.js';
 import { sanityCheck } from './sanity-check.js';
-import { OPEN_LOOP_SHARE, type Scenario } from './scenarios.js';
+import { openLoopRate, type Scenario } from './scenarios.js';
 import { startTopology } from './topology.js';
 
 export interface SoakSettings {
@@ -52,9 +53,8 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** The heap the process reports in its own /metrics (prom-client's default metrics). */
 async function heapUsedMb(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const line = text.split('\n').find((l) => l.startsWith('sluice_nodejs_heap_size_used_bytes '));
-  return line === undefined ? Number.NaN : Number(line.split(' ')[1]) / 2 ** 20;
+  const bytes = prometheusSample(await (await fetch(`${url}/metrics`)).text(), 'sluice_nodejs_heap_size_used_bytes');
+  return bytes === undefined ? Number.NaN : bytes / 2 ** 20;
 }
 
 /** Least-squares slope of y over x. */
@@ -77,7 +77,7 @@ export async function runSoak(scenario: Scenario, settings: SoakSettings, load: 
       await sanityCheck(scenario, topology.url);
       const loadOptions = { url: topology.url, path: scenario.path, body: scenario.body, connections: scenario.connections };
       const probe = await load.run({ ...loadOptions, durationS: settings.probeS });
-      const offeredPerSec = Math.max(1, Math.round((OPEN_LOOP_SHARE * probe.ok) / probe.durationS));
+      const offeredPerSec = openLoopRate(probe);
       const api = topology.api[0];
       if (api === undefined) throw new Error(`soak ${scenario.id}: no API process`);
       const samples: SoakSample[] = [];

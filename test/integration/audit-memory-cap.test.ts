@@ -1,11 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { prometheusSample } from '../support/prometheus-text.js';
 import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
-
-/** A Prometheus sample's value, or undefined when the series is absent. */
-function sample(text: string, series: string): number | undefined {
-  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
 
 const CAP = 30_000;
 const DISPATCHES = 80;
@@ -26,8 +21,8 @@ describe.each(BACKENDS)('audit.memory_max_bytes (%s backend)', (backend) => {
     }
     const page = (await (await fetch(`${gw.url}/v1/audit?tenant=capped&namespace=payments&limit=1000`)).json()) as { records: unknown[] };
     const metrics = await (await fetch(`${gw.url}/metrics`)).text();
-    const stored = sample(metrics, 'sluice_memory_store_bytes{kind="audit"}');
-    const evicted = sample(metrics, 'sluice_audit_evicted_total') ?? 0;
+    const stored = prometheusSample(metrics, 'sluice_memory_store_bytes{kind="audit"}');
+    const evicted = prometheusSample(metrics, 'sluice_audit_evicted_total') ?? 0;
     if (backend === 'memory') {
       expect(stored).toBeGreaterThan(0);
       expect(stored).toBeLessThanOrEqual(CAP);

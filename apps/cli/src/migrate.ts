@@ -1,4 +1,4 @@
-import { ensurePartitions, migrate, type MigrateResult } from '@sluice/audit-postgres';
+import { ensurePartitionsAhead, migrate, type MigrateResult } from '@sluice/audit-postgres';
 import { configSecret } from '@sluice/auth';
 import { ConfigError, type SluiceConfig } from '@sluice/config';
 import pg from 'pg';
@@ -8,8 +8,6 @@ export interface MigrateOutcome extends MigrateResult {
   /** Daily partitions this run created (from yesterday to partitions_ahead_days ahead). */
   partitions_created: string[];
 }
-
-const DAY_MS = 86_400_000;
 
 /**
  * `sluice migrate`: the audit schema's missing migrations, then its partitions from yesterday to
@@ -22,7 +20,7 @@ export async function migrateAudit(config: SluiceConfig, env: NodeJS.ProcessEnv)
   const pool = new pg.Pool({ connectionString: url, max: 2, application_name: 'sluice-migrate' });
   try {
     const result = await migrate(pool, cfg.schema);
-    const created = await ensurePartitions(pool, cfg.schema, Date.now() - DAY_MS, cfg.partitions_ahead_days + 2);
+    const created = await ensurePartitionsAhead(pool, cfg.schema, Date.now(), cfg.partitions_ahead_days);
     return { schema: cfg.schema, ...result, partitions_created: created };
   } finally {
     await pool.end();

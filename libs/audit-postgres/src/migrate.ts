@@ -1,6 +1,6 @@
 import type { Pool } from 'pg';
 import { MIGRATIONS, type Migration } from './migrations.js';
-import { quoteSchema } from './sql-identifier.js';
+import { quoteSchema, relationExists } from './sql-identifier.js';
 
 export interface MigrateResult {
   /** Version found before this run (0: a new schema). */
@@ -69,8 +69,7 @@ export async function migrate(pool: Pool, schema: string, migrations: readonly M
 /** The schema's version without changing anything (0 when it has none); for processes that only read and write. */
 export async function schemaVersion(pool: Pool, schema: string): Promise<number> {
   const s = quoteSchema(schema);
-  const { rows } = await pool.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [`${s}.schema_migrations`]);
-  if (!rows[0]?.present) return 0;
+  if (!(await relationExists(pool, `${s}.schema_migrations`))) return 0;
   return currentVersion(pool, s);
 }
 

@@ -1,5 +1,5 @@
 import type { Pool } from 'pg';
-import { quoteSchema } from './sql-identifier.js';
+import { quoteSchema, relationExists } from './sql-identifier.js';
 
 const DAY_MS = 86_400_000;
 
@@ -28,8 +28,7 @@ export async function ensurePartitions(pool: Pool, schema: string, fromMs: numbe
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sluice-audit-partitions:${schema}`]);
       for (let i = 0, day = dayStart(fromMs); i < days; i++, day += DAY_MS) {
         const name = partitionName(day);
-        const { rows } = await client.query<{ present: boolean }>('SELECT to_regclass($1) IS NOT NULL AS present', [`${s}.${name}`]);
-        if (rows[0]?.present) continue;
+        if (await relationExists(client, `${s}.${name}`)) continue;
         const from = new Date(day).toISOString();
         const to = new Date(day + DAY_MS).toISOString();
         await client.query(`CREATE TABLE ${s}.${name} PARTITION OF ${s}.audit_records FOR VALUES FROM ('${from}') TO ('${to}')`);
@@ -44,6 +43,11 @@ export async function ensurePartitions(pool: Pool, schema: string, fromMs: numbe
     client.release();
   }
   return created;
+}
+
+/** The partitions writers need: from yesterday (late records) to `aheadDays` after today. */
+export function ensurePartitionsAhead(pool: Pool, schema: string, nowMs: number, aheadDays: number): Promise<string[]> {
+  return ensurePartitions(pool, schema, nowMs - DAY_MS, aheadDays + 2);
 }
 
 /** A (namespace, tenant) whose records are under compliance hold: never deleted by retention. */

@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { capturedLogLines } from '../../../test/support/log-lines.js';
 import { Histogram, type Counter, type Gauge } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from './logger.js';
@@ -77,13 +77,7 @@ describe('logger timestamps', () => {
   });
 
   it('are the ISO time of each line, also when lines share a millisecond', () => {
-    const lines: string[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(chunk.toString());
-        done();
-      },
-    });
+    const { destination, lines } = capturedLogLines();
     const logger = createLogger({ level: 'info', role: 'test', destination });
     vi.useFakeTimers({ toFake: ['Date'] });
     const times = [Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1), Date.UTC(2026, 0, 1) + 1, Date.UTC(2027, 5, 6, 7, 8, 9, 10), Date.UTC(2026, 0, 1)];
@@ -91,6 +85,6 @@ describe('logger timestamps', () => {
       vi.setSystemTime(t);
       logger.info('x');
     }
-    expect(lines.map((l) => (JSON.parse(l) as { time: string }).time)).toEqual(times.map((t) => new Date(t).toISOString()));
+    expect(lines.map((l) => l.time)).toEqual(times.map((t) => new Date(t).toISOString()));
   });
 });

@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { capturedLogLines } from '../../../../test/support/log-lines.js';
 import { SluiceConfig } from '@sluice/config';
 import { Metrics, createLogger } from '@sluice/telemetry';
 import { describe, expect, it } from 'vitest';
@@ -74,13 +74,7 @@ describe('the runtime builder', () => {
   });
 
   it('names a part that is slow to close in a warning, and closes the rest after a failure', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { destination, lines } = capturedLogLines();
     const captured = createLogger({ level: 'debug', role: 'test', destination });
     const closed: string[] = [];
     await closeAll(

@@ -1,4 +1,4 @@
-import { Writable } from 'node:stream';
+import { capturedLogLines } from '../../../../test/support/log-lines.js';
 import { diag } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -24,13 +24,7 @@ describe('tracing on', () => {
   afterAll(() => tracing.shutdown());
 
   it('stamps the log lines written inside a span with its trace_id and span_id, and only those', async () => {
-    const lines: Record<string, unknown>[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { destination, lines } = capturedLogLines();
     const logger = createLogger({ level: 'info', role: 'test', destination, traceIds: true });
     logger.info('outside');
     const ids = await inSpan(tracing.tracer, 'work', undefined, async (span) => {
