@@ -53,4 +53,12 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX audit_records_time_brin ON ${s}.audit_records USING brin (dispatched_at);
     `,
   },
+  {
+    version: 2,
+    name: 'expiry index',
+    // Retention: due rows (expires_at at or before now) are deleted in batches, and a partition
+    // is dropped whole once it holds no live row (a later expires_at, or NULL: kept for good) —
+    // both answered from this index, NULLs included.
+    sql: (s) => `CREATE INDEX audit_records_expiry ON ${s}.audit_records (expires_at);`,
+  },
 ];

@@ -50,63 +50,94 @@ export function ensurePartitionsAhead(pool: Pool, schema: string, nowMs: number,
   return ensurePartitions(pool, schema, nowMs - DAY_MS, aheadDays + 2);
 }
 
-/** A (namespace, tenant) whose records are under compliance hold: never deleted by retention. */
-export interface HeldScope {
-  namespace: string;
-  tenant: string;
+/** The partitions a schema has, with the end of each one's day. */
+async function listPartitions(pool: Pool, schema: string): Promise<{ name: string; endMs: number }[]> {
+  const { rows } = await pool.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE i.inhparent = $1::regclass AND n.nspname = $2 ORDER BY c.relname`,
+    [`${quoteSchema(schema)}.audit_records`, schema],
+  );
+  const partitions: { name: string; endMs: number }[] = [];
+  for (const { name } of rows) {
+    const day = /^audit_records_p(\d{4})(\d{2})(\d{2})$/.exec(name);
+    if (day !== null) partitions.push({ name, endMs: Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3])) + DAY_MS });
+  }
+  return partitions;
 }
 
 export interface PartitionDropResult {
   /** Partitions dropped whole. */
   dropped: string[];
-  /** Partitions past the cutoff kept because they hold held records (their other rows deleted). */
-  kept: string[];
-  /** Rows deleted from the kept partitions. */
-  deletedRows: number;
+  /** Their rows. */
+  rows: number;
+}
+
+/** A drop waits this long for the table lock (queries running on the table), then gives up until the next sweep. */
+const DROP_LOCK_TIMEOUT = '5s';
+
+/**
+ * Retention by the day: drops every partition whose day has ended and that holds no live row —
+ * none with an expires_at after `nowMs`, none kept for good (NULL: compliance hold, immutable
+ * audit). With the gateway-wide TTL that is every day older than the TTL, in one statement each;
+ * a day holding a tenant with a longer TTL or a hold stays, and loses its due rows to the batched
+ * deletes instead. The recheck runs under the table lock, so a row ingested meanwhile is kept.
+ */
+export async function dropExpiredPartitions(pool: Pool, schema: string, nowMs: number): Promise<PartitionDropResult> {
+  const s = quoteSchema(schema);
+  const now = new Date(nowMs).toISOString();
+  const live = (name: string) => `SELECT 1 FROM ${s}.${name} WHERE expires_at IS NULL OR expires_at > $1 LIMIT 1`;
+  const result: PartitionDropResult = { dropped: [], rows: 0 };
+  for (const { name, endMs } of await listPartitions(pool, schema)) {
+    if (endMs > nowMs || (await pool.query(live(name), [now])).rowCount !== 0) continue;
+    const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.${name}`);
+    const client = await pool.connect();
+    try {
+      await client.query('BEGIN');
+      try {
+        await client.query(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
+        // The parent first, as inserts lock it before their partition: no deadlock with the ingest.
+        await client.query(`LOCK TABLE ${s}.audit_records IN ACCESS EXCLUSIVE MODE`);
+        if ((await client.query(live(name), [now])).rowCount !== 0) {
+          await client.query('ROLLBACK');
+          continue;
+        }
+        await client.query(`DROP TABLE ${s}.${name}`);
+        await client.query('COMMIT');
+      } catch (err) {
+        await client.query('ROLLBACK');
+        throw err;
+      }
+    } finally {
+      client.release();
+    }
+    result.dropped.push(name);
+    result.rows += Number(rows[0]?.n ?? 0);
+  }
+  return result;
 }
 
 /**
- * The gateway-wide TTL: every daily partition that ends at or before `cutoffMs` is dropped whole,
- * unless it holds records of a held scope; such a partition keeps those records and loses the
- * rest, in batches of `batchRows`.
+ * The days a writer knows to have a partition, so a batch creates only what it lacks (a record
+ * of a day nobody prepared: a clock far off, or a backlog older than the partitions kept).
  */
-export async function dropPartitionsBefore(
-  pool: Pool,
-  schema: string,
-  cutoffMs: number,
-  held: readonly HeldScope[],
-  batchRows = 10_000,
-): Promise<PartitionDropResult> {
-  const s = quoteSchema(schema);
-  const { rows } = await pool.query<{ name: string }>(
-    `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid JOIN pg_namespace n ON n.oid = c.relnamespace
-     WHERE i.inhparent = $1::regclass AND n.nspname = $2 ORDER BY c.relname`,
-    [`${s}.audit_records`, schema],
-  );
-  const result: PartitionDropResult = { dropped: [], kept: [], deletedRows: 0 };
-  const heldNs = held.map((h) => h.namespace);
-  const heldTenants = held.map((h) => h.tenant);
-  for (const { name } of rows) {
-    const day = /^audit_records_p(\d{4})(\d{2})(\d{2})$/.exec(name);
-    if (day === null) continue;
-    const endMs = Date.UTC(Number(day[1]), Number(day[2]) - 1, Number(day[3])) + DAY_MS;
-    if (endMs > cutoffMs) continue;
-    const isHeld = `(namespace, tenant) IN (SELECT * FROM unnest($1::text[], $2::text[]))`;
-    const holds = held.length > 0 && (await pool.query(`SELECT 1 FROM ${s}.${name} WHERE ${isHeld} LIMIT 1`, [heldNs, heldTenants])).rowCount !== 0;
-    if (!holds) {
-      await pool.query(`DROP TABLE ${s}.${name}`);
-      result.dropped.push(name);
-      continue;
-    }
-    result.kept.push(name);
-    for (;;) {
-      const deleted = await pool.query(
-        `DELETE FROM ${s}.${name} WHERE ctid IN (SELECT ctid FROM ${s}.${name} WHERE NOT ${isHeld} LIMIT ${Math.max(1, Math.floor(batchRows))})`,
-        [heldNs, heldTenants],
-      );
-      result.deletedRows += deleted.rowCount ?? 0;
-      if ((deleted.rowCount ?? 0) === 0) break;
+export class KnownPartitions {
+  private readonly days = new Set<number>();
+
+  constructor(
+    private readonly pool: Pool,
+    private readonly schema: string,
+  ) {}
+
+  async ensureFor(timesMs: Iterable<number>): Promise<void> {
+    for (const day of new Set(Array.from(timesMs, dayStart))) {
+      if (this.days.has(day)) continue;
+      await ensurePartitions(this.pool, this.schema, day, 1);
+      this.days.add(day);
     }
   }
-  return result;
+
+  /** After a write found a partition missing (retention dropped it): ask the database again. */
+  forget(): void {
+    this.days.clear();
+  }
 }

@@ -1,14 +1,18 @@
 import { decodeCursor, encodeCursor, type StoreQuery } from '@sluice/audit';
+
 import { AuditFilterFields, type AuditPage, type AuditRecord } from '@sluice/core';
 import type { Pool } from 'pg';
 import { COLUMN_TYPES, COLUMNS, recordOf, rowOf, SELECT_LIST, type RecordRow } from './record-columns.js';
 import { quoteSchema } from './sql-identifier.js';
 
+/** A (namespace, tenant): one hash chain. */
+type TenantScope = Pick<AuditRecord, 'namespace' | 'tenant'>;
+
 /** Rows read per round trip while a `visible` predicate thins a page out. */
 const MIN_BATCH = 50;
 const MAX_BATCH = 1000;
 /** Rows one page may examine before it ends early with a cursor (as the state store's scan budget). */
-const SCAN_BUDGET = 20_000;
+const DEFAULT_SCAN_BUDGET = 20_000;
 
 /**
  * The audit_records table of one schema: batched idempotent inserts, lookups by action id and
@@ -20,6 +24,7 @@ export class PgAuditRecords {
   constructor(
     private readonly pool: Pool,
     schema: string,
+    private readonly scanBudget = DEFAULT_SCAN_BUDGET,
   ) {
     this.table = `${quoteSchema(schema)}.audit_records`;
   }
@@ -42,6 +47,42 @@ export class PgAuditRecords {
       columns,
     );
     return result.rowCount ?? 0;
+  }
+
+  /** Deletes up to `limit` rows due at `nowMs` (expires_at at or before it); returns how many. */
+  async deleteDue(nowMs: number, limit: number): Promise<number> {
+    const result = await this.pool.query(
+      `DELETE FROM ${this.table} WHERE (dispatched_at, id) IN (SELECT dispatched_at, id FROM ${this.table} WHERE expires_at <= $1 LIMIT $2)`,
+      [new Date(nowMs).toISOString(), limit],
+    );
+    return result.rowCount ?? 0;
+  }
+
+  /** The chained records of one scope with min ≤ sequence_number ≤ max (absent: unbounded), in sequence order. */
+  async chainLinks(scope: TenantScope, bounds: { min?: number; max?: number }, limit: number): Promise<AuditRecord[]> {
+    const params: unknown[] = [scope.namespace, scope.tenant];
+    const where = ['namespace = $1', 'tenant = $2', 'sequence_number IS NOT NULL'];
+    if (bounds.min !== undefined) where.push(`sequence_number >= $${params.push(bounds.min)}`);
+    if (bounds.max !== undefined) where.push(`sequence_number <= $${params.push(bounds.max)}`);
+    const { rows } = await this.pool.query<RecordRow>(
+      `SELECT ${SELECT_LIST} FROM ${this.table} WHERE ${where.join(' AND ')} ORDER BY sequence_number LIMIT ${Math.max(1, Math.floor(limit))}`,
+      params,
+    );
+    return rows.map(recordOf);
+  }
+
+  /** The sequence number of the first (or, `newest`, last) chained record of a scope dispatched within the window; null when none. */
+  async chainEdge(scope: TenantScope, window: { fromMs?: number; toMs?: number }, newest: boolean): Promise<number | null> {
+    const params: unknown[] = [scope.namespace, scope.tenant];
+    const where = ['namespace = $1', 'tenant = $2', 'sequence_number IS NOT NULL'];
+    if (window.fromMs !== undefined) where.push(`dispatched_at >= $${params.push(new Date(window.fromMs).toISOString())}`);
+    if (window.toMs !== undefined) where.push(`dispatched_at <= $${params.push(new Date(window.toMs).toISOString())}`);
+    const order = newest ? 'DESC' : 'ASC';
+    const { rows } = await this.pool.query<{ s: string }>(
+      `SELECT sequence_number AS s FROM ${this.table} WHERE ${where.join(' AND ')} ORDER BY dispatched_at ${order}, id ${order} LIMIT 1`,
+      params,
+    );
+    return rows[0] === undefined ? null : Number(rows[0].s);
   }
 
   /** Records of one action id, newest first (ids are per tenant: several tenants may share one). */
@@ -85,7 +126,7 @@ export class PgAuditRecords {
     let scanned = 0;
     let full = false;
     let lastReturned: { t: number; i: string } | null = null;
-    for (let first = true; !full && scanned < SCAN_BUDGET; first = false) {
+    for (let first = true; !full && scanned < this.scanBudget; first = false) {
       // Strictly older than the last row seen: (dispatched_at, id) is the order, so ties page correctly.
       const bounded = after === null ? '' : ` AND (dispatched_at, id) < ($${params.length + 1}, $${params.length + 2}::uuid)`;
       const { rows } = await this.pool.query<RecordRow>(
@@ -108,7 +149,7 @@ export class PgAuditRecords {
       }
       if (rows.length < batch) break; // the table is exhausted
     }
-    const next = full ? lastReturned : scanned >= SCAN_BUDGET ? after : null;
+    const next = full ? lastReturned : scanned >= this.scanBudget ? after : null;
     if (next !== null) page.next_cursor = encodeCursor(!full && skip > 0 ? { ...next, s: skip } : next);
     return page;
   }

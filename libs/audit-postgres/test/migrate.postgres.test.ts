@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresServer, type RunningPostgres } from '../../../test/support/postgres-server.js';
-import { dayStart, dropPartitionsBefore, ensurePartitions, migrate, MIGRATIONS, partitionName, SchemaTooNewError, schemaVersion } from '../src/index.js';
+import { dayStart, dropExpiredPartitions, ensurePartitions, migrate, MIGRATIONS, partitionName, SchemaTooNewError, schemaVersion } from '../src/index.js';
 
 const DAY_MS = 86_400_000;
 
@@ -94,34 +94,33 @@ describe('PostgreSQL audit schema: migrations and partitions', () => {
     await expect(insert(now + 5 * DAY_MS)).rejects.toThrow(/no partition/);
   });
 
-  it('drops partitions past the cutoff whole, except that held tenants keep their records', async () => {
+  it('drops a partition whose day has ended once it holds no live row, and keeps days with held or longer-lived rows', async () => {
     const s = freshSchema();
     await migrate(pool, s);
     const day0 = Date.UTC(2026, 10, 1);
     await ensurePartitions(pool, s, day0, 4);
-    const insert = (dayIndex: number, tenant: string, n: number) =>
+    const now = day0 + 3 * DAY_MS + 3_600_000; // days 0-2 have ended
+    const insert = (dayIndex: number, n: number, expiresAt: number | null) =>
       pool.query(
-        `INSERT INTO "${s}".audit_records (id, dispatched_at, action_id, namespace, tenant, provider, action_type, verdict, outcome, caller_id, body)
-         SELECT gen_random_uuid(), $1::timestamptz + g * interval '1 second', 'a', 'ns', $2, 'email', 'send', 'allow', 'executed', 'anonymous', '{}'
+        `INSERT INTO "${s}".audit_records (id, dispatched_at, action_id, namespace, tenant, provider, action_type, verdict, outcome, caller_id, expires_at, body)
+         SELECT gen_random_uuid(), $1::timestamptz + g * interval '1 second', 'a', 'ns', 't', 'email', 'send', 'allow', 'executed', 'anonymous', $2, '{}'
          FROM generate_series(1, $3) AS g`,
-        [new Date(day0 + dayIndex * DAY_MS).toISOString(), tenant, n],
+        [new Date(day0 + dayIndex * DAY_MS).toISOString(), expiresAt === null ? null : new Date(expiresAt).toISOString(), n],
       );
-    await insert(0, 'free', 5); // day 0: nobody held
-    await insert(1, 'free', 7); // day 1: a held tenant too
-    await insert(1, 'held', 3);
-    await insert(2, 'free', 4); // day 2 and 3: not past the cutoff
-    await insert(3, 'held', 1);
-    const result = await dropPartitionsBefore(pool, s, day0 + 2 * DAY_MS, [{ namespace: 'ns', tenant: 'held' }], 2);
-    expect(result).toEqual({ dropped: [partitionName(day0)], kept: [partitionName(day0 + DAY_MS)], deletedRows: 7 });
-    const { rows } = await pool.query(
-      `SELECT tableoid::regclass::text AS part, tenant, count(*)::int AS n FROM "${s}".audit_records GROUP BY 1, 2 ORDER BY 1, 2`,
-    );
-    expect(rows).toEqual([
-      { part: `${s}.${partitionName(day0 + DAY_MS)}`, tenant: 'held', n: 3 },
-      { part: `${s}.${partitionName(day0 + 2 * DAY_MS)}`, tenant: 'free', n: 4 },
-      { part: `${s}.${partitionName(day0 + 3 * DAY_MS)}`, tenant: 'held', n: 1 },
-    ]);
-    // Nobody held: everything past the cutoff goes, the kept partition too.
-    expect(await dropPartitionsBefore(pool, s, day0 + 2 * DAY_MS, [])).toEqual({ dropped: [partitionName(day0 + DAY_MS)], kept: [], deletedRows: 0 });
+    await insert(0, 5, day0 + DAY_MS); // day 0: all due
+    await insert(1, 7, day0 + 2 * DAY_MS); // day 1: due, and 2 kept for good (a hold)
+    await insert(1, 2, null);
+    await insert(2, 4, day0 + 2 * DAY_MS); // day 2: due, and 1 row of a tenant with a longer TTL
+    await insert(2, 1, now + DAY_MS);
+    await insert(3, 6, day0 + 2 * DAY_MS); // day 3: all due, but the day has not ended
+    expect(await dropExpiredPartitions(pool, s, now)).toEqual({ dropped: [partitionName(day0)], rows: 5 });
+    const { rows } = await pool.query(`SELECT tableoid::regclass::text AS part, count(*)::int AS n FROM "${s}".audit_records GROUP BY 1 ORDER BY 1`);
+    expect(rows).toEqual([1, 2, 3].map((d, i) => ({ part: `${s}.${partitionName(day0 + d * DAY_MS)}`, n: [9, 5, 6][i] })));
+    // Once the longer-lived row is due too, day 2 goes; day 1 never does (its held rows).
+    expect(await dropExpiredPartitions(pool, s, now + 2 * DAY_MS)).toEqual({
+      dropped: [partitionName(day0 + 2 * DAY_MS), partitionName(day0 + 3 * DAY_MS)],
+      rows: 11,
+    });
+    expect(await dropExpiredPartitions(pool, s, now + 400 * DAY_MS)).toEqual({ dropped: [], rows: 0 });
   });
 });

@@ -1,7 +1,7 @@
 import type { AuditRecord, AuditVerifyInput, AuditVerifyResult } from '@sluice/core';
 import type { StateStore } from '@sluice/state';
 import { tenantAllIndex } from './index-layout.js';
-import { readChainHead } from './hash-chain.js';
+import { readChainHead, type ChainHead } from './hash-chain.js';
 import { chainIndexKey, type TenantScope } from './keys.js';
 import { recordHash } from './record-hash.js';
 import type { RecordReader } from './record-reader.js';
@@ -9,6 +9,22 @@ import type { RecordReader } from './record-reader.js';
 const BATCH = 500;
 /** Tenant-index entries examined to find the first/last chained record of a time window. */
 const WINDOW_SEARCH_BUDGET = 20_000;
+
+/** One link as a chain's store holds it: its sequence number, and its record (null when missing or unreadable). */
+interface ChainLink {
+  seq: number;
+  record: AuditRecord | null;
+}
+
+/** Where a (namespace, tenant) chain is read from: the state store's chain index, or a table. */
+export interface ChainSource {
+  /** Sequence bounds of the from/to window (absent: unbounded); null when the window holds no chained record. */
+  sequenceRange(input: AuditVerifyInput): Promise<{ min?: number; max?: number } | null>;
+  /** Links with min ≤ seq ≤ max (absent: unbounded), in sequence order, at most `limit`. */
+  links(bounds: { min?: number; max?: number }, limit: number): Promise<ChainLink[]>;
+  /** The newest link as the chain head says; null before the first record. */
+  head(): Promise<ChainHead | null>;
+}
 
 /**
  * Walks a (namespace, tenant) chain in sequence order and stops at the first record whose link
@@ -19,30 +35,32 @@ const WINDOW_SEARCH_BUDGET = 20_000;
  * from/to select the sequence range between the first chained record dispatched at/after `from`
  * and the last dispatched at/before `to`.
  */
-export async function verifyChain(store: StateStore, reader: RecordReader, input: AuditVerifyInput): Promise<AuditVerifyResult> {
+export function verifyChain(store: StateStore, reader: RecordReader, input: AuditVerifyInput): Promise<AuditVerifyResult> {
+  return verifyChainOf(stateChain(store, reader, input), input);
+}
+
+/** The walk of verifyChain over any chain source. */
+export async function verifyChainOf(source: ChainSource, input: AuditVerifyInput): Promise<AuditVerifyResult> {
   const scope = { namespace: input.namespace, tenant: input.tenant };
-  const index = chainIndexKey(scope);
-  const range = await sequenceRange(store, reader, scope, input);
+  const range = await source.sequenceRange(input);
   if (range === null) return { valid: true, records_checked: 0 };
-  // Read before walking: every link up to this head was already indexed (same CAS).
-  const head = range.max === undefined ? await readChainHead(store, scope) : null;
+  // Read before walking: every link up to this head was already written (same CAS).
+  const head = range.max === undefined ? await source.head() : null;
   const result: AuditVerifyResult = { valid: true, records_checked: 0 };
-  let previous = range.min !== undefined && range.min > 0 ? await chainRecordAt(store, reader, scope, range.min - 1) : null;
+  let previous: AuditRecord | null = null;
+  if (range.min !== undefined && range.min > 0) {
+    const [before] = await source.links({ min: range.min - 1, max: range.min - 1 }, 1);
+    previous = before?.record ?? null;
+  }
   let expected: number | null = range.min ?? null;
   let from = range.min;
 
   for (;;) {
     const bounds = { ...(from !== undefined ? { min: from } : {}), ...(range.max !== undefined ? { max: range.max } : {}) };
-    const entries = await store.indexRange(index, { ...bounds, limit: BATCH });
-    const records = await reader.readMembers(
-      entries.map((e) => e.member),
-      scope,
-    );
-    for (const [i, entry] of entries.entries()) {
-      const seq = entry.score;
-      // A gap in the index: the record at `expected` is gone.
+    const links = await source.links(bounds, BATCH);
+    for (const { seq, record } of links) {
+      // A gap: the record at `expected` is gone.
       if (expected !== null && seq !== expected) return broken(result, Math.min(seq, expected));
-      const record = records[i] ?? null;
       if (record === null) return broken(result, seq);
       result.records_checked++;
       result.first_record_id ??= record.id;
@@ -51,8 +69,8 @@ export async function verifyChain(store: StateStore, reader: RecordReader, input
       previous = record;
       expected = seq + 1;
     }
-    if (entries.length < BATCH) break;
-    from = (entries.at(-1)?.score ?? 0) + 1;
+    if (links.length < BATCH) break;
+    from = (links.at(-1)?.seq ?? 0) + 1;
   }
   // The head names the newest link: records cut from the end of the chain show up here.
   if (head !== null && previous !== null && expected !== null) {
@@ -60,6 +78,23 @@ export async function verifyChain(store: StateStore, reader: RecordReader, input
     if (previous.sequence_number === head.s && previous.record_hash !== head.h) return broken(result, head.s);
   }
   return result;
+}
+
+/** A chain in the state store: its chain index (scored by sequence number) and record values. */
+function stateChain(store: StateStore, reader: RecordReader, input: AuditVerifyInput): ChainSource {
+  const scope = { namespace: input.namespace, tenant: input.tenant };
+  return {
+    sequenceRange: () => sequenceRange(store, reader, scope, input),
+    head: () => readChainHead(store, scope),
+    async links(bounds, limit) {
+      const entries = await store.indexRange(chainIndexKey(scope), { ...bounds, limit });
+      const records = await reader.readMembers(
+        entries.map((e) => e.member),
+        scope,
+      );
+      return entries.map((e, i) => ({ seq: e.score, record: records[i] ?? null }));
+    },
+  };
 }
 
 /** Whether `record` is a sound link at `seq` after `previous` (null: the first record walked, predecessor gone). */
@@ -73,13 +108,6 @@ function linkChecks(record: AuditRecord, seq: number, scope: TenantScope, previo
 
 function broken(result: AuditVerifyResult, seq: number): AuditVerifyResult {
   return { ...result, valid: false, first_broken_at: seq };
-}
-
-async function chainRecordAt(store: StateStore, reader: RecordReader, scope: TenantScope, seq: number): Promise<AuditRecord | null> {
-  const [entry] = await store.indexRange(chainIndexKey(scope), { min: seq, max: seq, limit: 1 });
-  if (entry === undefined) return null;
-  const [record] = await reader.readMembers([entry.member], scope);
-  return record ?? null;
 }
 
 /** Sequence bounds of the window (absent: unbounded); null when the window holds no chained record. */

@@ -14,7 +14,7 @@ import type { AppendOptions, AuditStore, AuditVisibility, StoreQuery } from './a
 import { verifyChain } from './chain-verifier.js';
 import { linkIntoChain, type UnlinkedRecord } from './hash-chain.js';
 import { globalAllIndex } from './index-layout.js';
-import type { AuditIngest, AuditObserver, IngestReport } from './ingest/ingest.js';
+import type { AuditIngest, AuditObserver, IngestReport, RecordSink } from './ingest/ingest.js';
 import { LogAuditIngest } from './ingest/log-ingest.js';
 import { MemoryAuditIngest } from './ingest/memory-ingest.js';
 import { actionPointerKey, expiryIndexKey, KIND } from './keys.js';
@@ -38,6 +38,12 @@ export interface StateAuditStoreOptions {
   scanBudget?: number;
   /** Kept up to date from every record as it is indexed (analytics and coverage rollups). */
   observers?: readonly AuditObserver[];
+  /**
+   * Records move there once ingested (the PostgreSQL trail), and the state keeps only those not
+   * yet moved, findable by get(): no index entries, so query, verify and expire see nothing —
+   * the sink's owner answers them. The rollups stay in the state.
+   */
+  sink?: RecordSink;
   /** Shared state only: records indexed per batch, and how long a batch may stay with a silent consumer. */
   ingest?: { batchSize?: number; claimIdleMs?: number };
   /** After each indexed batch. */
@@ -67,6 +73,9 @@ export class StateAuditStore implements AuditStore {
   private readonly ingest: AuditIngest;
   /** The shared-state ingest, whose indexer loop worker processes run; null in memory. */
   private readonly logIngest: LogAuditIngest | null;
+  /** The one-process ingest, whose queue get() also looks in; null on shared state. */
+  private readonly memoryIngest: MemoryAuditIngest | null;
+  private readonly sinking: boolean;
 
   constructor(
     private readonly store: StateStore,
@@ -84,15 +93,19 @@ export class StateAuditStore implements AuditStore {
       ...(opts.onIndexError ? { onError: opts.onIndexError } : {}),
       ...(opts.onIndexed ? { onIndexed: opts.onIndexed } : {}),
     };
+    this.sinking = opts.sink !== undefined;
     if (store.backend === 'memory') {
       this.logIngest = null;
-      this.ingest = new MemoryAuditIngest(store, {
+      this.memoryIngest = new MemoryAuditIngest(store, {
         observers,
+        sink: opts.sink,
         afterFlush: () => this.evictBeyondCaps(),
         ...reports,
       });
+      this.ingest = this.memoryIngest;
     } else {
-      this.logIngest = new LogAuditIngest(store, { observers, ...opts.ingest, ...reports });
+      this.memoryIngest = null;
+      this.logIngest = new LogAuditIngest(store, { observers, sink: opts.sink, ...opts.ingest, ...reports });
       this.ingest = this.logIngest;
     }
   }
@@ -126,8 +139,11 @@ export class StateAuditStore implements AuditStore {
     unlinked.expires_at = opts.ttlMs === null ? null : isoString(dispatchedMs + opts.ttlMs);
     const scopeCode = await this.scopes.codeFor(unlinked);
     if (opts.chain) {
-      // The value and tenant indexes join the head's CAS (one slot), so verify sees every link.
-      const record = await linkIntoChain(this.store, unlinked, (linked) => [valueWrite(linked), ...tenantIndexWrites(linked)]);
+      // The value and tenant indexes join the head's CAS (one slot), so verify sees every link
+      // (with a sink, the value only: the sink indexes what it stores).
+      const record = await linkIntoChain(this.store, unlinked, (linked) =>
+        this.sinking ? [valueWrite(linked)] : [valueWrite(linked), ...tenantIndexWrites(linked)],
+      );
       await this.ingest.append({ record, scopeCode, valueWritten: true, intent: opts.intent });
       return record;
     }
@@ -137,8 +153,16 @@ export class StateAuditStore implements AuditStore {
   }
 
   async get(actionId: string, visible: AuditVisibility = {}): Promise<AuditRecord | null> {
-    // On shared state the pointer is written on the request path; in memory it waits in the queue.
-    if (this.logIngest === null) await this.ingest.catchUp();
+    const now = this.clock.now();
+    const findable = (r: AuditRecord | null | undefined): r is AuditRecord =>
+      r != null && r.action_id === actionId && !isExpired(r, now) && (visible.scope?.(r) ?? true) && (visible.record?.(r) ?? true);
+    // On shared state the pointer is written on the request path; in memory it waits in the
+    // queue, flushed here (what a sink refused stays queued, and is found there).
+    if (this.memoryIngest !== null) {
+      await this.memoryIngest.catchUp();
+      const queued = this.memoryIngest.queued(actionId).find(findable);
+      if (queued !== undefined) return queued;
+    }
     // Newest first: one entry per record of this id, in whichever tenants dispatched it. Entries
     // of scopes the caller cannot see are dropped before any record is read, so however often
     // another tenant reuses the id, it cannot push the caller's own record out of reach.
@@ -149,10 +173,8 @@ export class StateAuditStore implements AuditStore {
       null,
     );
     const seen = refs.filter((ref) => ref !== null && (visible.scope?.(ref) ?? true));
-    const now = this.clock.now();
     for (let at = 0; at < seen.length; at += READ_BATCH) {
-      const records = await this.reader.readRefs(seen.slice(at, at + READ_BATCH));
-      const found = records.find((r) => r !== null && r.action_id === actionId && !isExpired(r, now) && (visible.record?.(r) ?? true));
+      const found = (await this.reader.readRefs(seen.slice(at, at + READ_BATCH))).find(findable);
       if (found) return found;
     }
     return null;

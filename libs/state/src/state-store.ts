@@ -97,7 +97,9 @@ export type WriteOp =
   | { op: 'indexAdd'; index: StateKey; member: string; score: number; ttlMs?: number }
   | { op: 'increment'; key: StateKey; by: number; ttlMs?: number }
   /** ZREM; writeBatch only (compareAndSwapWith refuses it). */
-  | { op: 'indexRemove'; index: StateKey; member: string; ttlMs?: undefined };
+  | { op: 'indexRemove'; index: StateKey; member: string; ttlMs?: undefined }
+  /** DEL, of any key family; writeBatch only (compareAndSwapWith refuses it). */
+  | { op: 'delete'; key: StateKey; ttlMs?: undefined };
 
 /** Counters and index entries: writes whose bulk application (grouped by key) is the same as one by one. */
 export type BulkWriteOp = Extract<WriteOp, { op: 'increment' | 'indexAdd' | 'indexRemove' }>;

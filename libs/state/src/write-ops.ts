@@ -11,7 +11,8 @@ export type CheckedWrite =
   | { op: 'set'; key: StateKey; value: string; ttl: number | undefined }
   | { op: 'increment'; key: StateKey; by: number; ttl: number | undefined }
   | { op: 'indexAdd'; key: StateKey; member: string; score: number; ttl: number | undefined }
-  | { op: 'indexRemove'; key: StateKey; member: string; ttl: undefined };
+  | { op: 'indexRemove'; key: StateKey; member: string; ttl: undefined }
+  | { op: 'delete'; key: StateKey; ttl: undefined };
 
 export function checkWrites(ops: readonly WriteOp[]): CheckedWrite[] {
   return ops.map(checkWrite);
@@ -29,6 +30,8 @@ function checkWrite(op: WriteOp): CheckedWrite {
       return { op: 'indexAdd', key: op.index, member: op.member, score: checkScore(op.score), ttl };
     case 'indexRemove':
       return { op: 'indexRemove', key: op.index, member: op.member, ttl: undefined };
+    case 'delete':
+      return { op: 'delete', key: op.key, ttl: undefined };
     default:
       // Reachable from untyped callers only.
       throw new RangeError(`unknown write op ${JSON.stringify((op as { op: unknown }).op)}`);
@@ -48,7 +51,7 @@ export function checkBulk(ops: readonly WriteOp[]): readonly WriteOp[] {
 /** compareAndSwapWith runs as one script, so every key must live in the CAS key's slot; it only adds. */
 export function checkSameScope(key: StateKey, writes: readonly CheckedWrite[]): void {
   for (const w of writes) {
-    if (w.op === 'indexRemove') throw new RangeError('compareAndSwapWith: indexRemove is a writeBatch op');
+    if (w.op === 'indexRemove' || w.op === 'delete') throw new RangeError(`compareAndSwapWith: ${w.op} is a writeBatch op`);
     if (w.key.namespace !== key.namespace || w.key.tenant !== key.tenant) {
       throw new RangeError(`compareAndSwapWith: write to ${w.key.namespace}/${w.key.tenant} outside the CAS key's scope ${key.namespace}/${key.tenant}`);
     }

@@ -12,6 +12,15 @@ export interface AuditObserver {
   writesFor(record: IndexedRecord): readonly BulkWriteOp[];
 }
 
+/**
+ * Where records go once ingested when the state store is only their way in (the PostgreSQL
+ * trail): the state holds a record, findable by id, until the sink has it, then lets it go.
+ */
+export interface RecordSink {
+  /** Stores the records; one stored before (a batch delivered again after a crash) is kept once. */
+  store(records: readonly AuditRecord[]): Promise<void>;
+}
+
 /** What append hands the ingest: the stored record and what its indexing needs. */
 export interface IngestEntry {
   record: AuditRecord;
@@ -51,16 +60,19 @@ export interface IndexItem {
 }
 
 /**
- * The bulk writes of many records: their tenant, chain, global and expiry index entries, the
- * observers' rollups, and the removal of their intents. All idempotent except the rollup
- * counters, which the log ingest applies exactly once (StateStore.logGroupAckWith).
+ * The bulk writes of many records: their tenant, chain, global and expiry index entries (unless
+ * the records leave the state for a sink, which indexes them itself), the observers' rollups,
+ * and the removal of their intents. All idempotent except the rollup counters, which the log
+ * ingest applies exactly once (StateStore.logGroupAckWith).
  */
-export function indexWritesOf(items: readonly IndexItem[], observers: readonly AuditObserver[]): BulkWriteOp[] {
+export function indexWritesOf(items: readonly IndexItem[], observers: readonly AuditObserver[], recordIndexes = true): BulkWriteOp[] {
   const writes: BulkWriteOp[] = [];
   for (const { record, scopeCode, intent } of items) {
     if (record !== null) {
-      for (const w of tenantIndexWrites(record)) writes.push(w);
-      for (const w of globalIndexWrites(record, scopeCode)) writes.push(w);
+      if (recordIndexes) {
+        for (const w of tenantIndexWrites(record)) writes.push(w);
+        for (const w of globalIndexWrites(record, scopeCode)) writes.push(w);
+      }
       for (const observer of observers) for (const w of observer.writesFor(record)) writes.push(w);
     }
     if (intent !== undefined) writes.push({ op: 'indexRemove', index: intentIndexKey(), member: intent });

@@ -1,7 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
+import type { AuditRecord } from '@sluice/core';
 import { GLOBAL_SCOPE, compareLogIds, type BulkWriteOp, type LogDelivery, type StateKey, type StateStore, type WriteOp } from '@sluice/state';
+import { actionPointerKey, recordKey } from '../keys.js';
+import { decodeRecord } from '../record-codec.js';
 import { globalMember } from '../record-ref.js';
 import { pointerWrite, valueWrite } from '../record-writes.js';
 import {
@@ -11,8 +14,11 @@ import {
   keyName,
   type AuditIngest,
   type AuditObserver,
+  type IndexedRecord,
+  type IndexItem,
   type IngestEntry,
   type IngestReport,
+  type RecordSink,
 } from './ingest.js';
 
 /** The shared ingest log and its consumer group (durable names: never rename without a migration). */
@@ -21,6 +27,8 @@ const INGEST_GROUP = 'indexer';
 
 export interface LogIngestOptions {
   observers: readonly AuditObserver[];
+  /** Records move there, and out of the state store, instead of being indexed in it. */
+  sink?: RecordSink | undefined;
   /** Messages indexed per batch (default 500). */
   batchSize?: number;
   /** A message pending this long is taken over from its consumer, presumed dead (default 10 s). */
@@ -46,6 +54,8 @@ interface SortedBatch {
   writes: BulkWriteOp[];
   /** Per acknowledged message, its own writes (the fallback, when the batch as a whole is refused, takes their counters). */
   byMessage: Map<string, BulkWriteOp[]>;
+  /** The readable messages' records (moved to the sink, when there is one). */
+  items: IndexItem[];
 }
 
 /**
@@ -197,11 +207,13 @@ export class LogAuditIngest implements AuditIngest {
    * again (no change) and the counters once.
    */
   private async indexBatch(consumer: string, batch: readonly LogDelivery[]): Promise<void> {
-    const { ack, givenUp, writes, byMessage } = this.sort(batch);
+    const { ack, givenUp, writes, byMessage, items } = this.sort(batch);
     let failed = givenUp;
     const { entries, counters } = splitWrites(writes);
+    // The sink first: a failure there leaves the batch pending, its records still in the state.
+    const released = this.opts.sink === undefined ? [] : await this.moveToSink(this.opts.sink, items);
     try {
-      await this.store.writeBatch(entries);
+      await this.store.writeBatch([...entries, ...released]);
     } catch (err) {
       // The connection: the batch stays pending and comes back. A write refused by Redis (a key of
       // the wrong type): every other command of the pipeline was applied; go on.
@@ -228,7 +240,8 @@ export class LogAuditIngest implements AuditIngest {
    * format (a rolling upgrade) is left pending for a consumer that reads it.
    */
   private sort(batch: readonly LogDelivery[]): SortedBatch {
-    const sorted: SortedBatch = { ack: [], givenUp: 0, writes: [], byMessage: new Map() };
+    const sorted: SortedBatch = { ack: [], givenUp: 0, writes: [], byMessage: new Map(), items: [] };
+    const recordIndexes = this.opts.sink === undefined;
     for (const m of batch) {
       const decoded = decodeIndexMessage(m.message);
       if (decoded === 'newer') continue;
@@ -236,8 +249,9 @@ export class LogAuditIngest implements AuditIngest {
       try {
         if (decoded === null) throw new Error('unreadable');
         if (m.deliveries > MAX_DELIVERIES) throw new Error(`delivered ${m.deliveries} times`);
-        writes = indexWritesOf([decoded], this.opts.observers);
+        writes = indexWritesOf([decoded], this.opts.observers, recordIndexes);
         if (decoded.record === null) throw new Error('its record fields are unreadable (its intent is settled)');
+        sorted.items.push(decoded);
       } catch (err) {
         sorted.givenUp++;
         this.opts.onError?.(new Error(`audit ingest: message ${m.id} acknowledged without indexing: ${err instanceof Error ? err.message : String(err)}`));
@@ -247,6 +261,33 @@ export class LogAuditIngest implements AuditIngest {
       sorted.byMessage.set(m.id, writes);
     }
     return sorted;
+  }
+
+  /**
+   * Reads the batch's records from the state and hands them to the sink; returns the writes that
+   * let them go (values and action pointers), applied with the batch. A record already gone was
+   * moved by an earlier delivery of its message (the process died before acknowledging it).
+   */
+  private async moveToSink(sink: RecordSink, items: readonly IndexItem[]): Promise<WriteOp[]> {
+    const readable = items.filter((item): item is IndexItem & { record: IndexedRecord } => item.record !== null);
+    if (readable.length === 0) return [];
+    const keys = readable.map(({ record }) => recordKey(record, record.id));
+    const values = await this.store.getMany(keys);
+    const moved: AuditRecord[] = [];
+    const released: WriteOp[] = [];
+    readable.forEach(({ scopeCode }, i) => {
+      const key = keys[i] as StateKey;
+      const value = values[i] ?? null;
+      const record = decodeRecord(value);
+      if (record === null) {
+        if (value !== null) this.opts.onError?.(new Error(`audit ingest: record ${key.id} is unreadable; left in the state`));
+        return;
+      }
+      moved.push(record);
+      released.push({ op: 'delete', key }, { op: 'indexRemove', index: actionPointerKey(record.action_id), member: globalMember(record.id, scopeCode) });
+    });
+    await sink.store(moved);
+    return released;
   }
 
   /** Creates the group once per process (from the log's start: nothing appended before is missed). */

@@ -1,13 +1,18 @@
+import type { AuditRecord } from '@sluice/core';
 import type { BulkWriteOp, StateStore, WriteOp } from '@sluice/state';
 import { pointerWrite, valueWrite } from '../record-writes.js';
-import { indexWritesOf, sumCounters, type AuditIngest, type AuditObserver, type IngestEntry, type IngestReport } from './ingest.js';
+import { indexWritesOf, sumCounters, type AuditIngest, type AuditObserver, type IngestEntry, type IngestReport, type RecordSink } from './ingest.js';
 
 export interface MemoryIngestOptions {
   observers: readonly AuditObserver[];
+  /** Records go there instead of into the state store (which then keeps only the rollups). */
+  sink?: RecordSink | undefined;
   /** How long a record waits before its batch is indexed (default 50 ms). */
   flushDelayMs?: number;
   /** A batch this large is indexed at once, without waiting for the timer (default 1000). */
   maxPending?: number;
+  /** Records kept queued while the sink refuses them; the oldest are dropped beyond (default 100 000). */
+  maxQueued?: number;
   /** After each batch is written (the store evicts beyond its cap). */
   afterFlush?: () => Promise<void>;
   onIndexed?: (report: IngestReport) => void;
@@ -22,24 +27,30 @@ interface Queued {
 
 /**
  * The queue of one memory store, shared by every audit store on it (as the log is on Redis): a
- * reader through one of them indexes what any of them appended.
+ * reader through one of them indexes what any of them appended. Flushes run one after another,
+ * so a reader's flush also waits for the one the timer started.
  */
 class StoreQueue {
   pending: Queued[] = [];
   timer: NodeJS.Timeout | undefined;
+  flushing: Promise<boolean> = Promise.resolve(true);
 }
 
 const queues = new WeakMap<StateStore, StoreQueue>();
+/** How soon a batch a sink refused is tried again, when nothing else flushes first. */
+const SINK_RETRY_MS = 1000;
 
 /**
  * The one-process ingest: append keeps the record object in a queue (no encoding, no write on
  * the request path); a short timer, a full queue or any reader writes the queue in one batch:
- * values, action pointers, index entries and rollups.
+ * values, action pointers, index entries and rollups — or, with a sink, the records to the sink
+ * and the rollups to the state. A batch the sink refuses goes back to the queue, still findable.
  */
 export class MemoryAuditIngest implements AuditIngest {
   private readonly queue: StoreQueue;
   private readonly flushDelayMs: number;
   private readonly maxPending: number;
+  private readonly maxQueued: number;
 
   constructor(
     private readonly store: StateStore,
@@ -53,6 +64,7 @@ export class MemoryAuditIngest implements AuditIngest {
     this.queue = queue;
     this.flushDelayMs = opts.flushDelayMs ?? 50;
     this.maxPending = opts.maxPending ?? 1000;
+    this.maxQueued = opts.maxQueued ?? 100_000;
   }
 
   async append(entry: IngestEntry): Promise<void> {
@@ -62,13 +74,23 @@ export class MemoryAuditIngest implements AuditIngest {
     else if (queue.timer === undefined) this.schedule(this.flushDelayMs);
   }
 
-  async catchUp(): Promise<boolean> {
-    await this.flush();
-    return true;
+  /** Flushes what is queued; false when a sink refused some of it (it stays queued, retried shortly). */
+  catchUp(): Promise<boolean> {
+    return this.flush();
   }
 
   async close(): Promise<void> {
     await this.flush();
+  }
+
+  /** Records of an action id still queued (a sink refused them, or the timer has not fired), newest first. */
+  queued(actionId: string): AuditRecord[] {
+    const found: AuditRecord[] = [];
+    for (let i = this.queue.pending.length - 1; i >= 0; i--) {
+      const record = this.queue.pending[i]?.entry.record;
+      if (record?.action_id === actionId) found.push(record);
+    }
+    return found;
   }
 
   private schedule(delayMs: number): void {
@@ -79,28 +101,43 @@ export class MemoryAuditIngest implements AuditIngest {
     this.queue.timer.unref();
   }
 
-  private async flush(): Promise<void> {
+  /** Runs after the flush in progress, so whoever awaits it sees everything queued before the call written. */
+  private flush(): Promise<boolean> {
+    const { queue } = this;
+    const run = queue.flushing.catch(() => false).then(() => this.flushNow());
+    queue.flushing = run;
+    return run;
+  }
+
+  /** False when a sink refused records. */
+  private async flushNow(): Promise<boolean> {
     const { queue } = this;
     clearTimeout(queue.timer);
     queue.timer = undefined;
-    if (queue.pending.length === 0) return;
+    if (queue.pending.length === 0) return true;
     const batch = queue.pending;
     queue.pending = [];
+    const refused = await this.toSinks(batch);
     const writes: WriteOp[] = [];
     const bulk: BulkWriteOp[] = [];
     const origins = new Map<MemoryAuditIngest, number>();
-    for (const { entry, from } of batch) {
+    for (const queued of batch) {
+      if (refused.has(queued)) continue;
+      const { entry, from } = queued;
       const { record, scopeCode, valueWritten, intent } = entry;
+      const sunk = from.opts.sink !== undefined;
       let indexWrites: BulkWriteOp[];
       try {
-        indexWrites = indexWritesOf([{ record, scopeCode, intent }], from.opts.observers);
+        indexWrites = indexWritesOf([{ record, scopeCode, intent }], from.opts.observers, !sunk);
       } catch (err) {
         // Stored and findable all the same; only its index entries and rollups are missing.
         from.opts.onError?.(err);
         indexWrites = [];
       }
-      if (!valueWritten) writes.push(valueWrite(record));
-      writes.push(pointerWrite(record, scopeCode));
+      if (!sunk) {
+        if (!valueWritten) writes.push(valueWrite(record));
+        writes.push(pointerWrite(record, scopeCode));
+      }
       for (const w of indexWrites) bulk.push(w);
       origins.set(from, (origins.get(from) ?? 0) + 1);
     }
@@ -110,5 +147,40 @@ export class MemoryAuditIngest implements AuditIngest {
       from.opts.onIndexed?.({ indexed, failedWrites: 0, backlog: queue.pending.length });
       await from.opts.afterFlush?.();
     }
+    return refused.size === 0;
+  }
+
+  /**
+   * Hands the batch's records to their stores' sinks; returns what a sink refused, queued again
+   * at the front (in order, before what arrived meanwhile), the oldest dropped beyond maxQueued.
+   */
+  private async toSinks(batch: readonly Queued[]): Promise<Set<Queued>> {
+    const bySink = new Map<RecordSink, Queued[]>();
+    for (const queued of batch) {
+      const { sink } = queued.from.opts;
+      if (sink === undefined) continue;
+      const group = bySink.get(sink);
+      if (group === undefined) bySink.set(sink, [queued]);
+      else group.push(queued);
+    }
+    const refused = new Set<Queued>();
+    for (const [sink, group] of bySink) {
+      try {
+        await sink.store(group.map((q) => q.entry.record));
+      } catch (err) {
+        this.opts.onError?.(err);
+        for (const q of group) refused.add(q);
+      }
+    }
+    if (refused.size === 0) return refused;
+    const { queue } = this;
+    queue.pending = [...batch.filter((q) => refused.has(q)), ...queue.pending];
+    const excess = queue.pending.length - this.maxQueued;
+    if (excess > 0) {
+      queue.pending.splice(0, excess);
+      this.opts.onError?.(new Error(`audit: ${excess} queued records dropped: their store has refused them for too long`));
+    }
+    if (queue.timer === undefined) this.schedule(SINK_RETRY_MS);
+    return refused;
   }
 }

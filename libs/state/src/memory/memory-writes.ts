@@ -62,6 +62,9 @@ export function applyWrite(ks: Keyspace, rendered: string, w: CheckedWrite): voi
       if (entry?.members.remove(w.member) && entry.members.size === 0) ks.delete(rendered);
       return;
     }
+    case 'delete':
+      ks.delete(rendered);
+      return;
   }
 }
 

@@ -21,6 +21,8 @@ function writeCommands(key: string, w: CheckedWrite): Command[] {
       return withExpiry(['zadd', key, scoreArg(w.score), w.member], key, w.ttl);
     case 'indexRemove':
       return [['zrem', key, w.member]];
+    case 'delete':
+      return [['del', key]];
   }
 }
 

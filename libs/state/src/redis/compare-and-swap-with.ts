@@ -33,7 +33,8 @@ function writeArgs(w: CheckedWrite): (string | number)[] {
     case 'indexAdd':
       return ['zadd', scoreArg(w.score), w.member, ttl];
     case 'indexRemove':
-      throw new RangeError('compareAndSwapWith: indexRemove is a writeBatch op');
+    case 'delete':
+      throw new RangeError(`compareAndSwapWith: ${w.op} is a writeBatch op`);
   }
 }
 

@@ -76,6 +76,26 @@ export function batchContract(ctx: ContractContext): void {
       ).rejects.toThrow(/indexRemove is a writeBatch op/);
     });
 
+    it('delete removes a key of any family (an absent one is a no-op), and only in writeBatch', async () => {
+      const value = key('batch', 'doomed-value');
+      const idx = key('batch', 'doomed-index');
+      const kept = key('batch', 'kept');
+      await ctx.store.writeBatch([
+        { op: 'set', key: value, value: 'v' },
+        { op: 'indexAdd', index: idx, member: 'a', score: 1 },
+        { op: 'set', key: kept, value: 'k' },
+      ]);
+      await ctx.store.writeBatch([
+        { op: 'delete', key: value },
+        { op: 'delete', key: idx },
+        { op: 'delete', key: key('batch', 'never-written') },
+      ]);
+      expect(await ctx.store.getMany([value, kept])).toEqual([null, 'k']);
+      expect(await ctx.store.indexCount(idx)).toBe(0);
+      await expect(ctx.store.compareAndSwapWith(key('batch', 'cas'), 0, 'v', [{ op: 'delete', key: kept }])).rejects.toThrow(/delete is a writeBatch op/);
+      expect(await ctx.store.get(kept)).toBe('k');
+    });
+
     it('resolves at once for an empty batch', async () => {
       await expect(ctx.store.writeBatch([])).resolves.toBeUndefined();
     });

@@ -1,0 +1,178 @@
+import {
+  isExpired,
+  readChainHead,
+  StateAuditStore,
+  verifyChainOf,
+  type AppendOptions,
+  type AuditStore,
+  type AuditVisibility,
+  type ChainSource,
+  type StateAuditStoreOptions,
+  type StoreQuery,
+} from '@sluice/audit';
+import { systemClock, type AuditPage, type AuditRecord, type AuditVerifyInput, type AuditVerifyResult, type Clock, type NewAuditRecord } from '@sluice/core';
+import type { StateStore } from '@sluice/state';
+import type { Pool } from 'pg';
+import { dropExpiredPartitions, KnownPartitions } from './partitions.js';
+import { PgAuditRecords } from './pg-records.js';
+
+export interface PgAuditStoreOptions extends Pick<StateAuditStoreOptions, 'observers' | 'ingest' | 'onIndexed' | 'onIndexError' | 'scanBudget'> {
+  pool: Pool;
+  schema: string;
+  clock?: Clock;
+  /** Told which partitions a retention sweep dropped whole (their rows are counted in expire()'s result). */
+  onPartitionsDropped?: (names: readonly string[]) => void;
+}
+
+/** Records of one action id a lookup considers. */
+const MAX_RECORDS_PER_ACTION_ID = 1000;
+/** How often expire() looks for whole partitions to drop (each look probes every ended day). */
+const PARTITION_SWEEP_EVERY_MS = 60_000;
+/** PostgreSQL's check_violation: a row whose day has no partition (retention dropped it meanwhile). */
+const NO_PARTITION = '23514';
+
+/**
+ * The audit trail in PostgreSQL. The request path is the state store's (a record and its
+ * ingest message, one round trip on Redis; a queue in one process): findable by get() at once.
+ * The ingest then moves each batch into audit_records (idempotent insert, so a batch delivered
+ * twice is stored once) and out of the state, feeding the analytics and coverage rollups, which
+ * stay in the state store. Queries, chain verification and expiry read the table, after the
+ * ingest has caught up with what was appended before them.
+ */
+export class PgAuditStore implements AuditStore {
+  private readonly clock: Clock;
+  private readonly records: PgAuditRecords;
+  private readonly partitions: KnownPartitions;
+  /** The way in: records not yet moved, and the ingest that moves them. */
+  private readonly intake: StateAuditStore;
+  private lastPartitionSweepMs = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    private readonly state: StateStore,
+    private readonly opts: PgAuditStoreOptions,
+  ) {
+    this.clock = opts.clock ?? systemClock;
+    this.records = new PgAuditRecords(opts.pool, opts.schema, opts.scanBudget);
+    this.partitions = new KnownPartitions(opts.pool, opts.schema);
+    this.intake = new StateAuditStore(state, {
+      clock: this.clock,
+      ...(opts.observers ? { observers: opts.observers } : {}),
+      ...(opts.ingest ? { ingest: opts.ingest } : {}),
+      ...(opts.onIndexed ? { onIndexed: opts.onIndexed } : {}),
+      ...(opts.onIndexError ? { onIndexError: opts.onIndexError } : {}),
+      sink: { store: (records) => this.store(records) },
+    });
+  }
+
+  /** Starts moving records into the table (processes that consume jobs). */
+  startIndexer(): void {
+    this.intake.startIndexer();
+  }
+
+  /** Moves what was appended before the call; false when it gave up waiting. */
+  catchUp(): Promise<boolean> {
+    return this.intake.catchUp();
+  }
+
+  close(): Promise<void> {
+    return this.intake.close();
+  }
+
+  append(record: NewAuditRecord, opts: AppendOptions): Promise<AuditRecord> {
+    return this.intake.append(record, opts);
+  }
+
+  /**
+   * The newest visible record of the id, from the state (not moved yet) and the table. The state
+   * is read first: a record moves by insert, then removal from the state, so one that is gone
+   * from the state by the time it is looked for is already in the table.
+   */
+  async get(actionId: string, visible: AuditVisibility = {}): Promise<AuditRecord | null> {
+    const pending = await this.intake.get(actionId, visible);
+    const now = this.clock.now();
+    const stored = (await this.records.byActionId(actionId, MAX_RECORDS_PER_ACTION_ID)).find(
+      (r) => !isExpired(r, now) && (visible.scope?.(r) ?? true) && (visible.record?.(r) ?? true),
+    );
+    if (pending === null || stored === undefined) return pending ?? stored ?? null;
+    return newer(pending, stored);
+  }
+
+  async query(query: StoreQuery): Promise<AuditPage> {
+    await this.intake.catchUp();
+    return this.records.query(query, this.clock.now());
+  }
+
+  async verify(input: AuditVerifyInput): Promise<AuditVerifyResult> {
+    await this.intake.catchUp();
+    return verifyChainOf(this.chainOf(input), input);
+  }
+
+  /**
+   * Drops the partitions that hold nothing live any more (at most once a minute), then deletes up
+   * to `limit` due rows; returns both counts together. What was appended before is moved first.
+   */
+  async expire(nowMs: number, limit: number): Promise<number> {
+    if (limit <= 0) return 0;
+    await this.intake.catchUp();
+    let dropped = 0;
+    if (nowMs - this.lastPartitionSweepMs >= PARTITION_SWEEP_EVERY_MS) {
+      this.lastPartitionSweepMs = nowMs;
+      const result = await dropExpiredPartitions(this.opts.pool, this.opts.schema, nowMs);
+      if (result.dropped.length > 0) {
+        this.partitions.forget();
+        this.opts.onPartitionsDropped?.(result.dropped);
+      }
+      dropped = result.rows;
+    }
+    return dropped + (await this.records.deleteDue(nowMs, limit));
+  }
+
+  /**
+   * The ingest's sink: records into their days' partitions, created when missing (one that
+   * expired on its way is stored too, hidden, and counted when expire() deletes it).
+   */
+  private async store(records: readonly AuditRecord[]): Promise<void> {
+    if (records.length === 0) return;
+    const times = records.map((r) => Date.parse(r.dispatched_at));
+    await this.partitions.ensureFor(times);
+    try {
+      await this.records.insert(records);
+    } catch (err) {
+      if ((err as { code?: unknown }).code !== NO_PARTITION) throw err;
+      this.partitions.forget();
+      await this.partitions.ensureFor(times);
+      await this.records.insert(records);
+    }
+  }
+
+  private chainOf(input: AuditVerifyInput): ChainSource {
+    const scope = { namespace: input.namespace, tenant: input.tenant };
+    const fromMs = input.from === undefined ? undefined : Date.parse(input.from);
+    const toMs = input.to === undefined ? undefined : Date.parse(input.to);
+    const window = { ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}) };
+    return {
+      sequenceRange: async () => {
+        const range: { min?: number; max?: number } = {};
+        if (fromMs !== undefined) {
+          const min = await this.records.chainEdge(scope, window, false);
+          if (min === null) return null;
+          range.min = min;
+        }
+        if (toMs !== undefined) {
+          const max = await this.records.chainEdge(scope, window, true);
+          if (max === null) return null;
+          range.max = max;
+        }
+        return range;
+      },
+      links: async (bounds, limit) => (await this.records.chainLinks(scope, bounds, limit)).map((record) => ({ seq: record.sequence_number ?? -1, record })),
+      head: () => readChainHead(this.state, scope),
+    };
+  }
+}
+
+/** The later of two records by dispatched_at, then id (time-sortable). */
+function newer(a: AuditRecord, b: AuditRecord): AuditRecord {
+  const at = Date.parse(a.dispatched_at) - Date.parse(b.dispatched_at);
+  return at > 0 || (at === 0 && a.id > b.id) ? a : b;
+}
