@@ -6,6 +6,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
 import { runSluice } from '../support/sluice-process.js';
+import { MIGRATIONS } from '@sluice/audit-postgres';
 
 // `sluice migrate` as a user runs it: real processes, a real PostgreSQL, the config file.
 describe('sluice migrate', () => {
@@ -40,11 +41,12 @@ describe('sluice migrate', () => {
     const [a, b] = await Promise.all([runSluice(['migrate', '--config', config]), runSluice(['migrate', '--config', config])]);
     expect([a.code, b.code, a.stderr, b.stderr]).toEqual([0, 0, '', '']);
     const results = [JSON.parse(a.stdout), JSON.parse(b.stdout)] as { applied: number[]; to: number; partitions_created: string[]; schema: string }[];
-    expect(results.flatMap((r) => r.applied)).toEqual([1]);
-    expect(results.map((r) => r.to)).toEqual([1, 1]);
+    expect(results.flatMap((r) => r.applied)).toEqual(MIGRATIONS.map((m) => m.version));
+    const latest = Math.max(...MIGRATIONS.map((m) => m.version));
+    expect(results.map((r) => r.to)).toEqual([latest, latest]);
     // Yesterday, today and two days ahead, created once between them.
     expect(results.flatMap((r) => r.partitions_created)).toHaveLength(4);
-    expect(await rowsOf(url, 'SELECT version FROM trail.schema_migrations')).toEqual([{ version: 1 }]);
+    expect(await rowsOf(url, 'SELECT version FROM trail.schema_migrations ORDER BY version')).toEqual(MIGRATIONS.map((m) => ({ version: m.version })));
     const parts = await rowsOf(url, "SELECT count(*)::int AS n FROM pg_inherits WHERE inhparent = 'trail.audit_records'::regclass");
     expect(parts).toEqual([{ n: 4 }]);
   });
@@ -53,7 +55,7 @@ describe('sluice migrate', () => {
     const url = await server.createDatabase('secrets');
     const fromEnv = await runSluice(['migrate', '--config', configFor('env', { url_env: 'AUDIT_DB_URL' })], { env: { AUDIT_DB_URL: url } });
     expect(fromEnv.code).toBe(0);
-    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ schema: 'sluice_audit', applied: [1] });
+    expect(JSON.parse(fromEnv.stdout)).toMatchObject({ schema: 'sluice_audit', applied: MIGRATIONS.map((m) => m.version) });
 
     const key = randomBytes(32).toString('hex');
     const encrypted = await runSluice(['encrypt'], { env: { SLUICE_AUTH_KEY: key }, stdin: url });
@@ -61,7 +63,7 @@ describe('sluice migrate', () => {
       env: { SLUICE_AUTH_KEY: key },
     });
     expect(enc.code).toBe(0);
-    expect(JSON.parse(enc.stdout)).toMatchObject({ schema: 'other', applied: [1] });
+    expect(JSON.parse(enc.stdout)).toMatchObject({ schema: 'other', applied: MIGRATIONS.map((m) => m.version) });
   });
 
   it('exits 2 naming what is missing or wrong, and 1 on a schema newer than this release', async () => {

@@ -66,6 +66,18 @@ export async function migrate(pool: Pool, schema: string, migrations: readonly M
   }
 }
 
+/**
+ * For processes that read and write but do not migrate (API replicas): the schema's version and
+ * the one this code knows; a newer schema is an error (SchemaTooNewError), an older one is for a
+ * migrating process (a worker, `sluice migrate`) to bring up.
+ */
+export async function checkSchema(pool: Pool, schema: string, migrations: readonly Migration[] = MIGRATIONS): Promise<{ found: number; known: number }> {
+  const found = await schemaVersion(pool, schema);
+  const known = migrations.reduce((max, m) => Math.max(max, m.version), 0);
+  if (found > known) throw new SchemaTooNewError(schema, found, known);
+  return { found, known };
+}
+
 /** The schema's version without changing anything (0 when it has none); for processes that only read and write. */
 export async function schemaVersion(pool: Pool, schema: string): Promise<number> {
   const s = quoteSchema(schema);

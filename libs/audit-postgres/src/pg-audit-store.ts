@@ -4,7 +4,7 @@ import {
   StateAuditStore,
   verifyChainOf,
   type AppendOptions,
-  type AuditStore,
+  type IngestingAuditStore,
   type AuditVisibility,
   type ChainSource,
   type StateAuditStoreOptions,
@@ -13,20 +13,22 @@ import {
 import { systemClock, type AuditPage, type AuditRecord, type AuditVerifyInput, type AuditVerifyResult, type Clock, type NewAuditRecord } from '@sluice/core';
 import type { StateStore } from '@sluice/state';
 import type { Pool } from 'pg';
-import { dropExpiredPartitions, KnownPartitions } from './partitions.js';
+import { dropExpiredPartitions, ensurePartitionsAhead, KnownPartitions } from './partitions.js';
 import { PgAuditRecords } from './pg-records.js';
 
 export interface PgAuditStoreOptions extends Pick<StateAuditStoreOptions, 'observers' | 'ingest' | 'onIndexed' | 'onIndexError' | 'scanBudget'> {
   pool: Pool;
   schema: string;
   clock?: Clock;
+  /** Days of partitions expire()'s sweep keeps created ahead of today (default 7). */
+  partitionsAheadDays?: number;
   /** Told which partitions a retention sweep dropped whole (their rows are counted in expire()'s result). */
   onPartitionsDropped?: (names: readonly string[]) => void;
 }
 
 /** Records of one action id a lookup considers. */
 const MAX_RECORDS_PER_ACTION_ID = 1000;
-/** How often expire() looks for whole partitions to drop (each look probes every ended day). */
+/** How often expire() sweeps the partitions (each sweep probes every ended day, and creates the days ahead). */
 const PARTITION_SWEEP_EVERY_MS = 60_000;
 /** PostgreSQL's check_violation: a row whose day has no partition (retention dropped it meanwhile). */
 const NO_PARTITION = '23514';
@@ -39,7 +41,7 @@ const NO_PARTITION = '23514';
  * stay in the state store. Queries, chain verification and expiry read the table, after the
  * ingest has caught up with what was appended before them.
  */
-export class PgAuditStore implements AuditStore {
+export class PgAuditStore implements IngestingAuditStore {
   private readonly clock: Clock;
   private readonly records: PgAuditRecords;
   private readonly partitions: KnownPartitions;
@@ -108,8 +110,9 @@ export class PgAuditStore implements AuditStore {
   }
 
   /**
-   * Drops the partitions that hold nothing live any more (at most once a minute), then deletes up
-   * to `limit` due rows; returns both counts together. What was appended before is moved first.
+   * Drops the partitions that hold nothing live any more and creates the days ahead (at most once
+   * a minute), then deletes up to `limit` due rows; returns how many rows went, dropped and
+   * deleted together. What was appended before is moved first.
    */
   async expire(nowMs: number, limit: number): Promise<number> {
     if (limit <= 0) return 0;
@@ -117,6 +120,7 @@ export class PgAuditStore implements AuditStore {
     let dropped = 0;
     if (nowMs - this.lastPartitionSweepMs >= PARTITION_SWEEP_EVERY_MS) {
       this.lastPartitionSweepMs = nowMs;
+      await ensurePartitionsAhead(this.opts.pool, this.opts.schema, nowMs, this.opts.partitionsAheadDays ?? 7);
       const result = await dropExpiredPartitions(this.opts.pool, this.opts.schema, nowMs);
       if (result.dropped.length > 0) {
         this.partitions.forget();

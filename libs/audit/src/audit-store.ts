@@ -54,3 +54,13 @@ export interface AuditStore {
   /** Deletes up to `limit` records whose expires_at is at or before `nowMs`, with their index entries; returns how many. */
   expire(nowMs: number, limit: number): Promise<number>;
 }
+
+/** An audit store whose records are indexed (or moved) by an ingest running beside it. */
+export interface IngestingAuditStore extends AuditStore {
+  /** Starts the ingest's background loop (processes that consume jobs). */
+  startIndexer(): void;
+  /** Ingests what was appended before the call; false when it gave up waiting. */
+  catchUp(): Promise<boolean>;
+  /** Stops the ingest; what this process queued is written first where it can be. */
+  close(): Promise<void>;
+}

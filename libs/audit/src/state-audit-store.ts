@@ -10,7 +10,7 @@ import {
 } from '@sluice/core';
 import type { StateStore } from '@sluice/state';
 import { runQuery } from './audit-query.js';
-import type { AppendOptions, AuditStore, AuditVisibility, StoreQuery } from './audit-store.js';
+import type { AppendOptions, AuditVisibility, IngestingAuditStore, StoreQuery } from './audit-store.js';
 import { verifyChain } from './chain-verifier.js';
 import { linkIntoChain, type UnlinkedRecord } from './hash-chain.js';
 import { globalAllIndex } from './index-layout.js';
@@ -61,7 +61,7 @@ const MAX_RECORDS_PER_ACTION_ID = 1000;
 /** Records read per round trip while looking for a visible one, newest first. */
 const READ_BATCH = 16;
 
-export class StateAuditStore implements AuditStore {
+export class StateAuditStore implements IngestingAuditStore {
   private readonly clock: Clock;
   private readonly ids = new RecordIdGenerator();
   private readonly scopes: ScopeCodes;

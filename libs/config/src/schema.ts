@@ -314,6 +314,8 @@ const AuditPostgresConfig = z
 export const AuditConfig = z
   .strictObject({
     enabled: z.boolean().default(true),
+    /** Where the trail is kept: the state backend (memory or Redis), or PostgreSQL (`postgres`), fed through the state backend. */
+    backend: z.enum(['state', 'postgres']).default('state'),
     /** Gateway-wide record lifetime; a retention policy's audit_ttl_seconds overrides it per tenant. */
     ttl_seconds: durationSeconds(MAX_RETENTION_SECONDS).default(2_592_000),
     store_payload: z.boolean().default(true),
@@ -345,6 +347,10 @@ export const AuditConfig = z
     analytics_hourly_retention_days: positiveInt.default(35),
     /** The PostgreSQL database of the audit trail (docs/audit-postgres.md): `sluice migrate` prepares its schema. */
     postgres: AuditPostgresConfig,
+  })
+  .refine((c) => c.backend !== 'postgres' || c.postgres.url !== undefined || c.postgres.url_env !== undefined, {
+    message: 'audit.backend postgres needs audit.postgres.url or audit.postgres.url_env',
+    path: ['postgres', 'url'],
   })
   .prefault({});
 export type AuditConfig = z.infer<typeof AuditConfig>;

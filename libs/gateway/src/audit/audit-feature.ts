@@ -4,6 +4,7 @@ import type { RetentionRepository } from '../retention/retention-repository.js';
 import { ActionIntents } from './action-intents.js';
 import type { AuditRecorder } from './audit-recorder.js';
 import { createAudit, type AuditParts } from './create-audit.js';
+import { checkPostgresTrail, migratePostgresTrail } from './postgres-trail.js';
 
 /** The job kind (a durable BullMQ queue name: never rename) and schedule of the intent sweeper. */
 const INTENT_SWEEP_KIND = 'intent-sweep';
@@ -28,16 +29,26 @@ function intentGraceMs(config: SluiceConfig): number {
 }
 
 /** The audit trail, its analytics and coverage rollups, the recorder the gateway writes each dispatch through, and the intents of provider calls in flight. */
-export function auditFeature(ctx: FeatureContext, retention: RetentionRepository): AuditFeature {
+export async function auditFeature(ctx: FeatureContext, retention: RetentionRepository): Promise<AuditFeature> {
   const parts = createAudit(ctx.config, { ...ctx, retention });
-  const { recorder, store } = parts;
+  const { recorder, store, postgres } = parts;
   if (!recorder || !store) return { name: 'audit', parts, intents: null };
-  // The spool first (its records go through the ingest), then the ingest.
+  // The spool first (its records go through the ingest), then the ingest, then its database.
   const close = async () => {
     await recorder.close();
     await store.close();
+    await postgres?.pool.end();
   };
-  if (ctx.state.backend === 'memory') return { name: 'audit', parts, intents: null, close };
+  // Every process checks the PostgreSQL schema (a newer one stops it here); those that run jobs migrate it.
+  if (postgres !== null)
+    await checkPostgresTrail(postgres, ctx.logger.child({ component: 'audit' })).catch(async (err: unknown) => {
+      await postgres.pool.end();
+      throw err;
+    });
+  const migrateTrail = async () => {
+    if (postgres !== null) await migratePostgresTrail(postgres, ctx.clock.now());
+  };
+  if (ctx.state.backend === 'memory') return { name: 'audit', parts, intents: null, close, declareSchedules: migrateTrail };
   const intents = new ActionIntents({
     state: ctx.state,
     clock: ctx.clock,
@@ -66,7 +77,9 @@ export function auditFeature(ctx: FeatureContext, retention: RetentionRepository
       },
     },
     startBackground: () => store.startIndexer(),
-    declareSchedules: () =>
-      ctx.scheduler.repeat(INTENT_SWEEP_KIND, { id: INTENT_SWEEP_SCHEDULE_ID, everyMs: ctx.config.background.intent_sweep_interval_seconds * 1000 }),
+    declareSchedules: async () => {
+      await migrateTrail();
+      await ctx.scheduler.repeat(INTENT_SWEEP_KIND, { id: INTENT_SWEEP_SCHEDULE_ID, everyMs: ctx.config.background.intent_sweep_interval_seconds * 1000 });
+    },
   };
 }

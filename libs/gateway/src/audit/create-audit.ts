@@ -1,4 +1,5 @@
-import { AnalyticsRollups, CoverageRollups, StateAuditStore, type AuditStore } from '@sluice/audit';
+import { AnalyticsRollups, CoverageRollups, StateAuditStore, type AuditStore, type IngestingAuditStore, type StateAuditStoreOptions } from '@sluice/audit';
+import { PgAuditStore } from '@sluice/audit-postgres';
 import type { Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import type { StateStore } from '@sluice/state';
@@ -7,11 +8,14 @@ import { effectiveAuditTtlMs } from '../retention/effective-ttl.js';
 import type { RetentionRepository } from '../retention/retention-repository.js';
 import { AuditRecorder } from './audit-recorder.js';
 import { resolveCompliance, type ComplianceStatus } from './compliance.js';
+import { openPostgresTrail, type PostgresTrail } from './postgres-trail.js';
 
 export interface AuditParts {
   compliance: ComplianceStatus;
   /** Null when audit is disabled. */
-  store: StateAuditStore | null;
+  store: IngestingAuditStore | null;
+  /** The PostgreSQL database with audit.backend postgres (the feature migrates it and closes its pool); else null. */
+  postgres: PostgresTrail | null;
   analytics: AnalyticsRollups | null;
   /** Rule coverage rollups (GET /v1/rules/coverage); null when audit is disabled. */
   coverage: CoverageRollups | null;
@@ -33,7 +37,7 @@ const SPOOL_RETRY_MS = 1000;
 /** The audit trail, its analytics and coverage rollups and the per-dispatch recorder, from the audit and compliance config. */
 export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
   const compliance = resolveCompliance(config.compliance);
-  if (!config.audit.enabled) return { compliance, store: null, analytics: null, coverage: null, recorder: undefined };
+  if (!config.audit.enabled) return { compliance, store: null, postgres: null, analytics: null, coverage: null, recorder: undefined };
   // The rollups read after the store indexed what is queued; the store feeds them as it indexes.
   const catchUp = () => store.catchUp();
   const analytics = new AnalyticsRollups({
@@ -45,11 +49,8 @@ export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
   });
   const coverage = new CoverageRollups({ state: deps.state, clock: deps.clock, retentionDays: config.audit.analytics_retention_days, beforeRead: catchUp });
   const log = deps.logger.child({ component: 'audit' });
-  const store = new StateAuditStore(deps.state, {
+  const ingest = {
     clock: deps.clock,
-    maxRecords: config.audit.memory_max_records,
-    maxBytes: config.audit.memory_max_bytes,
-    onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
     observers: [analytics, coverage],
     ingest: { batchSize: config.audit.index_batch_size, claimIdleMs: config.audit.index_claim_after_seconds * 1000 },
     onIndexed: ({ indexed, failedWrites, backlog }) => {
@@ -61,7 +62,21 @@ export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
       }
     },
     onIndexError: (err) => log.error({ err }, 'audit indexing'),
-  });
+  } satisfies StateAuditStoreOptions;
+  const postgres = config.audit.backend === 'postgres' ? openPostgresTrail(config.audit.postgres, 'sluice') : null;
+  const store: IngestingAuditStore =
+    postgres === null
+      ? new StateAuditStore(deps.state, {
+          ...ingest,
+          maxRecords: config.audit.memory_max_records,
+          maxBytes: config.audit.memory_max_bytes,
+          onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
+        })
+      : new PgAuditStore(deps.state, {
+          ...ingest,
+          ...postgres,
+          onPartitionsDropped: (names) => log.info({ partitions: names }, 'audit partitions dropped: every record in them had expired'),
+        });
   const recorder = new AuditRecorder({
     store: store satisfies AuditStore,
     config: config.audit,
@@ -76,5 +91,5 @@ export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
       onSizeChanged: (size) => deps.metrics.auditSpooled.set(size),
     },
   });
-  return { compliance, store, analytics, coverage, recorder };
+  return { compliance, store, postgres, analytics, coverage, recorder };
 }

@@ -64,7 +64,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
   };
   const quotas = built(await quotasFeature(ctx));
   const retention = built(await retentionPoliciesFeature(ctx));
-  const audit = built(auditFeature(ctx, retention.repository));
+  const audit = built(await auditFeature(ctx, retention.repository));
   const stateMachines = built(stateMachinesFeature(ctx));
   const grouping = built(groupingFeature(ctx));
   const recurring = built(recurringFeature(ctx));
