@@ -13,6 +13,9 @@ export interface RunningPostgres {
   port: number;
   /** Creates a database of its own for one suite and returns its URL. */
   createDatabase(name: string): Promise<string>;
+  /** Shuts the server down (fast: sessions are cut), keeping its data; up() starts it again on the same port. */
+  down(): Promise<void>;
+  up(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -77,35 +80,43 @@ export async function startPostgresServer(): Promise<RunningPostgres> {
     '-c',
     'full_page_writes=off',
   ];
-  const child: ChildProcess = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir, ...as });
   let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => {
-    stderr = (stderr + chunk.toString()).slice(-4000);
-  });
+  const launch = (): ChildProcess => {
+    const started = spawn(join(bin, 'postgres'), args, { stdio: ['ignore', 'ignore', 'pipe'], cwd: dir, ...as });
+    started.stderr?.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString()).slice(-4000);
+    });
+    return started;
+  };
+  let child = launch();
   const url = `postgres://sluice@127.0.0.1:${port}/postgres`;
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) {
-      const exited = new Promise((r) => child.once('exit', r));
-      // Smart shutdown first: sessions a client is closing end normally (a fast shutdown sends
-      // them a FATAL that a closing client reports as an unhandled error); then fast, then kill.
-      for (const [signal, waitMs] of [
-        ['SIGTERM', 5000],
-        ['SIGINT', 5000],
-        ['SIGKILL', 0],
-      ] as const) {
-        child.kill(signal);
-        if (await Promise.race([exited.then(() => true), sleep(waitMs).then(() => false)])) break;
-      }
-      await exited;
+  /** Smart shutdown first (sessions a client is closing end normally: a fast shutdown sends them a FATAL that a closing client reports as an unhandled error), then fast, then kill. */
+  const shutDown = async (steps: readonly (readonly ['SIGTERM' | 'SIGINT' | 'SIGKILL', number])[]) => {
+    if (child.exitCode !== null || child.signalCode !== null) return;
+    const exited = new Promise((r) => child.once('exit', r));
+    for (const [signal, waitMs] of steps) {
+      child.kill(signal);
+      if (await Promise.race([exited.then(() => true), sleep(waitMs).then(() => false)])) break;
     }
+    await exited;
+  };
+  const stop = async () => {
+    await shutDown([
+      ['SIGTERM', 5000],
+      ['SIGINT', 5000],
+      ['SIGKILL', 0],
+    ]);
     rmSync(dir, { recursive: true, force: true });
   };
-  try {
-    await poll(`PostgreSQL to accept connections on port ${port}`, () => canQuery(url), { timeoutMs: 20_000, intervalMs: 100 });
-  } catch (err) {
-    await stop();
-    throw new Error(`${(err as Error).message}; its log: ${stderr}`);
-  }
+  const ready = async () => {
+    try {
+      await poll(`PostgreSQL to accept connections on port ${port}`, () => canQuery(url), { timeoutMs: 20_000, intervalMs: 100 });
+    } catch (err) {
+      await stop();
+      throw new Error(`${(err as Error).message}; its log: ${stderr}`);
+    }
+  };
+  await ready();
   return {
     url,
     port,
@@ -118,6 +129,15 @@ export async function startPostgresServer(): Promise<RunningPostgres> {
         await client.end();
       }
       return `postgres://sluice@127.0.0.1:${port}/${name}`;
+    },
+    down: () =>
+      shutDown([
+        ['SIGINT', 10_000],
+        ['SIGKILL', 0],
+      ]),
+    async up() {
+      child = launch();
+      await ready();
     },
     stop,
   };

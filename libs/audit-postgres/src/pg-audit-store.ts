@@ -87,14 +87,17 @@ export class PgAuditStore implements IngestingAuditStore {
   /**
    * The newest visible record of the id, from the state (not moved yet) and the table. The state
    * is read first: a record moves by insert, then removal from the state, so one that is gone
-   * from the state by the time it is looked for is already in the table.
+   * from the state by the time it is looked for is already in the table. With the database
+   * away, a record still in the state is the answer (the newest, as a rule: the last appended).
    */
   async get(actionId: string, visible: AuditVisibility = {}): Promise<AuditRecord | null> {
     const pending = await this.intake.get(actionId, visible);
     const now = this.clock.now();
-    const stored = (await this.records.byActionId(actionId, MAX_RECORDS_PER_ACTION_ID)).find(
-      (r) => !isExpired(r, now) && (visible.scope?.(r) ?? true) && (visible.record?.(r) ?? true),
-    );
+    const rows = await this.records.byActionId(actionId, MAX_RECORDS_PER_ACTION_ID).catch((err: unknown) => {
+      if (pending === null) throw err;
+      return [];
+    });
+    const stored = rows.find((r) => !isExpired(r, now) && (visible.scope?.(r) ?? true) && (visible.record?.(r) ?? true));
     if (pending === null || stored === undefined) return pending ?? stored ?? null;
     return newer(pending, stored);
   }
@@ -133,16 +136,35 @@ export class PgAuditStore implements IngestingAuditStore {
 
   /**
    * The ingest's sink: records into their days' partitions, created when missing (one that
-   * expired on its way is stored too, hidden, and counted when expire() deletes it).
+   * expired on its way is stored too, hidden, and counted when expire() deletes it). A batch
+   * PostgreSQL refuses for its data (a string it cannot hold, such as a NUL character) is
+   * stored record by record, and the ids of those refused are returned.
    */
-  private async store(records: readonly AuditRecord[]): Promise<void> {
-    if (records.length === 0) return;
+  private async store(records: readonly AuditRecord[]): Promise<ReadonlySet<string>> {
+    const refused = new Set<string>();
+    if (records.length === 0) return refused;
     const times = records.map((r) => Date.parse(r.dispatched_at));
     await this.partitions.ensureFor(times);
     try {
+      await this.insertAgainIfDropped(records, times);
+    } catch (err) {
+      if (!isDataError(err)) throw err;
+      for (const record of records) {
+        await this.insertAgainIfDropped([record], [Date.parse(record.dispatched_at)]).catch((one: unknown) => {
+          if (!isDataError(one)) throw one;
+          refused.add(record.id);
+        });
+      }
+    }
+    return refused;
+  }
+
+  /** Inserts; when a partition went missing meanwhile (retention dropped it), creates it and inserts again. */
+  private async insertAgainIfDropped(records: readonly AuditRecord[], times: readonly number[]): Promise<void> {
+    try {
       await this.records.insert(records);
     } catch (err) {
-      if ((err as { code?: unknown }).code !== NO_PARTITION) throw err;
+      if (sqlState(err) !== NO_PARTITION) throw err;
       this.partitions.forget();
       await this.partitions.ensureFor(times);
       await this.records.insert(records);
@@ -173,6 +195,17 @@ export class PgAuditStore implements IngestingAuditStore {
       head: () => readChainHead(this.state, scope),
     };
   }
+}
+
+function sqlState(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+/** Refused for what the rows hold (SQLSTATE classes 22 data exception, 23 integrity), not for the database being away. */
+function isDataError(err: unknown): boolean {
+  const code = sqlState(err);
+  return code !== undefined && code !== NO_PARTITION && (code.startsWith('22') || code.startsWith('23'));
 }
 
 /** The later of two records by dispatched_at, then id (time-sortable). */

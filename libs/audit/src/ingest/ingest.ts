@@ -17,8 +17,12 @@ export interface AuditObserver {
  * trail): the state holds a record, findable by id, until the sink has it, then lets it go.
  */
 export interface RecordSink {
-  /** Stores the records; one stored before (a batch delivered again after a crash) is kept once. */
-  store(records: readonly AuditRecord[]): Promise<void>;
+  /**
+   * Stores the records; one stored before (a batch delivered again after a crash) is kept once.
+   * Rejects when the sink is away (the batch is retried until it answers); resolves with the ids
+   * of records it refuses for what they hold (never storable: they stay where they are, reported).
+   */
+  store(records: readonly AuditRecord[]): Promise<ReadonlySet<string>>;
 }
 
 /** What append hands the ingest: the stored record and what its indexing needs. */

@@ -39,7 +39,11 @@ export interface LogIngestOptions {
   onError?: (err: unknown) => void;
 }
 
-/** Deliveries after which a message that keeps failing is acknowledged without its writes. */
+/**
+ * Deliveries after which a message that keeps failing is acknowledged without its writes. Not
+ * with a sink: there a batch fails only while the sink is away (it refuses bad records itself),
+ * and giving up would lose records.
+ */
 const MAX_DELIVERIES = 5;
 /** How often a busy consumer looks for messages a dead one left pending. */
 const CLAIM_EVERY_MS = 1000;
@@ -248,7 +252,7 @@ export class LogAuditIngest implements AuditIngest {
       let writes: BulkWriteOp[] = [];
       try {
         if (decoded === null) throw new Error('unreadable');
-        if (m.deliveries > MAX_DELIVERIES) throw new Error(`delivered ${m.deliveries} times`);
+        if (m.deliveries > MAX_DELIVERIES && recordIndexes) throw new Error(`delivered ${m.deliveries} times`);
         writes = indexWritesOf([decoded], this.opts.observers, recordIndexes);
         if (decoded.record === null) throw new Error('its record fields are unreadable (its intent is settled)');
         sorted.items.push(decoded);
@@ -266,27 +270,31 @@ export class LogAuditIngest implements AuditIngest {
   /**
    * Reads the batch's records from the state and hands them to the sink; returns the writes that
    * let them go (values and action pointers), applied with the batch. A record already gone was
-   * moved by an earlier delivery of its message (the process died before acknowledging it).
+   * moved by an earlier delivery of its message (the process died before acknowledging it); one
+   * the sink refuses stays in the state, findable by id, and is reported.
    */
   private async moveToSink(sink: RecordSink, items: readonly IndexItem[]): Promise<WriteOp[]> {
     const readable = items.filter((item): item is IndexItem & { record: IndexedRecord } => item.record !== null);
     if (readable.length === 0) return [];
     const keys = readable.map(({ record }) => recordKey(record, record.id));
     const values = await this.store.getMany(keys);
-    const moved: AuditRecord[] = [];
-    const released: WriteOp[] = [];
+    const moved: { record: AuditRecord; key: StateKey; scopeCode: string }[] = [];
     readable.forEach(({ scopeCode }, i) => {
       const key = keys[i] as StateKey;
       const value = values[i] ?? null;
       const record = decodeRecord(value);
-      if (record === null) {
-        if (value !== null) this.opts.onError?.(new Error(`audit ingest: record ${key.id} is unreadable; left in the state`));
-        return;
-      }
-      moved.push(record);
-      released.push({ op: 'delete', key }, { op: 'indexRemove', index: actionPointerKey(record.action_id), member: globalMember(record.id, scopeCode) });
+      if (record !== null) moved.push({ record, key, scopeCode });
+      else if (value !== null) this.opts.onError?.(new Error(`audit ingest: record ${key.id} is unreadable; left in the state`));
     });
-    await sink.store(moved);
+    const refused = await sink.store(moved.map((m) => m.record));
+    const released: WriteOp[] = [];
+    for (const { record, key, scopeCode } of moved) {
+      if (refused.has(record.id)) {
+        this.opts.onError?.(new Error(`audit ingest: record ${record.id} refused by the audit store; left in the state`));
+        continue;
+      }
+      released.push({ op: 'delete', key }, { op: 'indexRemove', index: actionPointerKey(record.action_id), member: globalMember(record.id, scopeCode) });
+    }
     return released;
   }
 

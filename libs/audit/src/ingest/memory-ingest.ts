@@ -166,7 +166,9 @@ export class MemoryAuditIngest implements AuditIngest {
     const refused = new Set<Queued>();
     for (const [sink, group] of bySink) {
       try {
-        await sink.store(group.map((q) => q.entry.record));
+        // Records the sink refuses for what they hold can never be stored: reported, not kept.
+        const never = await sink.store(group.map((q) => q.entry.record));
+        if (never.size > 0) this.opts.onError?.(new Error(`audit: ${never.size} records refused by the audit store and dropped`));
       } catch (err) {
         this.opts.onError?.(err);
         for (const q of group) refused.add(q);

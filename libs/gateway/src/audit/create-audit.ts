@@ -63,7 +63,12 @@ export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
     },
     onIndexError: (err) => log.error({ err }, 'audit indexing'),
   } satisfies StateAuditStoreOptions;
-  const postgres = config.audit.backend === 'postgres' ? openPostgresTrail(config.audit.postgres, 'sluice') : null;
+  const postgres =
+    config.audit.backend === 'postgres'
+      ? openPostgresTrail(config.audit.postgres, 'sluice', process.env, (err) =>
+          log.warn({ err }, 'audit database connection lost (reconnects when next used)'),
+        )
+      : null;
   const store: IngestingAuditStore =
     postgres === null
       ? new StateAuditStore(deps.state, {

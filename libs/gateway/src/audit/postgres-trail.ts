@@ -14,10 +14,18 @@ export interface PostgresTrail {
 }
 
 /** A pool on the configured database; the URL from the config (plain or ENC[...]) or the variable url_env names. */
-export function openPostgresTrail(cfg: PostgresConfig, applicationName: string, env: NodeJS.ProcessEnv = process.env): PostgresTrail {
+export function openPostgresTrail(
+  cfg: PostgresConfig,
+  applicationName: string,
+  env: NodeJS.ProcessEnv = process.env,
+  onIdleError: (err: Error) => void = () => {},
+): PostgresTrail {
   const url = configSecret(cfg.url, cfg.url_env, 'audit.postgres.url_env', env);
   if (url === undefined) throw new ConfigError('the PostgreSQL audit trail needs audit.postgres.url (or url_env)');
   const pool = new pg.Pool({ connectionString: url, max: cfg.pool_size, application_name: applicationName });
+  // An idle connection cut by the server (a restart, a failover) is an 'error' event, fatal unless
+  // listened to; the pool drops that connection and opens another when next asked.
+  pool.on('error', onIdleError);
   return { pool, schema: cfg.schema, partitionsAheadDays: cfg.partitions_ahead_days };
 }
 
