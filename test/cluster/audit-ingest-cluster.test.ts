@@ -1,4 +1,7 @@
+import { Redis } from 'ioredis';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
 import { sampleAction } from '../support/start-gateway.js';
 import { Cluster } from './harness.js';
 
@@ -8,14 +11,25 @@ const CONCURRENCY = 20;
 /**
  * The audit trail's guarantees across replicas now that records are indexed off the request
  * path: a record answers `GET /v1/audit/{id}` on any replica as soon as its dispatch has
- * answered, and a list query (and analytics) on any replica sees every answered dispatch.
+ * answered, and a list query (and analytics) on any replica sees every answered dispatch —
+ * with the trail in Redis, and in PostgreSQL (moved there by the worker, out of Redis).
  */
-describe('cluster: audit records indexed in bulk, visible at once', () => {
+describe.each(['state', 'postgres'] as const)('cluster: audit records indexed in bulk, visible at once (audit.backend %s)', (backend) => {
   let cluster: Cluster;
+  let postgres: RunningPostgres | null = null;
+  let url = '';
   beforeAll(async () => {
-    cluster = await Cluster.start({ apis: 2, workers: 1 });
+    if (backend === 'postgres') {
+      postgres = await startPostgresServer();
+      url = await postgres.createDatabase('cluster');
+    }
+    const audit = backend === 'postgres' ? { audit: { backend, postgres: { url } } } : {};
+    cluster = await Cluster.start({ apis: 2, workers: 1, config: audit });
   }, 60_000);
-  afterAll(() => cluster?.stop());
+  afterAll(async () => {
+    await cluster?.stop();
+    await postgres?.stop();
+  });
 
   it('finds each record on the other replica right after its dispatch answers, and lists all 1,000 at once', async () => {
     const [first, second] = cluster.apis;
@@ -48,5 +62,17 @@ describe('cluster: audit records indexed in bulk, visible at once', () => {
     }
     const volume = (await (await fetch(`${second.url}/v1/analytics?metric=volume&namespace=payments&tenant=ryw`)).json()) as { total_count: number };
     expect(volume.total_count).toBe(DISPATCHES);
+    if (backend === 'postgres') {
+      // One row per dispatch in the table, and no record left behind in Redis.
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      const { rows } = await db.query("SELECT count(*)::int AS n, count(DISTINCT action_id)::int AS ids FROM sluice_audit.audit_records WHERE tenant = 'ryw'");
+      await db.end();
+      expect(rows[0]).toEqual({ n: DISPATCHES, ids: DISPATCHES });
+      const redis = new Redis(cluster.redis.url);
+      const left = await redis.keys('sluice-cluster:audit:*');
+      redis.disconnect();
+      expect(left).toEqual([]);
+    }
   }, 120_000);
 });

@@ -1,6 +1,8 @@
 import { Redis } from 'ioredis';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../cluster/harness.js';
+import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
 import { poll } from '../support/poll.js';
 import { sampleAction } from '../support/start-gateway.js';
 
@@ -20,22 +22,30 @@ async function pendingByConsumer(redis: Redis): Promise<Map<string, number>> {
 /**
  * Audit indexers SIGKILLed while they hold a batch (read from the ingest log, not yet applied):
  * another consumer takes the batch over, and every acknowledged dispatch ends with exactly one
- * record, counted once in analytics — nothing lost, nothing indexed twice.
+ * record, counted once in analytics — nothing lost, nothing indexed twice. With the trail in
+ * PostgreSQL, exactly one row per dispatch (a batch inserted twice is stored once).
  */
-describe('faults: audit indexers SIGKILLed mid-batch', () => {
+describe.each(['state', 'postgres'] as const)('faults: audit indexers SIGKILLed mid-batch (audit.backend %s)', (backend) => {
   let cluster: Cluster;
   let redis: Redis;
+  let postgres: RunningPostgres | null = null;
+  let url = '';
   beforeAll(async () => {
+    if (backend === 'postgres') {
+      postgres = await startPostgresServer();
+      url = await postgres.createDatabase('kill');
+    }
     cluster = await Cluster.start({
       apis: 2,
       workers: 3,
-      config: { audit: { index_claim_after_seconds: 1, index_batch_size: 200 } },
+      config: { audit: { index_claim_after_seconds: 1, index_batch_size: 200, ...(backend === 'postgres' ? { backend, postgres: { url } } : {}) } },
     });
     redis = new Redis(cluster.redis.url);
   }, 60_000);
   afterAll(async () => {
     redis?.disconnect();
     await cluster?.stop();
+    await postgres?.stop();
   });
 
   it('hands a dead indexer’s batch to another and counts every dispatch once', async () => {
@@ -100,5 +110,13 @@ describe('faults: audit indexers SIGKILLed mid-batch', () => {
     expect(volume.total_count).toBe(TOTAL);
     const coverage = (await (await fetch(`${api.url}/v1/rules/coverage?namespace=payments&tenant=indexed`)).json()) as { total_actions: number };
     expect(coverage.total_actions).toBe(TOTAL);
+    if (backend === 'postgres') {
+      const db = new pg.Client({ connectionString: url });
+      await db.connect();
+      const { rows } = await db.query("SELECT count(*)::int AS n, count(DISTINCT action_id)::int AS ids FROM sluice_audit.audit_records WHERE tenant = 'indexed'");
+      await db.end();
+      expect(rows[0]).toEqual({ n: TOTAL, ids: TOTAL });
+      expect(await redis.keys('sluice-cluster:audit:*')).toEqual([]);
+    }
   }, 180_000);
 });

@@ -1,0 +1,83 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Redis } from 'ioredis';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Cluster } from '../cluster/harness.js';
+import { poll } from '../support/poll.js';
+import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
+import { sampleAction } from '../support/start-gateway.js';
+
+const INGEST_LOG = 'sluice-cluster:audit-ingest:{_:_}:log';
+const TOTAL = 3000;
+const CONCURRENCY = 24;
+
+/**
+ * PostgreSQL goes down under load and comes back: dispatches keep answering (the request path
+ * writes Redis only), the ingest log holds the records meanwhile, and once the database is back
+ * the backlog drains into it — one row per acknowledged dispatch, nothing left in Redis.
+ */
+describe('faults: the audit database restarted under load', () => {
+  let cluster: Cluster;
+  let postgres: RunningPostgres;
+  let redis: Redis;
+  let url = '';
+  beforeAll(async () => {
+    postgres = await startPostgresServer();
+    url = await postgres.createDatabase('outage');
+    cluster = await Cluster.start({
+      apis: 2,
+      workers: 1,
+      config: { audit: { backend: 'postgres', postgres: { url }, index_claim_after_seconds: 1 } },
+    });
+    redis = new Redis(cluster.redis.url);
+  }, 60_000);
+  afterAll(async () => {
+    redis?.disconnect();
+    await cluster?.stop();
+    await postgres?.stop();
+  });
+
+  it('answers every dispatch while the database is away, and stores each once when it is back', async () => {
+    const answered = new Set<string>();
+    const failed: number[] = [];
+    let sent = 0;
+    const lane = async () => {
+      while (sent < TOTAL) {
+        const id = `pg-out-${sent++}`;
+        const res = await fetch(`${cluster.nextApi().url}/v1/dispatch`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(sampleAction({ id, tenant: 'outage' })),
+        });
+        if (res.status === 200) answered.add(id);
+        else failed.push(res.status);
+        await res.arrayBuffer();
+      }
+    };
+    const load = Promise.all(Array.from({ length: CONCURRENCY }, lane));
+    await poll('a third of the load sent', () => sent >= TOTAL / 3, { timeoutMs: 30_000, intervalMs: 10 });
+    await postgres.down();
+    const backlogWhileDown = await poll(
+      'records to wait in the ingest log while the database is away',
+      () => redis.xlen(INGEST_LOG),
+      (n) => n > 100,
+      { timeoutMs: 30_000, intervalMs: 50 },
+    );
+    await sleep(1500);
+    await postgres.up();
+    await load;
+    expect(failed).toEqual([]);
+    expect(answered.size).toBe(TOTAL);
+    expect(backlogWhileDown).toBeGreaterThan(100);
+
+    await poll('the ingest log to drain into the database', () => redis.xlen(INGEST_LOG), (n) => n === 0, { timeoutMs: 60_000, intervalMs: 200 });
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    const { rows } = await db.query("SELECT count(*)::int AS n, count(DISTINCT action_id)::int AS ids FROM sluice_audit.audit_records WHERE tenant = 'outage'");
+    await db.end();
+    expect(rows[0]).toEqual({ n: TOTAL, ids: TOTAL });
+    expect(await redis.keys('sluice-cluster:audit:*')).toEqual([]);
+    const page = (await (await fetch(`${cluster.nextApi().url}/v1/audit?namespace=payments&tenant=outage&limit=1`)).json()) as { total?: number };
+    expect(page.total).toBe(TOTAL);
+  }, 180_000);
+});
