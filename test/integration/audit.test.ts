@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
+import { AUDIT_TRAILS, auditTrailConfig } from '../support/audit-trails.js';
 import { rulesDir } from '../support/rules-dir.js';
-import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const RULES = `
 rules:
@@ -24,8 +25,10 @@ const CALLERS = [
   { name: 'acme-viewer', role: 'viewer' as const, grants: [{ tenants: ['acme'], namespaces: ['payments'], actions: ['*'] }] },
 ];
 
-describe.each(BACKENDS)('audit trail over HTTP (%s backend)', (backend) => {
+describe.each(AUDIT_TRAILS)('audit trail over HTTP ($name)', (setup) => {
   let gw: RunningGateway;
+  let stopTrail = async () => {};
+  let rowsOf: ((tenant: string) => Promise<number>) | null = null;
   const as = (caller: string) => keyHeader(caller);
   const get = async (path: string, caller = 'root') => {
     const res = await fetch(`${gw.url}${path}`, { headers: as(caller) });
@@ -35,14 +38,21 @@ describe.each(BACKENDS)('audit trail over HTTP (%s backend)', (backend) => {
   const dispatch = (action: Record<string, unknown>, caller = 'root') => postJson(`${gw.url}/v1/dispatch`, sampleAction(action), as(caller));
 
   beforeAll(async () => {
-    gw = await startGateway(backend, {
+    const trail = await auditTrailConfig(setup);
+    stopTrail = trail.stop;
+    rowsOf = trail.rowsOf;
+    gw = await startGateway(setup.state, {
       auth: { enabled: true, file: credentialsFile({ keys: CALLERS }).file },
       rules: { directory: rulesDir({ 'main.yaml': RULES }) },
-      audit: { redact: { fields: ['card.number'] } },
+      audit: { redact: { fields: ['card.number'] }, ...trail.audit },
       compliance: { mode: 'soc2' },
+      background: { enable_retention_reaper: false },
     });
+  }, 60_000);
+  afterAll(async () => {
+    await gw?.close();
+    await stopTrail();
   });
-  afterAll(() => gw.close());
 
   it('records every outcome except dry runs, newest first, with who asked', async () => {
     await dispatch({ id: 'a-exec', tenant: 'audit-1', payload: { card: { number: '4111', exp: '12/30' } } });
@@ -54,6 +64,8 @@ describe.each(BACKENDS)('audit trail over HTTP (%s backend)', (backend) => {
     expect(records.map((r) => r.action_id)).toEqual(['a-r2', 'a-r1', 'a-supp', 'a-exec']);
     expect(total).toBe(4);
     expect(records.map((r) => r.outcome)).toEqual(['deduplicated', 'executed', 'suppressed', 'executed']);
+    // On PostgreSQL, the list came from the table.
+    if (rowsOf !== null) expect(await rowsOf('audit-1')).toBe(4);
     const [dedup, , suppressed, executed] = records;
     expect(suppressed).toMatchObject({ verdict: 'suppress', matched_rule: 'block-spam', outcome_details: { rule: 'block-spam', reason: 'looks like spam' } });
     expect(dedup).toMatchObject({ verdict: 'deduplicate', metadata: { __dedup_key: 'r' } });
@@ -136,6 +148,21 @@ describe.each(BACKENDS)('audit trail over HTTP (%s backend)', (backend) => {
     const verify = await postJson(`${gw.url}/v1/audit/verify`, { namespace: 'payments', tenant: 'audit-1' }, as('root'));
     expect(verify.body).toMatchObject({ valid: true, records_checked: 4 });
     expect((await postJson(`${gw.url}/v1/audit/verify`, { namespace: 'payments', tenant: 'globex' }, as('acme-viewer'))).status).toBe(403);
+  });
+
+  it("expires a tenant's records after its policy's audit TTL, in a retention cycle, and keeps the rest", async () => {
+    const policy = await postJson(`${gw.url}/v1/retention`, { namespace: 'payments', tenant: 'brief', audit_ttl_seconds: 1 }, as('root'));
+    expect(policy.status).toBe(201);
+    await dispatch({ id: 'fleeting', tenant: 'brief' });
+    await dispatch({ id: 'lasting', tenant: 'audit-ttl' });
+    expect((await get('/v1/audit/fleeting')).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 1100));
+    // Hidden once due, then deleted by the cycle (counted), the other tenant's record untouched.
+    expect((await get('/v1/audit/fleeting')).status).toBe(404);
+    const cycle = await gw.runtime.reaper.runCycle();
+    expect(cycle.auditExpired).toBeGreaterThanOrEqual(1);
+    expect((await page('tenant=brief')).records).toEqual([]);
+    expect((await get('/v1/audit/lasting')).status).toBe(200);
   });
 });
 

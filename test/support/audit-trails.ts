@@ -1,0 +1,40 @@
+import pg from 'pg';
+import { startPostgresServer, type RunningPostgres } from './postgres-server.js';
+import type { Backend } from './start-gateway.js';
+
+/** Where the HTTP suites keep the audit trail: in the state backend, or in PostgreSQL fed through it. */
+export interface AuditTrailSetup {
+  state: Backend;
+  postgres: boolean;
+}
+
+export const AUDIT_TRAILS: readonly (AuditTrailSetup & { name: string })[] = [
+  { name: 'memory', state: 'memory', postgres: false },
+  { name: 'redis', state: 'redis', postgres: false },
+  { name: 'postgresql through memory', state: 'memory', postgres: true },
+  { name: 'postgresql through redis', state: 'redis', postgres: true },
+];
+
+export interface AuditTrailConfig {
+  audit: Record<string, unknown>;
+  /** PostgreSQL only: rows of the table for one tenant (what reached the database); null on the state trail. */
+  rowsOf: ((tenant: string) => Promise<number>) | null;
+  stop(): Promise<void>;
+}
+
+/** The audit config of a setup (with its own PostgreSQL server and database when it needs one), and how to stop what it started. */
+export async function auditTrailConfig(setup: AuditTrailSetup): Promise<AuditTrailConfig> {
+  if (!setup.postgres) return { audit: {}, rowsOf: null, stop: async () => {} };
+  const server: RunningPostgres = await startPostgresServer();
+  const url = await server.createDatabase('trail');
+  const rowsOf = async (tenant: string) => {
+    const db = new pg.Client({ connectionString: url });
+    await db.connect();
+    try {
+      return (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM sluice_audit.audit_records WHERE tenant = $1', [tenant])).rows[0]?.n ?? 0;
+    } finally {
+      await db.end();
+    }
+  };
+  return { audit: { backend: 'postgres', postgres: { url } }, rowsOf, stop: () => server.stop() };
+}
