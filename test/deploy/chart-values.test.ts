@@ -113,6 +113,37 @@ describe('other supported shapes render valid manifests', () => {
     expect(mount).toMatchObject({ mountPath: '/etc/sluice/credentials', readOnly: true });
   });
 
+  it('the audit trail in PostgreSQL: the URL from the chart Secret or an existing one, the backend in sluice.yaml', () => {
+    const inline = template(
+      'state.backend=redis',
+      'externalRedis.host=redis.internal',
+      'auditPostgres.enabled=true',
+      'auditPostgres.url=postgres://u:p@db:5432/sluice',
+      'auditPostgres.poolSize=4',
+    );
+    expect(inline.stderr).toBe('');
+    check(inline.docs);
+    for (const role of ['api', 'worker'] as const) {
+      const ref = (container(deployment(inline.docs, role)).env as Json[]).find((e) => e.name === 'AUDIT_DATABASE_URL')?.valueFrom.secretKeyRef;
+      expect(ref).toEqual({ name: 'sluice', key: 'audit-postgres-url' });
+    }
+    const secret = inline.docs.find((d) => d.kind === 'Secret') as Json;
+    expect(Buffer.from(secret.data['audit-postgres-url'], 'base64').toString()).toBe('postgres://u:p@db:5432/sluice');
+    // What sluice loads: the backend, and the name of the variable the Secret fills.
+    const { config } = loadRenderedConfig(inline.docs);
+    expect(config.audit).toMatchObject({ backend: 'postgres', postgres: { url_env: 'AUDIT_DATABASE_URL', schema: 'sluice_audit', pool_size: 4 } });
+
+    const existing = template('auditPostgres.enabled=true', 'auditPostgres.existingSecret=audit-db', 'auditPostgres.existingSecretUrlKey=url');
+    expect(existing.stderr).toBe('');
+    const ref = (container(deployment(existing.docs, 'api')).env as Json[]).find((e) => e.name === 'AUDIT_DATABASE_URL')?.valueFrom.secretKeyRef;
+    expect(ref).toEqual({ name: 'audit-db', key: 'url' });
+    expect(existing.docs.some((d) => d.kind === 'Secret')).toBe(false);
+
+    expect(template('auditPostgres.enabled=true').stderr).toContain('auditPostgres.enabled=true needs the database URL');
+    expect(template('auditPostgres.enabled=true', 'auditPostgres.url=postgres://x', 'auditPostgres.existingSecret=s').stderr).toContain('not both');
+    expect(template('auditPostgres.enabled=true', 'auditPostgres.url=postgres://x', 'config.audit.backend=state').stderr).toContain('set by the chart');
+  });
+
   it('rules from an existing ConfigMap; probes switched off', () => {
     const { docs } = template('rules.existingConfigMap=my-rules', 'api.probes.startup.enabled=false', 'api.probes.liveness.enabled=false');
     const c = container(deployment(docs, 'api'));

@@ -12,8 +12,8 @@ const read = (path: string) => readFileSync(join(REPO_ROOT, path), 'utf8');
 const compose = loadCompose();
 
 /** The example sluice.yaml as the api/worker containers load it (compose environment applied). */
-function containerConfig(service: 'api' | 'worker') {
-  const env = Object.fromEntries(Object.entries(compose.services[service]?.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), {})]));
+function containerConfig(service: 'api' | 'worker', vars: Record<string, string> = {}) {
+  const env = Object.fromEntries(Object.entries(compose.services[service]?.environment ?? {}).map(([k, v]) => [k, interpolate(String(v), vars)]));
   const target = env.SLUICE_CONFIG;
   const mount = mounts(compose.services[service] ?? {}).find((m) => m.target === target);
   if (!mount) throw new Error(`${service}: SLUICE_CONFIG ${target} is not mounted`);
@@ -22,15 +22,21 @@ function containerConfig(service: 'api' | 'worker') {
 const config = containerConfig('api');
 
 describe('docker-compose.yml', () => {
-  it('has Redis (AOF, healthcheck), 3 API replicas, 2 workers, a load balancer and monitoring (with Jaeger for traces), all checked', () => {
+  it('has Redis (AOF, healthcheck), 3 API replicas, 2 workers, a load balancer, monitoring (with Jaeger for traces) and an optional PostgreSQL, all checked', () => {
     expect(composeErrors(compose, { shutdownTimeoutSeconds: config.server.shutdown_timeout_seconds })).toEqual([]);
-    expect(Object.keys(compose.services).sort()).toEqual(['api', 'grafana', 'jaeger', 'lb', 'prometheus', 'redis', 'worker']);
+    expect(Object.keys(compose.services).sort()).toEqual(['api', 'grafana', 'jaeger', 'lb', 'postgres', 'prometheus', 'redis', 'worker']);
   });
 
   it('the mounted sluice.yaml loads with the strict config schema in both roles', () => {
     for (const role of ['api', 'worker'] as const) {
       const c = containerConfig(role);
       expect(c.state).toMatchObject({ backend: 'redis', url: 'redis://redis:6379' });
+      expect(c.audit.backend).toBe('state');
+      // SLUICE_AUDIT_BACKEND=postgres (with --profile postgres) moves the trail to the compose database.
+      expect(containerConfig(role, { SLUICE_AUDIT_BACKEND: 'postgres' }).audit).toMatchObject({
+        backend: 'postgres',
+        postgres: { url: 'postgres://sluice:sluice@postgres:5432/sluice', schema: 'sluice_audit' },
+      });
       expect(c.server.port).toBe(8080);
       expect(c.worker.port).toBe(9091);
       // rules.directory points at the read-only rules mount
@@ -63,6 +69,12 @@ describe('docker-compose.yml', () => {
     ['lb waits for api', (c) => delete c.services.lb?.depends_on, 'lb: must wait for healthy api replicas'],
     ['monitoring profile', (c) => delete c.services.grafana?.profiles, 'grafana: must be in the monitoring profile'],
     ['jaeger in the profile', (c) => delete c.services.jaeger?.profiles, 'jaeger: must be in the monitoring profile'],
+    ['postgres in its profile', (c) => delete c.services.postgres?.profiles, 'postgres: must be in the postgres profile'],
+    [
+      'postgres optional',
+      (c) => c.services.api?.depends_on?.postgres && delete c.services.api.depends_on.postgres.required,
+      'api: must wait for a healthy postgres',
+    ],
     [
       'traces to jaeger',
       (c) => c.services.worker?.environment && delete c.services.worker.environment.SLUICE_TELEMETRY__TRACING__ENDPOINT,

@@ -66,7 +66,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{- define "sluice.hasChartSecret" -}}
-{{- if and (not .Values.existingSecret) (or .Values.authKey .Values.credentials.file .Values.externalRedis.password) -}}true{{- end -}}
+{{- if and (not .Values.existingSecret) (or .Values.authKey .Values.credentials.file .Values.externalRedis.password (include "sluice.auditPostgresUrlInChartSecret" .)) -}}true{{- end -}}
 {{- end -}}
 
 {{- define "sluice.hasCredentials" -}}
@@ -85,6 +85,11 @@ app.kubernetes.io/component: {{ .component }}
 {{- $timeout := int (dig "server" "shutdown_timeout_seconds" 30 (.Values.config | default dict)) -}}
 {{- $drain := int (dig "server" "drain_delay_seconds" 5 (.Values.config | default dict)) -}}
 {{- add $timeout $drain .Values.shutdown.preStopSleepSeconds .Values.shutdown.extraGraceSeconds -}}
+{{- end -}}
+
+{{/* The audit database URL kept in the chart's own Secret (auditPostgres.url without existingSecret). */}}
+{{- define "sluice.auditPostgresUrlInChartSecret" -}}
+{{- if and .Values.auditPostgres.enabled .Values.auditPostgres.url (not .Values.auditPostgres.existingSecret) -}}true{{- end -}}
 {{- end -}}
 
 {{/* Redis: host, password source, URL (with $(REDIS_PASSWORD) expanded by the kubelet). */}}
@@ -133,6 +138,9 @@ redis-password
 {{- if include "sluice.rulesConfigMap" . -}}
 {{- $_ := set $owned "rules" (dict "directory" "/etc/sluice/rules") -}}
 {{- end -}}
+{{- if .Values.auditPostgres.enabled -}}
+{{- $_ := set $owned "audit" (dict "backend" "postgres" "postgres" (dict "url_env" "AUDIT_DATABASE_URL" "schema" .Values.auditPostgres.schema "pool_size" (int .Values.auditPostgres.poolSize))) -}}
+{{- end -}}
 {{- toYaml (mergeOverwrite (deepCopy (.Values.config | default dict)) $owned) -}}
 {{- end -}}
 
@@ -146,7 +154,7 @@ checksum/config: {{ include "sluice.configYaml" .ctx | sha256sum }}
 checksum/rules: {{ toYaml .ctx.Values.rules.files | sha256sum }}
 {{- end }}
 {{- if include "sluice.hasChartSecret" .ctx }}
-checksum/secret-env: {{ printf "%s/%s" .ctx.Values.authKey .ctx.Values.externalRedis.password | sha256sum }}
+checksum/secret-env: {{ printf "%s/%s/%s" .ctx.Values.authKey .ctx.Values.externalRedis.password .ctx.Values.auditPostgres.url | sha256sum }}
 {{- end }}
 {{- with .values.podAnnotations }}
 {{ toYaml . }}
@@ -165,6 +173,13 @@ checksum/secret-env: {{ printf "%s/%s" .ctx.Values.authKey .ctx.Values.externalR
 {{- end }}
 - name: SLUICE_STATE__URL
   value: {{ include "sluice.redisUrl" $ctx | quote }}
+{{- end }}
+{{- if $ctx.Values.auditPostgres.enabled }}
+- name: AUDIT_DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      name: {{ default (include "sluice.fullname" $ctx) $ctx.Values.auditPostgres.existingSecret }}
+      key: {{ ternary $ctx.Values.auditPostgres.existingSecretUrlKey "audit-postgres-url" (not (empty $ctx.Values.auditPostgres.existingSecret)) }}
 {{- end }}
 {{- if or $ctx.Values.existingSecret $ctx.Values.authKey }}
 - name: SLUICE_AUTH_KEY

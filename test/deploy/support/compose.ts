@@ -12,7 +12,7 @@ export interface ComposeService {
   environment?: Record<string, string>;
   volumes?: string[];
   healthcheck?: { test?: string[] };
-  depends_on?: Record<string, { condition?: string }>;
+  depends_on?: Record<string, { condition?: string; required?: boolean }>;
   deploy?: { replicas?: number };
   profiles?: string[];
   ports?: string[];
@@ -102,6 +102,11 @@ export function composeErrors(doc: ComposeFile, opts: { shutdownTimeoutSeconds: 
     }
     if (svc.build?.dockerfile !== 'deploy/Dockerfile') errors.push(`${role.name}: must build deploy/Dockerfile`);
     if (svc.depends_on?.redis?.condition !== 'service_healthy') errors.push(`${role.name}: must wait for a healthy redis`);
+    const db = svc.depends_on?.postgres;
+    if (db?.condition !== 'service_healthy' || db.required !== false)
+      errors.push(`${role.name}: must wait for a healthy postgres when its profile runs (required: false)`);
+    if (!/@postgres:5432\//.test(svc.environment?.SLUICE_AUDIT__POSTGRES__URL ?? ''))
+      errors.push(`${role.name}: SLUICE_AUDIT__POSTGRES__URL must point at the postgres service`);
     if (!/^redis:\/\/redis:6379/.test(svc.environment?.SLUICE_STATE__URL ?? '')) errors.push(`${role.name}: SLUICE_STATE__URL must point at the redis service`);
     if (!svc.environment?.SLUICE_CONFIG) errors.push(`${role.name}: SLUICE_CONFIG missing`);
     if (!('SLUICE_AUTH_KEY' in (svc.environment ?? {}))) errors.push(`${role.name}: SLUICE_AUTH_KEY missing`);
@@ -123,6 +128,9 @@ export function composeErrors(doc: ComposeFile, opts: { shutdownTimeoutSeconds: 
     if (!need(name).profiles?.includes('monitoring')) errors.push(`${name}: must be in the monitoring profile`);
   }
   if (!(need('jaeger').expose ?? []).includes('4318')) errors.push('jaeger: must accept OTLP/HTTP on 4318');
+  const postgres = need('postgres');
+  if (!postgres.profiles?.includes('postgres')) errors.push('postgres: must be in the postgres profile');
+  if (!postgres.healthcheck) errors.push('postgres: healthcheck missing');
   for (const role of ['api', 'worker']) {
     if (need(role).environment?.SLUICE_TELEMETRY__TRACING__ENDPOINT !== 'http://jaeger:4318') errors.push(`${role}: traces must go to jaeger:4318`);
   }
