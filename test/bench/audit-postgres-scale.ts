@@ -1,0 +1,245 @@
+/**
+ * The PostgreSQL audit trail at scale, through the real ingest path: records are appended as the
+ * API does (PgAuditStore.append: the record and its message in Redis), then moved into
+ * PostgreSQL by AUDIT_INDEXERS indexer loops (as that many workers would, each with its own
+ * Redis connection and pool), in rounds of AUDIT_ROUND records: append a round, then time its
+ * ingest alone. Reports the ingest rate, bytes per record on disk (table and each index), and
+ * p50/p99 of every documented query, with the analytics from the Redis rollups and from SQL.
+ *   node --conditions=sluice-source --import tsx test/bench/audit-postgres-scale.ts
+ * Environment: AUDIT_RECORDS (default 10 000 000), AUDIT_TENANTS (200), AUDIT_INDEXERS (2),
+ * AUDIT_ROUND (200 000), AUDIT_CONCURRENCY (256 appends in flight), AUDIT_ITERATIONS (200 per
+ * query), AUDIT_SEED (1). A private redis-server and PostgreSQL (no fsync) are started and
+ * stopped at the end. Writes .bench-results/audit-postgres-scale.json and prints a table.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { AnalyticsRollups } from '@sluice/audit';
+import { migrate, PgAuditStore } from '@sluice/audit-postgres';
+import { RedisStateStore } from '@sluice/state';
+import pg from 'pg';
+import { startPostgresServer } from '../support/postgres-server.js';
+import { startRedisServer } from '../support/redis-server.js';
+import { draftAt, elapsedMs, envInt, rand, summarize, tenants, TENANTS, type Latency } from './audit-traffic.js';
+
+const RECORDS = envInt('AUDIT_RECORDS', 10_000_000);
+const INDEXERS = envInt('AUDIT_INDEXERS', 2);
+const ROUND = envInt('AUDIT_ROUND', 200_000);
+const CONCURRENCY = envInt('AUDIT_CONCURRENCY', 256);
+const ITERATIONS = envInt('AUDIT_ITERATIONS', 200);
+const WARMUP = 10;
+const SCHEMA = 'sluice_audit';
+const DAY_MS = 86_400_000;
+const TTL_MS = 30 * DAY_MS;
+/** Records span the 30 days before the load, less an hour so that none expires while it runs. */
+const SPAN_MS = TTL_MS - 3_600_000;
+const INGEST_LOG = 'sluice:audit-ingest:{_:_}:log';
+const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.bench-results', 'audit-postgres-scale.json');
+
+async function main(): Promise<void> {
+  const redis = await startRedisServer();
+  const postgres = await startPostgresServer();
+  const url = await postgres.createDatabase('scale');
+  const pools: pg.Pool[] = [];
+  const poolOf = (max: number) => {
+    const pool = new pg.Pool({ connectionString: url, max });
+    pools.push(pool);
+    return pool;
+  };
+  const states: RedisStateStore[] = [];
+  const stateOf = async () => {
+    const state = await RedisStateStore.connect({ url: redis.url, prefix: 'sluice' });
+    states.push(state);
+    return state;
+  };
+  try {
+    const admin = poolOf(4);
+    await migrate(admin, SCHEMA);
+    const appenderState = await stateOf();
+    const rollups = new AnalyticsRollups({ state: appenderState });
+    const appender = new PgAuditStore(appenderState, { pool: admin, schema: SCHEMA });
+    // The indexers, as workers: their own Redis connection and pool each, the analytics rollups fed as in the gateway.
+    const indexerParts = await Promise.all(Array.from({ length: INDEXERS }, async () => ({ state: await stateOf(), pool: poolOf(4) })));
+    const windowStart = Date.now() - SPAN_MS;
+    let appended = 0;
+    let ingestMs = 0;
+    let appendMs = 0;
+    console.error(
+      `audit-postgres-scale: ${RECORDS.toLocaleString('en-US')} records, ${TENANTS} tenants, ${INDEXERS} indexers, rounds of ${ROUND.toLocaleString('en-US')}`,
+    );
+    while (appended < RECORDS) {
+      const round = Math.min(ROUND, RECORDS - appended);
+      const fillStart = process.hrtime.bigint();
+      let next = appended;
+      const end = appended + round;
+      await Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          for (let i = next++; i < end; i = next++) {
+            await appender.append(draftAt(Math.floor(windowStart + ((i + rand()) * SPAN_MS) / RECORDS)), { ttlMs: TTL_MS, chain: false });
+          }
+        }),
+      );
+      appendMs += elapsedMs(fillStart);
+      appended = end;
+      // The round's ingest alone: indexers started, timed until the log is empty.
+      const ingestStart = process.hrtime.bigint();
+      const indexers = indexerParts.map(({ state, pool }) => new PgAuditStore(state, { pool, schema: SCHEMA, observers: [rollups] }));
+      for (const indexer of indexers) indexer.startIndexer();
+      while ((await appenderState.client.xlen(INGEST_LOG)) > 0) await new Promise((r) => setTimeout(r, 20));
+      const took = elapsedMs(ingestStart);
+      ingestMs += took;
+      await Promise.all(indexers.map((i) => i.close()));
+      console.error(
+        `  ${appended.toLocaleString('en-US')} records: round ingested at ${Math.round(round / (took / 1000)).toLocaleString('en-US')}/s, overall ${Math.round(appended / (ingestMs / 1000)).toLocaleString('en-US')}/s`,
+      );
+    }
+
+    console.error('audit-postgres-scale: VACUUM ANALYZE, sizes');
+    await admin.query(`VACUUM ANALYZE ${SCHEMA}.audit_records`);
+    const sizes = await diskSizes(admin);
+    const rows = Number((await admin.query(`SELECT count(*) AS n FROM ${SCHEMA}.audit_records`)).rows[0].n);
+    if (rows !== RECORDS) throw new Error(`expected ${RECORDS} rows, found ${rows}`);
+
+    // ---- queries -----------------------------------------------------------------------
+    const reader = new PgAuditStore(appenderState, { pool: poolOf(4), schema: SCHEMA });
+    const sqlPool = poolOf(2);
+    const now = Date.now();
+    const randomTenant = () => tenants[Math.floor(rand() * tenants.length)] as (typeof tenants)[number];
+    const last = (days: number) => ({ fromMs: now - days * DAY_MS, toMs: now });
+    const queries: Record<string, Latency & { description: string; avg_records: number }> = {};
+    const measure = async (name: string, description: string, run: () => Promise<number>) => {
+      console.error(`  ${name}`);
+      for (let i = 0; i < WARMUP; i++) await run();
+      const samples: number[] = [];
+      let found = 0;
+      for (let i = 0; i < ITERATIONS; i++) {
+        const t0 = process.hrtime.bigint();
+        found += await run();
+        samples.push(elapsedMs(t0));
+      }
+      queries[name] = { description, ...summarize(samples), avg_records: Math.round((found / ITERATIONS) * 10) / 10 };
+    };
+    const page = (q: Parameters<PgAuditStore['query']>[0]) => reader.query(q).then((p) => p.records.length);
+    const ids = (await admin.query<{ action_id: string }>(`SELECT action_id FROM ${SCHEMA}.audit_records TABLESAMPLE SYSTEM (0.1) LIMIT 1000`)).rows;
+    await measure('tenant_24h', 'one tenant, last 24 h, page of 50 with its total', () => {
+      const t = randomTenant();
+      return page({ namespace: t.namespace, tenant: t.tenant, ...last(1), limit: 50, offset: 0 });
+    });
+    await measure('tenant_24h_outcome', 'one tenant, last 24 h, outcome=failed, page of 50 with its total', () => {
+      const t = randomTenant();
+      return page({ namespace: t.namespace, tenant: t.tenant, outcome: 'failed', ...last(1), limit: 50, offset: 0 });
+    });
+    await measure('tenant_7d', 'one tenant, last 7 days, page of 50 with its total', () => {
+      const t = randomTenant();
+      return page({ namespace: t.namespace, tenant: t.tenant, ...last(7), limit: 50, offset: 0 });
+    });
+    await measure('tenant_cursor_5', 'one tenant, 30 days, the 5th page by cursor', async () => {
+      const t = randomTenant();
+      let cursor: string | undefined;
+      let n = 0;
+      for (let p = 0; p < 5; p++) {
+        const res = await reader.query({ namespace: t.namespace, tenant: t.tenant, limit: 50, offset: 0, ...(cursor ? { cursor } : {}) });
+        n = res.records.length;
+        cursor = res.next_cursor;
+        if (!cursor) break;
+      }
+      return n;
+    });
+    await measure('by_action_id', 'GET /v1/audit/{action_id}', async () =>
+      (await reader.get(ids[Math.floor(rand() * ids.length)]?.action_id ?? 'none')) ? 1 : 0,
+    );
+    await measure('global_24h', 'all tenants, last 24 h, page of 50 with its total', () => page({ ...last(1), limit: 50, offset: 0 }));
+    await measure('provider_24h', 'all tenants, provider=sms, last 24 h, page of 50 with its total', () =>
+      page({ provider: 'sms', ...last(1), limit: 50, offset: 0 }),
+    );
+    await measure('analytics_tenant_7d_rollups', 'analytics volume, daily, 7 days, one tenant (Redis rollups)', async () => {
+      const t = randomTenant();
+      return (await rollups.query({ metric: 'volume', interval: 'daily', namespace: t.namespace, tenant: t.tenant, fromMs: now - 7 * DAY_MS, toMs: now }))
+        .buckets.length;
+    });
+    await measure('analytics_tenant_7d_sql', 'analytics volume, daily, 7 days, one tenant (SQL: date_trunc, count)', async () => {
+      const t = randomTenant();
+      const res = await sqlPool.query(
+        `SELECT date_trunc('day', dispatched_at) AS day, count(*) FROM ${SCHEMA}.audit_records WHERE namespace = $1 AND tenant = $2 AND dispatched_at >= $3 GROUP BY 1`,
+        [t.namespace, t.tenant, new Date(now - 7 * DAY_MS).toISOString()],
+      );
+      return res.rows.length;
+    });
+    await measure('analytics_latency_tenant_7d_sql', 'analytics latency p50/p95/p99, 7 days, one tenant (SQL: percentile_cont)', async () => {
+      const t = randomTenant();
+      const res = await sqlPool.query(
+        `SELECT percentile_cont(ARRAY[0.5, 0.95, 0.99]) WITHIN GROUP (ORDER BY (body->>'duration_ms')::float8) FROM ${SCHEMA}.audit_records WHERE namespace = $1 AND tenant = $2 AND dispatched_at >= $3`,
+        [t.namespace, t.tenant, new Date(now - 7 * DAY_MS).toISOString()],
+      );
+      return res.rows.length;
+    });
+
+    const cpus = os.cpus();
+    const result = {
+      benchmark: 'audit-postgres-scale',
+      date: new Date().toISOString(),
+      records: RECORDS,
+      tenants: TENANTS,
+      indexers: INDEXERS,
+      round: ROUND,
+      machine: {
+        cpus: cpus.length,
+        cpu_model: cpus[0]?.model ?? 'unknown',
+        node: process.version,
+        postgres: (await admin.query('SHOW server_version')).rows[0].server_version,
+      },
+      ingest: {
+        records_per_second: Math.round(RECORDS / (ingestMs / 1000)),
+        seconds: Math.round(ingestMs / 100) / 10,
+        append_records_per_second: Math.round(RECORDS / (appendMs / 1000)),
+      },
+      disk: sizes,
+      queries,
+    };
+    mkdirSync(dirname(RESULTS_FILE), { recursive: true });
+    writeFileSync(RESULTS_FILE, `${JSON.stringify(result, null, 2)}\n`);
+    const lines = [
+      `## audit-postgres-scale: ${RECORDS.toLocaleString('en-US')} records, ${TENANTS} tenants, ${INDEXERS} indexers (${result.date.slice(0, 10)})`,
+      '',
+      `Ingest ${result.ingest.records_per_second.toLocaleString('en-US')} records/s; on disk ${sizes.bytes_per_record} B per record (table ${sizes.table_bytes_per_record} B, indexes ${sizes.index_bytes_per_record} B)`,
+      '',
+      '| query | p50 ms | p99 ms | records |',
+      '|---|---|---|---|',
+      ...Object.values(queries).map((q) => `| ${q.description} | ${q.p50_ms} | ${q.p99_ms} | ${q.avg_records} |`),
+    ];
+    console.log(lines.join('\n'));
+    console.error(`audit-postgres-scale: results written to ${RESULTS_FILE}`);
+    await reader.close();
+    await appender.close();
+  } finally {
+    for (const state of states) await state.close().catch(() => {});
+    for (const pool of pools) await pool.end().catch(() => {});
+    await postgres.stop();
+    await redis.stop();
+  }
+}
+
+/** Bytes on disk per record: table (with TOAST) and each index, summed over the partitions. */
+async function diskSizes(pool: pg.Pool) {
+  const { rows } = await pool.query<{ name: string; kind: string; bytes: string }>(
+    `SELECT CASE WHEN c.relkind = 'i' THEN regexp_replace(c.relname, '^audit_records_p\\d+_', '') ELSE 'table' END AS name, c.relkind AS kind,
+            sum(CASE WHEN c.relkind = 'i' THEN pg_relation_size(c.oid) ELSE pg_table_size(c.oid) END) AS bytes
+     FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = $1 AND c.relname LIKE 'audit_records_p%' AND c.relkind IN ('r', 'i')
+     GROUP BY 1, 2 ORDER BY 3 DESC`,
+    [SCHEMA],
+  );
+  const perRecord = (bytes: number) => Math.round((bytes / RECORDS) * 10) / 10;
+  const table = rows.filter((r) => r.kind === 'r').reduce((s, r) => s + Number(r.bytes), 0);
+  const indexes = Object.fromEntries(rows.filter((r) => r.kind === 'i').map((r) => [r.name, perRecord(Number(r.bytes))]));
+  const indexBytes = rows.filter((r) => r.kind === 'i').reduce((s, r) => s + Number(r.bytes), 0);
+  return {
+    bytes_per_record: perRecord(table + indexBytes),
+    table_bytes_per_record: perRecord(table),
+    index_bytes_per_record: perRecord(indexBytes),
+    indexes_bytes_per_record: indexes,
+  };
+}
+
+await main();
