@@ -21,6 +21,7 @@ import { RedisStateStore } from '@sluice/state';
 import pg from 'pg';
 import { startPostgresServer } from '../support/postgres-server.js';
 import { startRedisServer } from '../support/redis-server.js';
+import { machineBusyMs } from './proc-stats.js';
 import { draftAt, elapsedMs, envInt, rand, summarize, tenants, TENANTS, type Latency } from './audit-traffic.js';
 
 const RECORDS = envInt('AUDIT_RECORDS', 10_000_000);
@@ -65,6 +66,13 @@ async function main(): Promise<void> {
     let appended = 0;
     let ingestMs = 0;
     let appendMs = 0;
+    /** CPU ms during the ingest phases: this process (the indexers), redis-server, and the machine (the rest is PostgreSQL). */
+    const cpu = { node: 0, redis: 0, machine: 0 };
+    const redisCpuMs = async () => {
+      const info = await appenderState.client.info('cpu');
+      const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
+      return (field('used_cpu_user') + field('used_cpu_sys')) * 1000;
+    };
     console.error(
       `audit-postgres-scale: ${RECORDS.toLocaleString('en-US')} records, ${TENANTS} tenants, ${INDEXERS} indexers, rounds of ${ROUND.toLocaleString('en-US')}`,
     );
@@ -84,11 +92,16 @@ async function main(): Promise<void> {
       appended = end;
       // The round's ingest alone: indexers started, timed until the log is empty.
       const ingestStart = process.hrtime.bigint();
+      const [node0, redis0, machine0] = [process.cpuUsage(), await redisCpuMs(), machineBusyMs()];
       const indexers = indexerParts.map(({ state, pool }) => new PgAuditStore(state, { pool, schema: SCHEMA, observers: [rollups] }));
       for (const indexer of indexers) indexer.startIndexer();
       while ((await appenderState.client.xlen(INGEST_LOG)) > 0) await new Promise((r) => setTimeout(r, 20));
       const took = elapsedMs(ingestStart);
       ingestMs += took;
+      const nodeUsed = process.cpuUsage(node0);
+      cpu.node += (nodeUsed.user + nodeUsed.system) / 1000;
+      cpu.redis += (await redisCpuMs()) - redis0;
+      cpu.machine += machineBusyMs() - machine0;
       await Promise.all(indexers.map((i) => i.close()));
       console.error(
         `  ${appended.toLocaleString('en-US')} records: round ingested at ${Math.round(round / (took / 1000)).toLocaleString('en-US')}/s, overall ${Math.round(appended / (ingestMs / 1000)).toLocaleString('en-US')}/s`,
@@ -193,6 +206,11 @@ async function main(): Promise<void> {
         records_per_second: Math.round(RECORDS / (ingestMs / 1000)),
         seconds: Math.round(ingestMs / 100) / 10,
         append_records_per_second: Math.round(RECORDS / (appendMs / 1000)),
+        cpu_us_per_record: {
+          indexers_node: Math.round((cpu.node * 1000) / RECORDS),
+          redis: Math.round((cpu.redis * 1000) / RECORDS),
+          postgres_and_rest: Math.round(((cpu.machine - cpu.node - cpu.redis) * 1000) / RECORDS),
+        },
       },
       disk: sizes,
       queries,
@@ -202,7 +220,7 @@ async function main(): Promise<void> {
     const lines = [
       `## audit-postgres-scale: ${RECORDS.toLocaleString('en-US')} records, ${TENANTS} tenants, ${INDEXERS} indexers (${result.date.slice(0, 10)})`,
       '',
-      `Ingest ${result.ingest.records_per_second.toLocaleString('en-US')} records/s; on disk ${sizes.bytes_per_record} B per record (table ${sizes.table_bytes_per_record} B, indexes ${sizes.index_bytes_per_record} B)`,
+      `Ingest ${result.ingest.records_per_second.toLocaleString('en-US')} records/s (CPU µs per record: indexers ${result.ingest.cpu_us_per_record.indexers_node}, Redis ${result.ingest.cpu_us_per_record.redis}, PostgreSQL and the rest ${result.ingest.cpu_us_per_record.postgres_and_rest}); on disk ${sizes.bytes_per_record} B per record (table ${sizes.table_bytes_per_record} B, indexes ${sizes.index_bytes_per_record} B)`,
       '',
       '| query | p50 ms | p99 ms | records |',
       '|---|---|---|---|',

@@ -70,7 +70,12 @@ describe('faults: the audit database restarted under load', () => {
     expect(answered.size).toBe(TOTAL);
     expect(backlogWhileDown).toBeGreaterThan(100);
 
-    await poll('the ingest log to drain into the database', () => redis.xlen(INGEST_LOG), (n) => n === 0, { timeoutMs: 60_000, intervalMs: 200 });
+    await poll(
+      'the ingest log to drain into the database',
+      () => redis.xlen(INGEST_LOG),
+      (n) => n === 0,
+      { timeoutMs: 60_000, intervalMs: 200 },
+    );
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     const { rows } = await db.query("SELECT count(*)::int AS n, count(DISTINCT action_id)::int AS ids FROM sluice_audit.audit_records WHERE tenant = 'outage'");

@@ -113,7 +113,9 @@ describe.each(['state', 'postgres'] as const)('faults: audit indexers SIGKILLed 
     if (backend === 'postgres') {
       const db = new pg.Client({ connectionString: url });
       await db.connect();
-      const { rows } = await db.query("SELECT count(*)::int AS n, count(DISTINCT action_id)::int AS ids FROM sluice_audit.audit_records WHERE tenant = 'indexed'");
+      const { rows } = await db.query(
+        "SELECT count(*)::int AS n, count(DISTINCT action_id)::int AS ids FROM sluice_audit.audit_records WHERE tenant = 'indexed'",
+      );
       await db.end();
       expect(rows[0]).toEqual({ n: TOTAL, ids: TOTAL });
       expect(await redis.keys('sluice-cluster:audit:*')).toEqual([]);

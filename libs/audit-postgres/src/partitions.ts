@@ -128,8 +128,10 @@ export class KnownPartitions {
     private readonly schema: string,
   ) {}
 
+  /** Times that are not numbers (an id that is not a record id) are skipped: the insert refuses such a record. */
   async ensureFor(timesMs: Iterable<number>): Promise<void> {
     for (const day of new Set(Array.from(timesMs, dayStart))) {
+      if (!Number.isFinite(day)) continue;
       if (this.days.has(day)) continue;
       await ensurePartitions(this.pool, this.schema, day, 1);
       this.days.add(day);

@@ -1,6 +1,7 @@
 import {
   isExpired,
   readChainHead,
+  recordIdMs,
   StateAuditStore,
   verifyChainOf,
   type AppendOptions,
@@ -8,6 +9,7 @@ import {
   type AuditVisibility,
   type ChainSource,
   type StateAuditStoreOptions,
+  type StoredRecord,
   type StoreQuery,
 } from '@sluice/audit';
 import { systemClock, type AuditPage, type AuditRecord, type AuditVerifyInput, type AuditVerifyResult, type Clock, type NewAuditRecord } from '@sluice/core';
@@ -135,22 +137,23 @@ export class PgAuditStore implements IngestingAuditStore {
   }
 
   /**
-   * The ingest's sink: records into their days' partitions, created when missing (one that
-   * expired on its way is stored too, hidden, and counted when expire() deletes it). A batch
-   * PostgreSQL refuses for its data (a string it cannot hold, such as a NUL character) is
-   * stored record by record, and the ids of those refused are returned.
+   * The ingest's sink: records (their JSON) into their days' partitions, created when missing
+   * (one that expired on its way is stored too, hidden, and counted when expire() deletes it). A
+   * batch PostgreSQL refuses for its data (a string it cannot hold, such as a NUL character, or
+   * a value that is not a record) is stored record by record, and the ids refused are returned.
    */
-  private async store(records: readonly AuditRecord[]): Promise<ReadonlySet<string>> {
+  private async store(records: readonly StoredRecord[]): Promise<ReadonlySet<string>> {
     const refused = new Set<string>();
     if (records.length === 0) return refused;
-    const times = records.map((r) => Date.parse(r.dispatched_at));
+    // The record id is a UUIDv7: its first 48 bits are the dispatch time, all a partition needs.
+    const times = records.map((r) => recordIdMs(r.id));
     await this.partitions.ensureFor(times);
     try {
       await this.insertAgainIfDropped(records, times);
     } catch (err) {
       if (!isDataError(err)) throw err;
-      for (const record of records) {
-        await this.insertAgainIfDropped([record], [Date.parse(record.dispatched_at)]).catch((one: unknown) => {
+      for (const [i, record] of records.entries()) {
+        await this.insertAgainIfDropped([record], [times[i] as number]).catch((one: unknown) => {
           if (!isDataError(one)) throw one;
           refused.add(record.id);
         });
@@ -160,14 +163,15 @@ export class PgAuditStore implements IngestingAuditStore {
   }
 
   /** Inserts; when a partition went missing meanwhile (retention dropped it), creates it and inserts again. */
-  private async insertAgainIfDropped(records: readonly AuditRecord[], times: readonly number[]): Promise<void> {
+  private async insertAgainIfDropped(records: readonly StoredRecord[], times: readonly number[]): Promise<void> {
+    const json = records.map((r) => r.json);
     try {
-      await this.records.insert(records);
+      await this.records.insertJson(json);
     } catch (err) {
       if (sqlState(err) !== NO_PARTITION) throw err;
       this.partitions.forget();
       await this.partitions.ensureFor(times);
-      await this.records.insert(records);
+      await this.records.insertJson(json);
     }
   }
 

@@ -2,7 +2,7 @@ import { decodeCursor, encodeCursor, type StoreQuery } from '@sluice/audit';
 
 import { AuditFilterFields, type AuditPage, type AuditRecord } from '@sluice/core';
 import type { Pool } from 'pg';
-import { COLUMN_TYPES, COLUMNS, recordOf, rowOf, SELECT_LIST, type RecordRow } from './record-columns.js';
+import { COLUMNS, columnsFromJson, recordOf, SELECT_LIST, type RecordRow } from './record-columns.js';
 import { quoteSchema } from './sql-identifier.js';
 
 /** A (namespace, tenant): one hash chain. */
@@ -29,22 +29,22 @@ export class PgAuditRecords {
     this.table = `${quoteSchema(schema)}.audit_records`;
   }
 
+  /** Inserts records (their JSON made here); see insertJson. */
+  insert(records: readonly AuditRecord[]): Promise<number> {
+    return this.insertJson(records.map((record) => JSON.stringify(record)));
+  }
+
   /**
-   * Inserts a batch in one statement (one array per column, unnested); a record already there
-   * (the same id and dispatched_at, re-delivered after a crash) is skipped. Returns how many
-   * rows were new.
+   * Inserts a batch of records given as their JSON, in one statement: the batch is one jsonb
+   * array parameter that PostgreSQL splits into rows and columns (record-columns.ts). A record
+   * already there (the same id and dispatched_at, delivered again after a crash) is skipped.
+   * Returns how many rows were new.
    */
-  async insert(records: readonly AuditRecord[]): Promise<number> {
+  async insertJson(records: readonly string[]): Promise<number> {
     if (records.length === 0) return 0;
-    const columns = COLUMNS.map((): unknown[] => []);
-    for (const record of records) {
-      const row = rowOf(record);
-      for (let i = 0; i < row.length; i++) columns[i]?.push(row[i]);
-    }
-    const arrays = COLUMNS.map((c, i) => `$${i + 1}::${COLUMN_TYPES[c]}[]`).join(', ');
     const result = await this.pool.query(
-      `INSERT INTO ${this.table} (${COLUMNS.join(', ')}) SELECT * FROM unnest(${arrays}) ON CONFLICT (dispatched_at, id) DO NOTHING`,
-      columns,
+      `INSERT INTO ${this.table} (${COLUMNS.join(', ')}) SELECT ${columnsFromJson('r')} FROM jsonb_array_elements($1::jsonb) AS r ON CONFLICT (dispatched_at, id) DO NOTHING`,
+      [`[${records.join(',')}]`],
     );
     return result.rowCount ?? 0;
   }

@@ -23,8 +23,8 @@ export const COLUMNS = [
   'body',
 ] as const;
 
-/** The PostgreSQL type of each column, for the arrays an unnest() insert takes. */
-export const COLUMN_TYPES: Record<(typeof COLUMNS)[number], string> = {
+/** The PostgreSQL type of each column but `body`: what a record's JSON field is cast to. */
+const COLUMN_TYPES: Record<Exclude<(typeof COLUMNS)[number], 'body'>, string> = {
   id: 'uuid',
   dispatched_at: 'timestamptz',
   action_id: 'text',
@@ -40,24 +40,23 @@ export const COLUMN_TYPES: Record<(typeof COLUMNS)[number], string> = {
   trace_id: 'text',
   expires_at: 'timestamptz',
   sequence_number: 'bigint',
-  body: 'jsonb',
 };
 
 /** The record fields that are columns of their own; every other field goes into `body`. */
-type ColumnField = Exclude<(typeof COLUMNS)[number], 'body'>;
-const COLUMN_FIELDS = COLUMNS.filter((c): c is ColumnField => c !== 'body');
-const IN_COLUMNS = new Set<string>(COLUMN_FIELDS);
+type ColumnField = keyof typeof COLUMN_TYPES;
+const COLUMN_FIELDS = Object.keys(COLUMN_TYPES) as ColumnField[];
 
 /** Fields kept in `body`. */
 type BodyFields = Omit<AuditRecord, ColumnField>;
 
-/** One record as the values of COLUMNS, in order. Timestamps stay RFC 3339 text (PostgreSQL parses them). */
-export function rowOf(record: AuditRecord): unknown[] {
-  const row: unknown[] = COLUMN_FIELDS.map((field) => record[field]);
-  const body: Record<string, unknown> = {};
-  for (const [field, value] of Object.entries(record)) if (!IN_COLUMNS.has(field)) body[field] = value;
-  row.push(JSON.stringify(body));
-  return row;
+/**
+ * The values of COLUMNS, in order, taken from a record's JSON `r` (jsonb) by PostgreSQL itself:
+ * each column field cast to its type, and `body` the rest of the record. The ingest hands over
+ * the JSON the state store kept, so nothing is parsed or re-encoded on the way.
+ */
+export function columnsFromJson(r: string): string {
+  const fields = COLUMN_FIELDS.map((field) => `(${r}->>'${field}')::${COLUMN_TYPES[field]}`);
+  return [...fields, `${r} - ARRAY[${COLUMN_FIELDS.map((f) => `'${f}'`).join(', ')}]::text[]`].join(', ');
 }
 
 /** A row as read by SELECT_LIST. */

@@ -7,3 +7,5 @@ export { decodeCursor, encodeCursor } from './query-cursor.js';
 export { verifyChainOf, type ChainSource } from './chain-verifier.js';
 export { readChainHead } from './hash-chain.js';
 export { isExpired } from './record-codec.js';
+export { recordIdMs } from './record-id.js';
+export type { StoredRecord } from './ingest/ingest.js';

@@ -84,6 +84,11 @@ export class RecordIdGenerator {
   }
 }
 
+/** The dispatch time (epoch ms) a record id carries in its first 48 bits; NaN for a string that does not start like one. */
+export function recordIdMs(recordId: string): number {
+  return Number.parseInt(recordId.slice(0, 8) + recordId.slice(9, 13), 16);
+}
+
 /** `^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$`, without a regex. */
 export function isRecordId(value: string): boolean {
   if (value.length !== RECORD_ID_LENGTH) return false;

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { RecordIdGenerator, compactId, expandId, isRecordId } from '../src/record-id.js';
+import { RecordIdGenerator, compactId, expandId, isRecordId, recordIdMs } from '../src/record-id.js';
 
 /** The BigInt implementation the string arithmetic replaced; the output must not change. */
 const SORTED_BASE64 = '-0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz';
@@ -60,6 +60,10 @@ describe('record ids', () => {
     expect([...sameMs].sort()).toEqual(sameMs);
     expect(later > (sameMs.at(-1) ?? '')).toBe(true);
     expect(earlier < (sameMs[0] ?? '')).toBe(true);
+    // The time reads back from the id (the PostgreSQL trail picks the partition by it).
+    expect([later, earlier, sameMs[7] ?? ''].map(recordIdMs)).toEqual([t + 1, t - 1, t]);
+    expect(recordIdMs(ids.next(Date.UTC(2200, 5, 1, 12, 30, 1, 999)))).toBe(Date.UTC(2200, 5, 1, 12, 30, 1, 999));
+    expect(recordIdMs('not-an-id')).toBeNaN();
     expect(new Set(sameMs).size).toBe(50);
   });
 

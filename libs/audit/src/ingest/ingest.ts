@@ -18,11 +18,19 @@ export interface AuditObserver {
  */
 export interface RecordSink {
   /**
-   * Stores the records; one stored before (a batch delivered again after a crash) is kept once.
-   * Rejects when the sink is away (the batch is retried until it answers); resolves with the ids
-   * of records it refuses for what they hold (never storable: they stay where they are, reported).
+   * Stores the records, given as their stored JSON (the sink reads what it needs from it, so
+   * the ingest parses nothing); one stored before (a batch delivered again after a crash) is
+   * kept once. Rejects when the sink is away (the batch is retried until it answers); resolves
+   * with the ids of records it refuses for what they hold (never storable: they stay where they
+   * are, reported).
    */
-  store(records: readonly AuditRecord[]): Promise<ReadonlySet<string>>;
+  store(records: readonly StoredRecord[]): Promise<ReadonlySet<string>>;
+}
+
+/** A record as the state store keeps it: its id, and its JSON (record-codec.ts). */
+export interface StoredRecord {
+  id: string;
+  json: string;
 }
 
 /** What append hands the ingest: the stored record and what its indexing needs. */
@@ -61,6 +69,8 @@ export interface IndexItem {
   record: IndexedRecord | null;
   scopeCode: string;
   intent: string | undefined;
+  /** Its action id (its pointer is removed when it leaves for a sink); null in messages of older writers. */
+  actionId?: string | null;
 }
 
 /**
@@ -112,16 +122,17 @@ export function keyName(key: StateKey): string {
 
 /** The message format's version: a consumer leaves a message of a newer one pending for a consumer that reads it. */
 const MESSAGE_VERSION = 1;
-/** Version, member, intent, id, dispatched_at, expires_at, sequence_number, duration_ms; then the filter fields. */
+/** Version, member, intent, id, dispatched_at, expires_at, sequence_number, duration_ms; then the filter fields, then the action id. */
 const FIXED_FIELDS = 8;
+const ACTION_ID_FIELD = FIXED_FIELDS + AuditFilterFields.length;
 
 /**
  * The ingest message of a record on a shared log: its global member, the intent to remove, and
  * the fields indexing reads, as one JSON array (positional, so small): the indexer needs
- * neither the record's value nor a lookup of its scope. Filter fields added later go at the end:
- * a reader takes the ones it knows, and a missing one as null.
+ * neither the record's value nor a lookup of its scope. Fields added later go at the end (the
+ * action id was): a reader takes the ones it knows, and a missing one as null.
  */
-export function encodeIndexMessage(record: IndexedRecord, member: string, intent: string | undefined): string {
+export function encodeIndexMessage(record: IndexedRecord & Pick<AuditRecord, 'action_id'>, member: string, intent: string | undefined): string {
   const fields: unknown[] = [
     MESSAGE_VERSION,
     member,
@@ -133,6 +144,7 @@ export function encodeIndexMessage(record: IndexedRecord, member: string, intent
     record.duration_ms,
   ];
   for (const field of AuditFilterFields) fields.push(record[field]);
+  fields.push(record.action_id);
   return JSON.stringify(fields);
 }
 
@@ -151,7 +163,7 @@ export function decodeIndexMessage(message: string): IndexItem | 'newer' | null 
   if (parsed[0] > MESSAGE_VERSION) return 'newer';
   const [, member, intent, id, dispatched_at, expires_at, sequence_number, duration_ms] = parsed as [number, string, ...unknown[]];
   const text = (v: unknown) => (typeof v === 'string' ? v : null);
-  const item: IndexItem = { record: null, scopeCode: memberScopeCode(member), intent: text(intent) ?? undefined };
+  const item: IndexItem = { record: null, scopeCode: memberScopeCode(member), intent: text(intent) ?? undefined, actionId: text(parsed[ACTION_ID_FIELD]) };
   if (typeof id !== 'string' || typeof dispatched_at !== 'string' || typeof duration_ms !== 'number') return item;
   const record: Record<string, unknown> = {
     id,

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AuditRecord } from '@sluice/core';
 import { GLOBAL_SCOPE, compareLogIds, type BulkWriteOp, type LogDelivery, type StateKey, type StateStore, type WriteOp } from '@sluice/state';
 import { actionPointerKey, recordKey } from '../keys.js';
 import { decodeRecord } from '../record-codec.js';
@@ -278,22 +277,28 @@ export class LogAuditIngest implements AuditIngest {
     if (readable.length === 0) return [];
     const keys = readable.map(({ record }) => recordKey(record, record.id));
     const values = await this.store.getMany(keys);
-    const moved: { record: AuditRecord; key: StateKey; scopeCode: string }[] = [];
-    readable.forEach(({ scopeCode }, i) => {
-      const key = keys[i] as StateKey;
-      const value = values[i] ?? null;
-      const record = decodeRecord(value);
-      if (record !== null) moved.push({ record, key, scopeCode });
-      else if (value !== null) this.opts.onError?.(new Error(`audit ingest: record ${key.id} is unreadable; left in the state`));
+    const moving: { id: string; json: string; key: StateKey; scopeCode: string; actionId: string | null }[] = [];
+    readable.forEach(({ record, scopeCode, actionId }, i) => {
+      const json = values[i] ?? null;
+      if (json === null) return;
+      // The value under the record's key must be that record (encodeRecord writes the id first).
+      if (!json.startsWith(`{"id":${JSON.stringify(record.id)}`)) {
+        this.opts.onError?.(new Error(`audit ingest: the value of record ${record.id} is not that record; left in the state`));
+        return;
+      }
+      moving.push({ id: record.id, json, key: keys[i] as StateKey, scopeCode, actionId: actionId ?? null });
     });
-    const refused = await sink.store(moved.map((m) => m.record));
+    const refused = await sink.store(moving);
     const released: WriteOp[] = [];
-    for (const { record, key, scopeCode } of moved) {
-      if (refused.has(record.id)) {
-        this.opts.onError?.(new Error(`audit ingest: record ${record.id} refused by the audit store; left in the state`));
+    for (const { id, json, key, scopeCode, actionId } of moving) {
+      if (refused.has(id)) {
+        this.opts.onError?.(new Error(`audit ingest: record ${id} refused by the audit store; left in the state`));
         continue;
       }
-      released.push({ op: 'delete', key }, { op: 'indexRemove', index: actionPointerKey(record.action_id), member: globalMember(record.id, scopeCode) });
+      released.push({ op: 'delete', key });
+      // Messages of older writers lack the action id: the value has it.
+      const pointer = actionId ?? decodeRecord(json)?.action_id;
+      if (pointer !== undefined) released.push({ op: 'indexRemove', index: actionPointerKey(pointer), member: globalMember(id, scopeCode) });
     }
     return released;
   }

@@ -1,5 +1,6 @@
 import type { AuditRecord } from '@sluice/core';
 import type { BulkWriteOp, StateStore, WriteOp } from '@sluice/state';
+import { encodeRecord } from '../record-codec.js';
 import { pointerWrite, valueWrite } from '../record-writes.js';
 import { indexWritesOf, sumCounters, type AuditIngest, type AuditObserver, type IngestEntry, type IngestReport, type RecordSink } from './ingest.js';
 
@@ -167,7 +168,7 @@ export class MemoryAuditIngest implements AuditIngest {
     for (const [sink, group] of bySink) {
       try {
         // Records the sink refuses for what they hold can never be stored: reported, not kept.
-        const never = await sink.store(group.map((q) => q.entry.record));
+        const never = await sink.store(group.map(({ entry: { record } }) => ({ id: record.id, json: encodeRecord(record) })));
         if (never.size > 0) this.opts.onError?.(new Error(`audit: ${never.size} records refused by the audit store and dropped`));
       } catch (err) {
         this.opts.onError?.(err);
