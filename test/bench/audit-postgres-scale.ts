@@ -1,15 +1,19 @@
 /**
- * The PostgreSQL audit trail at scale, through the real ingest path: records are appended as the
- * API does (PgAuditStore.append: the record and its message in Redis), then moved into
- * PostgreSQL by AUDIT_INDEXERS indexer loops (as that many workers would, each with its own
- * Redis connection and pool), in rounds of AUDIT_ROUND records: append a round, then time its
- * ingest alone. Reports the ingest rate, bytes per record on disk (table and each index), and
- * p50/p99 of every documented query, with the analytics from the Redis rollups and from SQL.
+ * The PostgreSQL audit trail at scale, through the real ingest paths, in two phases:
+ * 1. the oldest AUDIT_RECORDS - AUDIT_CLUSTER_RECORDS records through the one-process path
+ *    (PgAuditStore on the memory backend: appended, queued, flushed into PostgreSQL), timed;
+ * 2. the newest AUDIT_CLUSTER_RECORDS through the cluster path: appended as an API replica does
+ *    (the record and its message in Redis), then moved into PostgreSQL by AUDIT_INDEXERS
+ *    indexer loops (as that many workers, each with its own Redis connection and pool), in
+ *    rounds of AUDIT_ROUND records: append a round, then time its ingest alone.
+ * Then reports bytes per record on disk (table and each index) and p50/p99 of every documented
+ * query, with the analytics from the Redis rollups and from SQL.
  *   node --conditions=sluice-source --import tsx test/bench/audit-postgres-scale.ts
- * Environment: AUDIT_RECORDS (default 10 000 000), AUDIT_TENANTS (200), AUDIT_INDEXERS (2),
- * AUDIT_ROUND (200 000), AUDIT_CONCURRENCY (256 appends in flight), AUDIT_ITERATIONS (200 per
- * query), AUDIT_SEED (1). A private redis-server and PostgreSQL (no fsync) are started and
- * stopped at the end. Writes .bench-results/audit-postgres-scale.json and prints a table.
+ * Environment: AUDIT_RECORDS (default 10 000 000), AUDIT_CLUSTER_RECORDS (1 000 000),
+ * AUDIT_TENANTS (200), AUDIT_INDEXERS (2), AUDIT_ROUND (250 000), AUDIT_CONCURRENCY (256 appends
+ * in flight), AUDIT_ITERATIONS (200 per query), AUDIT_SEED (1). A private redis-server and
+ * PostgreSQL (no fsync) are started and stopped at the end. Writes
+ * .bench-results/audit-postgres-scale.json and prints a table.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -17,7 +21,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { AnalyticsRollups } from '@sluice/audit';
 import { migrate, PgAuditStore } from '@sluice/audit-postgres';
-import { RedisStateStore } from '@sluice/state';
+import { MemoryStateStore, RedisStateStore } from '@sluice/state';
 import pg from 'pg';
 import { startPostgresServer } from '../support/postgres-server.js';
 import { startRedisServer } from '../support/redis-server.js';
@@ -26,7 +30,8 @@ import { draftAt, elapsedMs, envInt, rand, summarize, tenants, TENANTS, type Lat
 
 const RECORDS = envInt('AUDIT_RECORDS', 10_000_000);
 const INDEXERS = envInt('AUDIT_INDEXERS', 2);
-const ROUND = envInt('AUDIT_ROUND', 200_000);
+const CLUSTER_RECORDS = Math.min(RECORDS, envInt('AUDIT_CLUSTER_RECORDS', 1_000_000));
+const ROUND = envInt('AUDIT_ROUND', 250_000);
 const CONCURRENCY = envInt('AUDIT_CONCURRENCY', 256);
 const ITERATIONS = envInt('AUDIT_ITERATIONS', 200);
 const WARMUP = 10;
@@ -58,12 +63,43 @@ async function main(): Promise<void> {
     const admin = poolOf(4);
     await migrate(admin, SCHEMA);
     const appenderState = await stateOf();
+    // The cluster phase's rollups (the analytics queries below read those of its days).
     const rollups = new AnalyticsRollups({ state: appenderState });
     const appender = new PgAuditStore(appenderState, { pool: admin, schema: SCHEMA });
     // The indexers, as workers: their own Redis connection and pool each, the analytics rollups fed as in the gateway.
     const indexerParts = await Promise.all(Array.from({ length: INDEXERS }, async () => ({ state: await stateOf(), pool: poolOf(4) })));
     const windowStart = Date.now() - SPAN_MS;
-    let appended = 0;
+    // Record i sits at i/N of the window (chronological, as traffic arrives), plus jitter.
+    const draftOf = (i: number) => draftAt(Math.floor(windowStart + ((i + rand()) * SPAN_MS) / RECORDS));
+    const appendAll = (store: PgAuditStore, from: number, to: number) => {
+      let next = from;
+      return Promise.all(
+        Array.from({ length: CONCURRENCY }, async () => {
+          for (let i = next++; i < to; i = next++) await store.append(draftOf(i), { ttlMs: TTL_MS, chain: false });
+        }),
+      );
+    };
+
+    // ---- 1. the one-process path ---------------------------------------------------------
+    const bulk = RECORDS - CLUSTER_RECORDS;
+    let oneProcessSeconds = 0;
+    if (bulk > 0) {
+      const memoryState = new MemoryStateStore();
+      const oneProcess = new PgAuditStore(memoryState, { pool: poolOf(4), schema: SCHEMA, observers: [new AnalyticsRollups({ state: memoryState })] });
+      const started = process.hrtime.bigint();
+      for (let from = 0; from < bulk; from += ROUND) {
+        await appendAll(oneProcess, from, Math.min(bulk, from + ROUND));
+        console.error(
+          `  one process: ${Math.min(bulk, from + ROUND).toLocaleString('en-US')} records, ${Math.round(Math.min(bulk, from + ROUND) / (elapsedMs(started) / 1000)).toLocaleString('en-US')}/s`,
+        );
+      }
+      await oneProcess.close();
+      oneProcessSeconds = elapsedMs(started) / 1000;
+      await memoryState.close();
+    }
+
+    // ---- 2. the cluster path -------------------------------------------------------------
+    let appended = bulk;
     let ingestMs = 0;
     let appendMs = 0;
     /** CPU ms during the ingest phases: this process (the indexers), redis-server, and the machine (the rest is PostgreSQL). */
@@ -79,15 +115,8 @@ async function main(): Promise<void> {
     while (appended < RECORDS) {
       const round = Math.min(ROUND, RECORDS - appended);
       const fillStart = process.hrtime.bigint();
-      let next = appended;
       const end = appended + round;
-      await Promise.all(
-        Array.from({ length: CONCURRENCY }, async () => {
-          for (let i = next++; i < end; i = next++) {
-            await appender.append(draftAt(Math.floor(windowStart + ((i + rand()) * SPAN_MS) / RECORDS)), { ttlMs: TTL_MS, chain: false });
-          }
-        }),
-      );
+      await appendAll(appender, appended, end);
       appendMs += elapsedMs(fillStart);
       appended = end;
       // The round's ingest alone: indexers started, timed until the log is empty.
@@ -104,7 +133,7 @@ async function main(): Promise<void> {
       cpu.machine += machineBusyMs() - machine0;
       await Promise.all(indexers.map((i) => i.close()));
       console.error(
-        `  ${appended.toLocaleString('en-US')} records: round ingested at ${Math.round(round / (took / 1000)).toLocaleString('en-US')}/s, overall ${Math.round(appended / (ingestMs / 1000)).toLocaleString('en-US')}/s`,
+        `  cluster: ${appended.toLocaleString('en-US')} records, round ingested at ${Math.round(round / (took / 1000)).toLocaleString('en-US')}/s, overall ${Math.round((appended - bulk) / (ingestMs / 1000)).toLocaleString('en-US')}/s`,
       );
     }
 
@@ -202,14 +231,16 @@ async function main(): Promise<void> {
         node: process.version,
         postgres: (await admin.query('SHOW server_version')).rows[0].server_version,
       },
+      one_process: { records: bulk, records_per_second: bulk > 0 ? Math.round(bulk / oneProcessSeconds) : null, seconds: Math.round(oneProcessSeconds) },
       ingest: {
-        records_per_second: Math.round(RECORDS / (ingestMs / 1000)),
+        records: CLUSTER_RECORDS,
+        records_per_second: Math.round(CLUSTER_RECORDS / (ingestMs / 1000)),
         seconds: Math.round(ingestMs / 100) / 10,
-        append_records_per_second: Math.round(RECORDS / (appendMs / 1000)),
+        append_records_per_second: Math.round(CLUSTER_RECORDS / (appendMs / 1000)),
         cpu_us_per_record: {
-          indexers_node: Math.round((cpu.node * 1000) / RECORDS),
-          redis: Math.round((cpu.redis * 1000) / RECORDS),
-          postgres_and_rest: Math.round(((cpu.machine - cpu.node - cpu.redis) * 1000) / RECORDS),
+          indexers_node: Math.round((cpu.node * 1000) / CLUSTER_RECORDS),
+          redis: Math.round((cpu.redis * 1000) / CLUSTER_RECORDS),
+          postgres_and_rest: Math.round(((cpu.machine - cpu.node - cpu.redis) * 1000) / CLUSTER_RECORDS),
         },
       },
       disk: sizes,
@@ -220,7 +251,7 @@ async function main(): Promise<void> {
     const lines = [
       `## audit-postgres-scale: ${RECORDS.toLocaleString('en-US')} records, ${TENANTS} tenants, ${INDEXERS} indexers (${result.date.slice(0, 10)})`,
       '',
-      `Ingest ${result.ingest.records_per_second.toLocaleString('en-US')} records/s (CPU µs per record: indexers ${result.ingest.cpu_us_per_record.indexers_node}, Redis ${result.ingest.cpu_us_per_record.redis}, PostgreSQL and the rest ${result.ingest.cpu_us_per_record.postgres_and_rest}); on disk ${sizes.bytes_per_record} B per record (table ${sizes.table_bytes_per_record} B, indexes ${sizes.index_bytes_per_record} B)`,
+      `One process (append + ingest): ${result.one_process.records.toLocaleString('en-US')} records at ${result.one_process.records_per_second?.toLocaleString('en-US') ?? '-'}/s. Cluster ingest: ${CLUSTER_RECORDS.toLocaleString('en-US')} records at ${result.ingest.records_per_second.toLocaleString('en-US')} records/s (CPU µs per record: indexers ${result.ingest.cpu_us_per_record.indexers_node}, Redis ${result.ingest.cpu_us_per_record.redis}, PostgreSQL and the rest ${result.ingest.cpu_us_per_record.postgres_and_rest}); on disk ${sizes.bytes_per_record} B per record (table ${sizes.table_bytes_per_record} B, indexes ${sizes.index_bytes_per_record} B)`,
       '',
       '| query | p50 ms | p99 ms | records |',
       '|---|---|---|---|',

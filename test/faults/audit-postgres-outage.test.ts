@@ -4,6 +4,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../cluster/harness.js';
 import { poll } from '../support/poll.js';
+import { prometheusSample } from '../support/prometheus-text.js';
 import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
 import { sampleAction } from '../support/start-gateway.js';
 
@@ -63,7 +64,16 @@ describe('faults: the audit database restarted under load', () => {
       (n) => n > 100,
       { timeoutMs: 30_000, intervalMs: 50 },
     );
-    await sleep(1500);
+    // The worker's backlog gauge follows while nothing gets through.
+    const worker = cluster.workers[0];
+    if (!worker) throw new Error('no worker');
+    await poll(
+      "the worker's backlog gauge to show the waiting records",
+      async () => prometheusSample(await (await fetch(`${worker.url}/metrics`)).text(), 'sluice_audit_ingest_backlog') ?? 0,
+      (n) => n > 100,
+      { timeoutMs: 10_000, intervalMs: 200 },
+    );
+    await sleep(500);
     await postgres.up();
     await load;
     expect(failed).toEqual([]);

@@ -172,7 +172,10 @@ export class LogAuditIngest implements AuditIngest {
         if ((await this.indexOnce(this.consumers.loop)) === 0) await sleep(IDLE_POLL_MS);
       } catch (err) {
         this.opts.onError?.(err);
-        // The backend is away, or a batch failed: its messages stay pending and come back.
+        // The backend is away, or a batch failed (its sink is away): its messages stay pending and
+        // come back. The backlog is still reported, so that it shows while nothing gets through.
+        const backlog = await this.store.logLength(INGEST_LOG).catch(() => null);
+        if (backlog !== null) this.opts.onIndexed?.({ indexed: 0, failedWrites: 0, backlog });
         await sleep(1000);
       }
     }
