@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- options]`: runs the scenarios of issue 7, the silence pair (i, j), the tracing
- * scenario (k) and the soaks (s, t, soak.ts) against
+ * scenario (k), the PostgreSQL audit trail (p) and the soaks (s, t, soak.ts) against
  * the built CLI (the `prebench` script builds it), prints a Markdown table with each scenario's
  * ratio to the bare-Fastify baseline (measured in the same run) and the targets, and writes
  * .bench-results/bench.json.

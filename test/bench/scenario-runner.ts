@@ -8,6 +8,7 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
+import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { actionsPerRequest } from './action-body.js';
 import { dispatchedActions } from './dispatch-counter.js';
@@ -48,6 +49,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
   let stats: RedisStats | undefined;
   let keepWorkDir = true;
   let collector: OtlpReceiver | undefined;
+  let postgres: RunningPostgres | undefined;
   try {
     if (scenario.backend === 'redis') {
       redis = await startRedisServer();
@@ -60,7 +62,9 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
       nodeArgs = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
     }
     collector = scenario.tracing ? await startOtlpReceiver({ collect: false }) : undefined;
-    const topology = await startTopology(scenario, { workDir, redisUrl: redis?.url, rulesDir, nodeArgs, tracingEndpoint: collector?.url });
+    postgres = scenario.auditPostgres ? await startPostgresServer() : undefined;
+    const auditPostgresUrl = await postgres?.createDatabase('bench');
+    const topology = await startTopology(scenario, { workDir, redisUrl: redis?.url, rulesDir, nodeArgs, tracingEndpoint: collector?.url, auditPostgresUrl });
     let result: ScenarioResult;
     try {
       await sleep(settings.settleMs ?? 1000);
@@ -154,6 +158,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
     await stats?.close();
     await redis?.stop();
     await collector?.close();
+    await postgres?.stop();
     if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
     if (!keepWorkDir) rmSync(workDir, { recursive: true, force: true });
   }

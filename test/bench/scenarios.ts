@@ -8,7 +8,7 @@ import { BATCH_SIZE, type BodySpec } from './action-body.js';
 import type { RuleSetName } from './rules-fixture.js';
 import type { SilenceSpec } from './silences-fixture.js';
 
-export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 's', 't'] as const;
+export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'p', 's', 't'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export interface Scenario {
@@ -29,6 +29,8 @@ export interface Scenario {
   expectOutcome: 'executed' | 'suppressed' | 'baseline';
   /** Tracing on (every trace sampled, exported to a local OTLP collector); off when absent. */
   tracing?: boolean;
+  /** The audit trail in a private PostgreSQL (audit.backend: postgres); the state backend's when absent. */
+  auditPostgres?: boolean;
   /** After the measured run, an open-loop run at OPEN_LOOP_SHARE of its throughput, for latency at a load the server can carry. */
   openLoop?: boolean;
   /** A soak (soak.ts): minutes of open loop at OPEN_LOOP_SHARE of a short closed-loop run's throughput, memory sampled. */
@@ -153,6 +155,17 @@ export function scenarioTable(runId: string): Scenario[] {
       body: fixed,
       expectOutcome: 'executed',
       soak: true,
+    },
+    {
+      ...single,
+      id: 'p',
+      title: 'redis, 1 replica, no rules, audit trail in PostgreSQL',
+      server: 'sluice',
+      backend: 'redis',
+      rules: 'none',
+      body: fixed,
+      expectOutcome: 'executed',
+      auditPostgres: true,
     },
     {
       ...single,

@@ -16,6 +16,8 @@ export interface SluiceConfigOptions {
   workerPort?: number;
   /** Tracing on, every trace sampled, spans exported over OTLP/HTTP to this collector. */
   tracingEndpoint?: string;
+  /** The audit trail in this PostgreSQL database (audit.backend: postgres). */
+  auditPostgresUrl?: string;
 }
 
 export function writeSluiceConfig(dir: string, name: string, opts: SluiceConfigOptions): string {
@@ -26,6 +28,7 @@ export function writeSluiceConfig(dir: string, name: string, opts: SluiceConfigO
     ...(opts.rulesDir ? { rules: { directory: opts.rulesDir } } : {}),
     ...(opts.workerPort !== undefined ? { worker: { host: '127.0.0.1', port: opts.workerPort } } : {}),
     ...(opts.tracingEndpoint ? { telemetry: { tracing: { enabled: true, exporter: 'otlp-http', endpoint: opts.tracingEndpoint, sample_ratio: 1 } } } : {}),
+    ...(opts.auditPostgresUrl ? { audit: { backend: 'postgres', postgres: { url: opts.auditPostgresUrl } } } : {}),
   };
   const file = join(dir, name);
   writeFileSync(file, stringify(config));

@@ -37,6 +37,14 @@ export function checkTargets(results: readonly ScenarioResult[], soaks: readonly
   add('(b) ≥ 0.6× baseline', ratio('b', 'a'), 0.6, 'min', (v) => `${fmt(v)}× (${fmt(b?.reqPerSec ?? NaN, 0)} / ${fmt(a?.reqPerSec ?? NaN, 0)} req/s)`);
   add('(e) ≥ 0.35× baseline', ratio('e', 'a'), 0.35, 'min', (v) => `${fmt(v)}× (${fmt(e?.reqPerSec ?? NaN, 0)} / ${fmt(a?.reqPerSec ?? NaN, 0)} req/s)`);
   add('(c) ≥ 0.85× (b)', ratio('c', 'b'), 0.85, 'min', (v) => `${fmt(v)}× (${fmt(c?.reqPerSec ?? NaN, 0)} / ${fmt(b?.reqPerSec ?? NaN, 0)} req/s)`);
+  const pg = by.get('p');
+  add(
+    '(p) audit trail in PostgreSQL ≥ 0.9× (e)',
+    ratio('p', 'e'),
+    0.9,
+    'min',
+    (v) => `${fmt(v)}× (${fmt(pg?.reqPerSec ?? NaN, 0)} / ${fmt(e?.reqPerSec ?? NaN, 0)} req/s)`,
+  );
   const k = by.get('k');
   add('(k) tracing on ≥ 0.85× (b)', ratio('k', 'b'), 0.85, 'min', (v) => `${fmt(v)}× (${fmt(k?.reqPerSec ?? NaN, 0)} / ${fmt(b?.reqPerSec ?? NaN, 0)} req/s)`);
   add(

@@ -28,6 +28,8 @@ export interface TopologyOptions {
   nodeArgs?: string[];
   /** The collector of a tracing scenario. */
   tracingEndpoint?: string | undefined;
+  /** The audit database of a PostgreSQL-trail scenario. */
+  auditPostgresUrl?: string | undefined;
 }
 
 export async function startTopology(scenario: Scenario, opts: TopologyOptions): Promise<Topology> {
@@ -45,7 +47,10 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
       return { url: base.url, api: [base], gateway: [base], balancer: null, stop: stopAll };
     }
     const backend = scenario.backend ?? 'memory';
-    const tracing = opts.tracingEndpoint ? { tracingEndpoint: opts.tracingEndpoint } : {};
+    const tracing = {
+      ...(opts.tracingEndpoint ? { tracingEndpoint: opts.tracingEndpoint } : {}),
+      ...(opts.auditPostgresUrl ? { auditPostgresUrl: opts.auditPostgresUrl } : {}),
+    };
     // On Redis the API replicas run without a worker and one `sluice worker` does the background
     // work (the audit indexer among it), so its CPU is reported apart from the API's.
     let worker: Launched | null = null;

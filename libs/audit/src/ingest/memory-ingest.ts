@@ -10,9 +10,12 @@ export interface MemoryIngestOptions {
   sink?: RecordSink | undefined;
   /** How long a record waits before its batch is indexed (default 50 ms). */
   flushDelayMs?: number;
-  /** A batch this large is indexed at once, without waiting for the timer (default 1000). */
+  /** A batch this large is indexed at once, without waiting for the timer (default 1000); a sink gets batches of at most this many. */
   maxPending?: number;
-  /** Records kept queued while the sink refuses them; the oldest are dropped beyond (default 100 000). */
+  /**
+   * With a sink: records queued beyond this many make append wait for a flush (the sink is slower
+   * than the traffic), and while the sink refuses them the oldest beyond it are dropped (default 100 000).
+   */
   maxQueued?: number;
   /** After each batch is written (the store evicts beyond its cap). */
   afterFlush?: () => Promise<void>;
@@ -71,7 +74,9 @@ export class MemoryAuditIngest implements AuditIngest {
   async append(entry: IngestEntry): Promise<void> {
     const { queue } = this;
     queue.pending.push({ entry, from: this });
-    if (queue.pending.length >= this.maxPending) this.schedule(0);
+    // Back-pressure rather than an unbounded queue, when the sink cannot keep up.
+    if (this.opts.sink !== undefined && queue.pending.length > this.maxQueued) await this.flush();
+    else if (queue.pending.length >= this.maxPending) this.schedule(0);
     else if (queue.timer === undefined) this.schedule(this.flushDelayMs);
   }
 
@@ -166,13 +171,17 @@ export class MemoryAuditIngest implements AuditIngest {
     }
     const refused = new Set<Queued>();
     for (const [sink, group] of bySink) {
-      try {
-        // Records the sink refuses for what they hold can never be stored: reported, not kept.
-        const never = await sink.store(group.map(({ entry: { record } }) => ({ id: record.id, json: encodeRecord(record) })));
-        if (never.size > 0) this.opts.onError?.(new Error(`audit: ${never.size} records refused by the audit store and dropped`));
-      } catch (err) {
-        this.opts.onError?.(err);
-        for (const q of group) refused.add(q);
+      for (let at = 0; at < group.length; at += this.maxPending) {
+        const chunk = group.slice(at, at + this.maxPending);
+        try {
+          // Records the sink refuses for what they hold can never be stored: reported, not kept.
+          const never = await sink.store(chunk.map(({ entry: { record } }) => ({ id: record.id, json: encodeRecord(record) })));
+          if (never.size > 0) this.opts.onError?.(new Error(`audit: ${never.size} records refused by the audit store and dropped`));
+        } catch (err) {
+          this.opts.onError?.(err);
+          for (const q of group.slice(at)) refused.add(q);
+          break;
+        }
       }
     }
     if (refused.size === 0) return refused;

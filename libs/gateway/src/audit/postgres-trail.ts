@@ -6,6 +6,8 @@ import pg from 'pg';
 
 type PostgresConfig = SluiceConfig['audit']['postgres'];
 
+const CONNECT_TIMEOUT_MS = 10_000;
+
 /** The PostgreSQL database of the audit trail, as one process uses it. */
 export interface PostgresTrail {
   pool: pg.Pool;
@@ -22,7 +24,8 @@ export function openPostgresTrail(
 ): PostgresTrail {
   const url = configSecret(cfg.url, cfg.url_env, 'audit.postgres.url_env', env);
   if (url === undefined) throw new ConfigError('the PostgreSQL audit trail needs audit.postgres.url (or url_env)');
-  const pool = new pg.Pool({ connectionString: url, max: cfg.pool_size, application_name: applicationName });
+  // A database that does not answer fails a batch (retried) instead of holding it for ever.
+  const pool = new pg.Pool({ connectionString: url, max: cfg.pool_size, application_name: applicationName, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection cut by the server (a restart, a failover) is an 'error' event, fatal unless
   // listened to; the pool drops that connection and opens another when next asked.
   pool.on('error', onIdleError);

@@ -1,0 +1,100 @@
+import { MemoryStateStore } from '@sluice/state';
+import { describe, expect, it } from 'vitest';
+import { draft } from '../../test/support/records.js';
+import { StateAuditStore } from '../state-audit-store.js';
+import type { RecordSink, StoredRecord } from './ingest.js';
+import { MemoryAuditIngest } from './memory-ingest.js';
+
+/** A sink that keeps what it is given, batch by batch; `away` makes it reject, `gate` holds each batch until opened. */
+function recordingSink() {
+  const batches: StoredRecord[][] = [];
+  let away = false;
+  let gate: Promise<void> | null = null;
+  const sink: RecordSink = {
+    async store(records) {
+      if (gate) await gate;
+      if (away) throw new Error('sink away');
+      batches.push([...records]);
+      return new Set();
+    },
+  };
+  return {
+    sink,
+    batches,
+    setAway: (value: boolean) => {
+      away = value;
+    },
+    hold: () => {
+      let open = () => {};
+      gate = new Promise((r) => {
+        open = r;
+      });
+      return () => {
+        gate = null;
+        open();
+      };
+    },
+  };
+}
+
+/** Records as the audit store makes them (ids, expiry), appended through a real store on the memory backend. */
+async function entries(n: number) {
+  const maker = new StateAuditStore(new MemoryStateStore());
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(await maker.append(draft({ action_id: `a-${i}` }), { ttlMs: null, chain: false }));
+  await maker.close();
+  return out.map((record) => ({ record, scopeCode: 'S', valueWritten: false, intent: undefined }));
+}
+
+describe('the one-process ingest with a sink', () => {
+  it('hands the sink batches of at most maxPending records, in order, and nothing to the state', async () => {
+    const state = new MemoryStateStore();
+    const rec = recordingSink();
+    const ingest = new MemoryAuditIngest(state, { observers: [], sink: rec.sink, maxPending: 100, flushDelayMs: 10_000 });
+    const all = await entries(250);
+    const release = rec.hold();
+    for (const e of all) await ingest.append(e);
+    release();
+    expect(await ingest.catchUp()).toBe(true);
+    expect(rec.batches.every((b) => b.length <= 100)).toBe(true);
+    expect(rec.batches.flat().map((r) => r.id)).toEqual(all.map((e) => e.record.id));
+    expect(JSON.parse(rec.batches[0]?.[0]?.json ?? '{}')).toEqual(all[0]?.record);
+    expect((await state.scan('audit')).entries).toEqual([]);
+    await ingest.close();
+  });
+
+  it('keeps what the sink refused queued and findable, and stores it once the sink is back', async () => {
+    const rec = recordingSink();
+    const ingest = new MemoryAuditIngest(new MemoryStateStore(), { observers: [], sink: rec.sink, flushDelayMs: 10_000 });
+    const all = await entries(5);
+    rec.setAway(true);
+    for (const e of all) await ingest.append(e);
+    expect(await ingest.catchUp()).toBe(false);
+    expect(ingest.queued('a-3').map((r) => r.id)).toEqual([all[3]?.record.id]);
+    rec.setAway(false);
+    expect(await ingest.catchUp()).toBe(true);
+    expect(rec.batches.flat().map((r) => r.id)).toEqual(all.map((e) => e.record.id));
+    expect(ingest.queued('a-3')).toEqual([]);
+    await ingest.close();
+  });
+
+  it('makes appends wait once more than maxQueued records wait for a slow sink', async () => {
+    const rec = recordingSink();
+    const ingest = new MemoryAuditIngest(new MemoryStateStore(), { observers: [], sink: rec.sink, maxPending: 10, maxQueued: 20, flushDelayMs: 10_000 });
+    const all = await entries(30);
+    const release = rec.hold();
+    // 20 queued (two batches started and held), then the 21st waits for the flush.
+    for (const e of all.slice(0, 20)) await ingest.append(e);
+    let settled = false;
+    const waiting = ingest.append(all[20] as (typeof all)[number]).then(() => {
+      settled = true;
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    expect(settled).toBe(false);
+    release();
+    await waiting;
+    expect(settled).toBe(true);
+    await ingest.close();
+    expect(rec.batches.flat()).toHaveLength(21);
+  });
+});
