@@ -1,7 +1,6 @@
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
+import { auditTrailConfig, type AuditTrailConfig } from '../support/audit-trails.js';
 import { sampleAction } from '../support/start-gateway.js';
 import { Cluster } from './harness.js';
 
@@ -16,19 +15,14 @@ const CONCURRENCY = 20;
  */
 describe.each(['state', 'postgres'] as const)('cluster: audit records indexed in bulk, visible at once (audit.backend %s)', (backend) => {
   let cluster: Cluster;
-  let postgres: RunningPostgres | null = null;
-  let url = '';
+  let trail: AuditTrailConfig;
   beforeAll(async () => {
-    if (backend === 'postgres') {
-      postgres = await startPostgresServer();
-      url = await postgres.createDatabase('cluster');
-    }
-    const audit = backend === 'postgres' ? { audit: { backend, postgres: { url } } } : {};
-    cluster = await Cluster.start({ apis: 2, workers: 1, config: audit });
+    trail = await auditTrailConfig({ state: 'redis', postgres: backend === 'postgres' });
+    cluster = await Cluster.start({ apis: 2, workers: 1, config: { audit: trail.audit } });
   }, 60_000);
   afterAll(async () => {
     await cluster?.stop();
-    await postgres?.stop();
+    await trail?.stop();
   });
 
   it('finds each record on the other replica right after its dispatch answers, and lists all 1,000 at once', async () => {
@@ -62,13 +56,9 @@ describe.each(['state', 'postgres'] as const)('cluster: audit records indexed in
     }
     const volume = (await (await fetch(`${second.url}/v1/analytics?metric=volume&namespace=payments&tenant=ryw`)).json()) as { total_count: number };
     expect(volume.total_count).toBe(DISPATCHES);
-    if (backend === 'postgres') {
+    if (trail.rowsOf !== null) {
       // One row per dispatch in the table, and no record left behind in Redis.
-      const db = new pg.Client({ connectionString: url });
-      await db.connect();
-      const { rows } = await db.query("SELECT count(*)::int AS n, count(DISTINCT action_id)::int AS ids FROM sluice_audit.audit_records WHERE tenant = 'ryw'");
-      await db.end();
-      expect(rows[0]).toEqual({ n: DISPATCHES, ids: DISPATCHES });
+      expect(await trail.rowsOf('ryw')).toEqual({ rows: DISPATCHES, actionIds: DISPATCHES });
       const redis = new Redis(cluster.redis.url);
       const left = await redis.keys('sluice-cluster:audit:*');
       redis.disconnect();

@@ -1,11 +1,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../cluster/harness.js';
 import { poll } from '../support/poll.js';
 import { prometheusSample } from '../support/prometheus-text.js';
-import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
+import { postgresTrailConfig, type PostgresTrailConfig } from '../support/audit-trails.js';
 import { sampleAction } from '../support/start-gateway.js';
 
 const INGEST_LOG = 'sluice-cluster:audit-ingest:{_:_}:log';
@@ -19,23 +18,17 @@ const CONCURRENCY = 24;
  */
 describe('faults: the audit database restarted under load', () => {
   let cluster: Cluster;
-  let postgres: RunningPostgres;
+  let trail: PostgresTrailConfig;
   let redis: Redis;
-  let url = '';
   beforeAll(async () => {
-    postgres = await startPostgresServer();
-    url = await postgres.createDatabase('outage');
-    cluster = await Cluster.start({
-      apis: 2,
-      workers: 1,
-      config: { audit: { backend: 'postgres', postgres: { url }, index_claim_after_seconds: 1 } },
-    });
+    trail = await postgresTrailConfig();
+    cluster = await Cluster.start({ apis: 2, workers: 1, config: { audit: { ...trail.audit, index_claim_after_seconds: 1 } } });
     redis = new Redis(cluster.redis.url);
   }, 60_000);
   afterAll(async () => {
     redis?.disconnect();
     await cluster?.stop();
-    await postgres?.stop();
+    await trail?.stop();
   });
 
   it('answers every dispatch while the database is away, and stores each once when it is back', async () => {
@@ -57,7 +50,7 @@ describe('faults: the audit database restarted under load', () => {
     };
     const load = Promise.all(Array.from({ length: CONCURRENCY }, lane));
     await poll('a third of the load sent', () => sent >= TOTAL / 3, { timeoutMs: 30_000, intervalMs: 10 });
-    await postgres.down();
+    await trail.server.down();
     const backlogWhileDown = await poll(
       'records to wait in the ingest log while the database is away',
       () => redis.xlen(INGEST_LOG),
@@ -74,7 +67,7 @@ describe('faults: the audit database restarted under load', () => {
       { timeoutMs: 10_000, intervalMs: 200 },
     );
     await sleep(500);
-    await postgres.up();
+    await trail.server.up();
     await load;
     expect(failed).toEqual([]);
     expect(answered.size).toBe(TOTAL);
@@ -86,11 +79,7 @@ describe('faults: the audit database restarted under load', () => {
       (n) => n === 0,
       { timeoutMs: 60_000, intervalMs: 200 },
     );
-    const db = new pg.Client({ connectionString: url });
-    await db.connect();
-    const { rows } = await db.query("SELECT count(*)::int AS n, count(DISTINCT action_id)::int AS ids FROM sluice_audit.audit_records WHERE tenant = 'outage'");
-    await db.end();
-    expect(rows[0]).toEqual({ n: TOTAL, ids: TOTAL });
+    expect(await trail.rowsOf('outage')).toEqual({ rows: TOTAL, actionIds: TOTAL });
     expect(await redis.keys('sluice-cluster:audit:*')).toEqual([]);
     const page = (await (await fetch(`${cluster.nextApi().url}/v1/audit?namespace=payments&tenant=outage&limit=1`)).json()) as { total?: number };
     expect(page.total).toBe(TOTAL);

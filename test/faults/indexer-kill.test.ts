@@ -1,8 +1,7 @@
 import { Redis } from 'ioredis';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../cluster/harness.js';
-import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
+import { auditTrailConfig, type AuditTrailConfig } from '../support/audit-trails.js';
 import { poll } from '../support/poll.js';
 import { sampleAction } from '../support/start-gateway.js';
 
@@ -28,24 +27,16 @@ async function pendingByConsumer(redis: Redis): Promise<Map<string, number>> {
 describe.each(['state', 'postgres'] as const)('faults: audit indexers SIGKILLed mid-batch (audit.backend %s)', (backend) => {
   let cluster: Cluster;
   let redis: Redis;
-  let postgres: RunningPostgres | null = null;
-  let url = '';
+  let trail: AuditTrailConfig;
   beforeAll(async () => {
-    if (backend === 'postgres') {
-      postgres = await startPostgresServer();
-      url = await postgres.createDatabase('kill');
-    }
-    cluster = await Cluster.start({
-      apis: 2,
-      workers: 3,
-      config: { audit: { index_claim_after_seconds: 1, index_batch_size: 200, ...(backend === 'postgres' ? { backend, postgres: { url } } : {}) } },
-    });
+    trail = await auditTrailConfig({ state: 'redis', postgres: backend === 'postgres' });
+    cluster = await Cluster.start({ apis: 2, workers: 3, config: { audit: { index_claim_after_seconds: 1, index_batch_size: 200, ...trail.audit } } });
     redis = new Redis(cluster.redis.url);
   }, 60_000);
   afterAll(async () => {
     redis?.disconnect();
     await cluster?.stop();
-    await postgres?.stop();
+    await trail?.stop();
   });
 
   it('hands a dead indexer’s batch to another and counts every dispatch once', async () => {
@@ -110,14 +101,8 @@ describe.each(['state', 'postgres'] as const)('faults: audit indexers SIGKILLed 
     expect(volume.total_count).toBe(TOTAL);
     const coverage = (await (await fetch(`${api.url}/v1/rules/coverage?namespace=payments&tenant=indexed`)).json()) as { total_actions: number };
     expect(coverage.total_actions).toBe(TOTAL);
-    if (backend === 'postgres') {
-      const db = new pg.Client({ connectionString: url });
-      await db.connect();
-      const { rows } = await db.query(
-        "SELECT count(*)::int AS n, count(DISTINCT action_id)::int AS ids FROM sluice_audit.audit_records WHERE tenant = 'indexed'",
-      );
-      await db.end();
-      expect(rows[0]).toEqual({ n: TOTAL, ids: TOTAL });
+    if (trail.rowsOf !== null) {
+      expect(await trail.rowsOf('indexed')).toEqual({ rows: TOTAL, actionIds: TOTAL });
       expect(await redis.keys('sluice-cluster:audit:*')).toEqual([]);
     }
   }, 180_000);

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
-import { AUDIT_TRAILS, auditTrailConfig } from '../support/audit-trails.js';
+import { AUDIT_TRAILS, auditTrailConfig, type AuditTrailConfig } from '../support/audit-trails.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
@@ -28,7 +28,7 @@ const CALLERS = [
 describe.each(AUDIT_TRAILS)('audit trail over HTTP ($name)', (setup) => {
   let gw: RunningGateway;
   let stopTrail = async () => {};
-  let rowsOf: ((tenant: string) => Promise<number>) | null = null;
+  let rowsOf: AuditTrailConfig['rowsOf'] = null;
   const as = (caller: string) => keyHeader(caller);
   const get = async (path: string, caller = 'root') => {
     const res = await fetch(`${gw.url}${path}`, { headers: as(caller) });
@@ -65,7 +65,7 @@ describe.each(AUDIT_TRAILS)('audit trail over HTTP ($name)', (setup) => {
     expect(total).toBe(4);
     expect(records.map((r) => r.outcome)).toEqual(['deduplicated', 'executed', 'suppressed', 'executed']);
     // On PostgreSQL, the list came from the table.
-    if (rowsOf !== null) expect(await rowsOf('audit-1')).toBe(4);
+    if (rowsOf !== null) expect((await rowsOf('audit-1')).rows).toBe(4);
     const [dedup, , suppressed, executed] = records;
     expect(suppressed).toMatchObject({ verdict: 'suppress', matched_rule: 'block-spam', outcome_details: { rule: 'block-spam', reason: 'looks like spam' } });
     expect(dedup).toMatchObject({ verdict: 'deduplicate', metadata: { __dedup_key: 'r' } });

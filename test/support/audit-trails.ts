@@ -17,24 +17,38 @@ export const AUDIT_TRAILS: readonly (AuditTrailSetup & { name: string })[] = [
 
 export interface AuditTrailConfig {
   audit: Record<string, unknown>;
-  /** PostgreSQL only: rows of the table for one tenant (what reached the database); null on the state trail. */
-  rowsOf: ((tenant: string) => Promise<number>) | null;
+  /** PostgreSQL only: rows of the table for one tenant, and their distinct action ids (what reached the database); null on the state trail. */
+  rowsOf: ((tenant: string) => Promise<{ rows: number; actionIds: number }>) | null;
   stop(): Promise<void>;
 }
 
 /** The audit config of a setup (with its own PostgreSQL server and database when it needs one), and how to stop what it started. */
 export async function auditTrailConfig(setup: AuditTrailSetup): Promise<AuditTrailConfig> {
-  if (!setup.postgres) return { audit: {}, rowsOf: null, stop: async () => {} };
-  const server: RunningPostgres = await startPostgresServer();
+  return setup.postgres ? postgresTrailConfig() : { audit: {}, rowsOf: null, stop: async () => {} };
+}
+
+export interface PostgresTrailConfig extends AuditTrailConfig {
+  rowsOf: NonNullable<AuditTrailConfig['rowsOf']>;
+  /** The server itself, for tests that take it down. */
+  server: RunningPostgres;
+}
+
+/** A private PostgreSQL server and database, and the audit config that keeps the trail there. */
+export async function postgresTrailConfig(): Promise<PostgresTrailConfig> {
+  const server = await startPostgresServer();
   const url = await server.createDatabase('trail');
   const rowsOf = async (tenant: string) => {
     const db = new pg.Client({ connectionString: url });
     await db.connect();
     try {
-      return (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM sluice_audit.audit_records WHERE tenant = $1', [tenant])).rows[0]?.n ?? 0;
+      const { rows } = await db.query<{ rows: number; ids: number }>(
+        'SELECT count(*)::int AS rows, count(DISTINCT action_id)::int AS ids FROM sluice_audit.audit_records WHERE tenant = $1',
+        [tenant],
+      );
+      return { rows: rows[0]?.rows ?? 0, actionIds: rows[0]?.ids ?? 0 };
     } finally {
       await db.end();
     }
   };
-  return { audit: { backend: 'postgres', postgres: { url } }, rowsOf, stop: () => server.stop() };
+  return { audit: { backend: 'postgres', postgres: { url } }, rowsOf, server, stop: () => server.stop() };
 }

@@ -1,6 +1,7 @@
 import type { Pool } from 'pg';
 import { MIGRATIONS, type Migration } from './migrations.js';
 import { quoteSchema, relationExists } from './sql-identifier.js';
+import { inTransaction } from './transaction.js';
 
 export interface MigrateResult {
   /** Version found before this run (0: a new schema). */
@@ -46,15 +47,10 @@ export async function migrate(pool: Pool, schema: string, migrations: readonly M
       const applied: number[] = [];
       for (const m of [...migrations].sort((a, b) => a.version - b.version)) {
         if (m.version <= from) continue;
-        await client.query('BEGIN');
-        try {
+        await inTransaction(client, async () => {
           await client.query(m.sql(s));
           await client.query(`INSERT INTO ${s}.schema_migrations (version, name) VALUES ($1, $2)`, [m.version, m.name]);
-          await client.query('COMMIT');
-        } catch (err) {
-          await client.query('ROLLBACK');
-          throw err;
-        }
+        });
         applied.push(m.version);
       }
       return { from, to: Math.max(from, ...applied), applied };

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { quoteSchema, relationExists } from './sql-identifier.js';
+import { inPoolTransaction } from './transaction.js';
 
 const DAY_MS = 86_400_000;
 
@@ -18,31 +19,21 @@ export function dayStart(ms: number): number {
  * left alone). Processes doing this at once serialize on a transaction-scoped advisory lock, so
  * none of them fails on a partition another has just created. Returns the names it created.
  */
-export async function ensurePartitions(pool: Pool, schema: string, fromMs: number, days: number): Promise<string[]> {
+export function ensurePartitions(pool: Pool, schema: string, fromMs: number, days: number): Promise<string[]> {
   const s = quoteSchema(schema);
-  const client = await pool.connect();
-  const created: string[] = [];
-  try {
-    await client.query('BEGIN');
-    try {
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sluice-audit-partitions:${schema}`]);
-      for (let i = 0, day = dayStart(fromMs); i < days; i++, day += DAY_MS) {
-        const name = partitionName(day);
-        if (await relationExists(client, `${s}.${name}`)) continue;
-        const from = new Date(day).toISOString();
-        const to = new Date(day + DAY_MS).toISOString();
-        await client.query(`CREATE TABLE ${s}.${name} PARTITION OF ${s}.audit_records FOR VALUES FROM ('${from}') TO ('${to}')`);
-        created.push(name);
-      }
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw err;
+  return inPoolTransaction(pool, async (client) => {
+    const created: string[] = [];
+    await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [`sluice-audit-partitions:${schema}`]);
+    for (let i = 0, day = dayStart(fromMs); i < days; i++, day += DAY_MS) {
+      const name = partitionName(day);
+      if (await relationExists(client, `${s}.${name}`)) continue;
+      const from = new Date(day).toISOString();
+      const to = new Date(day + DAY_MS).toISOString();
+      await client.query(`CREATE TABLE ${s}.${name} PARTITION OF ${s}.audit_records FOR VALUES FROM ('${from}') TO ('${to}')`);
+      created.push(name);
     }
-  } finally {
-    client.release();
-  }
-  return created;
+    return created;
+  });
 }
 
 /** The partitions writers need: from yesterday (late records) to `aheadDays` after today. */
@@ -90,26 +81,15 @@ export async function dropExpiredPartitions(pool: Pool, schema: string, nowMs: n
   for (const { name, endMs } of await listPartitions(pool, schema)) {
     if (endMs > nowMs || (await pool.query(live(name), [now])).rowCount !== 0) continue;
     const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${s}.${name}`);
-    const client = await pool.connect();
-    try {
-      await client.query('BEGIN');
-      try {
-        await client.query(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
-        // The parent first, as inserts lock it before their partition: no deadlock with the ingest.
-        await client.query(`LOCK TABLE ${s}.audit_records IN ACCESS EXCLUSIVE MODE`);
-        if ((await client.query(live(name), [now])).rowCount !== 0) {
-          await client.query('ROLLBACK');
-          continue;
-        }
-        await client.query(`DROP TABLE ${s}.${name}`);
-        await client.query('COMMIT');
-      } catch (err) {
-        await client.query('ROLLBACK');
-        throw err;
-      }
-    } finally {
-      client.release();
-    }
+    const dropped = await inPoolTransaction(pool, async (client) => {
+      await client.query(`SET LOCAL lock_timeout = '${DROP_LOCK_TIMEOUT}'`);
+      // The parent first, as inserts lock it before their partition: no deadlock with the ingest.
+      await client.query(`LOCK TABLE ${s}.audit_records IN ACCESS EXCLUSIVE MODE`);
+      if ((await client.query(live(name), [now])).rowCount !== 0) return { rollback: false };
+      await client.query(`DROP TABLE ${s}.${name}`);
+      return true;
+    });
+    if (!dropped) continue;
     result.dropped.push(name);
     result.rows += Number(rows[0]?.n ?? 0);
   }
