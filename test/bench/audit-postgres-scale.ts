@@ -12,8 +12,9 @@
  * Environment: AUDIT_RECORDS (default 10 000 000), AUDIT_CLUSTER_RECORDS (1 000 000),
  * AUDIT_TENANTS (200), AUDIT_INDEXERS (2), AUDIT_ROUND (250 000), AUDIT_CONCURRENCY (256 appends
  * in flight), AUDIT_ITERATIONS (200 per query), AUDIT_SEED (1). A private redis-server and
- * PostgreSQL (no fsync) are started and stopped at the end. Writes
- * .bench-results/audit-postgres-scale.json and prints a table.
+ * PostgreSQL (no fsync) are started and stopped at the end, unless REDIS_URL and POSTGRES_URL
+ * name servers to use (left running, with the data); AUDIT_LOAD=0 then skips the load and
+ * measures what is there. Writes .bench-results/audit-postgres-scale.json and prints a table.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -23,7 +24,7 @@ import { AnalyticsRollups } from '@sluice/audit';
 import { migrate, PgAuditStore } from '@sluice/audit-postgres';
 import { MemoryStateStore, RedisStateStore } from '@sluice/state';
 import pg from 'pg';
-import { startPostgresServer } from '../support/postgres-server.js';
+import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { machineBusyMs } from './proc-stats.js';
 import { draftAt, elapsedMs, envInt, rand, summarize, tenants, TENANTS, type Latency } from './audit-traffic.js';
@@ -43,10 +44,13 @@ const SPAN_MS = TTL_MS - 3_600_000;
 const INGEST_LOG = 'sluice:audit-ingest:{_:_}:log';
 const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.bench-results', 'audit-postgres-scale.json');
 
+const LOAD = process.env['AUDIT_LOAD'] !== '0';
+
 async function main(): Promise<void> {
-  const redis = await startRedisServer();
-  const postgres = await startPostgresServer();
-  const url = await postgres.createDatabase('scale');
+  const external = process.env['REDIS_URL'] && process.env['POSTGRES_URL'] ? { redis: process.env['REDIS_URL'], postgres: process.env['POSTGRES_URL'] } : null;
+  const redis = external ? { url: external.redis, stop: async () => {} } : await startRedisServer();
+  const postgres = external ? null : await startPostgresServer();
+  const url = external?.postgres ?? (await (postgres as RunningPostgres).createDatabase('scale'));
   const pools: pg.Pool[] = [];
   const poolOf = (max: number) => {
     const pool = new pg.Pool({ connectionString: url, max });
@@ -81,11 +85,14 @@ async function main(): Promise<void> {
     };
 
     // ---- 1. the one-process path ---------------------------------------------------------
-    const bulk = RECORDS - CLUSTER_RECORDS;
+    const bulk = LOAD ? RECORDS - CLUSTER_RECORDS : 0;
     let oneProcessSeconds = 0;
     if (bulk > 0) {
+      // Without the rollups: the memory backend's own, not what is measured here (the queries
+      // below read those of the cluster phase); 30 days of hourly rollups of every tuple would
+      // fill this process's heap first.
       const memoryState = new MemoryStateStore();
-      const oneProcess = new PgAuditStore(memoryState, { pool: poolOf(4), schema: SCHEMA, observers: [new AnalyticsRollups({ state: memoryState })] });
+      const oneProcess = new PgAuditStore(memoryState, { pool: poolOf(4), schema: SCHEMA });
       const started = process.hrtime.bigint();
       for (let from = 0; from < bulk; from += ROUND) {
         await appendAll(oneProcess, from, Math.min(bulk, from + ROUND));
@@ -99,7 +106,7 @@ async function main(): Promise<void> {
     }
 
     // ---- 2. the cluster path -------------------------------------------------------------
-    let appended = bulk;
+    let appended = LOAD ? bulk : RECORDS;
     let ingestMs = 0;
     let appendMs = 0;
     /** CPU ms during the ingest phases: this process (the indexers), redis-server, and the machine (the rest is PostgreSQL). */
@@ -231,18 +238,23 @@ async function main(): Promise<void> {
         node: process.version,
         postgres: (await admin.query('SHOW server_version')).rows[0].server_version,
       },
-      one_process: { records: bulk, records_per_second: bulk > 0 ? Math.round(bulk / oneProcessSeconds) : null, seconds: Math.round(oneProcessSeconds) },
-      ingest: {
-        records: CLUSTER_RECORDS,
-        records_per_second: Math.round(CLUSTER_RECORDS / (ingestMs / 1000)),
-        seconds: Math.round(ingestMs / 100) / 10,
-        append_records_per_second: Math.round(CLUSTER_RECORDS / (appendMs / 1000)),
-        cpu_us_per_record: {
-          indexers_node: Math.round((cpu.node * 1000) / CLUSTER_RECORDS),
-          redis: Math.round((cpu.redis * 1000) / CLUSTER_RECORDS),
-          postgres_and_rest: Math.round(((cpu.machine - cpu.node - cpu.redis) * 1000) / CLUSTER_RECORDS),
-        },
-      },
+      // Null when AUDIT_LOAD=0 (queries of data loaded before).
+      one_process: LOAD
+        ? { records: bulk, records_per_second: bulk > 0 ? Math.round(bulk / oneProcessSeconds) : null, seconds: Math.round(oneProcessSeconds) }
+        : null,
+      ingest: LOAD
+        ? {
+            records: CLUSTER_RECORDS,
+            records_per_second: Math.round(CLUSTER_RECORDS / (ingestMs / 1000)),
+            seconds: Math.round(ingestMs / 100) / 10,
+            append_records_per_second: Math.round(CLUSTER_RECORDS / (appendMs / 1000)),
+            cpu_us_per_record: {
+              indexers_node: Math.round((cpu.node * 1000) / CLUSTER_RECORDS),
+              redis: Math.round((cpu.redis * 1000) / CLUSTER_RECORDS),
+              postgres_and_rest: Math.round(((cpu.machine - cpu.node - cpu.redis) * 1000) / CLUSTER_RECORDS),
+            },
+          }
+        : null,
       disk: sizes,
       queries,
     };
@@ -251,7 +263,12 @@ async function main(): Promise<void> {
     const lines = [
       `## audit-postgres-scale: ${RECORDS.toLocaleString('en-US')} records, ${TENANTS} tenants, ${INDEXERS} indexers (${result.date.slice(0, 10)})`,
       '',
-      `One process (append + ingest): ${result.one_process.records.toLocaleString('en-US')} records at ${result.one_process.records_per_second?.toLocaleString('en-US') ?? '-'}/s. Cluster ingest: ${CLUSTER_RECORDS.toLocaleString('en-US')} records at ${result.ingest.records_per_second.toLocaleString('en-US')} records/s (CPU µs per record: indexers ${result.ingest.cpu_us_per_record.indexers_node}, Redis ${result.ingest.cpu_us_per_record.redis}, PostgreSQL and the rest ${result.ingest.cpu_us_per_record.postgres_and_rest}); on disk ${sizes.bytes_per_record} B per record (table ${sizes.table_bytes_per_record} B, indexes ${sizes.index_bytes_per_record} B)`,
+      ...(result.one_process && result.ingest
+        ? [
+            `One process (append + ingest): ${result.one_process.records.toLocaleString('en-US')} records at ${result.one_process.records_per_second?.toLocaleString('en-US') ?? '-'}/s. Cluster ingest: ${CLUSTER_RECORDS.toLocaleString('en-US')} records at ${result.ingest.records_per_second.toLocaleString('en-US')} records/s (CPU µs per record: indexers ${result.ingest.cpu_us_per_record.indexers_node}, Redis ${result.ingest.cpu_us_per_record.redis}, PostgreSQL and the rest ${result.ingest.cpu_us_per_record.postgres_and_rest}).`,
+          ]
+        : []),
+      `On disk ${sizes.bytes_per_record} B per record (table ${sizes.table_bytes_per_record} B, indexes ${sizes.index_bytes_per_record} B).`,
       '',
       '| query | p50 ms | p99 ms | records |',
       '|---|---|---|---|',
@@ -264,7 +281,7 @@ async function main(): Promise<void> {
   } finally {
     for (const state of states) await state.close().catch(() => {});
     for (const pool of pools) await pool.end().catch(() => {});
-    await postgres.stop();
+    await postgres?.stop();
     await redis.stop();
   }
 }

@@ -11,6 +11,13 @@ type TenantScope = Pick<AuditRecord, 'namespace' | 'tenant'>;
 /** Rows read per round trip while a `visible` predicate thins a page out. */
 const MIN_BATCH = 50;
 const MAX_BATCH = 1000;
+/**
+ * The trail's order, on the table's columns: SELECT_LIST names its text form of dispatched_at
+ * `dispatched_at` too, and an unqualified ORDER BY would sort by that (every matching row, no index).
+ */
+const NEWEST_FIRST = 'ORDER BY audit_records.dispatched_at DESC, audit_records.id DESC';
+/** A page's total is counted up to this many rows; above, it is left out. */
+const DEFAULT_MAX_COUNTED = 100_000;
 /** Rows one page may examine before it ends early with a cursor (as the state store's scan budget). */
 const DEFAULT_SCAN_BUDGET = 20_000;
 
@@ -25,6 +32,7 @@ export class PgAuditRecords {
     private readonly pool: Pool,
     schema: string,
     private readonly scanBudget = DEFAULT_SCAN_BUDGET,
+    private readonly maxCounted = DEFAULT_MAX_COUNTED,
   ) {
     this.table = `${quoteSchema(schema)}.audit_records`;
   }
@@ -87,34 +95,44 @@ export class PgAuditRecords {
 
   /** Records of one action id, newest first (ids are per tenant: several tenants may share one). */
   async byActionId(actionId: string, limit: number): Promise<AuditRecord[]> {
-    const { rows } = await this.pool.query<RecordRow>(
-      `SELECT ${SELECT_LIST} FROM ${this.table} WHERE action_id = $1 ORDER BY dispatched_at DESC, id DESC LIMIT $2`,
-      [actionId, limit],
-    );
+    const { rows } = await this.pool.query<RecordRow>(`SELECT ${SELECT_LIST} FROM ${this.table} WHERE action_id = $1 ${NEWEST_FIRST} LIMIT $2`, [
+      actionId,
+      limit,
+    ]);
     return rows.map(recordOf);
   }
 
   /**
    * One page, newest first: every filter, the window, unexpired records only, `offset` skipped
    * (without a cursor), then `visible`. `total` is counted when there is no cursor and no
-   * `visible` predicate.
+   * `visible` predicate, and when it is at most `maxCounted`; it includes expired records not
+   * deleted yet.
    */
   async query(q: StoreQuery, nowMs: number): Promise<AuditPage> {
-    const where: string[] = ['(expires_at IS NULL OR expires_at > $1)'];
-    const params: unknown[] = [new Date(nowMs).toISOString()];
+    const params: unknown[] = [];
     const bind = (value: unknown) => `$${params.push(value)}`;
+    const filters: string[] = [];
     for (const field of AuditFilterFields) {
       const value = q[field];
-      if (value !== undefined) where.push(`${field} = ${bind(value)}`);
+      if (value !== undefined) filters.push(`${field} = ${bind(value)}`);
     }
-    if (q.fromMs !== undefined) where.push(`dispatched_at >= ${bind(new Date(q.fromMs).toISOString())}`);
-    if (q.toMs !== undefined) where.push(`dispatched_at <= ${bind(new Date(q.toMs).toISOString())}`);
+    if (q.fromMs !== undefined) filters.push(`dispatched_at >= ${bind(new Date(q.fromMs).toISOString())}`);
+    if (q.toMs !== undefined) filters.push(`dispatched_at <= ${bind(new Date(q.toMs).toISOString())}`);
+    const filterParams = params.length;
+    // Bound last, so that the count can leave it out.
+    const filtered = [...filters, `(expires_at IS NULL OR expires_at > ${bind(new Date(nowMs).toISOString())})`].join(' AND ');
     const cursor = q.cursor === undefined ? undefined : decodeCursor(q.cursor);
-    const filtered = where.join(' AND ');
     const page: AuditPage = { records: [], limit: q.limit, offset: cursor === undefined ? q.offset : 0 };
     if (cursor === undefined && q.visible === undefined) {
-      const { rows } = await this.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${this.table} WHERE ${filtered}`, params);
-      page.total = Number(rows[0]?.n ?? 0);
+      // Counted up to a bound: an exact total of millions of rows would cost more than the page.
+      // Expired records not reaped yet are counted (as on the state trail), so that the count
+      // reads the index alone, not every row.
+      const { rows } = await this.pool.query<{ n: string }>(
+        `SELECT count(*) AS n FROM (SELECT 1 FROM ${this.table} WHERE ${filters.join(' AND ') || 'true'} LIMIT ${this.maxCounted + 1}) AS matching`,
+        params.slice(0, filterParams),
+      );
+      const counted = Number(rows[0]?.n ?? 0);
+      if (counted <= this.maxCounted) page.total = counted;
     }
 
     // Without `visible`, SQL pages exactly; with it, rows are read in batches and thinned here.
@@ -128,9 +146,12 @@ export class PgAuditRecords {
     let lastReturned: { t: number; i: string } | null = null;
     for (let first = true; !full && scanned < this.scanBudget; first = false) {
       // Strictly older than the last row seen: (dispatched_at, id) is the order, so ties page correctly.
-      const bounded = after === null ? '' : ` AND (dispatched_at, id) < ($${params.length + 1}, $${params.length + 2}::uuid)`;
+      // Written out rather than as a row comparison, so that dispatched_at bounds the index scans
+      // and prunes the partitions after the cursor.
+      const t = `$${params.length + 1}::timestamptz`;
+      const bounded = after === null ? '' : ` AND dispatched_at <= ${t} AND (dispatched_at < ${t} OR id < $${params.length + 2}::uuid)`;
       const { rows } = await this.pool.query<RecordRow>(
-        `SELECT ${SELECT_LIST} FROM ${this.table} WHERE ${filtered}${bounded} ORDER BY dispatched_at DESC, id DESC LIMIT ${batch}${first && sqlOffset > 0 ? ` OFFSET ${sqlOffset}` : ''}`,
+        `SELECT ${SELECT_LIST} FROM ${this.table} WHERE ${filtered}${bounded} ${NEWEST_FIRST} LIMIT ${batch}${first && sqlOffset > 0 ? ` OFFSET ${sqlOffset}` : ''}`,
         after === null ? params : [...params, new Date(after.t).toISOString(), after.i],
       );
       scanned += rows.length;

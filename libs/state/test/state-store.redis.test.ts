@@ -185,6 +185,22 @@ describe('RedisStateStore log acknowledgements with writes', () => {
       expect(monitor.commands).toEqual(['zadd', 'pexpire', 'zadd', 'zrem']);
       expect(await store.indexRange(k('grouped'), { limit: 10 })).toEqual([{ member: 'b', score: 2 }]);
       monitor.commands.length = 0;
+      // Consecutive deletes, of any keys, are one DEL.
+      await store.writeBatch([
+        { op: 'set', key: k('d1'), value: '1' },
+        { op: 'set', key: k('d2'), value: '2' },
+      ]);
+      await store.writeBatch([
+        { op: 'delete', key: k('d1') },
+        { op: 'delete', key: k('d2') },
+        { op: 'delete', key: k('grouped') },
+        { op: 'indexRemove', index: k('other'), member: 'c' },
+      ]);
+      await monitor.settled();
+      expect(monitor.commands).toEqual(['set', 'set', 'del', 'zrem']);
+      expect(await store.getMany([k('d1'), k('d2')])).toEqual([null, null]);
+      expect(await store.indexCount(k('grouped'))).toBe(0);
+      monitor.commands.length = 0;
       for (let i = 1; i < 120; i++) await store.writeBatch([], { append: { log, message: `m${i}` } });
       const ids = (await store.logGroupRead(log, 'g', 'c', 200)).map((m) => m.id);
       monitor.commands.length = 0;

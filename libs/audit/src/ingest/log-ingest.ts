@@ -292,18 +292,20 @@ export class LogAuditIngest implements AuditIngest {
       moving.push({ id: record.id, json, key: keys[i] as StateKey, scopeCode, actionId: actionId ?? null });
     });
     const refused = await sink.store(moving);
-    const released: WriteOp[] = [];
+    // The deletes together (one DEL), then the pointers.
+    const deletes: WriteOp[] = [];
+    const pointers: WriteOp[] = [];
     for (const { id, json, key, scopeCode, actionId } of moving) {
       if (refused.has(id)) {
         this.opts.onError?.(new Error(`audit ingest: record ${id} refused by the audit store; left in the state`));
         continue;
       }
-      released.push({ op: 'delete', key });
+      deletes.push({ op: 'delete', key });
       // Messages of older writers lack the action id: the value has it.
       const pointer = actionId ?? decodeRecord(json)?.action_id;
-      if (pointer !== undefined) released.push({ op: 'indexRemove', index: actionPointerKey(pointer), member: globalMember(id, scopeCode) });
+      if (pointer !== undefined) pointers.push({ op: 'indexRemove', index: actionPointerKey(pointer), member: globalMember(id, scopeCode) });
     }
-    return released;
+    return [...deletes, ...pointers];
   }
 
   /** Creates the group once per process (from the log's start: nothing appended before is missed). */

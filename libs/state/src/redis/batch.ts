@@ -32,13 +32,18 @@ function withExpiry(command: Command, key: string, ttl: number | undefined): Com
 
 /**
  * The batch's commands. Consecutive index additions to one key (with one TTL) are one `ZADD`,
- * and consecutive removals one `ZREM`: the same result, one command instead of many.
+ * consecutive removals one `ZREM`, and consecutive deletes (of any keys) one `DEL`: the same
+ * result, one command instead of many.
  */
 export function writeBatchCommands(ops: readonly WriteOp[], render: (key: StateKey) => string): Command[] {
   const commands: Command[] = [];
   let previous: { key: string; op: string; ttl: number | undefined; command: Command } | undefined;
   for (const w of checkWrites(ops)) {
     const key = render(w.key);
+    if (w.op === 'delete' && previous?.op === 'delete') {
+      previous.command.push(key);
+      continue;
+    }
     if (previous !== undefined && previous.key === key && previous.op === w.op && previous.ttl === w.ttl) {
       if (w.op === 'indexAdd') {
         previous.command.push(scoreArg(w.score), w.member);
