@@ -184,6 +184,7 @@ describe('RedisStateStore log acknowledgements with writes', () => {
       await monitor.settled();
       expect(monitor.commands).toEqual(['zadd', 'pexpire', 'zadd', 'zrem']);
       expect(await store.indexRange(k('grouped'), { limit: 10 })).toEqual([{ member: 'b', score: 2 }]);
+      await monitor.settled();
       monitor.commands.length = 0;
       // Consecutive deletes, of any keys, are one DEL.
       await store.writeBatch([
