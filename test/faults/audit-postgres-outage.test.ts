@@ -5,7 +5,7 @@ import { Cluster } from '../cluster/harness.js';
 import { poll } from '../support/poll.js';
 import { prometheusSample } from '../support/prometheus-text.js';
 import { postgresTrailConfig, type PostgresTrailConfig } from '../support/audit-trails.js';
-import { sampleAction } from '../support/start-gateway.js';
+import { dispatchLoad } from '../support/dispatch-load.js';
 
 const INGEST_LOG = 'sluice-cluster:audit-ingest:{_:_}:log';
 const TOTAL = 3000;
@@ -32,24 +32,8 @@ describe('faults: the audit database restarted under load', () => {
   });
 
   it('answers every dispatch while the database is away, and stores each once when it is back', async () => {
-    const answered = new Set<string>();
-    const failed: number[] = [];
-    let sent = 0;
-    const lane = async () => {
-      while (sent < TOTAL) {
-        const id = `pg-out-${sent++}`;
-        const res = await fetch(`${cluster.nextApi().url}/v1/dispatch`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(sampleAction({ id, tenant: 'outage' })),
-        });
-        if (res.status === 200) answered.add(id);
-        else failed.push(res.status);
-        await res.arrayBuffer();
-      }
-    };
-    const load = Promise.all(Array.from({ length: CONCURRENCY }, lane));
-    await poll('a third of the load sent', () => sent >= TOTAL / 3, { timeoutMs: 30_000, intervalMs: 10 });
+    const load = dispatchLoad(() => cluster.nextApi().url, { total: TOTAL, concurrency: CONCURRENCY, prefix: 'pg-out', tenant: 'outage' });
+    await poll('a third of the load sent', () => load.sent() >= TOTAL / 3, { timeoutMs: 30_000, intervalMs: 10 });
     await trail.server.down();
     const backlogWhileDown = await poll(
       'records to wait in the ingest log while the database is away',
@@ -68,7 +52,7 @@ describe('faults: the audit database restarted under load', () => {
     );
     await sleep(500);
     await trail.server.up();
-    await load;
+    const { answered, failed } = await load.done;
     expect(failed).toEqual([]);
     expect(answered.size).toBe(TOTAL);
     expect(backlogWhileDown).toBeGreaterThan(100);

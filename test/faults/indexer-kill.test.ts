@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../cluster/harness.js';
 import { auditTrailConfig, type AuditTrailConfig } from '../support/audit-trails.js';
 import { poll } from '../support/poll.js';
-import { sampleAction } from '../support/start-gateway.js';
+import { dispatchLoad } from '../support/dispatch-load.js';
 
 const INGEST_LOG = 'sluice-cluster:audit-ingest:{_:_}:log';
 const GROUP = 'indexer';
@@ -40,21 +40,7 @@ describe.each(['state', 'postgres'] as const)('faults: audit indexers SIGKILLed 
   });
 
   it('hands a dead indexer’s batch to another and counts every dispatch once', async () => {
-    const answered = new Set<string>();
-    let sent = 0;
-    const lane = async () => {
-      while (sent < TOTAL) {
-        const id = `ix-${sent++}`;
-        const res = await fetch(`${cluster.nextApi().url}/v1/dispatch`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(sampleAction({ id, tenant: 'indexed' })),
-        });
-        if (res.status === 200) answered.add(id);
-        await res.arrayBuffer();
-      }
-    };
-    const load = Promise.all(Array.from({ length: CONCURRENCY }, lane));
+    const load = dispatchLoad(() => cluster.nextApi().url, { total: TOTAL, concurrency: CONCURRENCY, prefix: 'ix', tenant: 'indexed' });
 
     // Kill a worker while it holds a batch; what it held stays pending under its name. Seen holding
     // one, it is frozen (SIGSTOP) and checked again: still holding → SIGKILL; done meanwhile (a
@@ -83,7 +69,8 @@ describe.each(['state', 'postgres'] as const)('faults: audit indexers SIGKILLed 
       const left = await held();
       if (left > 0) killedMidBatch.push(left);
     }
-    await load;
+    const { answered, failed } = await load.done;
+    expect(failed).toEqual([]);
     expect(killedMidBatch).toHaveLength(2);
     expect(answered.size).toBe(TOTAL);
 
