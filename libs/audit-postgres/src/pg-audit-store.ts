@@ -177,24 +177,8 @@ export class PgAuditStore implements IngestingAuditStore {
 
   private chainOf(input: AuditVerifyInput): ChainSource {
     const scope = { namespace: input.namespace, tenant: input.tenant };
-    const fromMs = input.from === undefined ? undefined : Date.parse(input.from);
-    const toMs = input.to === undefined ? undefined : Date.parse(input.to);
-    const window = { ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}) };
     return {
-      sequenceRange: async () => {
-        const range: { min?: number; max?: number } = {};
-        if (fromMs !== undefined) {
-          const min = await this.records.chainEdge(scope, window, false);
-          if (min === null) return null;
-          range.min = min;
-        }
-        if (toMs !== undefined) {
-          const max = await this.records.chainEdge(scope, window, true);
-          if (max === null) return null;
-          range.max = max;
-        }
-        return range;
-      },
+      edge: (window, newest) => this.records.chainEdge(scope, window, newest),
       links: async (bounds, limit) => (await this.records.chainLinks(scope, bounds, limit)).map((record) => ({ seq: record.sequence_number ?? -1, record })),
       head: () => readChainHead(this.state, scope),
     };

@@ -1,5 +1,4 @@
 import { decodeCursor, encodeCursor, type StoreQuery } from '@sluice/audit';
-
 import { AuditFilterFields, type AuditPage, type AuditRecord } from '@sluice/core';
 import type { Pool } from 'pg';
 import { COLUMNS, columnsFromJson, recordOf, SELECT_LIST, type RecordRow } from './record-columns.js';

@@ -16,10 +16,16 @@ interface ChainLink {
   record: AuditRecord | null;
 }
 
+/** A time window on dispatched_at, epoch ms, inclusive; absent bounds are open. */
+interface TimeWindow {
+  fromMs?: number;
+  toMs?: number;
+}
+
 /** Where a (namespace, tenant) chain is read from: the state store's chain index, or a table. */
 export interface ChainSource {
-  /** Sequence bounds of the from/to window (absent: unbounded); null when the window holds no chained record. */
-  sequenceRange(input: AuditVerifyInput): Promise<{ min?: number; max?: number } | null>;
+  /** The sequence number of the first (`newest`: the last) chained record dispatched within the window; null when none. */
+  edge(window: TimeWindow, newest: boolean): Promise<number | null>;
   /** Links with min ≤ seq ≤ max (absent: unbounded), in sequence order, at most `limit`. */
   links(bounds: { min?: number; max?: number }, limit: number): Promise<ChainLink[]>;
   /** The newest link as the chain head says; null before the first record. */
@@ -42,7 +48,7 @@ export function verifyChain(store: StateStore, reader: RecordReader, input: Audi
 /** The walk of verifyChain over any chain source. */
 export async function verifyChainOf(source: ChainSource, input: AuditVerifyInput): Promise<AuditVerifyResult> {
   const scope = { namespace: input.namespace, tenant: input.tenant };
-  const range = await source.sequenceRange(input);
+  const range = await sequenceRange(source, input);
   if (range === null) return { valid: true, records_checked: 0 };
   // Read before walking: every link up to this head was already written (same CAS).
   const head = range.max === undefined ? await source.head() : null;
@@ -84,7 +90,12 @@ export async function verifyChainOf(source: ChainSource, input: AuditVerifyInput
 function stateChain(store: StateStore, reader: RecordReader, input: AuditVerifyInput): ChainSource {
   const scope = { namespace: input.namespace, tenant: input.tenant };
   return {
-    sequenceRange: () => sequenceRange(store, reader, scope, input),
+    edge: (window, newest) =>
+      edgeSequence(store, reader, scope, {
+        ...(window.fromMs !== undefined ? { min: window.fromMs } : {}),
+        ...(window.toMs !== undefined ? { max: window.toMs } : {}),
+        rev: newest,
+      }),
     head: () => readChainHead(store, scope),
     async links(bounds, limit) {
       const entries = await store.indexRange(chainIndexKey(scope), { ...bounds, limit });
@@ -110,25 +121,25 @@ function broken(result: AuditVerifyResult, seq: number): AuditVerifyResult {
   return { ...result, valid: false, first_broken_at: seq };
 }
 
-/** Sequence bounds of the window (absent: unbounded); null when the window holds no chained record. */
-async function sequenceRange(
-  store: StateStore,
-  reader: RecordReader,
-  scope: TenantScope,
-  input: AuditVerifyInput,
-): Promise<{ min?: number; max?: number } | null> {
-  const fromMs = input.from === undefined ? undefined : Date.parse(input.from);
-  const toMs = input.to === undefined ? undefined : Date.parse(input.to);
+/**
+ * Sequence bounds of the from/to window (absent: unbounded): from the first chained record
+ * dispatched at/after `from` to the last at/before `to`; null when the window holds none.
+ */
+async function sequenceRange(source: ChainSource, input: AuditVerifyInput): Promise<{ min?: number; max?: number } | null> {
+  const window: TimeWindow = {
+    ...(input.from !== undefined ? { fromMs: Date.parse(input.from) } : {}),
+    ...(input.to !== undefined ? { toMs: Date.parse(input.to) } : {}),
+  };
   const range: { min?: number; max?: number } = {};
-  if (fromMs !== undefined) {
-    const seq = await edgeSequence(store, reader, scope, { min: fromMs, ...(toMs !== undefined ? { max: toMs } : {}), rev: false });
-    if (seq === null) return null;
-    range.min = seq;
+  if (window.fromMs !== undefined) {
+    const min = await source.edge(window, false);
+    if (min === null) return null;
+    range.min = min;
   }
-  if (toMs !== undefined) {
-    const seq = await edgeSequence(store, reader, scope, { ...(fromMs !== undefined ? { min: fromMs } : {}), max: toMs, rev: true });
-    if (seq === null) return null;
-    range.max = seq;
+  if (window.toMs !== undefined) {
+    const max = await source.edge(window, true);
+    if (max === null) return null;
+    range.max = max;
   }
   return range;
 }
