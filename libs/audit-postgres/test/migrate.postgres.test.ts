@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { poll } from '../../../test/support/poll.js';
 import { startPostgresServer, type RunningPostgres } from '../../../test/support/postgres-server.js';
 import { dayStart, dropExpiredPartitions, ensurePartitions, migrate, MIGRATIONS, partitionName, SchemaTooNewError, schemaVersion } from '../src/index.js';
 
@@ -122,5 +123,44 @@ describe('PostgreSQL audit schema: migrations and partitions', () => {
       rows: 11,
     });
     expect(await dropExpiredPartitions(pool, s, now + 400 * DAY_MS)).toEqual({ dropped: [], rows: 0 });
+  });
+
+  it('keeps a day whose live row is being inserted while the drop checks it (the recheck under the table lock)', async () => {
+    const s = freshSchema();
+    await migrate(pool, s);
+    const day0 = Date.UTC(2026, 9, 1);
+    await ensurePartitions(pool, s, day0, 1);
+    const now = day0 + 2 * DAY_MS;
+    const row = (expiresAt: number) =>
+      pool.query(
+        `INSERT INTO "${s}".audit_records (id, dispatched_at, action_id, namespace, tenant, provider, action_type, verdict, outcome, caller_id, expires_at, body)
+         VALUES (gen_random_uuid(), $1, 'a', 'ns', 't', 'email', 'send', 'allow', 'executed', 'anonymous', $2, '{}')`,
+        [new Date(day0 + 1000).toISOString(), new Date(expiresAt).toISOString()],
+      );
+    await row(day0 + DAY_MS); // due: the day looks droppable
+    // Another connection (as an ingest would) inserts a live row of that day in a transaction still open.
+    const ingest = await pool.connect();
+    try {
+      await ingest.query('BEGIN');
+      await ingest.query(
+        `INSERT INTO "${s}".audit_records (id, dispatched_at, action_id, namespace, tenant, provider, action_type, verdict, outcome, caller_id, expires_at, body)
+         VALUES (gen_random_uuid(), $1, 'late', 'ns', 't', 'email', 'send', 'allow', 'executed', 'anonymous', $2, '{}')`,
+        [new Date(day0 + 2000).toISOString(), new Date(now + DAY_MS).toISOString()],
+      );
+      // The drop saw no live row, and now waits for the table lock the open insert holds.
+      const dropping = dropExpiredPartitions(pool, s, now);
+      await poll(
+        'the drop to wait for the lock',
+        async () =>
+          (await pool.query(`SELECT count(*)::int AS n FROM pg_locks WHERE NOT granted AND relation = $1::regclass`, [`"${s}".audit_records`])).rows[0].n,
+        (n) => n > 0,
+      );
+      await ingest.query('COMMIT');
+      expect(await dropping).toEqual({ dropped: [], rows: 0 });
+    } finally {
+      ingest.release();
+    }
+    const { rows } = await pool.query(`SELECT action_id FROM "${s}".audit_records ORDER BY action_id`);
+    expect(rows.map((r) => r.action_id)).toEqual(['a', 'late']);
   });
 });

@@ -21,6 +21,15 @@ describe('loadConfig', () => {
     expect(config.executor.max_retries).toBe(3);
   });
 
+  it('keeps the audit trail in the state backend by default; postgres needs its URL, and refuses other backends', () => {
+    expect(loadConfig({ env: {} }).config.audit.backend).toBe('state');
+    expect(() => loadConfig({ env: { SLUICE_AUDIT__BACKEND: 'postgres' } })).toThrow(ConfigError);
+    expect(() => loadConfig({ env: { SLUICE_AUDIT__BACKEND: 'postgres' } })).toThrow(/audit\.postgres\.url.*needs audit\.postgres\.url or audit\.postgres\.url_env/);
+    expect(() => loadConfig({ env: { SLUICE_AUDIT__BACKEND: 'clickhouse' } })).toThrow(/audit\.backend/);
+    const viaEnv = loadConfig({ env: { SLUICE_AUDIT__BACKEND: 'postgres', SLUICE_AUDIT__POSTGRES__URL_ENV: 'AUDIT_DB' } }).config.audit;
+    expect(viaEnv).toMatchObject({ backend: 'postgres', postgres: { url_env: 'AUDIT_DB', schema: 'sluice_audit', pool_size: 10 } });
+  });
+
   it('keeps analytics rollups 400 days, hourly ones 35, and refuses a retention of 0 days', () => {
     const { config } = loadConfig({ env: { SLUICE_AUDIT__ANALYTICS_HOURLY_RETENTION_DAYS: '7' } });
     expect(config.audit).toMatchObject({ analytics_retention_days: 400, analytics_hourly_retention_days: 7 });
