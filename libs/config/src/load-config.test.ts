@@ -24,7 +24,9 @@ describe('loadConfig', () => {
   it('keeps the audit trail in the state backend by default; postgres needs its URL, and refuses other backends', () => {
     expect(loadConfig({ env: {} }).config.audit.backend).toBe('state');
     expect(() => loadConfig({ env: { SLUICE_AUDIT__BACKEND: 'postgres' } })).toThrow(ConfigError);
-    expect(() => loadConfig({ env: { SLUICE_AUDIT__BACKEND: 'postgres' } })).toThrow(/audit\.postgres\.url.*needs audit\.postgres\.url or audit\.postgres\.url_env/);
+    expect(() => loadConfig({ env: { SLUICE_AUDIT__BACKEND: 'postgres' } })).toThrow(
+      /audit\.postgres\.url.*needs audit\.postgres\.url or audit\.postgres\.url_env/,
+    );
     expect(() => loadConfig({ env: { SLUICE_AUDIT__BACKEND: 'clickhouse' } })).toThrow(/audit\.backend/);
     const viaEnv = loadConfig({ env: { SLUICE_AUDIT__BACKEND: 'postgres', SLUICE_AUDIT__POSTGRES__URL_ENV: 'AUDIT_DB' } }).config.audit;
     expect(viaEnv).toMatchObject({ backend: 'postgres', postgres: { url_env: 'AUDIT_DB', schema: 'sluice_audit', pool_size: 10 } });
