@@ -16,7 +16,7 @@ export interface RunningRedis {
  * Starts a private redis-server on a free port. Tests never share the machine's Redis, and a
  * missing redis-server is an error (Redis suites must fail, not skip, when Redis is absent).
  */
-export async function startRedisServer(opts: { port?: number } = {}): Promise<RunningRedis> {
+export async function startRedisServer(opts: { port?: number; args?: readonly string[] } = {}): Promise<RunningRedis> {
   const probe = spawnSync('redis-server', ['--version'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
     throw new Error('redis-server is not installed or not on PATH; the Redis test suites need it (.ci/run installs it)');
@@ -26,7 +26,7 @@ export async function startRedisServer(opts: { port?: number } = {}): Promise<Ru
   const dir = mkdtempSync(join(tmpdir(), 'sluice-redis-'));
   const child: ChildProcess = spawn(
     'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning'],
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--loglevel', 'warning', ...(opts.args ?? [])],
     { stdio: ['ignore', 'ignore', 'inherit'] },
   );
   await waitForPort(port, 10_000);

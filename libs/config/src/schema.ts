@@ -32,10 +32,23 @@ const ServerConfig = z
   })
   .prefault({});
 
+/** `host:port` of a Redis node or Sentinel. */
+const RedisNode = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$/, 'host:port');
+
 const StateConfig = z
   .strictObject({
     backend: z.enum(['memory', 'redis']).default('memory'),
+    /** A single Redis primary (ignored when cluster or sentinels is set). */
     url: z.string().min(1).default('redis://127.0.0.1:6379'),
+    /** Redis Cluster: some of its nodes; the client discovers the rest. */
+    cluster: z.strictObject({ nodes: z.array(RedisNode).min(1) }).optional(),
+    /** Redis Sentinel: the Sentinels, and the name of the primary they monitor (`name`). */
+    sentinels: z.array(RedisNode).min(1).optional(),
+    name: z.string().min(1).default('mymaster'),
+    /** The data nodes' password with cluster or sentinels (plain or `ENC[...]`); a URL carries its own. */
+    password: z.string().min(1).optional(),
+    /** Or the name of an env variable holding it. */
+    password_env: z.string().min(1).optional(),
     prefix: z
       .string()
       .min(1)
@@ -44,6 +57,8 @@ const StateConfig = z
     /** Memory backend: how often expired entries are swept. */
     memory_sweep_interval_seconds: positiveInt.default(60),
   })
+  .refine((s) => s.cluster === undefined || s.sentinels === undefined, { message: 'state.cluster and state.sentinels exclude each other', path: ['cluster'] })
+  .refine((s) => s.password === undefined || s.password_env === undefined, { message: 'set password or password_env, not both', path: ['password'] })
   .prefault({});
 
 const ProviderConfig = z.strictObject({

@@ -1,12 +1,13 @@
 import type { Clock } from '@sluice/core';
 import type { BackgroundErrorHandler } from './error-reports.js';
+import { redisTarget } from './create-state-store.js';
+import type { RedisTarget } from './redis/connection.js';
 import type { Scheduler } from './scheduler.js';
 import { InProcessScheduler } from './memory/in-process-scheduler.js';
 
-export interface CreateSchedulerOptions {
+/** For the redis backend, one of `url`, `clusterNodes` or `sentinels` is required. */
+export interface CreateSchedulerOptions extends RedisTarget {
   backend: 'memory' | 'redis';
-  /** Redis URL; required for the redis backend. */
-  url?: string;
   /** Deployment key prefix (BullMQ keys go under `{<prefix>}:bull`); unused in memory mode. */
   prefix: string;
   lockDurationMs?: number;
@@ -23,10 +24,10 @@ export interface CreateSchedulerOptions {
  */
 export async function createScheduler(opts: CreateSchedulerOptions): Promise<Scheduler> {
   if (opts.backend === 'memory') return new InProcessScheduler({ clock: opts.clock });
-  if (!opts.url) throw new Error('the redis scheduler backend needs a url');
+  if (!opts.url && opts.clusterNodes === undefined && opts.sentinels === undefined) throw new Error('the redis scheduler backend needs a url');
   const { BullMqScheduler } = await import('./bullmq/bullmq-scheduler.js');
   return new BullMqScheduler({
-    url: opts.url,
+    ...redisTarget(opts),
     prefix: opts.prefix,
     ...(opts.lockDurationMs !== undefined && { lockDurationMs: opts.lockDurationMs }),
     ...(opts.stalledIntervalMs !== undefined && { stalledIntervalMs: opts.stalledIntervalMs }),

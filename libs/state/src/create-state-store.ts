@@ -1,11 +1,11 @@
 import type { Clock } from '@sluice/core';
 import { MemoryStateStore } from './memory/memory-state-store.js';
+import type { RedisTarget } from './redis/connection.js';
 import type { StateStore } from './state-store.js';
 
-export interface CreateStateStoreOptions {
+/** Redis (`url`, `clusterNodes` or `sentinels`: one is required) or memory. */
+export interface CreateStateStoreOptions extends RedisTarget {
   backend: 'memory' | 'redis';
-  /** Required for redis. */
-  url?: string;
   /** Key and channel prefix (redis); memory keeps its keys in-process and ignores it. */
   prefix: string;
   /** Memory only: Redis windows and TTLs run on server time. */
@@ -24,14 +24,22 @@ export async function createStateStore(opts: CreateStateStoreOptions): Promise<S
   if (opts.backend === 'memory') {
     return new MemoryStateStore({ clock: opts.clock, sweepIntervalMs: opts.sweepIntervalMs, onHandlerError: opts.onHandlerError });
   }
-  if (!opts.url) throw new Error('state backend "redis" needs a Redis URL');
+  if (!opts.url && opts.clusterNodes === undefined && opts.sentinels === undefined) throw new Error('state backend "redis" needs a Redis URL');
   // Loaded here so that the memory backend never loads ioredis.
   const { RedisStateStore } = await import('./redis/redis-state-store.js');
   return RedisStateStore.connect({
-    url: opts.url,
+    ...redisTarget(opts),
     prefix: opts.prefix,
     connectTimeoutMs: opts.connectTimeoutMs,
     clientName: opts.clientName,
     onHandlerError: opts.onHandlerError,
   });
+}
+
+/** Only the target's own fields (a single primary, a Cluster or Sentinels), for passing on. */
+export function redisTarget(opts: RedisTarget): RedisTarget {
+  const { url, clusterNodes, sentinels, sentinelName, password } = opts;
+  if (clusterNodes !== undefined) return { clusterNodes, password };
+  if (sentinels !== undefined) return { sentinels, sentinelName, password };
+  return { url, password };
 }

@@ -3,6 +3,7 @@ export * from './scheduler.js';
 export * from './keys.js';
 export * from './log-ids.js';
 export * from './create-state-store.js';
+export type { RedisTarget } from './redis/connection.js';
 export * from './create-scheduler.js';
 export * from './memory/memory-state-store.js';
 export * from './memory/in-process-scheduler.js';

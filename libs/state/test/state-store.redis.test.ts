@@ -204,6 +204,8 @@ describe('RedisStateStore log acknowledgements with writes', () => {
       monitor.commands.length = 0;
       for (let i = 1; i < 120; i++) await store.writeBatch([], { append: { log, message: `m${i}` } });
       const ids = (await store.logGroupRead(log, 'g', 'c', 200)).map((m) => m.id);
+      // MONITOR trails: wait for the appends and the read to show before counting afresh.
+      await monitor.settled();
       monitor.commands.length = 0;
       const writes = ids.flatMap(
         (id, i) =>

@@ -2,7 +2,8 @@ import { configureEvaluationLimits } from '@sluice/rules';
 import type { Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import { Executor, createProviders } from '@sluice/providers';
-import { createScheduler, createStateStore } from '@sluice/state';
+import { configSecret } from '@sluice/auth';
+import { createScheduler, createStateStore, type RedisTarget } from '@sluice/state';
 import type { Logger, Metrics, Tracer } from '@sluice/telemetry';
 import { traceCarryingScheduler } from './trace-carrying-scheduler.js';
 import { InternalEventBus } from '../events/internal-events.js';
@@ -31,9 +32,10 @@ export async function createInfrastructure(
     celMaxDurationMs: config.rules.cel_max_duration_ms,
   });
   const closers: Closer[] = [];
+  const redis = redisTargetOf(config.state);
   const state = await createStateStore({
     backend: config.state.backend,
-    url: config.state.url,
+    ...redis,
     prefix: config.state.prefix,
     clock,
     sweepIntervalMs: config.state.memory_sweep_interval_seconds * 1000,
@@ -45,7 +47,7 @@ export async function createInfrastructure(
   try {
     const scheduler = await createScheduler({
       backend: config.state.backend,
-      url: config.state.url,
+      ...redis,
       prefix: config.state.prefix,
       clock,
       lockDurationMs: config.worker.lock_duration_ms,
@@ -105,4 +107,12 @@ export async function closeAll(closers: readonly Closer[], logger: Logger, slowM
       clearTimeout(slow);
     }
   }
+}
+
+/** Where the configured Redis is: a Cluster, a Sentinel set, or the single primary of `state.url`. */
+function redisTargetOf(state: SluiceConfig['state'], env: NodeJS.ProcessEnv = process.env): RedisTarget {
+  const password = configSecret(state.password, state.password_env, 'state.password_env', env);
+  if (state.cluster !== undefined) return { clusterNodes: state.cluster.nodes, password };
+  if (state.sentinels !== undefined) return { sentinels: state.sentinels, sentinelName: state.name, password };
+  return { url: state.url };
 }

@@ -4,14 +4,14 @@
  */
 
 /**
- * BullMQ's key prefix: `{<prefix>}:bull`, so keys read `{sluice}:bull:<kind>:wait`.
- * The braces are a Redis Cluster hash tag that puts every BullMQ key of the deployment in one
- * slot, which BullMQ's multi-key Lua scripts need (its docs recommend exactly this). A per-queue
- * tag would spread queues over nodes, but would also have to live in the durable queue names
- * and breaks any script that touches two queues; job traffic here is small, so one slot it is.
+ * BullMQ's key prefix: `{<prefix>}:bull`, so keys read `{sluice}:bull:<kind>:wait`. The braces
+ * are a hash tag: BullMQ's multi-key Lua scripts need all of a queue's keys in one slot (its docs
+ * recommend exactly this). On Redis Cluster the tag also names the queue (`kind`), `{sluice:<kind>}:bull`,
+ * so that queues spread over the shards; no Sluice job touches two queues. A single Redis keeps
+ * the deployment-wide tag its jobs were written under.
  */
-export function bullPrefix(prefix: string): string {
-  return `{${prefix}}:bull`;
+export function bullPrefix(prefix: string, kind?: string): string {
+  return kind === undefined ? `{${prefix}}:bull` : `{${prefix}:${kind}}:bull`;
 }
 
 /**

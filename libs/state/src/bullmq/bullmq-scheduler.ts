@@ -1,15 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job as BullJob } from 'bullmq';
-import { Redis } from 'ioredis';
+import type { ConnectionOptions } from 'bullmq';
+import { closeClient, createClient, hostPort, type RedisClient, type RedisTarget } from '../redis/connection.js';
 import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, assertKind, resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
 import { throttleErrors, writeErrorToStderr, type BackgroundErrorHandler } from '../error-reports.js';
 import { bullPrefix, encodeJobId, type Envelope } from './bullmq-naming.js';
 import { routeBullMqWarnings } from './console-warnings.js';
 
-export interface BullMqSchedulerOptions {
-  url: string;
-  /** The deployment's key prefix; BullMQ keys live under `{<prefix>}:bull`. */
+export interface BullMqSchedulerOptions extends RedisTarget {
+  /** The deployment's key prefix; BullMQ keys live under `{<prefix>}:bull` (see bullPrefix for Redis Cluster). */
   prefix: string;
   /** How long a worker's lock on a job lasts without renewal (default 30 s). */
   lockDurationMs?: number;
@@ -37,8 +37,9 @@ const PENDING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-ch
  */
 export class BullMqScheduler implements Scheduler {
   readonly backend = 'bullmq' as const;
-  private readonly bullPrefix: string;
-  private readonly producer: Redis;
+  private readonly producer: RedisClient;
+  /** Redis Cluster: the workers' own clients, which BullMQ shares and so does not close. */
+  private readonly workerClients: RedisClient[] = [];
   private readonly queues = new Map<string, Queue>();
   private readonly consumers = new Map<string, { handler: JobHandler; concurrency: number }>();
   private readonly workers: Worker[] = [];
@@ -52,13 +53,12 @@ export class BullMqScheduler implements Scheduler {
   private closing: Promise<void> | undefined;
 
   constructor(private readonly opts: BullMqSchedulerOptions) {
-    this.bullPrefix = bullPrefix(opts.prefix);
     this.retentionSec = Math.ceil((opts.completedRetentionMs ?? DEFAULT_RETENTION_MS) / 1000);
     this.onError = throttleErrors(opts.onError ?? writeErrorToStderr('scheduler'));
     this.unrouteWarnings = routeBullMqWarnings(this.onError);
     // Lazy so a process that never enqueues never connects; default retries so an enqueue
     // fails (and the API answers 5xx) instead of hanging while Redis is away.
-    this.producer = new Redis(opts.url, { lazyConnect: true });
+    this.producer = createClient(opts, { lazyConnect: true, maxRetriesPerRequest: 20 });
     this.producer.on('error', this.onError);
   }
 
@@ -144,9 +144,8 @@ export class BullMqScheduler implements Scheduler {
         return done;
       };
       const worker = new Worker(kind, run, {
-        // Workers own their connections (BullMQ adds a blocking one), which must retry forever.
-        connection: { url: this.opts.url, maxRetriesPerRequest: null },
-        prefix: this.bullPrefix,
+        connection: this.workerConnection(),
+        prefix: this.prefixOf(kind),
         concurrency,
         lockDuration: this.opts.lockDurationMs ?? 30_000,
         stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
@@ -177,15 +176,35 @@ export class BullMqScheduler implements Scheduler {
     await Promise.allSettled([...this.running]);
     await Promise.all(this.workers.map((w) => w.close(true)));
     await Promise.all([...this.queues.values()].map((q) => q.close()));
-    if (this.producer.status === 'wait') this.producer.disconnect();
-    else if (this.producer.status !== 'end') await this.producer.quit().catch(() => this.producer.disconnect());
+    for (const client of [this.producer, ...this.workerClients]) {
+      if (client.status === 'wait') client.disconnect();
+      else await closeClient(client);
+    }
+  }
+
+  /** Workers own their connections (BullMQ adds a blocking one), which must retry forever. */
+  private workerConnection(): ConnectionOptions {
+    const { url, clusterNodes, sentinels, sentinelName, password } = this.opts;
+    if (clusterNodes !== undefined) {
+      // BullMQ takes a Cluster only as a client instance (and then leaves closing it to us).
+      const client = createClient(this.opts, { lazyConnect: true, maxRetriesPerRequest: null });
+      client.on('error', this.onError);
+      this.workerClients.push(client);
+      return client;
+    }
+    if (sentinels !== undefined) return { sentinels: sentinels.map(hostPort), name: sentinelName ?? 'mymaster', password, maxRetriesPerRequest: null };
+    return { url, maxRetriesPerRequest: null };
+  }
+
+  private prefixOf(kind: string): string {
+    return bullPrefix(this.opts.prefix, this.opts.clusterNodes === undefined ? undefined : kind);
   }
 
   private queue(kind: string): Queue {
     if (this.closing) throw new Error('scheduler is closed');
     let queue = this.queues.get(kind);
     if (!queue) {
-      queue = new Queue(kind, { connection: this.producer, prefix: this.bullPrefix });
+      queue = new Queue(kind, { connection: this.producer, prefix: this.prefixOf(kind) });
       queue.on('error', this.onError);
       this.queues.set(kind, queue);
     }

@@ -1,11 +1,13 @@
-import type { Redis } from 'ioredis';
 import type { StateKey, WriteOp } from '../state-store.js';
 import { checkWrites, type CheckedWrite } from '../write-ops.js';
+import { isCluster, type RedisClient } from './connection.js';
+import { groupBySlot } from './slots.js';
 import { scoreArg } from './time-index.js';
 
 /*
  * writeBatch: one pipeline (not MULTI), so one round trip and no cross-key atomicity. Redis runs
- * every command of a pipeline even when an earlier one fails; the call then rejects.
+ * every command of a pipeline even when an earlier one fails; the call then rejects. On Redis
+ * Cluster, one pipeline per slot, sent together.
  */
 
 type Command = [name: string, ...args: (string | number)[]];
@@ -36,9 +38,13 @@ function withExpiry(command: Command, key: string, ttl: number | undefined): Com
  * result, one command instead of many.
  */
 export function writeBatchCommands(ops: readonly WriteOp[], render: (key: StateKey) => string): Command[] {
+  return commandsOf(checkWrites(ops), render);
+}
+
+function commandsOf(writes: readonly CheckedWrite[], render: (key: StateKey) => string): Command[] {
   const commands: Command[] = [];
   let previous: { key: string; op: string; ttl: number | undefined; command: Command } | undefined;
-  for (const w of checkWrites(ops)) {
+  for (const w of writes) {
     const key = render(w.key);
     if (w.op === 'delete' && previous?.op === 'delete') {
       previous.command.push(key);
@@ -69,9 +75,28 @@ export interface LogAppend {
   message: string;
 }
 
-export async function writeBatch(client: Redis, ops: readonly WriteOp[], render: (key: StateKey) => string, append?: LogAppend): Promise<void> {
-  const commands = writeBatchCommands(ops, render);
-  if (append !== undefined) commands.push(['xadd', append.log, '*', 'm', append.message]);
+export async function writeBatch(client: RedisClient, ops: readonly WriteOp[], render: (key: StateKey) => string, append?: LogAppend): Promise<void> {
+  const writes = checkWrites(ops);
+  if (!isCluster(client)) {
+    const commands = commandsOf(writes, render);
+    if (append !== undefined) commands.push(appendCommand(append));
+    await send(client, commands);
+    return;
+  }
+  const groups = groupBySlot(writes, (w) => render(w.key));
+  const sent = await Promise.allSettled(groups.map((group) => send(client, commandsOf(group, render))));
+  const failed = sent.find((s) => s.status === 'rejected');
+  if (failed !== undefined) throw failed.reason;
+  // After the writes, as in one pipeline: a reader of the log finds what the message refers to.
+  if (append !== undefined) await send(client, [appendCommand(append)]);
+}
+
+function appendCommand(append: LogAppend): Command {
+  return ['xadd', append.log, '*', 'm', append.message];
+}
+
+/** The commands as one pipeline (all of one slot, on Redis Cluster); rejects with the first error after all ran. */
+async function send(client: RedisClient, commands: Command[]): Promise<void> {
   if (commands.length === 0) return;
   // One command needs no pipeline (its object, per-command promises and result array): an intent's ZADD, per dispatch.
   const [only] = commands;

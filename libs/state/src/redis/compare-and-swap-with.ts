@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import type { CasResult, StateKey, WriteOp } from '../state-store.js';
 import { checkSameScope, checkWrites, type CheckedWrite } from '../write-ops.js';
 import { compareAndSwapWithScript } from './lua/index.js';
@@ -39,7 +39,7 @@ function writeArgs(w: CheckedWrite): (string | number)[] {
 }
 
 export async function compareAndSwapWith(
-  client: Redis,
+  client: RedisClient,
   key: StateKey,
   expectedVersion: number,
   value: string,

@@ -1,27 +1,94 @@
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 
-export interface RedisConnectionOptions {
-  url: string;
+/**
+ * Where Redis is: exactly one of a single primary's URL, the seed nodes of a Redis Cluster, or
+ * the Sentinels that know the primary of a replicated set.
+ */
+export interface RedisTarget {
+  /** A single primary (`redis://[:password@]host:port[/db]`). */
+  url?: string | undefined;
+  /** Redis Cluster: some of its nodes (`host:port`); the client learns the rest and the slot map. */
+  clusterNodes?: readonly string[] | undefined;
+  /** Redis Sentinel: the Sentinels (`host:port`); they name the primary and follow its failovers. */
+  sentinels?: readonly string[] | undefined;
+  /** Redis Sentinel: the monitored primary's name (default `mymaster`). */
+  sentinelName?: string | undefined;
+  /** Password of the data nodes, for Cluster and Sentinel (a URL carries its own). */
+  password?: string | undefined;
+}
+
+export interface RedisConnectionOptions extends RedisTarget {
   /** CLIENT SETNAME, visible in CLIENT LIST. */
   clientName?: string;
   /** How long connect() waits for the first ready connection (default 5000). */
   connectTimeoutMs?: number;
 }
 
+/** A client of any topology: a single primary (or the Sentinels' primary), or a whole Cluster. */
+export type RedisClient = Redis | Cluster;
+
+export function isCluster(client: RedisClient): client is Cluster {
+  return client instanceof Cluster;
+}
+
 /**
  * A client that fails commands instead of hanging when Redis is down: each command is retried
  * across at most two reconnects, then rejected. Commands issued while connecting are queued.
+ * `maxRetriesPerRequest: null` (BullMQ's workers) retries forever instead.
  */
-export function createClient(opts: RedisConnectionOptions): Redis {
-  return new Redis(opts.url, {
-    maxRetriesPerRequest: 2,
-    enableOfflineQueue: true,
+export function createClient(opts: RedisConnectionOptions, extra: { lazyConnect?: boolean; maxRetriesPerRequest?: number | null } = {}): RedisClient {
+  const common = {
+    maxRetriesPerRequest: extra.maxRetriesPerRequest === undefined ? 2 : extra.maxRetriesPerRequest,
     connectTimeout: opts.connectTimeoutMs ?? 5000,
     connectionName: opts.clientName,
-  });
+    ...(opts.password !== undefined && { password: opts.password }),
+  };
+  const lazyConnect = extra.lazyConnect ?? false;
+  if (opts.clusterNodes !== undefined) {
+    return new Cluster(opts.clusterNodes.map(hostPort), {
+      enableOfflineQueue: true,
+      lazyConnect,
+      // Writes and reads both go to the primaries: a replica's copy may lag (read-your-writes).
+      scaleReads: 'master',
+      // MOVED/ASK are followed by the client; a slot whose primary is failing over is retried
+      // for up to ~20 × 100 ms before the command fails.
+      maxRedirections: 20,
+      retryDelayOnFailover: 100,
+      retryDelayOnClusterDown: 100,
+      retryDelayOnTryAgain: 100,
+      redisOptions: common,
+    });
+  }
+  if (opts.sentinels !== undefined) {
+    return new Redis({
+      ...common,
+      lazyConnect,
+      enableOfflineQueue: true,
+      sentinels: opts.sentinels.map(hostPort),
+      name: opts.sentinelName ?? 'mymaster',
+      // After a failover the old primary answers READONLY as a replica: reconnect through the Sentinels.
+      reconnectOnError: (err) => err.message.startsWith('READONLY'),
+    });
+  }
+  if (opts.url === undefined) throw new Error('a Redis connection needs a url, cluster nodes or sentinels');
+  return new Redis(opts.url, { ...common, lazyConnect, enableOfflineQueue: true });
 }
 
-/** The URL with any password masked, for error messages and logs. */
+/** `host:port` (or a `redis://` URL of one) as ioredis's node address. */
+export function hostPort(node: string): { host: string; port: number } {
+  const u = new URL(node.includes('://') ? node : `redis://${node}`);
+  const port = Number(u.port || 6379);
+  if (!u.hostname || !Number.isInteger(port)) throw new Error(`not a host:port: ${node}`);
+  return { host: u.hostname.replace(/^\[|\]$/g, ''), port };
+}
+
+/** The target for error messages and logs, with any password masked. */
+function describeTarget(target: RedisTarget): string {
+  if (target.clusterNodes !== undefined) return `the Redis Cluster at ${target.clusterNodes.join(', ')}`;
+  if (target.sentinels !== undefined) return `the Redis primary "${target.sentinelName ?? 'mymaster'}" of the Sentinels at ${target.sentinels.join(', ')}`;
+  return `Redis at ${redactUrl(target.url ?? '')}`;
+}
+
 function redactUrl(url: string): string {
   try {
     const u = new URL(url);
@@ -33,7 +100,7 @@ function redactUrl(url: string): string {
 }
 
 /** Resolves when the client is ready; rejects with the last connection error after `timeoutMs`. */
-export function waitUntilReady(client: Redis, url: string, timeoutMs: number): Promise<void> {
+export function waitUntilReady(client: RedisClient, target: RedisTarget, timeoutMs: number): Promise<void> {
   if (client.status === 'ready') return Promise.resolve();
   return new Promise((resolve, reject) => {
     let lastError: unknown;
@@ -50,7 +117,7 @@ export function waitUntilReady(client: Redis, url: string, timeoutMs: number): P
     const onReady = () => finish();
     const timer = setTimeout(() => {
       const reason = lastError instanceof Error ? lastError.message : `no answer within ${timeoutMs} ms`;
-      finish(new Error(`cannot connect to Redis at ${redactUrl(url)}: ${reason}`, { cause: lastError }));
+      finish(new Error(`cannot connect to ${describeTarget(target)}: ${reason}`, { cause: lastError }));
     }, timeoutMs);
     client.on('ready', onReady);
     client.on('error', onError);
@@ -58,7 +125,7 @@ export function waitUntilReady(client: Redis, url: string, timeoutMs: number): P
 }
 
 /** PING with a deadline; false on any error or timeout, never throws. */
-export async function pingWithin(client: Redis, timeoutMs: number): Promise<boolean> {
+export async function pingWithin(client: RedisClient, timeoutMs: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), timeoutMs);
@@ -73,5 +140,19 @@ export async function pingWithin(client: Redis, timeoutMs: number): Promise<bool
     return false;
   } finally {
     clearTimeout(timer);
+  }
+}
+
+/** QUIT when connected (lets pending replies arrive), otherwise drop the socket at once. */
+export async function closeClient(client: RedisClient): Promise<void> {
+  if (client.status === 'end') return;
+  if (client.status !== 'ready') {
+    client.disconnect();
+    return;
+  }
+  try {
+    await client.quit();
+  } catch {
+    client.disconnect();
   }
 }

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import { rangeArgs, scoreBounds } from '../store-args.js';
 import type { IndexEntry, IndexRangeQuery } from '../state-store.js';
 import { entriesOf, scoreArg } from './time-index.js';
@@ -12,7 +12,7 @@ export function indexRangeArgs(key: string, query: IndexRangeQuery): (string | n
   return [key, scoreArg(from), scoreArg(to), 'BYSCORE', ...(rev ? ['REV'] : []), 'LIMIT', offset, limit, 'WITHSCORES'];
 }
 
-export async function indexRange(client: Redis, key: string, query: IndexRangeQuery): Promise<IndexEntry[]> {
+export async function indexRange(client: RedisClient, key: string, query: IndexRangeQuery): Promise<IndexEntry[]> {
   const args = indexRangeArgs(key, query);
   // Nothing can be returned: skip the round trip.
   if (query.limit === 0) return [];
@@ -25,10 +25,10 @@ export function scoreRangeArgs(min: number | undefined, max: number | undefined)
   return [scoreArg(bounds.min), scoreArg(bounds.max)];
 }
 
-export async function indexCount(client: Redis, key: string, min?: number, max?: number): Promise<number> {
+export async function indexCount(client: RedisClient, key: string, min?: number, max?: number): Promise<number> {
   return client.zcount(key, ...scoreRangeArgs(min, max));
 }
 
-export async function indexRemoveRange(client: Redis, key: string, min: number, max: number): Promise<number> {
+export async function indexRemoveRange(client: RedisClient, key: string, min: number, max: number): Promise<number> {
   return client.zremrangebyscore(key, ...scoreRangeArgs(min, max));
 }

@@ -1,10 +1,10 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import type { LogDelivery, LogEntry } from '../state-store.js';
 import { logMaxLen } from '../store-args.js';
 
 /* Logs on Redis Streams: one field, `m`, holds the message. */
 
-export async function logAppend(client: Redis, key: string, message: string, maxLen: number): Promise<string> {
+export async function logAppend(client: RedisClient, key: string, message: string, maxLen: number): Promise<string> {
   logMaxLen(maxLen);
   // `~` trims in whole radix-tree nodes: cheap, and the log keeps at least maxLen entries.
   const id = await client.xadd(key, 'MAXLEN', '~', maxLen, '*', 'm', message);
@@ -12,7 +12,7 @@ export async function logAppend(client: Redis, key: string, message: string, max
   return id;
 }
 
-export async function logRange(client: Redis, key: string, opts: { afterId?: string; limit: number }): Promise<LogEntry[]> {
+export async function logRange(client: RedisClient, key: string, opts: { afterId?: string; limit: number }): Promise<LogEntry[]> {
   const start = opts.afterId === undefined ? '-' : `(${opts.afterId}`;
   const entries = await client.xrange(key, start, '+', 'COUNT', opts.limit);
   return entries.map(([id, fields]) => ({ id, message: fields[fields.indexOf('m') + 1] ?? '' }));
@@ -29,7 +29,7 @@ function fieldOf(fields: string[]): string {
   return fields[fields.indexOf('m') + 1] ?? '';
 }
 
-export async function groupCreate(client: Redis, key: string, group: string, from: 'start' | 'end'): Promise<boolean> {
+export async function groupCreate(client: RedisClient, key: string, group: string, from: 'start' | 'end'): Promise<boolean> {
   try {
     await client.xgroup('CREATE', key, group, from === 'start' ? '0' : '$', 'MKSTREAM');
     return true;
@@ -39,12 +39,12 @@ export async function groupCreate(client: Redis, key: string, group: string, fro
   }
 }
 
-export async function groupRead(client: Redis, key: string, group: string, consumer: string, count: number): Promise<LogDelivery[]> {
+export async function groupRead(client: RedisClient, key: string, group: string, consumer: string, count: number): Promise<LogDelivery[]> {
   const reply = (await client.xreadgroup('GROUP', group, consumer, 'COUNT', count, 'STREAMS', key, '>')) as [string, RawEntry[]][] | null;
   return deliveries(reply?.[0]?.[1] ?? [], () => 1);
 }
 
-export async function groupClaim(client: Redis, key: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]> {
+export async function groupClaim(client: RedisClient, key: string, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]> {
   const [, claimed] = (await client.xautoclaim(key, group, consumer, minIdleMs, '0-0', 'COUNT', count)) as [string, RawEntry[], string[]?];
   if (claimed.length === 0) return [];
   // XAUTOCLAIM does not say how often each was delivered; XPENDING of exactly each id does (one pipeline).
@@ -59,11 +59,11 @@ export async function groupClaim(client: Redis, key: string, group: string, cons
   return deliveries(claimed, (id) => counts.get(id) ?? 1);
 }
 
-export async function groupAck(client: Redis, key: string, group: string, ids: readonly string[]): Promise<number> {
+export async function groupAck(client: RedisClient, key: string, group: string, ids: readonly string[]): Promise<number> {
   return ids.length === 0 ? 0 : client.xack(key, group, ...ids);
 }
 
-export async function groupLag(client: Redis, key: string, group: string): Promise<{ pending: number; undelivered: number }> {
+export async function groupLag(client: RedisClient, key: string, group: string): Promise<{ pending: number; undelivered: number }> {
   const groups = (await client.xinfo('GROUPS', key)) as (string | number | null)[][];
   const info = groups.map((g) => Object.fromEntries(Array.from({ length: g.length / 2 }, (_, i) => [g[2 * i], g[2 * i + 1]])));
   const mine = info.find((g) => g['name'] === group);

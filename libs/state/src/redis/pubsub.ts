@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import { closeClient, isCluster, type RedisClient } from './connection.js';
 import { channelName } from '../keys.js';
 import type { Unsubscribe } from '../state-store.js';
 
@@ -7,22 +7,29 @@ type Handler = (message: string) => void;
 /**
  * Pub/sub over a dedicated subscriber connection, created on the first subscribe (a connection
  * in subscriber mode cannot run other commands). One Redis SUBSCRIBE per channel, fanned out
- * to every local handler.
+ * to every local handler. On Redis Cluster, sharded pub/sub (SPUBLISH/SSUBSCRIBE, Redis 7): a
+ * channel lives on the primary of its slot, so its messages keep their order (plain PUBLISH goes
+ * to any node and is broadcast over the cluster bus, in no common order) and do not load every node.
  */
 export class RedisPubSub {
-  private subscriber: Redis | null = null;
+  private subscriber: RedisClient | null = null;
   /** Per Redis channel: local handlers, and the SUBSCRIBE every one of them waits for. */
   private readonly channels = new Map<string, { subs: Set<{ handler: Handler }>; subscribed: Promise<unknown> }>();
   private closed = false;
+  private readonly sharded: boolean;
 
   constructor(
-    private readonly client: Redis,
+    private readonly client: RedisClient,
     private readonly prefix: string,
     private readonly onHandlerError: (channel: string, err: unknown) => void,
-  ) {}
+  ) {
+    this.sharded = isCluster(client);
+  }
 
   async publish(channel: string, message: string): Promise<void> {
-    await this.client.publish(channelName(this.prefix, channel), message);
+    const full = channelName(this.prefix, channel);
+    if (isCluster(this.client)) await this.client.spublish(full, message);
+    else await this.client.publish(full, message);
   }
 
   /** Resolves once Redis has confirmed the subscription, so later publishes are delivered. */
@@ -33,7 +40,8 @@ export class RedisPubSub {
     let entry = this.channels.get(full);
     // Commands are issued synchronously, in call order, so SUBSCRIBE/UNSUBSCRIBE cannot reorder.
     if (entry === undefined) {
-      entry = { subs: new Set(), subscribed: this.connection().subscribe(full) };
+      const connection = this.connection();
+      entry = { subs: new Set(), subscribed: this.sharded ? connection.ssubscribe(full) : connection.subscribe(full) };
       this.channels.set(full, entry);
     }
     entry.subs.add(sub);
@@ -41,7 +49,9 @@ export class RedisPubSub {
       const current = this.channels.get(full);
       if (current === undefined || !current.subs.delete(sub) || current.subs.size > 0) return;
       this.channels.delete(full);
-      if (this.subscriber !== null) await this.subscriber.unsubscribe(full);
+      if (this.subscriber === null) return;
+      if (this.sharded) await this.subscriber.sunsubscribe(full);
+      else await this.subscriber.unsubscribe(full);
     };
     try {
       await entry.subscribed;
@@ -61,15 +71,16 @@ export class RedisPubSub {
     if (sub !== null) await closeClient(sub);
   }
 
-  private connection(): Redis {
-    if (this.subscriber === null) {
-      const sub = this.client.duplicate();
+  private connection(): RedisClient {
+    let sub = this.subscriber;
+    if (sub === null) {
+      sub = isCluster(this.client) ? this.client.duplicate(undefined, { shardedSubscribers: true }) : this.client.duplicate();
       // Errors surface through the main client and ping(); an 'error' listener stops ioredis logging them.
       sub.on('error', () => {});
-      sub.on('message', (channel: string, message: string) => this.deliver(channel, message));
+      sub.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => this.deliver(channel, message));
       this.subscriber = sub;
     }
-    return this.subscriber;
+    return sub;
   }
 
   private deliver(channel: string, message: string): void {
@@ -80,19 +91,5 @@ export class RedisPubSub {
         this.onHandlerError(channel, err);
       }
     }
-  }
-}
-
-/** QUIT when connected (lets pending replies arrive), otherwise drop the socket at once. */
-export async function closeClient(client: Redis): Promise<void> {
-  if (client.status === 'end') return;
-  if (client.status !== 'ready') {
-    client.disconnect();
-    return;
-  }
-  try {
-    await client.quit();
-  } catch {
-    client.disconnect();
   }
 }

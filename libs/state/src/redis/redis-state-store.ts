@@ -1,5 +1,4 @@
-import type { Redis } from 'ioredis';
-import { renderKey } from '../keys.js';
+import { parseKey, renderKey } from '../keys.js';
 import { warnHandlerError } from '../subscriber-errors.js';
 import type {
   BoundedAddResult,
@@ -22,12 +21,12 @@ import type {
   WriteOp,
 } from '../state-store.js';
 import { writeBatch } from './batch.js';
-import { logAckWith } from './log-ack-with.js';
+import { finishStagedBatches, logAckWith, type MarkerKey } from './log-ack-with.js';
 import { compareAndSwapWith } from './compare-and-swap-with.js';
-import { createClient, pingWithin, waitUntilReady, type RedisConnectionOptions } from './connection.js';
+import { closeClient, createClient, pingWithin, waitUntilReady, type RedisClient, type RedisConnectionOptions } from './connection.js';
 import * as ranges from './index-range.js';
 import * as logs from './logs.js';
-import { closeClient, RedisPubSub } from './pubsub.js';
+import { RedisPubSub } from './pubsub.js';
 import { scanKind } from './scan.js';
 import { logGroupRemoveConsumerScript } from './lua/index.js';
 import { registerScripts, runScript } from './scripts.js';
@@ -52,7 +51,7 @@ export interface RedisStateStoreOptions extends RedisConnectionOptions {
  */
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
-  readonly client: Redis;
+  readonly client: RedisClient;
   private readonly prefix: string;
   private readonly pubsub: RedisPubSub;
   private readonly pingTimeoutMs: number;
@@ -75,7 +74,7 @@ export class RedisStateStore implements StateStore {
   static async connect(opts: RedisStateStoreOptions): Promise<RedisStateStore> {
     const store = new RedisStateStore(opts);
     try {
-      await waitUntilReady(store.client, opts.url, opts.connectTimeoutMs ?? 5000);
+      await waitUntilReady(store.client, opts, opts.connectTimeoutMs ?? 5000);
     } catch (err) {
       await store.close();
       throw err;
@@ -197,7 +196,9 @@ export class RedisStateStore implements StateStore {
     return logs.groupRead(this.client, this.k(log), group, consumer, count);
   }
 
-  logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]> {
+  async logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]> {
+    // Redis Cluster: a consumer that died mid-acknowledgement left a staged batch; finish it first.
+    await finishStagedBatches(this.client, this.k(log), minIdleMs, this.marker);
     return logs.groupClaim(this.client, this.k(log), group, consumer, minIdleMs, count);
   }
 
@@ -212,7 +213,7 @@ export class RedisStateStore implements StateStore {
     ids: readonly string[],
     writes: readonly BulkWriteOp[],
   ): Promise<{ applied: boolean; failed: number }> {
-    return logAckWith(this.client, this.k(log), group, consumer, ids, writes, (key) => this.k(key));
+    return logAckWith(this.client, this.k(log), group, consumer, ids, writes, (key) => this.k(key), this.marker);
   }
 
   async logGroupRemoveConsumer(log: StateKey, group: string, consumer: string): Promise<boolean> {
@@ -266,6 +267,13 @@ export class RedisStateStore implements StateStore {
     await this.pubsub.close();
     await closeClient(this.client);
   }
+
+  /** A staged batch's marker in the slot of `key`: a key of the same namespace and tenant. */
+  private readonly marker: MarkerKey = (key, batchId) => {
+    const scope = parseKey(this.prefix, key);
+    if (scope === null) throw new Error(`not a key of this store: ${key}`);
+    return this.k({ kind: 'log-applied', namespace: scope.namespace, tenant: scope.tenant, id: batchId });
+  };
 
   private k(key: StateKey): string {
     return renderKey(this.prefix, key);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import { LUA_SCRIPTS, type LuaScript } from './lua/index.js';
 
 /** Keys and arguments of one script call, as built by a pure `<op>Args()` function. */
@@ -26,7 +26,7 @@ export function commandName(script: LuaScript): string {
 }
 
 /** Registers every script with defineCommand (EVALSHA with an EVAL fallback on NOSCRIPT). */
-export function registerScripts(client: Redis): void {
+export function registerScripts(client: RedisClient): void {
   for (const script of LUA_SCRIPTS) {
     // Without numberOfKeys, ioredis expects the key count as each call's first argument.
     const numberOfKeys = script.variadicKeys === true ? undefined : script.numberOfKeys;
@@ -34,7 +34,7 @@ export function registerScripts(client: Redis): void {
   }
 }
 
-export function runScript(client: Redis, script: LuaScript, call: ScriptCall): Promise<unknown> {
+export function runScript(client: RedisClient, script: LuaScript, call: ScriptCall): Promise<unknown> {
   const variadic = script.variadicKeys === true;
   if (variadic ? call.keys.length < script.numberOfKeys : call.keys.length !== script.numberOfKeys) {
     throw new Error(`${script.name} takes ${variadic ? 'at least ' : ''}${script.numberOfKeys} keys, got ${call.keys.length}`);

@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import { checkScore, maxMembersArg, popLimit } from '../store-args.js';
 import type { BoundedAddResult, IndexEntry } from '../state-store.js';
 import { indexAddBoundedScript, indexPopDueScript, indexRemoveIfScript } from './lua/index.js';
@@ -22,7 +22,7 @@ export function parseScore(raw: string): number {
   return Number(raw);
 }
 
-export async function indexAdd(client: Redis, key: string, member: string, score: number): Promise<void> {
+export async function indexAdd(client: RedisClient, key: string, member: string, score: number): Promise<void> {
   await client.zadd(key, scoreArg(score), member);
 }
 
@@ -32,14 +32,14 @@ export function indexAddBoundedArgs(key: string, member: string, score: number, 
 
 const BOUNDED_RESULTS: readonly BoundedAddResult[] = ['added', 'present', 'full'];
 
-export async function indexAddBounded(client: Redis, key: string, member: string, score: number, maxMembers: number): Promise<BoundedAddResult> {
+export async function indexAddBounded(client: RedisClient, key: string, member: string, score: number, maxMembers: number): Promise<BoundedAddResult> {
   const reply = await runScript(client, indexAddBoundedScript, indexAddBoundedArgs(key, member, score, maxMembers));
   const result = BOUNDED_RESULTS[Number(reply)];
   if (result === undefined) throw new Error(`unexpected indexAddBounded reply: ${JSON.stringify(reply)}`);
   return result;
 }
 
-export async function indexRemove(client: Redis, key: string, member: string): Promise<boolean> {
+export async function indexRemove(client: RedisClient, key: string, member: string): Promise<boolean> {
   return (await client.zrem(key, member)) > 0;
 }
 
@@ -47,7 +47,7 @@ export function indexRemoveIfArgs(key: string, member: string, score: number): S
   return { keys: [key], args: [member, scoreArg(score)] };
 }
 
-export async function indexRemoveIf(client: Redis, key: string, member: string, score: number): Promise<boolean> {
+export async function indexRemoveIf(client: RedisClient, key: string, member: string, score: number): Promise<boolean> {
   return Number(await runScript(client, indexRemoveIfScript, indexRemoveIfArgs(key, member, score))) === 1;
 }
 
@@ -55,7 +55,7 @@ export function indexPopDueArgs(key: string, maxScore: number, limit: number): S
   return { keys: [key], args: [scoreArg(maxScore), popLimit(limit)] };
 }
 
-export async function indexPopDue(client: Redis, key: string, maxScore: number, limit: number): Promise<IndexEntry[]> {
+export async function indexPopDue(client: RedisClient, key: string, maxScore: number, limit: number): Promise<IndexEntry[]> {
   const call = indexPopDueArgs(key, maxScore, limit);
   // Nothing can be popped: skip the round trip.
   if (limit === 0) return [];

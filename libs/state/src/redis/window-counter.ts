@@ -1,4 +1,4 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import { windowArgs } from '../store-args.js';
 import type { WindowCount, WindowOptions } from '../state-store.js';
 import { incrementWindowScript, readWindowScript } from './lua/index.js';
@@ -11,7 +11,7 @@ export function incrementWindowArgs(key: string, opts: WindowOptions): ScriptCal
   return { keys: [key], args: [by, windowMs, limit === undefined ? '' : String(limit)] };
 }
 
-export async function incrementWindow(client: Redis, key: string, opts: WindowOptions): Promise<WindowCount> {
+export async function incrementWindow(client: RedisClient, key: string, opts: WindowOptions): Promise<WindowCount> {
   const reply = await runScript(client, incrementWindowScript, incrementWindowArgs(key, opts));
   const [count = 0, allowed = 0, resetAtMs = 0] = numbers(reply, 3, 'incrementWindow');
   return { count, allowed: allowed === 1, resetAtMs };
@@ -21,7 +21,7 @@ export function readWindowArgs(key: string): ScriptCall {
   return { keys: [key], args: [] };
 }
 
-export async function readWindow(client: Redis, key: string): Promise<{ count: number; resetAtMs: number | null }> {
+export async function readWindow(client: RedisClient, key: string): Promise<{ count: number; resetAtMs: number | null }> {
   const reply = await runScript(client, readWindowScript, readWindowArgs(key));
   const [count = 0, resetAtMs = -1] = numbers(reply, 2, 'readWindow');
   return { count, resetAtMs: resetAtMs < 0 ? null : resetAtMs };

@@ -1,3 +1,4 @@
+import { applyWritesOnceScript } from './apply-writes-once-1.js';
 import { compareAndSwapScript } from './compare-and-swap-1.js';
 import { compareAndSwapWithScript } from './compare-and-swap-with-1.js';
 import { deleteIfValueScript } from './delete-if-value-1.js';
@@ -5,6 +6,7 @@ import { incrementWindowScript } from './increment-window-1.js';
 import { indexAddBoundedScript } from './index-add-bounded-1.js';
 import { indexPopDueScript } from './index-pop-due-1.js';
 import { indexRemoveIfScript } from './index-remove-if-1.js';
+import { logAckStageScript } from './log-ack-stage-1.js';
 import { logAckWithScript } from './log-ack-with-1.js';
 import { logGroupRemoveConsumerScript } from './log-group-remove-consumer-1.js';
 import type { LuaScript } from './lua-script.js';
@@ -12,6 +14,7 @@ import { readWindowScript } from './read-window-1.js';
 
 export type { LuaScript } from './lua-script.js';
 export {
+  applyWritesOnceScript,
   compareAndSwapScript,
   compareAndSwapWithScript,
   deleteIfValueScript,
@@ -19,6 +22,7 @@ export {
   indexAddBoundedScript,
   indexPopDueScript,
   indexRemoveIfScript,
+  logAckStageScript,
   logAckWithScript,
   logGroupRemoveConsumerScript,
   readWindowScript,
@@ -34,6 +38,8 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   indexAddBoundedScript,
   indexRemoveIfScript,
   logAckWithScript,
+  logAckStageScript,
+  applyWritesOnceScript,
   logGroupRemoveConsumerScript,
   deleteIfValueScript,
 ];

@@ -1,0 +1,76 @@
+import { spawnSync } from 'node:child_process';
+import { Redis } from 'ioredis';
+import { poll } from './poll.js';
+import { startRedisServer, type RunningRedis } from './redis-server.js';
+
+export interface RunningRedisCluster {
+  /** `127.0.0.1:<port>` of every node, primaries first (the seed list for clients). */
+  nodes: string[];
+  /** Every node's server, primaries first; a replica follows the primaries in creation order. */
+  servers: RunningRedis[];
+  /** The Redis errors every node has answered, by error prefix (INFO errorstats): `CROSSSLOT` must stay absent. */
+  errorCounts(): Promise<Record<string, number>>;
+  stop(): Promise<void>;
+}
+
+/**
+ * A private Redis Cluster on free ports: `primaries` primaries (3 at least, as Redis requires)
+ * with `replicas` replicas each, created by `redis-cli --cluster create`, resolved once every node
+ * reports `cluster_state:ok`. A short node timeout (1 s) makes failover tests quick.
+ */
+export async function startRedisCluster(opts: { primaries?: number; replicas?: number } = {}): Promise<RunningRedisCluster> {
+  const primaries = opts.primaries ?? 3;
+  const replicas = opts.replicas ?? 0;
+  const servers: RunningRedis[] = [];
+  const stop = async () => {
+    await Promise.all(servers.map((s) => s.stop()));
+  };
+  try {
+    for (let i = 0; i < primaries * (1 + replicas); i++) {
+      servers.push(
+        await startRedisServer({
+          args: ['--cluster-enabled', 'yes', '--cluster-config-file', 'nodes.conf', '--cluster-node-timeout', '1000', '--cluster-require-full-coverage', 'no'],
+        }),
+      );
+    }
+    const nodes = servers.map((s) => `127.0.0.1:${s.port}`);
+    const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', String(replicas), '--cluster-yes'], { encoding: 'utf8' });
+    if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
+    await poll('every node of the Redis Cluster to report cluster_state:ok', () => allOk(servers), { timeoutMs: 20_000, intervalMs: 100 });
+    return { nodes, servers, errorCounts: () => errorCounts(servers), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+async function allOk(servers: readonly RunningRedis[]): Promise<boolean> {
+  const states = await Promise.all(servers.map((s) => clusterInfo(s.port).catch(() => '')));
+  return states.every((info) => info.includes('cluster_state:ok') && info.includes('cluster_slots_ok:16384'));
+}
+
+async function clusterInfo(port: number): Promise<string> {
+  return withNode(port, (node) => node.cluster('INFO'));
+}
+
+async function errorCounts(servers: readonly RunningRedis[]): Promise<Record<string, number>> {
+  const counts: Record<string, number> = {};
+  for (const server of servers) {
+    const info = await withNode(server.port, (node) => node.info('errorstats'));
+    for (const m of info.matchAll(/^errorstat_([A-Z]+):count=(\d+)/gm)) {
+      const name = m[1] ?? '';
+      counts[name] = (counts[name] ?? 0) + Number(m[2]);
+    }
+  }
+  return counts;
+}
+
+async function withNode<T>(port: number, use: (node: Redis) => Promise<T>): Promise<T> {
+  const node = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await node.connect();
+    return await use(node);
+  } finally {
+    node.disconnect();
+  }
+}
