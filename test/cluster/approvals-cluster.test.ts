@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { postJson, sampleAction } from '../support/start-gateway.js';
-import { Cluster } from './harness.js';
+import { Cluster, REDIS_DEPLOYMENTS } from './harness.js';
 
 const RULES = `
 rules:
@@ -10,7 +10,7 @@ rules:
 `;
 const EXTERNAL = 'https://sluice.example';
 
-describe('approvals across 2 replicas sharing Redis', () => {
+describe.each(REDIS_DEPLOYMENTS)('approvals across 2 replicas sharing Redis (%s Redis)', (redis) => {
   let cluster: Cluster;
   let sink: HttpSink;
   let a: string;
@@ -20,6 +20,7 @@ describe('approvals across 2 replicas sharing Redis', () => {
     sink = await startSink();
     // No approval_keys: the replicas must agree on the random key kept in Redis.
     cluster = await Cluster.start({
+      redis,
       apis: 2,
       workers: 0,
       config: {

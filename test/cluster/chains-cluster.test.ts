@@ -3,7 +3,7 @@ import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { sampleAction } from '../support/start-gateway.js';
-import { Cluster } from './harness.js';
+import { Cluster, REDIS_DEPLOYMENTS } from './harness.js';
 
 const RUNS = 16;
 const step = (name: string, provider: string, extra: Record<string, unknown> = {}) => ({ name, provider, action_type: name, ...extra });
@@ -21,7 +21,7 @@ rules:
 
 type Run = { status: string; steps: { name: string; status: string; child_chain_id: string | null }[] };
 
-describe('cluster: chain runs (2 replicas, 2 workers)', () => {
+describe.each(REDIS_DEPLOYMENTS)('cluster: chain runs (2 replicas, 2 workers) (%s Redis)', (redis) => {
   let cluster: Cluster;
   const sinks: Record<'a' | 'b' | 'c', HttpSink> = {} as never;
   const api = () => cluster.nextApi().url;
@@ -39,6 +39,7 @@ describe('cluster: chain runs (2 replicas, 2 workers)', () => {
   beforeAll(async () => {
     for (const name of ['a', 'b', 'c'] as const) sinks[name] = await startSink();
     cluster = await Cluster.start({
+      redis,
       apis: 2,
       workers: 2,
       config: {

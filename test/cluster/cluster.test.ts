@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sampleAction } from '../support/start-gateway.js';
-import { Cluster } from './harness.js';
+import { Cluster, REDIS_DEPLOYMENTS } from './harness.js';
 
-describe('cluster: 3 API replicas + 1 worker on one Redis', () => {
+describe.each(REDIS_DEPLOYMENTS)('cluster: 3 API replicas + 1 worker on one Redis (%s Redis)', (redis) => {
   let cluster: Cluster;
   beforeAll(async () => {
-    cluster = await Cluster.start({ apis: 3, workers: 1 });
+    cluster = await Cluster.start({ redis, apis: 3, workers: 1 });
   }, 60_000);
   afterAll(() => cluster?.stop());
 

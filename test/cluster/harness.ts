@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
 import { freePort } from '../support/free-port.js';
+import { startRedisCluster, type RunningRedisCluster } from '../support/redis-cluster.js';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { spawnSluice, type SluiceProcess } from '../support/sluice-process.js';
 
@@ -13,28 +14,35 @@ export interface ClusterOptions {
   config?: Record<string, unknown>;
   /** Extra environment of the worker processes (the APIs get the test default). */
   workerEnv?: Record<string, string>;
+  /** The shared state: one redis-server (default), or a 3-primary Redis Cluster. */
+  redis?: 'single' | 'cluster';
 }
 
+/** How the cluster tests name the two Redis deployments they run on. */
+export const REDIS_DEPLOYMENTS = ['single', 'cluster'] as const;
+
 /**
- * A real cluster on one machine: a private redis-server, N `sluice serve --no-worker` and M
- * `sluice worker` child processes sharing it, and round-robin HTTP over the APIs. Any process
- * can be SIGKILLed mid-test.
+ * A real cluster on one machine: a private redis-server (or Redis Cluster), N `sluice serve
+ * --no-worker` and M `sluice worker` child processes sharing it, and round-robin HTTP over the
+ * APIs. Any process can be SIGKILLed mid-test.
  */
 export class Cluster {
   private cursor = 0;
 
   private constructor(
-    readonly redis: RunningRedis,
+    private readonly state: { single: RunningRedis } | { sharded: RunningRedisCluster },
     readonly configFile: string,
     readonly apis: SluiceProcess[],
     readonly workers: SluiceProcess[],
   ) {}
 
   static async start(opts: ClusterOptions): Promise<Cluster> {
-    const redis = await startRedisServer();
+    const state: { single: RunningRedis } | { sharded: RunningRedisCluster } =
+      opts.redis === 'cluster' ? { sharded: await startRedisCluster() } : { single: await startRedisServer() };
+    const where = 'sharded' in state ? { cluster: { nodes: state.sharded.nodes } } : { url: state.single.url };
     const config = {
       ...opts.config,
-      state: { backend: 'redis', url: redis.url, prefix: 'sluice-cluster' },
+      state: { backend: 'redis', ...where, prefix: 'sluice-cluster' },
       worker: { lock_duration_ms: 2000, stalled_interval_ms: 1000, ...(opts.config?.worker as object | undefined) },
       server: { shutdown_timeout_seconds: 10, ...(opts.config?.server as object | undefined) },
     };
@@ -49,11 +57,17 @@ export class Cluster {
     try {
       const apis = await Promise.all(Array.from({ length: opts.apis }, () => spawnOne('api')));
       const workers = await Promise.all(Array.from({ length: opts.workers }, () => spawnOne('worker')));
-      return new Cluster(redis, configFile, apis, workers);
+      return new Cluster(state, configFile, apis, workers);
     } catch (err) {
-      await redis.stop();
+      await ('sharded' in state ? state.sharded : state.single).stop();
       throw err;
     }
+  }
+
+  /** The single redis-server (tests that read Redis directly run on that deployment only). */
+  get redis(): RunningRedis {
+    if (!('single' in this.state)) throw new Error('this cluster runs on a Redis Cluster');
+    return this.state.single;
   }
 
   /** The next API replica in round-robin order (including dead ones: callers see real failures). */
@@ -67,6 +81,13 @@ export class Cluster {
     const all = [...this.apis, ...this.workers];
     for (const p of all) p.kill('SIGTERM');
     await Promise.all(all.map((p) => Promise.race([p.exited, new Promise((r) => setTimeout(r, 8000)).then(() => p.kill('SIGKILL'))])));
-    await this.redis.stop();
+    if ('single' in this.state) {
+      await this.state.single.stop();
+      return;
+    }
+    const errors = await this.state.sharded.errorCounts();
+    await this.state.sharded.stop();
+    // Every command of the run stayed within one slot.
+    if ((errors.CROSSSLOT ?? 0) > 0) throw new Error(`the Redis Cluster answered CROSSSLOT ${errors.CROSSSLOT} times`);
   }
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poll } from '../support/poll.js';
 import { sampleAction } from '../support/start-gateway.js';
-import { Cluster } from './harness.js';
+import { Cluster, REDIS_DEPLOYMENTS } from './harness.js';
 
 const POLICIES = [
   { id: 'race-block', namespace: 'payments', tenant: 'race-block', max_actions: 10, window: 'monthly', overage_behavior: 'block' },
@@ -21,13 +21,13 @@ async function dispatch(url: string, over: Record<string, unknown>): Promise<Out
 
 const count = (outcomes: Outcome[], name: string) => outcomes.filter((o) => o.outcome === name).length;
 
-describe('quotas across 3 replicas sharing Redis', () => {
+describe.each(REDIS_DEPLOYMENTS)('quotas across 3 replicas sharing Redis (%s Redis)', (redis) => {
   let cluster: Cluster;
   const burst = (tenant: string, n: number) => Promise.all(Array.from({ length: n }, () => dispatch(cluster.nextApi().url, { tenant })));
   const usage = async (url: string, id: string) => (await (await fetch(`${url}/v1/quotas/${id}/usage`)).json()) as { used: number };
 
   beforeAll(async () => {
-    cluster = await Cluster.start({ apis: 3, workers: 0, config: { quotas: { policies: POLICIES } } });
+    cluster = await Cluster.start({ redis, apis: 3, workers: 0, config: { quotas: { policies: POLICIES } } });
   }, 60_000);
   afterAll(() => cluster?.stop());
 

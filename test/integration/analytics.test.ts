@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
-import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Bucket = {
   timestamp: string;
@@ -27,7 +27,7 @@ const CALLERS = [
   { name: 'two', role: 'viewer' as const, grants: [{ tenants: ['acme', 'initech'], namespaces: ['*'], actions: ['*'] }] },
 ];
 
-describe.each(BACKENDS)('GET /v1/analytics (%s backend)', (backend) => {
+describe.each(ALL_BACKENDS)('GET /v1/analytics (%s backend)', (backend) => {
   let gw: RunningGateway;
   const analytics = async (query: string, caller = 'root') => {
     const res = await fetch(`${gw.url}/v1/analytics?${query}`, { headers: keyHeader(caller) });

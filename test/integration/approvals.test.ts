@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
-import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { ALL_BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const RULES = `
 rules:
@@ -25,7 +25,7 @@ function signWith(secret: string, ns: string, tenant: string, id: string, expire
     .digest('hex');
 }
 
-describe.each(BACKENDS)('approvals (%s)', (backend) => {
+describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
   let gw: RunningGateway;
   let sink: HttpSink;
   const local = (link: string) => link.replace(EXTERNAL, gw.url);

@@ -4,7 +4,7 @@ import { credentialsFile, keyHeader } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
-import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { ALL_BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Body = Record<string, unknown>;
 type Step = { name: string; status: string; response_body: unknown; child_chain_id: string | null; action_id: string | null; completed_at: string | null };
@@ -28,7 +28,7 @@ const chainRules = (...names: string[]) =>
     'chains.yaml': `rules:\n${names.map((n, i) => `  - { name: start-${n}, priority: ${i + 1}, condition: { field: action.action_type, eq: ${n} }, action: { type: chain, chain_name: ${n} } }`).join('\n')}\n`,
   });
 
-describe.each(BACKENDS)('chains (%s)', (backend) => {
+describe.each(ALL_BACKENDS)('chains (%s)', (backend) => {
   let gw: RunningGateway;
   const sinks: Record<'a' | 'b' | 'c' | 'bad', HttpSink> = {} as never;
   const url = (path: string) => `${gw.url}${path}`;
@@ -243,7 +243,7 @@ describe('chains: delay_seconds runs on the gateway clock (memory)', () => {
   });
 });
 
-describe.each(BACKENDS)('chain runs and grants (%s)', (backend) => {
+describe.each(ALL_BACKENDS)('chain runs and grants (%s)', (backend) => {
   let gw: RunningGateway;
   let sink: HttpSink;
   const acme = { tenants: ['acme'], namespaces: ['payments'], actions: ['*'] };

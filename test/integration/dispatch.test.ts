@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -23,7 +23,7 @@ async function startSink() {
   return { url: `http://127.0.0.1:${port}/hook`, received, statuses, close: () => new Promise((r) => server.close(r)) };
 }
 
-describe.each(BACKENDS)('dispatch over HTTP (%s backend)', (backend) => {
+describe.each(ALL_BACKENDS)('dispatch over HTTP (%s backend)', (backend) => {
   describe('with no providers configured', () => {
     let gw: RunningGateway;
     beforeAll(async () => {

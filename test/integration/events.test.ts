@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
 import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
-import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const RULES = `
 rules:
@@ -59,7 +59,7 @@ async function request(method: string, url: string, body?: unknown, headers: Rec
   return { status: res.status, body: (await res.json()) as Json };
 }
 
-describe.each(BACKENDS)('event state machines through HTTP (%s backend)', (backend) => {
+describe.each(ALL_BACKENDS)('event state machines through HTTP (%s backend)', (backend) => {
   let gw: RunningGateway;
   const seen: InternalEvent[] = [];
   const tenant = `t-${backend}`;

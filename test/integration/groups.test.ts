@@ -3,7 +3,7 @@ import { WILDCARD_GRANT, credentialsFile, keyHeader } from '../support/credentia
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
-import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway, requestJson } from '../support/start-gateway.js';
+import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway, requestJson } from '../support/start-gateway.js';
 
 const RULES = `
 rules:
@@ -30,7 +30,7 @@ async function call(method: string, url: string, headers: Record<string, string>
   return { status: res.status, body: res.body as Json };
 }
 
-describe.each(BACKENDS)('event groups through HTTP (%s backend)', (backend) => {
+describe.each(ALL_BACKENDS)('event groups through HTTP (%s backend)', (backend) => {
   let gw: RunningGateway;
   let sink: HttpSink;
   const dispatch = async (over: Json) => (await postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'hook', ...over }))).body as Json;

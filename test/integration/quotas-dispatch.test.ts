@@ -1,7 +1,7 @@
 import { windowBounds } from '@sluice/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rulesDir } from '../support/rules-dir.js';
-import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 // A rule that would let everything through (or suppress it): quotas are checked first regardless.
 const RULES = `
@@ -27,7 +27,7 @@ const POLICIES = [
 
 type Outcome = Record<string, unknown> & { outcome: string };
 
-describe.each(BACKENDS)('quota enforcement through HTTP (%s backend)', (backend) => {
+describe.each(ALL_BACKENDS)('quota enforcement through HTTP (%s backend)', (backend) => {
   let gw: RunningGateway;
   const dispatch = async (over: Record<string, unknown>, query = '') => (await postJson(`${gw.url}/v1/dispatch${query}`, sampleAction(over))).body as Outcome;
   const usage = async (id: string, query = '') => (await (await fetch(`${gw.url}/v1/quotas/${id}/usage${query}`)).json()) as Record<string, unknown>;

@@ -5,7 +5,7 @@ import { credentialsFile, keyHeader } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { openStream, type SseFrame, type SseStream } from '../support/sse-client.js';
-import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const RULES = `
 rules:
@@ -22,7 +22,7 @@ const CAP = 6;
 const quiet = () => new Promise((r) => setTimeout(r, QUIET_MS));
 const isDispatchOf = (actionId: string) => (f: SseFrame) => f.event === 'action_dispatched' && f.data['action_id'] === actionId;
 
-describe.each(BACKENDS)('the SSE stream (%s)', (backend) => {
+describe.each(ALL_BACKENDS)('the SSE stream (%s)', (backend) => {
   let gw: RunningGateway;
   let sink: HttpSink;
   let rejecting: HttpSink;
@@ -192,7 +192,7 @@ describe.each(BACKENDS)('the SSE stream (%s)', (backend) => {
 });
 
 // Local scope: events reach the subscriber as they are emitted, so the client is behind by exactly what the test emits.
-describe.each(BACKENDS)('the SSE stream: a slow client (%s)', (backend) => {
+describe.each(ALL_BACKENDS)('the SSE stream: a slow client (%s)', (backend) => {
   let gw: RunningGateway;
   beforeAll(async () => {
     gw = await startGateway(backend, { stream: { scope: 'local', max_queued_events: 16 } });

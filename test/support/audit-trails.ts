@@ -11,8 +11,10 @@ export interface AuditTrailSetup {
 export const AUDIT_TRAILS: readonly (AuditTrailSetup & { name: string })[] = [
   { name: 'memory', state: 'memory', postgres: false },
   { name: 'redis', state: 'redis', postgres: false },
+  { name: 'redis cluster', state: 'redis-cluster', postgres: false },
   { name: 'postgresql through memory', state: 'memory', postgres: true },
   { name: 'postgresql through redis', state: 'redis', postgres: true },
+  { name: 'postgresql through redis cluster', state: 'redis-cluster', postgres: true },
 ];
 
 export interface AuditTrailConfig {

@@ -37,7 +37,7 @@ export async function startRedisCluster(opts: { primaries?: number; replicas?: n
     const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', String(replicas), '--cluster-yes'], { encoding: 'utf8' });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
     await poll('every node of the Redis Cluster to report cluster_state:ok', () => allOk(servers), { timeoutMs: 20_000, intervalMs: 100 });
-    return { nodes, servers, errorCounts: () => errorCounts(servers), stop };
+    return { nodes, servers, errorCounts: () => redisErrorCounts(nodes), stop };
   } catch (err) {
     await stop();
     throw err;
@@ -53,10 +53,11 @@ async function clusterInfo(port: number): Promise<string> {
   return withNode(port, (node) => node.cluster('INFO'));
 }
 
-async function errorCounts(servers: readonly RunningRedis[]): Promise<Record<string, number>> {
+/** Errors answered so far by the nodes (`host:port`), summed by error prefix (INFO errorstats). */
+export async function redisErrorCounts(nodes: readonly string[]): Promise<Record<string, number>> {
   const counts: Record<string, number> = {};
-  for (const server of servers) {
-    const info = await withNode(server.port, (node) => node.info('errorstats'));
+  for (const address of nodes) {
+    const info = await withNode(Number(address.split(':')[1]), (node) => node.info('errorstats'));
     for (const m of info.matchAll(/^errorstat_([A-Z]+):count=(\d+)/gm)) {
       const name = m[1] ?? '';
       counts[name] = (counts[name] ?? 0) + Number(m[2]);

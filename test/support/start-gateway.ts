@@ -7,7 +7,7 @@ import type { Readiness } from '@sluice/http';
 import { Metrics, createLogger, type Tracing } from '@sluice/telemetry';
 import { startConsumers } from '@sluice/worker';
 import type { FastifyInstance } from 'fastify';
-import { testRedisUrl, uniquePrefix } from './redis-url.js';
+import { testRedisClusterNodes, testRedisUrl, uniquePrefix } from './redis-url.js';
 
 export interface RunningGateway {
   url: string;
@@ -17,18 +17,23 @@ export interface RunningGateway {
   close(): Promise<void>;
 }
 
-export type Backend = 'memory' | 'redis';
+export type Backend = 'memory' | 'redis' | 'redis-cluster';
 
 /**
- * A real gateway (API + in-process worker) on an ephemeral port, on either backend. The Redis
- * flavour uses the run's private redis-server with a fresh key prefix.
+ * A real gateway (API + in-process worker) on an ephemeral port, on any backend. The Redis
+ * flavours use the run's private redis-server or Redis Cluster with a fresh key prefix.
  */
 export async function startGateway(
   backend: Backend,
   raw: Record<string, unknown> = {},
   opts: { clock?: Clock; tracing?: Tracing } = {},
 ): Promise<RunningGateway> {
-  const state = backend === 'redis' ? { backend, url: testRedisUrl(), prefix: uniquePrefix() } : { backend };
+  const state =
+    backend === 'redis'
+      ? { backend, url: testRedisUrl(), prefix: uniquePrefix() }
+      : backend === 'redis-cluster'
+        ? { backend: 'redis', cluster: { nodes: testRedisClusterNodes() }, prefix: uniquePrefix() }
+        : { backend };
   const config = SluiceConfig.parse({ ...raw, state: { ...state, ...(raw.state as object | undefined) }, logging: { level: 'silent' } });
   // Quiet, except that a part slow to close is named on stderr: a hung close() in a full run says where.
   const logger = createLogger({ level: 'warn', role: 'test', destination: slowCloseReporter() });
@@ -49,6 +54,8 @@ export async function startGateway(
 }
 
 export const BACKENDS: Backend[] = ['memory', 'redis'];
+/** BACKENDS and a 3-primary Redis Cluster: the suites whose features span keys of many slots run on all three. */
+export const ALL_BACKENDS: Backend[] = [...BACKENDS, 'redis-cluster'];
 
 /** A log destination that drops every line but the runtime's `still closing` warning, which it prints to stderr. */
 function slowCloseReporter(): Writable {

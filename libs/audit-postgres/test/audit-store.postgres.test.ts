@@ -1,16 +1,17 @@
 import type { AuditRecord } from '@sluice/core';
-import { MemoryStateStore, RedisStateStore, type StateStore } from '@sluice/state';
+import { MemoryStateStore, type RedisStateStore, type StateStore } from '@sluice/state';
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
 import { startPostgresServer, type RunningPostgres } from '../../../test/support/postgres-server.js';
-import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
+import { REDIS_TOPOLOGIES, connectRedisStore } from '../../../test/support/redis-topologies.js';
+import { uniquePrefix } from '../../../test/support/redis-url.js';
 import { auditStoreContract, type AuditHarness, type TestedStore, type TrailUnderTest } from '../../audit/test/audit-store.contract.js';
 import { migrate, PgAuditRecords, PgAuditStore } from '../src/index.js';
 
 /*
  * The audit store contract on the PostgreSQL trail, with each state backend as its way in: the
- * memory queue (one process) and the Redis ingest log (a cluster).
+ * memory queue (one process) and the Redis ingest log (a cluster), on one Redis or a Redis Cluster.
  */
 
 let server: RunningPostgres;
@@ -18,7 +19,7 @@ let pool: pg.Pool;
 beforeAll(async () => {
   server = await startPostgresServer();
   pool = new pg.Pool({ connectionString: await server.createDatabase('contract'), max: 6 });
-  for (const schema of ['via_memory', 'via_redis']) await migrate(pool, schema);
+  for (const schema of ['via_memory', 'via_redis', 'via_redis_cluster']) await migrate(pool, schema);
 }, 60_000);
 afterAll(async () => {
   await pool?.end();
@@ -80,24 +81,26 @@ auditStoreContract(
   'table',
 );
 
-auditStoreContract(
-  'postgresql, through the redis ingest log',
-  async () => {
-    const prefix = uniquePrefix();
-    const connect = () => RedisStateStore.connect({ url: testRedisUrl(), prefix });
-    const state = await connect();
-    const others: RedisStateStore[] = [];
-    return harness('via_redis', state, {
-      connectAnother: async () => {
-        const other = await connect();
-        others.push(other);
-        return other;
-      },
-      cleanupState: async () => {
-        await deleteKeys(state.client, `${prefix}:*`);
-        await Promise.all([state, ...others].map((s) => s.close()));
-      },
-    });
-  },
-  'table',
-);
+for (const topology of REDIS_TOPOLOGIES) {
+  auditStoreContract(
+    `postgresql, through the ${topology} ingest log`,
+    async () => {
+      const prefix = uniquePrefix();
+      const connect = () => connectRedisStore(topology, prefix);
+      const state = await connect();
+      const others: RedisStateStore[] = [];
+      return harness(topology === 'redis' ? 'via_redis' : 'via_redis_cluster', state, {
+        connectAnother: async () => {
+          const other = await connect();
+          others.push(other);
+          return other;
+        },
+        cleanupState: async () => {
+          await deleteKeys(state.client, `${prefix}:*`);
+          await Promise.all([state, ...others].map((s) => s.close()));
+        },
+      });
+    },
+    'table',
+  );
+}

@@ -1,23 +1,26 @@
-import { RedisStateStore } from '@sluice/state';
-import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
-import { auditStoreContract } from './audit-store.contract.js';
+import type { RedisStateStore } from '@sluice/state';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
+import { REDIS_TOPOLOGIES, connectRedisStore } from '../../../test/support/redis-topologies.js';
+import { uniquePrefix } from '../../../test/support/redis-url.js';
+import { auditStoreContract } from './audit-store.contract.js';
 
-auditStoreContract('redis', async () => {
-  const prefix = uniquePrefix();
-  const connect = () => RedisStateStore.connect({ url: testRedisUrl(), prefix });
-  const state = await connect();
-  const others: RedisStateStore[] = [];
-  return {
-    state,
-    connectAnother: async () => {
-      const other = await connect();
-      others.push(other);
-      return other;
-    },
-    cleanup: async () => {
-      await deleteKeys(state.client, `${prefix}:*`);
-      await Promise.all([state, ...others].map((s) => s.close()));
-    },
-  };
-});
+for (const topology of REDIS_TOPOLOGIES) {
+  auditStoreContract(topology, async () => {
+    const prefix = uniquePrefix();
+    const connect = () => connectRedisStore(topology, prefix);
+    const state = await connect();
+    const others: RedisStateStore[] = [];
+    return {
+      state,
+      connectAnother: async () => {
+        const other = await connect();
+        others.push(other);
+        return other;
+      },
+      cleanup: async () => {
+        await deleteKeys(state.client, `${prefix}:*`);
+        await Promise.all([state, ...others].map((s) => s.close()));
+      },
+    };
+  });
+}

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it } from 'vitest';
-import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
-import { RedisStateStore } from '../src/redis/redis-state-store.js';
+import { REDIS_TOPOLOGIES, connectRedisStore, dropAndClose, type RedisTopology } from '../../../test/support/redis-topologies.js';
+import { testRedisClusterNodes, testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { RACE } from './fixtures/race-config.js';
 
 const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
@@ -30,8 +29,9 @@ interface Contender {
   result: Promise<ChildResult>;
 }
 
-function startChild(prefix: string, worker: string): Contender {
-  const child = spawn(process.execPath, ['--conditions=sluice-source', '--import', 'tsx', childScript, testRedisUrl(), prefix, worker], {
+function startChild(topology: RedisTopology, prefix: string, worker: string): Contender {
+  const where = topology === 'redis' ? testRedisUrl() : `cluster:${testRedisClusterNodes().join(',')}`;
+  const child = spawn(process.execPath, ['--conditions=sluice-source', '--import', 'tsx', childScript, where, prefix, worker], {
     cwd: repoRoot,
     stdio: ['pipe', 'pipe', 'pipe'],
   });
@@ -65,10 +65,10 @@ afterAll(() => {
   for (const c of children) if (c.exitCode === null) c.kill();
 });
 
-describe('StateStore races across processes (Redis)', () => {
+describe.each(REDIS_TOPOLOGIES)('StateStore races across processes (%s)', (topology) => {
   it('settles every race in Redis when two processes hammer the same keys', async () => {
     const prefix = uniquePrefix();
-    const started = [startChild(prefix, 'A'), startChild(prefix, 'B')];
+    const started = [startChild(topology, prefix, 'A'), startChild(topology, prefix, 'B')];
     children.push(...started.map((s) => s.child));
     await Promise.all(started.map((s) => s.ready));
     for (const s of started) s.child.stdin?.end('go\n');
@@ -84,24 +84,20 @@ describe('StateStore races across processes (Redis)', () => {
     // Batches were handed out twice (claims with no idle time) and some refused: the race happened.
     expect(sum((r) => r.batchesRefused)).toBeGreaterThan(0);
 
-    const store = await RedisStateStore.connect({ url: testRedisUrl(), prefix });
-    const admin = new Redis(testRedisUrl());
+    const store = await connectRedisStore(topology, prefix);
     try {
-      const key = (id: string) => ({ kind: 'race', namespace: 'ns', tenant: 't', id });
+      const key = (id: string, tenant = 't') => ({ kind: 'race', namespace: 'ns', tenant, id });
       expect((await store.readWindow(key('window'))).count).toBe(RACE.windowLimit);
       const winner = results.find((r) => r.lockWins === 1)?.lockValue;
       expect(await store.get(key('lock'))).toBe(winner);
       const counter = await store.getVersioned(key('counter'));
       expect(counter).toEqual({ value: String(2 * RACE.casIncrements), version: 2 * RACE.casIncrements });
       // Every message's writes applied exactly once, whichever consumer got it (or got it twice).
-      expect(await store.get(key('log-count'))).toBe(String(2 * RACE.logMessages));
-      expect(await store.indexCount(key('log-index'))).toBe(2 * RACE.logMessages);
+      expect(await store.get(key('log-count', 'u'))).toBe(String(2 * RACE.logMessages));
+      expect(await store.indexCount(key('log-index', 'v'))).toBe(2 * RACE.logMessages);
       expect(await store.logLastId(key('log'))).toBeNull();
     } finally {
-      await store.close();
-      const keys = await admin.keys(`${prefix}:*`);
-      if (keys.length > 0) await admin.del(...keys);
-      await admin.quit();
+      await dropAndClose(store, prefix);
     }
   });
 });

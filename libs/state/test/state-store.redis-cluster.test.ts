@@ -1,8 +1,8 @@
 import { Cluster } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
-import { startRedisCluster, type RunningRedisCluster } from '../../../test/support/redis-cluster.js';
-import { uniquePrefix } from '../../../test/support/redis-url.js';
+import { redisErrorCounts } from '../../../test/support/redis-cluster.js';
+import { testRedisClusterNodes, uniquePrefix } from '../../../test/support/redis-url.js';
 import { bullPrefix } from '../src/bullmq/bullmq-naming.js';
 import { BullMqScheduler } from '../src/bullmq/bullmq-scheduler.js';
 import { renderKey } from '../src/keys.js';
@@ -19,24 +19,21 @@ import { stateStoreContract } from './contract/state-store.contract.js';
  */
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-let cluster: RunningRedisCluster;
+const nodes = testRedisClusterNodes();
 let admin: Cluster;
 
-beforeAll(async () => {
-  cluster = await startRedisCluster();
-  admin = new Cluster(cluster.nodes.map((n) => ({ host: '127.0.0.1', port: Number(n.split(':')[1]) })));
-}, 60_000);
+beforeAll(() => {
+  admin = new Cluster(nodes.map((n) => ({ host: '127.0.0.1', port: Number(n.split(':')[1]) })));
+});
 
 afterAll(async () => {
-  const errors = await cluster.errorCounts();
   admin.disconnect();
-  await cluster.stop();
-  // Every multi-key command of the suite stayed within one slot.
-  expect(errors.CROSSSLOT ?? 0).toBe(0);
+  // Every multi-key command stayed within one slot (the run's other suites on the cluster too).
+  expect((await redisErrorCounts(nodes)).CROSSSLOT ?? 0).toBe(0);
 });
 
 function connect(prefix: string): Promise<RedisStateStore> {
-  return RedisStateStore.connect({ clusterNodes: cluster.nodes, prefix });
+  return RedisStateStore.connect({ clusterNodes: nodes, prefix });
 }
 
 stateStoreContract(
@@ -59,7 +56,7 @@ stateStoreContract(
 
 schedulerContract('bullmq-cluster', async () => {
   const prefix = uniquePrefix();
-  const scheduler = new BullMqScheduler({ clusterNodes: cluster.nodes, prefix, backoffBaseMs: CONTRACT_BACKOFF_MS });
+  const scheduler = new BullMqScheduler({ clusterNodes: nodes, prefix, backoffBaseMs: CONTRACT_BACKOFF_MS });
   return {
     scheduler,
     async cleanup() {
