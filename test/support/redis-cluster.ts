@@ -10,6 +10,8 @@ export interface RunningRedisCluster {
   servers: RunningRedis[];
   /** The Redis errors every node has answered, by error prefix (INFO errorstats): `CROSSSLOT` must stay absent. */
   errorCounts(): Promise<Record<string, number>>;
+  /** Ports of the nodes that are primaries now, with their slot ranges, as a live node sees them. */
+  primaries(): Promise<{ port: number; slots: string[] }[]>;
   stop(): Promise<void>;
 }
 
@@ -37,11 +39,26 @@ export async function startRedisCluster(opts: { primaries?: number; replicas?: n
     const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', String(replicas), '--cluster-yes'], { encoding: 'utf8' });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
     await poll('every node of the Redis Cluster to report cluster_state:ok', () => allOk(servers), { timeoutMs: 20_000, intervalMs: 100 });
-    return { nodes, servers, errorCounts: () => redisErrorCounts(nodes), stop };
+    return { nodes, servers, errorCounts: () => redisErrorCounts(nodes), primaries: () => primariesOf(servers), stop };
   } catch (err) {
     await stop();
     throw err;
   }
+}
+
+async function primariesOf(servers: readonly RunningRedis[]): Promise<{ port: number; slots: string[] }[]> {
+  for (const server of servers) {
+    const table = await withNode(server.port, (node) => node.call('CLUSTER', 'NODES') as Promise<string>).catch(() => null);
+    if (table === null) continue;
+    // <id> <ip:port@bus> <flags> <primary> <ping> <pong> <epoch> <link> <slot> ...
+    return table
+      .split('\n')
+      .map((line) => line.split(' '))
+      .filter((f) => (f[2] ?? '').split(',').includes('master') && !(f[2] ?? '').includes('fail'))
+      .map((f) => ({ port: Number((f[1] ?? '').split('@')[0]?.split(':')[1]), slots: f.slice(8) }))
+      .filter((p) => p.slots.length > 0);
+  }
+  throw new Error('no node of the Redis Cluster answers');
 }
 
 async function allOk(servers: readonly RunningRedis[]): Promise<boolean> {

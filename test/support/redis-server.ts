@@ -9,6 +9,8 @@ import { poll } from './poll.js';
 export interface RunningRedis {
   url: string;
   port: number;
+  /** SIGKILL, as a host failure would (a later stop() only removes its directory). */
+  kill(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -33,8 +35,14 @@ export async function startRedisServer(opts: { port?: number; args?: readonly st
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
+    async kill() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    },
     async stop() {
-      if (child.exitCode === null) {
+      if (child.exitCode === null && child.signalCode === null) {
         const exited = new Promise((r) => child.once('exit', r));
         child.kill('SIGTERM');
         await exited;
@@ -44,7 +52,7 @@ export async function startRedisServer(opts: { port?: number; args?: readonly st
   };
 }
 
-async function waitForPort(port: number, timeoutMs: number): Promise<void> {
+export async function waitForPort(port: number, timeoutMs: number): Promise<void> {
   await poll(`redis-server to listen on port ${port}`, () => canConnect(port), { timeoutMs, intervalMs: 50 });
 }
 

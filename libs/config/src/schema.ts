@@ -49,6 +49,13 @@ const StateConfig = z
     password: z.string().min(1).optional(),
     /** Or the name of an env variable holding it. */
     password_env: z.string().min(1).optional(),
+    /**
+     * Writes that must survive a failover (dedup keys, approvals, quotas, throttles, chain and
+     * record updates) are answered once this many replicas have them (Redis WAIT); 0 = do not wait.
+     */
+    wait_replicas: z.number().int().min(0).max(16).default(0),
+    /** How long such a write waits for its replicas before it is answered anyway (and counted). */
+    wait_timeout_ms: positiveInt.max(60_000).default(500),
     prefix: z
       .string()
       .min(1)

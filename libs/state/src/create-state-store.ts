@@ -1,6 +1,7 @@
 import type { Clock } from '@sluice/core';
 import { MemoryStateStore } from './memory/memory-state-store.js';
 import type { RedisTarget } from './redis/connection.js';
+import type { ReplicaWait } from './redis/replica-wait.js';
 import type { StateStore } from './state-store.js';
 
 /** Redis (`url`, `clusterNodes` or `sentinels`: one is required) or memory. */
@@ -17,6 +18,8 @@ export interface CreateStateStoreOptions extends RedisTarget {
   clientName?: string;
   /** Called when a subscribe handler throws (default: process.emitWarning, plain text on stderr). */
   onHandlerError?: (channel: string, err: unknown) => void;
+  /** Redis only: writes that must survive a failover wait for replicas (state.wait_replicas). */
+  waitReplicas?: ReplicaWait;
 }
 
 /** The configured StateStore; for redis, resolves only once Redis answers (else throws naming the URL). */
@@ -33,6 +36,7 @@ export async function createStateStore(opts: CreateStateStoreOptions): Promise<S
     connectTimeoutMs: opts.connectTimeoutMs,
     clientName: opts.clientName,
     onHandlerError: opts.onHandlerError,
+    waitReplicas: opts.waitReplicas,
   });
 }
 

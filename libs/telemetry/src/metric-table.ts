@@ -32,6 +32,11 @@ export const METRICS = {
     labelNames: ['method', 'route', 'status'],
   },
   httpDuration: { type: 'histogram', name: 'sluice_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['method', 'route'] },
+  stateReplicationShort: {
+    type: 'counter',
+    name: 'sluice_state_replication_short_total',
+    help: 'Writes answered before state.wait_replicas replicas had them (the WAIT timed out)',
+  },
   jobs: { type: 'counter', name: 'sluice_jobs_total', help: 'Background jobs run by kind and result', labelNames: ['kind', 'result'] },
   jobDuration: { type: 'histogram', name: 'sluice_job_duration_seconds', help: 'Background job run time', labelNames: ['kind'] },
   ruleErrors: {

@@ -40,6 +40,11 @@ export async function createInfrastructure(
     clock,
     sweepIntervalMs: config.state.memory_sweep_interval_seconds * 1000,
     onHandlerError: (channel, err) => logger.error({ err, channel }, 'state subscriber failed'),
+    waitReplicas: {
+      replicas: config.state.wait_replicas,
+      timeoutMs: config.state.wait_timeout_ms,
+      onShort: () => metrics.stateReplicationShort.inc(),
+    },
   });
   closers.unshift({ name: 'state', close: () => state.close() });
   const bytesByKind = state.storedBytesByKind?.bind(state);

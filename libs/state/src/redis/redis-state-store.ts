@@ -27,6 +27,7 @@ import { closeClient, createClient, pingWithin, waitUntilReady, type RedisClient
 import * as ranges from './index-range.js';
 import * as logs from './logs.js';
 import { RedisPubSub } from './pubsub.js';
+import { ReplicaWaiter, type ReplicaWait } from './replica-wait.js';
 import { scanKind } from './scan.js';
 import { logGroupRemoveConsumerScript } from './lua/index.js';
 import { registerScripts, runScript } from './scripts.js';
@@ -42,6 +43,12 @@ export interface RedisStateStoreOptions extends RedisConnectionOptions {
   pingTimeoutMs?: number;
   /** Called when a subscribe handler throws; default: process.emitWarning. */
   onHandlerError?: (channel: string, err: unknown) => void;
+  /**
+   * Writes that decide an outcome and must survive a failover (setIfAbsent: dedup keys and locks;
+   * compareAndSwap and compareAndSwapWith: approvals, chains, records; incrementWindow: quotas and
+   * throttles) are answered only once this many replicas have them, or the timeout passed.
+   */
+  waitReplicas?: ReplicaWait | undefined;
 }
 
 /**
@@ -55,6 +62,9 @@ export class RedisStateStore implements StateStore {
   private readonly prefix: string;
   private readonly pubsub: RedisPubSub;
   private readonly pingTimeoutMs: number;
+  /** With state.wait_replicas, the writes that wait for replicas use a connection of their own (WAIT blocks its connection). */
+  private readonly durable: RedisClient;
+  private readonly replicaWaiter: ReplicaWaiter | undefined;
   private lastError: unknown;
 
   /** Connects in the background; use RedisStateStore.connect() to wait until Redis answers. */
@@ -67,6 +77,14 @@ export class RedisStateStore implements StateStore {
       this.lastError = err;
     });
     registerScripts(this.client);
+    if (opts.waitReplicas !== undefined && opts.waitReplicas.replicas > 0) {
+      this.durable = createClient({ ...opts, clientName: opts.clientName === undefined ? undefined : `${opts.clientName}-durable` });
+      this.durable.on('error', () => {});
+      registerScripts(this.durable);
+      this.replicaWaiter = new ReplicaWaiter(this.durable, opts.waitReplicas);
+    } else {
+      this.durable = this.client;
+    }
     this.pubsub = new RedisPubSub(this.client, this.prefix, opts.onHandlerError ?? warnHandlerError);
   }
 
@@ -100,7 +118,8 @@ export class RedisStateStore implements StateStore {
   }
 
   setIfAbsent(key: StateKey, value: string, opts?: SetOptions): Promise<boolean> {
-    return values.setValueIfAbsent(this.client, this.k(key), value, opts);
+    const k = this.k(key);
+    return this.replicated(k, values.setValueIfAbsent(this.durable, k, value, opts));
   }
 
   deleteIfValue(key: StateKey, value: string): Promise<boolean> {
@@ -108,7 +127,8 @@ export class RedisStateStore implements StateStore {
   }
 
   incrementWindow(key: StateKey, opts: WindowOptions): Promise<WindowCount> {
-    return windows.incrementWindow(this.client, this.k(key), opts);
+    const k = this.k(key);
+    return this.replicated(k, windows.incrementWindow(this.durable, k, opts));
   }
 
   readWindow(key: StateKey): Promise<{ count: number; resetAtMs: number | null }> {
@@ -120,7 +140,8 @@ export class RedisStateStore implements StateStore {
   }
 
   compareAndSwap(key: StateKey, expectedVersion: number, value: string, opts?: SetOptions): Promise<CasResult> {
-    return versioned.compareAndSwap(this.client, this.k(key), expectedVersion, value, opts);
+    const k = this.k(key);
+    return this.replicated(k, versioned.compareAndSwap(this.durable, k, expectedVersion, value, opts));
   }
 
   indexAdd(indexKey: StateKey, member: string, score: number): Promise<void> {
@@ -169,7 +190,10 @@ export class RedisStateStore implements StateStore {
   }
 
   compareAndSwapWith(key: StateKey, expectedVersion: number, value: string, writes: readonly WriteOp[]): Promise<CasResult> {
-    return compareAndSwapWith(this.client, key, expectedVersion, value, writes, (k) => this.k(k));
+    return this.replicated(
+      this.k(key),
+      compareAndSwapWith(this.durable, key, expectedVersion, value, writes, (k) => this.k(k)),
+    );
   }
 
   scan(kind: string, opts?: ScanOptions): Promise<ScanPage> {
@@ -265,7 +289,15 @@ export class RedisStateStore implements StateStore {
 
   async close(): Promise<void> {
     await this.pubsub.close();
+    if (this.durable !== this.client) await closeClient(this.durable);
     await closeClient(this.client);
+  }
+
+  /** With state.wait_replicas: the write's answer once enough replicas have it (see ReplicaWait). */
+  private async replicated<T>(key: string, write: Promise<T>): Promise<T> {
+    const answer = await write;
+    await this.replicaWaiter?.afterWrite(key);
+    return answer;
   }
 
   /** A staged batch's marker in the slot of `key`: a key of the same namespace and tenant. */

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deleteKeys } from '../../../test/support/delete-keys.js';
+import { poll } from '../../../test/support/poll.js';
+import { startRedisSentinel, type RunningRedisSentinel } from '../../../test/support/redis-sentinel.js';
+import { uniquePrefix } from '../../../test/support/redis-url.js';
+import { createStateStore } from '../src/create-state-store.js';
+import { RedisStateStore, type RedisStateStoreOptions } from '../src/redis/redis-state-store.js';
+import type { StateKey } from '../src/state-store.js';
+import { stateStoreContract } from './contract/state-store.contract.js';
+
+/*
+ * The StateStore on a password-protected primary found through Sentinels: the contract, the
+ * replica wait (state.wait_replicas), and a failover under writes (the primary SIGKILLed; the
+ * Sentinels promote the replica and the store carries on against it).
+ */
+
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+let set: RunningRedisSentinel;
+
+beforeAll(async () => {
+  set = await startRedisSentinel();
+}, 60_000);
+afterAll(async () => {
+  await set?.stop();
+});
+
+function connect(prefix: string, extra: Partial<RedisStateStoreOptions> = {}): Promise<RedisStateStore> {
+  return RedisStateStore.connect({ sentinels: set.sentinels, sentinelName: set.name, password: set.password, prefix, ...extra });
+}
+
+stateStoreContract(
+  'redis-sentinel',
+  async () => {
+    const prefix = uniquePrefix();
+    const store = await connect(prefix);
+    return {
+      store,
+      advance: (ms) => sleep(ms),
+      now: () => Date.now(),
+      cleanup: async () => {
+        // Some tests close the store themselves: drop the keys through a connection of our own.
+        await store.close();
+        const admin = await connect(prefix);
+        await deleteKeys(admin.client, `${prefix}:*`);
+        await admin.close();
+      },
+    };
+  },
+  { unitMs: 150, toleranceMs: 60 },
+);
+
+describe('RedisStateStore through Sentinels', () => {
+  const k = (id: string): StateKey => ({ kind: 'sentinel', namespace: 'n', tenant: 't', id });
+
+  it('names the Sentinels, not a password, when the primary cannot be found', async () => {
+    const failing = createStateStore({
+      backend: 'redis',
+      sentinels: ['127.0.0.1:1'],
+      sentinelName: 'nobody',
+      password: 'secret',
+      prefix: 'x',
+      connectTimeoutMs: 300,
+    });
+    await expect(failing).rejects.toThrow(/cannot connect to the Redis primary "nobody" of the Sentinels at 127\.0\.0\.1:1/);
+    await expect(failing).rejects.not.toThrow(/secret/);
+  });
+
+  it('answers a write that must survive a failover once a replica has it, and counts one that timed out waiting', async () => {
+    const short: number[] = [];
+    const one = await connect(uniquePrefix(), { waitReplicas: { replicas: 1, timeoutMs: 2000, onShort: (n) => short.push(n) } });
+    const two = await connect(uniquePrefix(), { waitReplicas: { replicas: 2, timeoutMs: 200, onShort: (n) => short.push(n) } });
+    try {
+      expect(await one.setIfAbsent(k('dedup'), 'x')).toBe(true);
+      expect((await one.incrementWindow(k('quota'), { windowMs: 60_000, limit: 5 })).allowed).toBe(true);
+      expect(short).toEqual([]);
+      // Only one replica exists: the wait for two times out, and the write is answered anyway.
+      const started = Date.now();
+      expect(await two.setIfAbsent(k('dedup'), 'x')).toBe(true);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+      expect(short).toEqual([1]);
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
+  // Last: it leaves the former replica as the primary, with no replica.
+  it('carries on against the promoted replica when the primary dies, and keeps what a replica had', async () => {
+    const prefix = uniquePrefix();
+    const store = await connect(prefix, { waitReplicas: { replicas: 1, timeoutMs: 1000 } });
+    try {
+      const before = await set.primaryPort();
+      const kept: string[] = [];
+      for (let i = 0; i < 50; i++) if (await store.setIfAbsent(k(`before-${i}`), 'v')) kept.push(`before-${i}`);
+      const killedAt = Date.now();
+      await set.servers.find((s) => s.port === before)?.kill();
+      // Writes fail while no primary answers, then succeed against the promoted replica.
+      const succeeds = () =>
+        store.setIfAbsent(k(`after-${Date.now()}`), 'v').then(
+          () => true,
+          () => false,
+        );
+      await poll('a write to succeed after the failover', succeeds, { timeoutMs: 30_000, intervalMs: 100 });
+      const recovered = Date.now();
+      expect(await set.primaryPort()).not.toBe(before);
+      console.log(`sentinel failover: writes resumed ${recovered - killedAt} ms after the primary was killed`);
+      // Every write acknowledged after a replica had it is on the new primary.
+      expect(await store.getMany(kept.map(k))).toEqual(kept.map(() => 'v'));
+    } finally {
+      await store.close();
+    }
+  });
+});
