@@ -62,7 +62,7 @@ describe.each(['sentinel', 'cluster'] as const)('the Redis primary dies under lo
       redisReplicas: 1,
       apis: 2,
       workers: 1,
-      config: { rules: { directory: rulesDir({ 'rules.yaml': RULES }) }, state: { wait_replicas: 1, wait_timeout_ms: 3000 } },
+      config: { rules: { directory: rulesDir({ 'rules.yaml': RULES }) }, state: { wait_replicas: 1, wait_timeout_ms: 300 } },
     });
   }, 90_000);
   afterAll(() => cluster?.stop());
@@ -72,26 +72,13 @@ describe.each(['sentinel', 'cluster'] as const)('the Redis primary dies under lo
     const killer = (async () => {
       await new Promise((r) => setTimeout(r, 2000));
       killedAt = Date.now();
-      if (deployment === 'sentinel') {
-        const port = await cluster.sentinel.primaryPort();
-        await cluster.sentinel.servers.find((s) => s.port === port)?.kill();
-        if (process.env.SLUICE_DEBUG_FAILOVER) {
-      (await import('node:fs')).writeFileSync('/tmp/api0.log', cluster.apis[0]?.output.join('\n') ?? '');
-          while ((await cluster.sentinel.primaryPort()) === port) await new Promise((r) => setTimeout(r, 100));
-          console.log(`sentinels named the new primary ${Date.now() - killedAt} ms after the kill`);
-        }
-      } else {
-        const [victim] = await cluster.redisCluster.primaries();
-        await cluster.redisCluster.servers.find((s) => s.port === victim?.port)?.kill();
-      }
+      const port = deployment === 'sentinel' ? await cluster.sentinel.primaryPort() : (await cluster.redisCluster.primaries())[0]?.port;
+      const servers = deployment === 'sentinel' ? cluster.sentinel.servers : cluster.redisCluster.servers;
+      await servers.find((s) => s.port === port)?.kill();
     })();
     const answers = await chargeLoad(cluster, 14_000, 6);
     await killer;
     const outage = outageAfter(answers, killedAt);
-    if (process.env.SLUICE_DEBUG_FAILOVER) {
-      const reasons = cluster.apis.flatMap((a) => a.output).filter((l) => l.includes('request refused') || l.includes('"level":50'));
-      console.log([...new Set(reasons.map((l) => l.replace(/"(time|reqId|request_id|pid|hostname|action_id|trace_id)":[^,]*,/g, '')))].slice(0, 15).join('\n'));
-    }
     const failed = answers.filter((a) => a.status !== 200);
     console.log(
       `${deployment} failover: ${answers.length} dispatches, ${failed.length} not answered 200 (${[...new Set(failed.map((a) => a.status))].join(', ')}); longest gap without a success after the kill: ${outage} ms`,

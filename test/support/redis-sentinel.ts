@@ -41,10 +41,20 @@ export async function startRedisSentinel(): Promise<RunningRedisSentinel> {
     const nodes = sentinels.map((s) => `127.0.0.1:${s.port}`);
     const primaryPort = () => askPrimary(sentinels[0]?.port ?? 0, name);
     // Ready when the replica is in sync and every Sentinel knows the others (a failover needs a quorum).
-    await poll('the replica to sync and the Sentinels to meet', () => ready(sentinels.map((s) => s.port), name, replica.port, password), {
-      timeoutMs: 20_000,
-      intervalMs: 100,
-    });
+    await poll(
+      'the replica to sync and the Sentinels to meet',
+      () =>
+        ready(
+          sentinels.map((s) => s.port),
+          name,
+          replica.port,
+          password,
+        ),
+      {
+        timeoutMs: 20_000,
+        intervalMs: 100,
+      },
+    );
     return { sentinels: nodes, name, password, servers: [primary, replica], primaryPort, stop };
   } catch (err) {
     await stop();
@@ -103,6 +113,7 @@ async function askPrimary(sentinelPort: number, name: string): Promise<number> {
 
 async function withNode<T>(port: number, password: string | undefined, use: (node: Redis) => Promise<T>): Promise<T> {
   const node = new Redis({ port, host: '127.0.0.1', password, lazyConnect: true, maxRetriesPerRequest: 1 });
+  node.on('error', () => {});
   try {
     await node.connect();
     return await use(node);

@@ -35,9 +35,12 @@ describe('loadConfig', () => {
   it('takes a Redis Cluster or a Sentinel set (not both), with the nodes as host:port and a list from the environment', () => {
     const env = { SLUICE_STATE__BACKEND: 'redis', SLUICE_STATE__CLUSTER__NODES: '[redis-0:6379, redis-1:6379, "10.0.0.3:7000"]' };
     expect(loadConfig({ env }).config.state.cluster).toEqual({ nodes: ['redis-0:6379', 'redis-1:6379', '10.0.0.3:7000'] });
-    const sentinel = loadConfig({ file: tempFile('state:\n  backend: redis\n  sentinels: [s1:26379, s2:26379]\n  password_env: REDIS_PW\n'), env: {} }).config.state;
+    const sentinel = loadConfig({ file: tempFile('state:\n  backend: redis\n  sentinels: [s1:26379, s2:26379]\n  password_env: REDIS_PW\n'), env: {} }).config
+      .state;
     expect(sentinel).toMatchObject({ sentinels: ['s1:26379', 's2:26379'], name: 'mymaster', password_env: 'REDIS_PW' });
-    expect(() => loadConfig({ file: tempFile('state:\n  cluster: { nodes: [a:1] }\n  sentinels: [s:2]\n'), env: {} })).toThrow(/state\.cluster.*exclude each other/);
+    expect(() => loadConfig({ file: tempFile('state:\n  cluster: { nodes: [a:1] }\n  sentinels: [s:2]\n'), env: {} })).toThrow(
+      /state\.cluster.*exclude each other/,
+    );
     expect(() => loadConfig({ file: tempFile('state:\n  cluster: { nodes: [redis://a:1] }\n'), env: {} })).toThrow(/state\.cluster\.nodes\.0.*host:port/);
     expect(() => loadConfig({ file: tempFile('state:\n  cluster: { nodes: [] }\n'), env: {} })).toThrow(/state\.cluster\.nodes/);
     expect(() => loadConfig({ file: tempFile('state:\n  password: x\n  password_env: Y\n'), env: {} })).toThrow(/state\.password.*not both/);

@@ -1,8 +1,19 @@
 /** Socket-level failures: the peer is down, unreachable or went away mid-command. */
 const CONNECTION_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN']);
 
-/** What ioredis rejects a command with while Redis is away (matched by shape: core does not depend on ioredis). */
-const CLIENT_GIVE_UPS = ['Connection is closed.', "Stream isn't writeable", 'Reached the max retries per request limit'];
+/**
+ * What ioredis rejects a command with while Redis is away (matched by shape: core does not depend
+ * on ioredis), and what a Redis Cluster answers while a slot has no primary (a failover).
+ */
+const CLIENT_GIVE_UPS = [
+  'Connection is closed.',
+  "Stream isn't writeable",
+  'Reached the max retries per request limit',
+  'Too many Cluster redirections',
+  'Failed to refresh slots cache',
+  'None of startup nodes is available',
+  'CLUSTERDOWN',
+];
 
 /**
  * True when `err` (or an error it wraps) says the state backend could not be reached, as

@@ -51,9 +51,9 @@ export function createClient(opts: RedisConnectionOptions, extra: { lazyConnect?
       // Writes and reads both go to the primaries: a replica's copy may lag (read-your-writes).
       scaleReads: 'master',
       // MOVED/ASK are followed by the client; a slot whose primary is failing over is retried
-      // for up to ~20 × 100 ms before the command fails.
-      maxRedirections: 20,
-      retryDelayOnFailover: 100,
+      // for up to ~30 × 200 ms (a failover with the default node timeout) before the command fails.
+      maxRedirections: 30,
+      retryDelayOnFailover: 200,
       retryDelayOnClusterDown: 100,
       retryDelayOnTryAgain: 100,
       redisOptions: common,
