@@ -1,52 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rulesDir } from '../support/rules-dir.js';
-import { sampleAction } from '../support/start-gateway.js';
 import { Cluster } from '../cluster/harness.js';
+import { chargeLoad, notDeduplicatedAgain, outageAfter } from './charge-load.js';
 
 const RULES = `
 rules:
   - { name: once, priority: 1, condition: { field: action.action_type, eq: charge }, action: { type: deduplicate, ttl_seconds: 3600 } }
 `;
-
-type Answer = { at: number; status: number; id: string; tenant: string; outcome: string | undefined };
-
-/** Sends charges (dedup key = id) over `lanes`, round-robin over the replicas, for `ms`: every answer, timed. */
-async function chargeLoad(cluster: Cluster, ms: number, lanes: number): Promise<Answer[]> {
-  const answers: Answer[] = [];
-  const until = Date.now() + ms;
-  let n = 0;
-  const lane = async () => {
-    while (Date.now() < until) {
-      const i = n++;
-      const id = `f-${i}`;
-      const tenant = `t-${i % 16}`;
-      const res = await fetch(`${cluster.nextApi().url}/v1/dispatch`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify(sampleAction({ id, tenant, action_type: 'charge', dedup_key: id })),
-      }).catch(() => null);
-      const body = res === null ? null : ((await res.json().catch(() => null)) as { outcome?: string } | null);
-      answers.push({ at: Date.now(), status: res?.status ?? 0, id, tenant, outcome: body?.outcome });
-    }
-  };
-  await Promise.all(Array.from({ length: lanes }, lane));
-  return answers;
-}
-
-/** The longest time without a successful answer after `from` (the client-visible outage). */
-function outageAfter(answers: readonly Answer[], from: number): number {
-  const ok = answers
-    .filter((a) => a.status === 200)
-    .map((a) => a.at)
-    .sort((x, y) => x - y);
-  let last = from;
-  let longest = 0;
-  for (const at of ok.filter((t) => t >= from)) {
-    longest = Math.max(longest, at - last);
-    last = at;
-  }
-  return longest;
-}
 
 /*
  * The Redis primary dies (SIGKILL) under dispatch load, behind Sentinels and in a Redis Cluster
@@ -91,16 +51,6 @@ describe.each(['sentinel', 'cluster'] as const)('the Redis primary dies under lo
     const acknowledged = answers.filter((a) => a.status === 200);
     expect(acknowledged.every((a) => a.outcome === 'executed')).toBe(true);
     // Nothing acknowledged is lost: the same dedup key again is deduplicated, for every one of them.
-    const again = await Promise.all(
-      acknowledged.map(async (a) => {
-        const res = await fetch(`${cluster.nextApi().url}/v1/dispatch`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json' },
-          body: JSON.stringify(sampleAction({ id: `${a.id}-again`, tenant: a.tenant, action_type: 'charge', dedup_key: a.id })),
-        });
-        return ((await res.json()) as { outcome: string }).outcome;
-      }),
-    );
-    expect(again.filter((o) => o !== 'deduplicated')).toEqual([]);
+    expect(await notDeduplicatedAgain(cluster, acknowledged)).toEqual([]);
   });
 });

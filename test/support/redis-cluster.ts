@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { Redis } from 'ioredis';
 import { poll } from './poll.js';
 import { startRedisServer, type RunningRedis } from './redis-server.js';
@@ -12,6 +12,8 @@ export interface RunningRedisCluster {
   errorCounts(): Promise<Record<string, number>>;
   /** Ports of the nodes that are primaries now, with their slot ranges, as a live node sees them. */
   primaries(): Promise<{ port: number; slots: string[] }[]>;
+  /** Moves `slots` hash slots (and their keys) from one primary to another with `redis-cli --cluster reshard`. */
+  reshard(fromPort: number, toPort: number, slots: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -39,7 +41,14 @@ export async function startRedisCluster(opts: { primaries?: number; replicas?: n
     const created = spawnSync('redis-cli', ['--cluster', 'create', ...nodes, '--cluster-replicas', String(replicas), '--cluster-yes'], { encoding: 'utf8' });
     if (created.status !== 0) throw new Error(`redis-cli --cluster create failed: ${created.stdout}${created.stderr}`);
     await poll('every node of the Redis Cluster to report cluster_state:ok', () => allOk(servers), { timeoutMs: 20_000, intervalMs: 100 });
-    return { nodes, servers, errorCounts: () => redisErrorCounts(nodes), primaries: () => primariesOf(servers), stop };
+    return {
+      nodes,
+      servers,
+      errorCounts: () => redisErrorCounts(nodes),
+      primaries: () => primariesOf(servers),
+      reshard: (fromPort, toPort, slots) => reshard(fromPort, toPort, slots),
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
@@ -59,6 +68,19 @@ async function primariesOf(servers: readonly RunningRedis[]): Promise<{ port: nu
       .filter((p) => p.slots.length > 0);
   }
   throw new Error('no node of the Redis Cluster answers');
+}
+
+async function reshard(fromPort: number, toPort: number, slots: number): Promise<void> {
+  const [from, to] = await Promise.all([fromPort, toPort].map((port) => withNode(port, (node) => node.call('CLUSTER', 'MYID') as Promise<string>)));
+  const args = ['--cluster', 'reshard', `127.0.0.1:${fromPort}`, '--cluster-from', String(from), '--cluster-to', String(to)];
+  const moved = await new Promise<{ code: number | null; output: string }>((resolve) => {
+    const child = spawn('redis-cli', [...args, '--cluster-slots', String(slots), '--cluster-yes'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (c: Buffer) => (output += c.toString()));
+    child.stderr.on('data', (c: Buffer) => (output += c.toString()));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+  if (moved.code !== 0) throw new Error(`redis-cli --cluster reshard failed: ${moved.output.slice(-2000)}`);
 }
 
 async function allOk(servers: readonly RunningRedis[]): Promise<boolean> {

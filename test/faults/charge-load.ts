@@ -1,0 +1,63 @@
+import type { Cluster } from '../cluster/harness.js';
+import { sampleAction } from '../support/start-gateway.js';
+
+/** One answered dispatch of a charge load: when, its status and outcome, and what was sent. */
+export interface Answer {
+  at: number;
+  status: number;
+  id: string;
+  tenant: string;
+  outcome: string | undefined;
+}
+
+function charge(cluster: Cluster, id: string, tenant: string, dedupKey: string): Promise<Response> {
+  return fetch(`${cluster.nextApi().url}/v1/dispatch`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(sampleAction({ id, tenant, action_type: 'charge', dedup_key: dedupKey })),
+  });
+}
+
+/**
+ * Charges (dedup key = id, 16 tenants: many Redis Cluster slots) over `lanes`, round-robin over
+ * the replicas, for `ms`: every answer, timed. A connection refused is status 0.
+ */
+export async function chargeLoad(cluster: Cluster, ms: number, lanes: number): Promise<Answer[]> {
+  const answers: Answer[] = [];
+  const until = Date.now() + ms;
+  let n = 0;
+  const lane = async () => {
+    while (Date.now() < until) {
+      const i = n++;
+      const id = `f-${i}`;
+      const tenant = `t-${i % 16}`;
+      const res = await charge(cluster, id, tenant, id).catch(() => null);
+      const body = res === null ? null : ((await res.json().catch(() => null)) as { outcome?: string } | null);
+      answers.push({ at: Date.now(), status: res?.status ?? 0, id, tenant, outcome: body?.outcome });
+    }
+  };
+  await Promise.all(Array.from({ length: lanes }, lane));
+  return answers;
+}
+
+/** The longest time without a successful answer after `from` (the outage clients saw). */
+export function outageAfter(answers: readonly Answer[], from: number): number {
+  let last = from;
+  let longest = 0;
+  for (const at of answers
+    .filter((a) => a.status === 200 && a.at >= from)
+    .map((a) => a.at)
+    .sort((x, y) => x - y)) {
+    longest = Math.max(longest, at - last);
+    last = at;
+  }
+  return longest;
+}
+
+/** Charges each acknowledged one's dedup key again; returns the outcomes that were not `deduplicated` (a lost key). */
+export async function notDeduplicatedAgain(cluster: Cluster, acknowledged: readonly Answer[]): Promise<string[]> {
+  const again = await Promise.all(
+    acknowledged.map(async (a) => ((await (await charge(cluster, `${a.id}-again`, a.tenant, a.id)).json()) as { outcome: string }).outcome),
+  );
+  return again.filter((o) => o !== 'deduplicated');
+}
