@@ -80,6 +80,21 @@ export class RedisStats {
     return parseInfo(String(text));
   }
 
+  /** Deltas of several servers (a Cluster's primaries) added up. */
+  static sum(deltas: readonly RedisDelta[]): RedisDelta {
+    const byCommand: Record<string, number> = {};
+    for (const d of deltas) for (const [name, n] of Object.entries(d.byCommand)) byCommand[name] = (byCommand[name] ?? 0) + n;
+    const total = (f: (d: RedisDelta) => number) => deltas.reduce((sum, d) => sum + f(d), 0);
+    return {
+      commands: total((d) => d.commands),
+      byCommand,
+      readsProcessed: total((d) => d.readsProcessed),
+      netInputBytes: total((d) => d.netInputBytes),
+      cpuMs: total((d) => d.cpuMs),
+      usedMemoryBytes: total((d) => d.usedMemoryBytes),
+    };
+  }
+
   static delta(after: RedisSnapshot, before: RedisSnapshot): RedisDelta {
     const byCommand: Record<string, number> = {};
     let commands = 0;

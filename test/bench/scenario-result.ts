@@ -39,6 +39,8 @@ export interface RedisResult {
   netInputBytesPerDispatch: number;
   cpuMsPerDispatch: number;
   usedMemoryBytesPerDispatch: number;
+  /** Redis Cluster: each primary's Redis CPU ms per dispatch (their sum is cpuMsPerDispatch); null on one Redis. */
+  primaryCpuMsPerDispatch: number[] | null;
   probe: RedisProbe | null;
   dedupMemory: DedupMemory | null;
 }

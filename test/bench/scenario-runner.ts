@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
+import { startRedisCluster, type RunningRedisCluster } from '../support/redis-cluster.js';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { actionsPerRequest } from './action-body.js';
 import { dispatchedActions } from './dispatch-counter.js';
@@ -46,14 +47,19 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
   const workDir = mkdtempSync(join(tmpdir(), `sluice-bench-${scenario.id}-`));
   const rulesDir = writeRulesDir(scenario.rules);
   let redis: RunningRedis | undefined;
-  let stats: RedisStats | undefined;
+  let redisCluster: RunningRedisCluster | undefined;
+  /** One per Redis server: the redis-server, or each primary of the Cluster. */
+  let stats: RedisStats[] = [];
   let keepWorkDir = true;
   let collector: OtlpReceiver | undefined;
   let postgres: RunningPostgres | undefined;
   try {
-    if (scenario.backend === 'redis') {
+    if (scenario.backend === 'redis' && scenario.redisCluster) {
+      redisCluster = await startRedisCluster();
+      stats = await Promise.all(redisCluster.servers.map((s) => RedisStats.connect(s.url)));
+    } else if (scenario.backend === 'redis') {
       redis = await startRedisServer();
-      stats = await RedisStats.connect(redis.url);
+      stats = [await RedisStats.connect(redis.url)];
     }
     let nodeArgs: string[] | undefined;
     if (settings.cpuProfDir && scenario.server === 'sluice') {
@@ -64,7 +70,15 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
     collector = scenario.tracing ? await startOtlpReceiver({ collect: false }) : undefined;
     postgres = scenario.auditPostgres ? await startPostgresServer() : undefined;
     const auditPostgresUrl = await postgres?.createDatabase('bench');
-    const topology = await startTopology(scenario, { workDir, redisUrl: redis?.url, rulesDir, nodeArgs, tracingEndpoint: collector?.url, auditPostgresUrl });
+    const topology = await startTopology(scenario, {
+      workDir,
+      redisUrl: redis?.url,
+      redisNodes: redisCluster?.nodes,
+      rulesDir,
+      nodeArgs,
+      tracingEndpoint: collector?.url,
+      auditPostgresUrl,
+    });
     let result: ScenarioResult;
     try {
       await sleep(settings.settleMs ?? 1000);
@@ -81,13 +95,15 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
       const dispatchedBefore = await countDispatches?.();
       const cpu = new CpuMeter([...measured.map((p) => p.pid), load.pid]);
       const busyBefore = machineBusyMs();
-      const redisBefore = await stats?.snapshot();
+      const redisBefore = await Promise.all(stats.map((s) => s.snapshot()));
       const run = await load.run({ ...loadOptions, durationS: settings.durationS });
       const clientCpuMs = cpu.elapsed().get(load.pid) ?? 0;
       await sleep(DRAIN_MS);
       const cpuUsed = cpu.elapsed();
       const busyMs = machineBusyMs() - busyBefore;
-      const redisDelta = stats && redisBefore ? RedisStats.delta(await stats.snapshot(), redisBefore) : undefined;
+      const redisAfter = await Promise.all(stats.map((s) => s.snapshot()));
+      const perServer = redisAfter.map((after, n) => RedisStats.delta(after, redisBefore[n] as (typeof redisBefore)[number]));
+      const redisDelta = perServer.length === 0 ? undefined : RedisStats.sum(perServer);
       const perRequest = actionsPerRequest(scenario.body);
       const dispatched = countDispatches && dispatchedBefore !== undefined ? (await countDispatches()) - dispatchedBefore : run.ok * perRequest;
       // Latency at a load the server carries: the closed loop's p99 is throughput-bound (performance.md).
@@ -137,26 +153,29 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
         rssMb: Math.max(...apiStats.map((p) => p.rssMb)),
         idleRssMb: Math.max(...apiStats.map((p) => p.idleRssMb)),
         processes,
-        redis: redisDelta ? redisResult(redisDelta, dispatched) : null,
+        redis: redisDelta ? redisResult(redisDelta, dispatched, redisCluster ? perServer : null) : null,
         openLoop,
         silences,
       };
     } finally {
       await topology.stop();
     }
+    // The probe and the dedup memory read one redis-server (a counting proxy, a database to copy into).
     if (result.redis && redis && settings.probeDispatches > 0) {
       result.redis.probe = await probeRedisTraffic(scenario, { workDir, redisPort: redis.port, rulesDir, dispatches: settings.probeDispatches });
     }
-    if (result.redis && stats && scenario.rules === 'dedup') {
-      result.redis.dedupMemory = await stats.dedupMemory(DEDUP_PATTERN);
+    const [single] = stats;
+    if (result.redis && redis && single && scenario.rules === 'dedup') {
+      result.redis.dedupMemory = await single.dedupMemory(DEDUP_PATTERN);
     }
     keepWorkDir = false;
     return result;
   } catch (err) {
     throw new Error(`scenario ${scenario.id} failed (logs kept in ${workDir}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   } finally {
-    await stats?.close();
+    await Promise.all(stats.map((s) => s.close()));
     await redis?.stop();
+    await redisCluster?.stop();
     await collector?.close();
     await postgres?.stop();
     if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
@@ -164,9 +183,10 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
   }
 }
 
-function redisResult(d: RedisDelta, dispatches: number): RedisResult {
+function redisResult(d: RedisDelta, dispatches: number, perPrimary: readonly RedisDelta[] | null): RedisResult {
   const per = (n: number) => n / Math.max(1, dispatches);
   return {
+    primaryCpuMsPerDispatch: perPrimary === null ? null : perPrimary.map((p) => per(p.cpuMs)),
     commandsPerDispatch: per(d.commands),
     byCommandPerDispatch: Object.fromEntries(Object.entries(d.byCommand).map(([name, n]) => [name, per(n)])),
     readsPerDispatch: per(d.readsProcessed),

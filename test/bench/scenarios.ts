@@ -8,7 +8,7 @@ import { BATCH_SIZE, type BodySpec } from './action-body.js';
 import type { RuleSetName } from './rules-fixture.js';
 import type { SilenceSpec } from './silences-fixture.js';
 
-export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'p', 's', 't'] as const;
+export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'p', 'r', 's', 't'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export interface Scenario {
@@ -31,6 +31,8 @@ export interface Scenario {
   tracing?: boolean;
   /** The audit trail in a private PostgreSQL (audit.backend: postgres); the state backend's when absent. */
   auditPostgres?: boolean;
+  /** Redis: a private 3-primary Redis Cluster instead of one redis-server. */
+  redisCluster?: boolean;
   /** After the measured run, an open-loop run at OPEN_LOOP_SHARE of its throughput, for latency at a load the server can carry. */
   openLoop?: boolean;
   /** A soak (soak.ts): minutes of open loop at OPEN_LOOP_SHARE of a short closed-loop run's throughput, memory sampled. */
@@ -114,6 +116,19 @@ export function scenarioTable(runId: string): Scenario[] {
       title: 'redis, 2 replicas + proxy',
       server: 'sluice',
       backend: 'redis',
+      replicas: 2,
+      rules: 'none',
+      body: fixed,
+      expectOutcome: 'executed',
+    },
+    // (r) is (h) on a 3-primary Redis Cluster: Redis CPU summed over the primaries, and each one's share.
+    {
+      ...single,
+      id: 'r',
+      title: 'redis cluster (3 primaries), 2 replicas + proxy',
+      server: 'sluice',
+      backend: 'redis',
+      redisCluster: true,
       replicas: 2,
       rules: 'none',
       body: fixed,

@@ -11,6 +11,8 @@ import { SAMPLE_ACTION } from './action-body.js';
 export interface SluiceConfigOptions {
   backend: 'memory' | 'redis';
   redisUrl?: string;
+  /** Redis Cluster: its nodes (`host:port`), in place of redisUrl. */
+  redisNodes?: readonly string[];
   rulesDir: string | null;
   /** The worker's health port (`sluice worker` reads it from the config or --port). */
   workerPort?: number;
@@ -23,7 +25,10 @@ export interface SluiceConfigOptions {
 export function writeSluiceConfig(dir: string, name: string, opts: SluiceConfigOptions): string {
   const config: Record<string, unknown> = {
     server: { host: '127.0.0.1' },
-    state: opts.backend === 'redis' ? { backend: 'redis', url: opts.redisUrl } : { backend: 'memory' },
+    state:
+      opts.backend === 'memory'
+        ? { backend: 'memory' }
+        : { backend: 'redis', ...(opts.redisNodes ? { cluster: { nodes: opts.redisNodes } } : { url: opts.redisUrl }) },
     providers: [{ name: SAMPLE_ACTION.provider, type: 'noop' }],
     ...(opts.rulesDir ? { rules: { directory: opts.rulesDir } } : {}),
     ...(opts.workerPort !== undefined ? { worker: { host: '127.0.0.1', port: opts.workerPort } } : {}),

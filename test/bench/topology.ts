@@ -23,6 +23,8 @@ export interface Topology {
 export interface TopologyOptions {
   workDir: string;
   redisUrl?: string;
+  /** Redis Cluster scenarios: the cluster's nodes, in place of redisUrl. */
+  redisNodes?: readonly string[];
   rulesDir: string | null;
   /** Extra Node flags for gateway processes (e.g. --cpu-prof). */
   nodeArgs?: string[];
@@ -60,6 +62,7 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
       const workerConfig = writeSluiceConfig(opts.workDir, 'worker.yaml', {
         backend,
         redisUrl: opts.redisUrl,
+        redisNodes: opts.redisNodes,
         rulesDir: opts.rulesDir,
         workerPort,
         ...tracing,
@@ -75,7 +78,13 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
       started.push(worker);
     }
     const workers = worker === null ? [] : [worker];
-    const config = writeSluiceConfig(opts.workDir, 'sluice.yaml', { backend, redisUrl: opts.redisUrl, rulesDir: opts.rulesDir, ...tracing });
+    const config = writeSluiceConfig(opts.workDir, 'sluice.yaml', {
+      backend,
+      redisUrl: opts.redisUrl,
+      redisNodes: opts.redisNodes,
+      rulesDir: opts.rulesDir,
+      ...tracing,
+    });
     if (scenario.replicas === 1) {
       const port = await freePort();
       const noWorker = worker !== null;

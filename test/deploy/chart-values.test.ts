@@ -113,6 +113,51 @@ describe('other supported shapes render valid manifests', () => {
     expect(mount).toMatchObject({ mountPath: '/etc/sluice/credentials', readOnly: true });
   });
 
+  it('an external Redis Cluster or Sentinel set: the addresses and the password variable in sluice.yaml, no URL', () => {
+    const cluster = template(
+      'state.backend=redis',
+      'externalRedis.topology=cluster',
+      'externalRedis.nodes={redis-0.redis:6379,redis-1.redis:6379}',
+      'externalRedis.password=s3cret',
+      'externalRedis.waitReplicas=1',
+    );
+    expect(cluster.stderr).toBe('');
+    check(cluster.docs);
+    expect(env(cluster.docs).SLUICE_STATE__URL).toBeUndefined();
+    expect((container(deployment(cluster.docs, 'worker')).env as Json[]).find((e) => e.name === 'REDIS_PASSWORD')?.valueFrom.secretKeyRef).toEqual({
+      name: 'sluice',
+      key: 'redis-password',
+    });
+    expect(loadRenderedConfig(cluster.docs).config.state).toMatchObject({
+      backend: 'redis',
+      cluster: { nodes: ['redis-0.redis:6379', 'redis-1.redis:6379'] },
+      password_env: 'REDIS_PASSWORD',
+      wait_replicas: 1,
+    });
+
+    const sentinel = template(
+      'state.backend=redis',
+      'externalRedis.topology=sentinel',
+      'externalRedis.nodes={s-0:26379,s-1:26379,s-2:26379}',
+      'externalRedis.sentinelName=main',
+    );
+    expect(sentinel.stderr).toBe('');
+    expect(loadRenderedConfig(sentinel.docs).config.state).toMatchObject({
+      sentinels: ['s-0:26379', 's-1:26379', 's-2:26379'],
+      name: 'main',
+      wait_replicas: 0,
+    });
+    expect(loadRenderedConfig(sentinel.docs).config.state.password_env).toBeUndefined();
+
+    expect(template('state.backend=redis', 'externalRedis.topology=cluster').stderr).toContain('externalRedis.topology=cluster needs externalRedis.nodes');
+    expect(template('state.backend=redis', 'externalRedis.topology=sentinel', 'redis.enabled=true').stderr).toContain('the bundled Redis');
+    expect(template('state.backend=redis', 'externalRedis.topology=cluster', 'externalRedis.nodes={a:1}', 'externalRedis.host=h').stderr).toContain(
+      'externalRedis.host is for topology=single',
+    );
+    expect(template('state.backend=redis', 'externalRedis.topology=ring', 'externalRedis.host=h').stderr).toMatch(/topology/);
+    expect(template('state.backend=redis', 'externalRedis.topology=cluster', 'externalRedis.nodes={redis://a:1}').stderr).toMatch(/nodes/);
+  });
+
   it('the audit trail in PostgreSQL: the URL from the chart Secret or an existing one, the backend in sluice.yaml', () => {
     const inline = template(
       'state.backend=redis',

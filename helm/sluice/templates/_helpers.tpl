@@ -129,12 +129,33 @@ redis-password
 {{- printf "%s://%s%s:%d/%d" $scheme $auth (include "sluice.redisHost" .) $port $db -}}
 {{- end -}}
 
+{{/* sluice.yaml's state section: the backend, and with an external Cluster or Sentinels their addresses (the single primary's URL comes from the env). */}}
+{{- define "sluice.stateConfig" -}}
+{{- $state := dict "backend" .Values.state.backend "prefix" .Values.state.prefix -}}
+{{- if and (include "sluice.clustered" .) (not .Values.redis.enabled) -}}
+{{- $r := .Values.externalRedis -}}
+{{- if eq $r.topology "cluster" -}}
+{{- $_ := set $state "cluster" (dict "nodes" $r.nodes) -}}
+{{- else if eq $r.topology "sentinel" -}}
+{{- $_ := set $state "sentinels" $r.nodes -}}
+{{- $_ := set $state "name" $r.sentinelName -}}
+{{- end -}}
+{{- if and (ne $r.topology "single") (include "sluice.redisPasswordSecret" .) -}}
+{{- $_ := set $state "password_env" "REDIS_PASSWORD" -}}
+{{- end -}}
+{{- if $r.waitReplicas -}}
+{{- $_ := set $state "wait_replicas" (int $r.waitReplicas) -}}
+{{- end -}}
+{{- end -}}
+{{- toYaml $state -}}
+{{- end -}}
+
 {{/* sluice.yaml: the user's config plus the keys the chart owns. */}}
 {{- define "sluice.configYaml" -}}
 {{- $owned := dict
   "server" (dict "host" "0.0.0.0" "port" (int .Values.api.containerPort))
   "worker" (dict "host" "0.0.0.0" "port" (int .Values.worker.containerPort))
-  "state" (dict "backend" .Values.state.backend "prefix" .Values.state.prefix) -}}
+  "state" (include "sluice.stateConfig" . | fromYaml) -}}
 {{- if include "sluice.rulesConfigMap" . -}}
 {{- $_ := set $owned "rules" (dict "directory" "/etc/sluice/rules") -}}
 {{- end -}}
@@ -171,8 +192,10 @@ checksum/secret-env: {{ printf "%s/%s/%s" .ctx.Values.authKey .ctx.Values.extern
       name: {{ . }}
       key: {{ include "sluice.redisPasswordKey" $ctx }}
 {{- end }}
+{{- if or $ctx.Values.redis.enabled (eq $ctx.Values.externalRedis.topology "single") }}
 - name: SLUICE_STATE__URL
   value: {{ include "sluice.redisUrl" $ctx | quote }}
+{{- end }}
 {{- end }}
 {{- if $ctx.Values.auditPostgres.enabled }}
 - name: AUDIT_DATABASE_URL
