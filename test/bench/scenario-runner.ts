@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
 import { startRedisCluster, type RunningRedisCluster } from '../support/redis-cluster.js';
+import { startRedisSentinel, type RunningRedisSentinel } from '../support/redis-sentinel.js';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { actionsPerRequest } from './action-body.js';
 import { dispatchedActions } from './dispatch-counter.js';
@@ -48,6 +49,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
   const rulesDir = writeRulesDir(scenario.rules);
   let redis: RunningRedis | undefined;
   let redisCluster: RunningRedisCluster | undefined;
+  let redisSentinel: RunningRedisSentinel | undefined;
   /** One per Redis server: the redis-server, or each primary of the Cluster. */
   let stats: RedisStats[] = [];
   let keepWorkDir = true;
@@ -57,6 +59,10 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
     if (scenario.backend === 'redis' && scenario.redisCluster) {
       redisCluster = await startRedisCluster();
       stats = await Promise.all(redisCluster.servers.map((s) => RedisStats.connect(s.url)));
+    } else if (scenario.backend === 'redis' && scenario.redisSentinel) {
+      redisSentinel = await startRedisSentinel();
+      const primary = redisSentinel.servers[0] as RunningRedis;
+      stats = [await RedisStats.connect(`redis://:${redisSentinel.password}@127.0.0.1:${primary.port}`)];
     } else if (scenario.backend === 'redis') {
       redis = await startRedisServer();
       stats = [await RedisStats.connect(redis.url)];
@@ -74,6 +80,15 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
       workDir,
       redisUrl: redis?.url,
       redisNodes: redisCluster?.nodes,
+      redisSentinel:
+        redisSentinel && scenario.redisSentinel
+          ? {
+              sentinels: redisSentinel.sentinels,
+              name: redisSentinel.name,
+              password: redisSentinel.password,
+              waitReplicas: scenario.redisSentinel.waitReplicas,
+            }
+          : undefined,
       rulesDir,
       nodeArgs,
       tracingEndpoint: collector?.url,
@@ -176,6 +191,7 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
     await Promise.all(stats.map((s) => s.close()));
     await redis?.stop();
     await redisCluster?.stop();
+    await redisSentinel?.stop();
     await collector?.close();
     await postgres?.stop();
     if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });

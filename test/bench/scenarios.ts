@@ -8,7 +8,7 @@ import { BATCH_SIZE, type BodySpec } from './action-body.js';
 import type { RuleSetName } from './rules-fixture.js';
 import type { SilenceSpec } from './silences-fixture.js';
 
-export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'p', 'r', 's', 't'] as const;
+export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'p', 'r', 'v', 'w', 's', 't'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export interface Scenario {
@@ -33,6 +33,8 @@ export interface Scenario {
   auditPostgres?: boolean;
   /** Redis: a private 3-primary Redis Cluster instead of one redis-server. */
   redisCluster?: boolean;
+  /** Redis: a private primary, one replica and three Sentinels instead of one redis-server, and state.wait_replicas. */
+  redisSentinel?: { waitReplicas: number };
   /** After the measured run, an open-loop run at OPEN_LOOP_SHARE of its throughput, for latency at a load the server can carry. */
   openLoop?: boolean;
   /** A soak (soak.ts): minutes of open loop at OPEN_LOOP_SHARE of a short closed-loop run's throughput, memory sampled. */
@@ -132,6 +134,29 @@ export function scenarioTable(runId: string): Scenario[] {
       replicas: 2,
       rules: 'none',
       body: fixed,
+      expectOutcome: 'executed',
+    },
+    // (v, w): (f) behind Sentinels, without and with state.wait_replicas: 1 (each dedup key waits for the replica).
+    {
+      ...single,
+      id: 'v',
+      title: 'redis behind Sentinels, dedup rule',
+      server: 'sluice',
+      backend: 'redis',
+      redisSentinel: { waitReplicas: 0 },
+      rules: 'dedup',
+      body: dedup,
+      expectOutcome: 'executed',
+    },
+    {
+      ...single,
+      id: 'w',
+      title: 'redis behind Sentinels, dedup rule, wait_replicas 1',
+      server: 'sluice',
+      backend: 'redis',
+      redisSentinel: { waitReplicas: 1 },
+      rules: 'dedup',
+      body: dedup,
       expectOutcome: 'executed',
     },
     // (i) is (b) again, run next to (j) so that (j) / (i) compares runs a minute apart, not minutes.

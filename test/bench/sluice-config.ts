@@ -13,6 +13,8 @@ export interface SluiceConfigOptions {
   redisUrl?: string;
   /** Redis Cluster: its nodes (`host:port`), in place of redisUrl. */
   redisNodes?: readonly string[];
+  /** Redis Sentinel, in place of redisUrl: the Sentinels, the primary's name and password, and state.wait_replicas. */
+  redisSentinel?: { sentinels: readonly string[]; name: string; password: string; waitReplicas: number };
   rulesDir: string | null;
   /** The worker's health port (`sluice worker` reads it from the config or --port). */
   workerPort?: number;
@@ -25,10 +27,7 @@ export interface SluiceConfigOptions {
 export function writeSluiceConfig(dir: string, name: string, opts: SluiceConfigOptions): string {
   const config: Record<string, unknown> = {
     server: { host: '127.0.0.1' },
-    state:
-      opts.backend === 'memory'
-        ? { backend: 'memory' }
-        : { backend: 'redis', ...(opts.redisNodes ? { cluster: { nodes: opts.redisNodes } } : { url: opts.redisUrl }) },
+    state: opts.backend === 'memory' ? { backend: 'memory' } : { backend: 'redis', ...redisState(opts) },
     providers: [{ name: SAMPLE_ACTION.provider, type: 'noop' }],
     ...(opts.rulesDir ? { rules: { directory: opts.rulesDir } } : {}),
     ...(opts.workerPort !== undefined ? { worker: { host: '127.0.0.1', port: opts.workerPort } } : {}),
@@ -38,4 +37,11 @@ export function writeSluiceConfig(dir: string, name: string, opts: SluiceConfigO
   const file = join(dir, name);
   writeFileSync(file, stringify(config));
   return file;
+}
+
+function redisState(opts: SluiceConfigOptions): Record<string, unknown> {
+  if (opts.redisNodes) return { cluster: { nodes: opts.redisNodes } };
+  const sentinel = opts.redisSentinel;
+  if (sentinel) return { sentinels: sentinel.sentinels, name: sentinel.name, password: sentinel.password, wait_replicas: sentinel.waitReplicas };
+  return { url: opts.redisUrl };
 }

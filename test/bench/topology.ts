@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { freePort } from '../support/free-port.js';
 import { launchBenchScript, launchSluice, type Launched } from './process-launcher.js';
 import type { Scenario } from './scenarios.js';
-import { writeSluiceConfig } from './sluice-config.js';
+import { writeSluiceConfig, type SluiceConfigOptions } from './sluice-config.js';
 
 export interface Topology {
   /** Where the load goes. */
@@ -25,6 +25,8 @@ export interface TopologyOptions {
   redisUrl?: string;
   /** Redis Cluster scenarios: the cluster's nodes, in place of redisUrl. */
   redisNodes?: readonly string[];
+  /** Redis Sentinel scenarios, in place of redisUrl. */
+  redisSentinel?: SluiceConfigOptions['redisSentinel'];
   rulesDir: string | null;
   /** Extra Node flags for gateway processes (e.g. --cpu-prof). */
   nodeArgs?: string[];
@@ -63,6 +65,7 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
         backend,
         redisUrl: opts.redisUrl,
         redisNodes: opts.redisNodes,
+        redisSentinel: opts.redisSentinel,
         rulesDir: opts.rulesDir,
         workerPort,
         ...tracing,
@@ -82,6 +85,7 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
       backend,
       redisUrl: opts.redisUrl,
       redisNodes: opts.redisNodes,
+      redisSentinel: opts.redisSentinel,
       rulesDir: opts.rulesDir,
       ...tracing,
     });

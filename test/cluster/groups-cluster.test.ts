@@ -3,7 +3,7 @@ import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { sampleAction } from '../support/start-gateway.js';
-import { Cluster, REDIS_DEPLOYMENTS } from './harness.js';
+import { Cluster } from './harness.js';
 
 const RULES = `
 rules:
@@ -18,7 +18,7 @@ const QUIET_MS = 2500;
 
 type Grouped = { outcome: string; group_id: string; group_size: number; notify_at: string };
 
-describe.each(REDIS_DEPLOYMENTS)('cluster: event groups (3 replicas, 2 workers) (%s Redis)', (redis) => {
+describe('cluster: event groups (3 replicas, 2 workers)', () => {
   let cluster: Cluster;
   let sink: HttpSink;
   const dispatch = async (over: Record<string, unknown>): Promise<Grouped> => {
@@ -36,7 +36,6 @@ describe.each(REDIS_DEPLOYMENTS)('cluster: event groups (3 replicas, 2 workers) 
   beforeAll(async () => {
     sink = await startSink();
     cluster = await Cluster.start({
-      redis,
       apis: 3,
       workers: 2,
       config: {

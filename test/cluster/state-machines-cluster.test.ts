@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poll } from '../support/poll.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { sampleAction } from '../support/start-gateway.js';
-import { Cluster, REDIS_DEPLOYMENTS } from './harness.js';
+import { Cluster } from './harness.js';
 
 const RULES = `
 rules:
@@ -59,15 +59,10 @@ async function counterSum(urls: string[], pattern: RegExp): Promise<number> {
   return texts.reduce((sum, text) => sum + Number(pattern.exec(text)?.[1] ?? 0), 0);
 }
 
-describe.each(REDIS_DEPLOYMENTS)('state machines across 3 replicas and 2 workers (%s Redis)', (redis) => {
+describe('state machines across 3 replicas and 2 workers', () => {
   let cluster: Cluster;
   beforeAll(async () => {
-    cluster = await Cluster.start({
-      redis,
-      apis: 3,
-      workers: 2,
-      config: { rules: { directory: rulesDir({ 'rules.yaml': RULES }) }, state_machines: STATE_MACHINES },
-    });
+    cluster = await Cluster.start({ apis: 3, workers: 2, config: { rules: { directory: rulesDir({ 'rules.yaml': RULES }) }, state_machines: STATE_MACHINES } });
   }, 90_000);
   afterAll(() => cluster?.stop());
 

@@ -3,7 +3,7 @@ import { startSink, type HttpSink } from '../support/http-sink.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { openStream, type SseStream } from '../support/sse-client.js';
 import { sampleAction } from '../support/start-gateway.js';
-import { Cluster, REDIS_DEPLOYMENTS } from './harness.js';
+import { Cluster } from './harness.js';
 
 const LEASE_TTL_SECONDS = 2;
 const RULES = `
@@ -11,7 +11,7 @@ rules:
   - { name: two-step, priority: 1, condition: { field: action.action_type, eq: two-step }, action: { type: chain, chain_name: two } }
 `;
 
-describe.each(REDIS_DEPLOYMENTS)('cluster: the SSE stream (2 replicas, 1 worker) (%s Redis)', (redis) => {
+describe('cluster: the SSE stream (2 replicas, 1 worker)', () => {
   let cluster: Cluster;
   let sink: HttpSink;
   const streams: SseStream[] = [];
@@ -19,7 +19,6 @@ describe.each(REDIS_DEPLOYMENTS)('cluster: the SSE stream (2 replicas, 1 worker)
   beforeAll(async () => {
     sink = await startSink();
     cluster = await Cluster.start({
-      redis,
       apis: 2,
       workers: 1,
       config: {

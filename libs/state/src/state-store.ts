@@ -206,7 +206,11 @@ export interface StateStore {
   logGroupCreate(log: StateKey, group: string, from: 'start' | 'end'): Promise<boolean>;
   /** Up to `count` messages never delivered to the group, now pending for `consumer`. Throws NOGROUP for a missing group. */
   logGroupRead(log: StateKey, group: string, consumer: string, count: number): Promise<LogDelivery[]>;
-  /** Up to `count` pending messages idle at least `minIdleMs`, handed to `consumer` (each delivery count grows by one). */
+  /**
+   * Up to `count` pending messages idle at least `minIdleMs`, handed to `consumer` (each delivery
+   * count grows by one). On a Redis Cluster it first finishes acknowledgements staged that long
+   * ago by a consumer that died before applying them (see logGroupAckWith).
+   */
   logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]>;
   /** Acknowledges pending messages; returns how many were pending. */
   logGroupAck(log: StateKey, group: string, ids: readonly string[]): Promise<number>;
@@ -215,7 +219,10 @@ export interface StateStore {
    * while every one of them is still pending for `consumer` (none acknowledged, none claimed by
    * another consumer since): false, with nothing written, otherwise. So a batch handed out twice
    * (its consumer stalled past a claim) is applied once. A write that fails (wrong key type) does
-   * not stop the others; their count is returned in `failed`.
+   * not stop the others; their count is returned in `failed`. On a Redis Cluster, where the writes
+   * span slots, the acknowledgement and the writes are two steps: the batch is staged with the
+   * acknowledgement, then applied once per slot; a batch staged by a consumer that died in
+   * between is applied by a later logGroupClaim (docs/cluster.md#redis-cluster).
    */
   logGroupAckWith(
     log: StateKey,
