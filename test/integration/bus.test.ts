@@ -3,7 +3,7 @@ import { freePort } from '../support/free-port.js';
 import { openStream } from '../support/sse-client.js';
 import { uniquePrefix } from '../support/redis-url.js';
 import { spawnSluice } from '../support/sluice-process.js';
-import { ALL_BACKENDS, postJson, requestJson, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { BACKENDS, postJson, requestJson, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Body = Record<string, unknown>;
 const SCOPE = { namespace: 'orders', tenant: 'acme' };
@@ -34,7 +34,7 @@ const ROUTES: [string, string, Body?][] = [
   ['GET', '/v1/bus/subscriptions/x/dead-letters'],
 ];
 
-describe.each(ALL_BACKENDS)('message bus (%s)', (backend) => {
+describe.each(BACKENDS)('message bus (%s)', (backend) => {
   let gw: RunningGateway;
   const api = (method: string, path: string, body?: unknown) => requestJson(method, `${gw.url}${path}`, body);
   const register = (subject: string, body: unknown) => postJson(`${gw.url}/v1/bus/schemas`, { ...SCOPE, subject, body });
@@ -121,7 +121,7 @@ describe.each(ALL_BACKENDS)('message bus (%s)', (backend) => {
   });
 });
 
-describe.each(ALL_BACKENDS)('bus subscriptions (%s)', (backend) => {
+describe.each(BACKENDS)('bus subscriptions (%s)', (backend) => {
   let gw: RunningGateway;
   const api = (method: string, path: string, body?: unknown) => requestJson(method, `${gw.url}${path}`, body);
   const publish = (payload: unknown) => postJson(`${gw.url}/v1/bus/publish`, { topic: 'orders.acme.events', payload });

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { uniquePrefix } from '../support/redis-url.js';
-import { ALL_BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Outcome = { outcome: string; error?: { code: string }; original_provider?: string; new_provider?: string };
 const NAMES = ['lonely', 'flaky', 'backup', 'picky', 'probe'] as const;
@@ -20,7 +20,7 @@ const breakerConfig = (sinks: Record<string, HttpSink>) => ({
   },
 });
 
-describe.each(ALL_BACKENDS)('circuit breakers (%s)', (backend) => {
+describe.each(BACKENDS)('circuit breakers (%s)', (backend) => {
   let gw: RunningGateway;
   const clock = new ManualClock(Date.UTC(2026, 3, 1));
   const sinks: Record<string, HttpSink> = {};

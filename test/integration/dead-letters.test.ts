@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
-import { ALL_BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Body = Record<string, unknown>;
 const FAST_RETRIES = { dlq_enabled: true, max_retries: 1, backoff_base_ms: 1, backoff_max_ms: 2 };
 
-describe.each(ALL_BACKENDS)('dead-letter queue (%s)', (backend) => {
+describe.each(BACKENDS)('dead-letter queue (%s)', (backend) => {
   let gw: RunningGateway;
   let sink: HttpSink;
   const url = (path: string) => `${gw.url}${path}`;
@@ -101,7 +101,7 @@ describe.each(ALL_BACKENDS)('dead-letter queue (%s)', (backend) => {
   });
 });
 
-describe.each(ALL_BACKENDS)('dead-letter queue off, and grants (%s)', (backend) => {
+describe.each(BACKENDS)('dead-letter queue off, and grants (%s)', (backend) => {
   let off: RunningGateway;
   let on: RunningGateway;
   let sink: HttpSink;

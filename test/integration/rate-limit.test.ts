@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
-import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const RATE_LIMIT = {
   enabled: true,
@@ -9,7 +9,7 @@ const RATE_LIMIT = {
   caller_overrides: { big: { requests_per_window: 100, window_seconds: 60 } },
 };
 
-describe.each(ALL_BACKENDS)('request rate limits (%s backend)', (backend) => {
+describe.each(BACKENDS)('request rate limits (%s backend)', (backend) => {
   let gw: RunningGateway;
   beforeAll(async () => {
     const keys = ['small', 'other', 'big'].map((name) => ({ name, role: 'operator' as const, grants: [WILDCARD_GRANT] }));

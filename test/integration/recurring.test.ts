@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT, type TestKey } from '../support/credentials.js';
 import { poll } from '../support/poll.js';
-import { ALL_BACKENDS, startGateway, type RunningGateway, requestJson } from '../support/start-gateway.js';
+import { BACKENDS, startGateway, type RunningGateway, requestJson } from '../support/start-gateway.js';
 
 type Json = Record<string, unknown>;
 
@@ -19,7 +19,7 @@ const POLL = { timeoutMs: 15_000, intervalMs: 100 };
 const template = { provider: 'email', action_type: 'send', payload: { to: 'a@example.com' } };
 const Q = '?namespace=payments&tenant=acme';
 
-describe.each(ALL_BACKENDS)('recurring actions over HTTP (%s backend)', (backend) => {
+describe.each(BACKENDS)('recurring actions over HTTP (%s backend)', (backend) => {
   let gw: RunningGateway;
   const api = (method: string, path: string, body?: unknown) => call(gw.url, method, path, body);
 

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT, type TestKey } from '../support/credentials.js';
 import { poll } from '../support/poll.js';
 import { uniquePrefix } from '../support/redis-url.js';
-import { ALL_BACKENDS, startGateway, type RunningGateway, requestJson } from '../support/start-gateway.js';
+import { BACKENDS, startGateway, type RunningGateway, requestJson } from '../support/start-gateway.js';
 
 type Json = Record<string, unknown>;
 
@@ -24,7 +24,7 @@ class RecordingSource implements RetentionSource {
 
 const NO_REAPER = { background: { enable_retention_reaper: false } };
 
-describe.each(ALL_BACKENDS)('retention endpoints (%s backend)', (backend) => {
+describe.each(BACKENDS)('retention endpoints (%s backend)', (backend) => {
   let gw: RunningGateway;
   const api = (method: string, path: string, body?: unknown) => call(gw.url, method, path, body);
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
 import { rulesDir } from '../support/rules-dir.js';
-import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const RULES = `
 rules:
@@ -65,7 +65,7 @@ const row = (tenant: string, action_type: string, covered: number, uncovered: nu
   matched_rules,
 });
 
-describe.each(ALL_BACKENDS)('GET /v1/rules/coverage (%s backend)', (backend) => {
+describe.each(BACKENDS)('GET /v1/rules/coverage (%s backend)', (backend) => {
   let gw: RunningGateway;
   /** Midnight UTC of the day the actions were dispatched. */
   let today: number;

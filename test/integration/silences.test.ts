@@ -1,14 +1,14 @@
 import { ManualClock } from '@sluice/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader } from '../support/credentials.js';
-import { ALL_BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const T0 = Date.UTC(2026, 2, 2, 12, 0, 0);
 const iso = (ms: number) => new Date(ms).toISOString();
 
 type Body = Record<string, unknown>;
 
-describe.each(ALL_BACKENDS)('silences over HTTP (%s)', (backend) => {
+describe.each(BACKENDS)('silences over HTTP (%s)', (backend) => {
   let gw: RunningGateway;
   const clock = new ManualClock(T0);
   const url = (path: string) => `${gw.url}${path}`;
@@ -189,7 +189,7 @@ describe.each(ALL_BACKENDS)('silences over HTTP (%s)', (backend) => {
   });
 });
 
-describe.each(ALL_BACKENDS)('silences and grants (%s)', (backend) => {
+describe.each(BACKENDS)('silences and grants (%s)', (backend) => {
   let gw: RunningGateway;
   const acme = { tenants: ['acme'], namespaces: ['payments'], actions: ['*'] };
   beforeAll(async () => {

@@ -14,7 +14,6 @@ export const AUDIT_TRAILS: readonly (AuditTrailSetup & { name: string })[] = [
   { name: 'redis cluster', state: 'redis-cluster', postgres: false },
   { name: 'postgresql through memory', state: 'memory', postgres: true },
   { name: 'postgresql through redis', state: 'redis', postgres: true },
-  { name: 'postgresql through redis cluster', state: 'redis-cluster', postgres: true },
 ];
 
 export interface AuditTrailConfig {

@@ -38,6 +38,8 @@ export const KIND = {
   // A sorted set since ids became per tenant (a string before: a new kind, so old keys are never read as sets).
   actionPointer: 'audit-ids',
   intents: 'audit-intents',
+  // A durable name: the one log of an unsharded state is `<prefix>:audit-ingest:{_:_}:log`.
+  ingestLog: 'audit-ingest',
 } as const;
 
 export function recordKey(scope: TenantScope, recordId: string): StateKey {
@@ -70,9 +72,40 @@ export function scopeCodeKey(code: string): StateKey {
   return { kind: KIND.scopeCode, ...GLOBAL_SCOPE, id: code };
 }
 
-/** Actions whose provider call started and whose record is not written yet, scored by when to give up on them. */
-export function intentIndexKey(): StateKey {
-  return { kind: KIND.intents, ...GLOBAL_SCOPE, id: 'due' };
+/**
+ * Actions whose provider call started and whose record is not written yet, scored by when to give
+ * up on them. One index, or on a sharded state (a Redis Cluster) one per ingest shard (`{_:#n<n>}`),
+ * the action's id choosing: every dispatch that calls a provider writes there.
+ */
+function intentIndexKey(shard?: number): StateKey {
+  return shard === undefined ? { kind: KIND.intents, ...GLOBAL_SCOPE, id: 'due' } : { kind: KIND.intents, namespace: '_', tenant: `#n${shard}`, id: 'due' };
+}
+
+/** The intent index of one action. */
+export function intentIndexOf(actionId: string, sharded: boolean): StateKey {
+  return intentIndexKey(sharded ? ingestShardOf(actionId) : undefined);
+}
+
+/** Every intent index (what a sweep reads). */
+export function intentIndexes(sharded: boolean): StateKey[] {
+  return sharded ? Array.from({ length: INGEST_SHARDS }, (_, shard) => intentIndexKey(shard)) : [intentIndexKey()];
+}
+
+/**
+ * The ingest log the request path appends a record's message to. One log (in the global scope)
+ * unless the state is sharded (a Redis Cluster): then INGEST_SHARDS logs, each in a scope of its
+ * own (`{_:#i<n>}`), the record's action id choosing one, so the appends spread over the nodes.
+ */
+export function ingestLogKey(shard?: number): StateKey {
+  return shard === undefined ? { kind: KIND.ingestLog, ...GLOBAL_SCOPE, id: 'log' } : { kind: KIND.ingestLog, namespace: '_', tenant: `#i${shard}`, id: 'log' };
+}
+
+/** Logs of a sharded ingest (docs/cluster.md): enough to spread over a few primaries, few enough to poll. */
+export const INGEST_SHARDS = 8;
+
+/** The shard of an action's ingest messages. */
+export function ingestShardOf(actionId: string): number {
+  return Number.parseInt(bucketOf(actionId), 16) % INGEST_SHARDS;
 }
 
 export function actionPointerKey(actionId: string): StateKey {

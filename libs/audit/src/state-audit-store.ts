@@ -15,6 +15,7 @@ import { verifyChain } from './chain-verifier.js';
 import { linkIntoChain, type UnlinkedRecord } from './hash-chain.js';
 import { globalAllIndex } from './index-layout.js';
 import type { AuditIngest, AuditObserver, IngestReport, RecordSink } from './ingest/ingest.js';
+import { ShardedLogIngest } from './ingest/sharded-log-ingest.js';
 import { LogAuditIngest } from './ingest/log-ingest.js';
 import { MemoryAuditIngest } from './ingest/memory-ingest.js';
 import { actionPointerKey, expiryIndexKey, KIND } from './keys.js';
@@ -72,7 +73,7 @@ export class StateAuditStore implements IngestingAuditStore {
   private readonly scanBudget: number | undefined;
   private readonly ingest: AuditIngest;
   /** The shared-state ingest, whose indexer loop worker processes run; null in memory. */
-  private readonly logIngest: LogAuditIngest | null;
+  private readonly logIngest: LogAuditIngest | ShardedLogIngest | null;
   /** The one-process ingest, whose queue get() also looks in; null on shared state. */
   private readonly memoryIngest: MemoryAuditIngest | null;
   private readonly sinking: boolean;
@@ -105,7 +106,9 @@ export class StateAuditStore implements IngestingAuditStore {
       this.ingest = this.memoryIngest;
     } else {
       this.memoryIngest = null;
-      this.logIngest = new LogAuditIngest(store, { observers, sink: opts.sink, ...opts.ingest, ...reports });
+      const logOptions = { observers, sink: opts.sink, ...opts.ingest, ...reports };
+      // On a Redis Cluster the ingest log is split over several slots (docs/cluster.md#redis-cluster).
+      this.logIngest = store.sharded ? new ShardedLogIngest(store, logOptions) : new LogAuditIngest(store, logOptions);
       this.ingest = this.logIngest;
     }
   }

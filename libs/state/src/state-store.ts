@@ -126,6 +126,11 @@ export interface LogDelivery extends LogEntry {
 export interface StateStore {
   readonly backend: 'memory' | 'redis';
   /**
+   * True on a Redis Cluster: keys of different scopes (hash tags) may live on different nodes, so
+   * a key every replica writes (a shared log) spreads its load when split over several scopes.
+   */
+  readonly sharded: boolean;
+  /**
    * Memory backend only: characters of the string and hash values held under keys of `kind`, in
    * O(1), for stores capped by size (the in-process audit trail). Redis counts its own memory.
    */

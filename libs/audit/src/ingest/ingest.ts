@@ -1,6 +1,6 @@
 import { AuditFilterFields, type AuditFilterField, type AuditRecord } from '@sluice/core';
 import type { BulkWriteOp, StateKey } from '@sluice/state';
-import { intentIndexKey } from '../keys.js';
+import { intentIndexOf, intentIndexes } from '../keys.js';
 import { memberScopeCode } from '../record-ref.js';
 import { globalIndexWrites, tenantIndexWrites } from '../record-writes.js';
 
@@ -79,9 +79,9 @@ export interface IndexItem {
  * and the removal of their intents. All idempotent except the rollup counters, which the log
  * ingest applies exactly once (StateStore.logGroupAckWith).
  */
-export function indexWritesOf(items: readonly IndexItem[], observers: readonly AuditObserver[], recordIndexes = true): BulkWriteOp[] {
+export function indexWritesOf(items: readonly IndexItem[], observers: readonly AuditObserver[], recordIndexes = true, sharded = false): BulkWriteOp[] {
   const writes: BulkWriteOp[] = [];
-  for (const { record, scopeCode, intent } of items) {
+  for (const { record, scopeCode, intent, actionId } of items) {
     if (record !== null) {
       if (recordIndexes) {
         for (const w of tenantIndexWrites(record)) writes.push(w);
@@ -89,7 +89,10 @@ export function indexWritesOf(items: readonly IndexItem[], observers: readonly A
       }
       for (const observer of observers) for (const w of observer.writesFor(record)) writes.push(w);
     }
-    if (intent !== undefined) writes.push({ op: 'indexRemove', index: intentIndexKey(), member: intent });
+    if (intent === undefined) continue;
+    // On a sharded state, an intent whose action the message does not name (an older writer's) may be in any shard.
+    const indexes = actionId === undefined || actionId === null ? intentIndexes(sharded) : [intentIndexOf(actionId, sharded)];
+    for (const index of indexes) writes.push({ op: 'indexRemove', index, member: intent });
   }
   return writes;
 }

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GLOBAL_SCOPE, compareLogIds, type BulkWriteOp, type LogDelivery, type StateKey, type StateStore, type WriteOp } from '@sluice/state';
-import { actionPointerKey, recordKey } from '../keys.js';
+import { compareLogIds, type BulkWriteOp, type LogDelivery, type StateKey, type StateStore, type WriteOp } from '@sluice/state';
+import { actionPointerKey, ingestLogKey, recordKey } from '../keys.js';
 import { decodeRecord } from '../record-codec.js';
 import { globalMember } from '../record-ref.js';
 import { pointerWrite, valueWrite } from '../record-writes.js';
@@ -20,12 +20,15 @@ import {
   type RecordSink,
 } from './ingest.js';
 
-/** The shared ingest log and its consumer group (durable names: never rename without a migration). */
-const INGEST_LOG: StateKey = { kind: 'audit-ingest', ...GLOBAL_SCOPE, id: 'log' };
+/** The ingest logs' consumer group (a durable name: never rename without a migration). */
 const INGEST_GROUP = 'indexer';
 
 export interface LogIngestOptions {
   observers: readonly AuditObserver[];
+  /** The log this ingest appends to and consumes (default: the one global log; one shard of a sharded ingest). */
+  log?: StateKey;
+  /** Pause of the indexer loop when the log is empty (default 20 ms). */
+  idlePollMs?: number;
   /** Records move there, and out of the state store, instead of being indexed in it. */
   sink?: RecordSink | undefined;
   /** Messages indexed per batch (default 500). */
@@ -72,6 +75,8 @@ interface SortedBatch {
  * counters applied once.
  */
 export class LogAuditIngest implements AuditIngest {
+  private readonly log: StateKey;
+  private readonly idlePollMs: number;
   private readonly batchSize: number;
   private readonly claimIdleMs: number;
   private readonly catchUpTimeoutMs: number;
@@ -89,6 +94,8 @@ export class LogAuditIngest implements AuditIngest {
     private readonly store: StateStore,
     private readonly opts: LogIngestOptions,
   ) {
+    this.log = opts.log ?? ingestLogKey();
+    this.idlePollMs = opts.idlePollMs ?? IDLE_POLL_MS;
     this.batchSize = opts.batchSize ?? 500;
     this.claimIdleMs = opts.claimIdleMs ?? 10_000;
     this.catchUpTimeoutMs = opts.catchUpTimeoutMs ?? 5000;
@@ -101,7 +108,7 @@ export class LogAuditIngest implements AuditIngest {
   async append({ record, scopeCode, valueWritten, intent }: IngestEntry): Promise<void> {
     const message = encodeIndexMessage(record, globalMember(record.id, scopeCode), intent);
     const writes: WriteOp[] = valueWritten ? [pointerWrite(record, scopeCode)] : [valueWrite(record), pointerWrite(record, scopeCode)];
-    await this.store.writeBatch(writes, { append: { log: INGEST_LOG, message } });
+    await this.store.writeBatch(writes, { append: { log: this.log, message } });
   }
 
   /**
@@ -134,11 +141,11 @@ export class LogAuditIngest implements AuditIngest {
    * still there is newer than the last one at the start" means done.
    */
   private async catchUpOnce(): Promise<boolean> {
-    const target = await this.store.logLastId(INGEST_LOG);
+    const target = await this.store.logLastId(this.log);
     if (target === null) return true;
     const deadline = Date.now() + this.catchUpTimeoutMs;
     for (;;) {
-      const [oldest] = await this.store.logRange(INGEST_LOG, { limit: 1 });
+      const [oldest] = await this.store.logRange(this.log, { limit: 1 });
       if (oldest === undefined || compareLogIds(oldest.id, target) > 0) return true;
       if (Date.now() > deadline) return false;
       if ((await this.indexOnce(this.consumers.reader)) === 0) await sleep(5);
@@ -162,19 +169,19 @@ export class LogAuditIngest implements AuditIngest {
     await this.running?.catch(() => false);
     if (this.groupReady === null) return;
     for (const consumer of [this.consumers.loop, this.consumers.reader]) {
-      await this.store.logGroupRemoveConsumer(INGEST_LOG, INGEST_GROUP, consumer).catch((err: unknown) => this.opts.onError?.(err));
+      await this.store.logGroupRemoveConsumer(this.log, INGEST_GROUP, consumer).catch((err: unknown) => this.opts.onError?.(err));
     }
   }
 
   private async runLoop(): Promise<void> {
     while (!this.closed) {
       try {
-        if ((await this.indexOnce(this.consumers.loop)) === 0) await sleep(IDLE_POLL_MS);
+        if ((await this.indexOnce(this.consumers.loop)) === 0) await sleep(this.idlePollMs);
       } catch (err) {
         this.opts.onError?.(err);
         // The backend is away, or a batch failed (its sink is away): its messages stay pending and
         // come back. The backlog is still reported, so that it shows while nothing gets through.
-        const backlog = await this.store.logLength(INGEST_LOG).catch(() => null);
+        const backlog = await this.store.logLength(this.log).catch(() => null);
         if (backlog !== null) this.opts.onIndexed?.({ indexed: 0, failedWrites: 0, backlog });
         await sleep(1000);
       }
@@ -198,9 +205,9 @@ export class LogAuditIngest implements AuditIngest {
     let batch: LogDelivery[] = [];
     if (Date.now() - this.lastClaimAt >= CLAIM_EVERY_MS) {
       this.lastClaimAt = Date.now();
-      batch = await this.store.logGroupClaim(INGEST_LOG, INGEST_GROUP, consumer, this.claimIdleMs, this.batchSize);
+      batch = await this.store.logGroupClaim(this.log, INGEST_GROUP, consumer, this.claimIdleMs, this.batchSize);
     }
-    if (batch.length === 0) batch = await this.store.logGroupRead(INGEST_LOG, INGEST_GROUP, consumer, this.batchSize);
+    if (batch.length === 0) batch = await this.store.logGroupRead(this.log, INGEST_GROUP, consumer, this.batchSize);
     if (batch.length === 0) return 0;
     await this.indexBatch(consumer, batch);
     return batch.length;
@@ -228,16 +235,16 @@ export class LogAuditIngest implements AuditIngest {
       this.opts.onError?.(err);
     }
     if (ack.length === 0) return;
-    const result = await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, ack, counters);
+    const result = await this.store.logGroupAckWith(this.log, INGEST_GROUP, consumer, ack, counters);
     if (result.applied) failed += result.failed;
     else {
       // Some message was taken over meanwhile (this consumer looked dead): each of the others alone.
       for (const id of ack) {
         const own = (byMessage.get(id) ?? []).filter((w) => w.op === 'increment');
-        failed += (await this.store.logGroupAckWith(INGEST_LOG, INGEST_GROUP, consumer, [id], own)).failed;
+        failed += (await this.store.logGroupAckWith(this.log, INGEST_GROUP, consumer, [id], own)).failed;
       }
     }
-    if (this.opts.onIndexed) this.opts.onIndexed({ indexed: ack.length, failedWrites: failed, backlog: await this.store.logLength(INGEST_LOG) });
+    if (this.opts.onIndexed) this.opts.onIndexed({ indexed: ack.length, failedWrites: failed, backlog: await this.store.logLength(this.log) });
   }
 
   /**
@@ -255,7 +262,7 @@ export class LogAuditIngest implements AuditIngest {
       try {
         if (decoded === null) throw new Error('unreadable');
         if (m.deliveries > MAX_DELIVERIES && recordIndexes) throw new Error(`delivered ${m.deliveries} times`);
-        writes = indexWritesOf([decoded], this.opts.observers, recordIndexes);
+        writes = indexWritesOf([decoded], this.opts.observers, recordIndexes, this.store.sharded);
         if (decoded.record === null) throw new Error('its record fields are unreadable (its intent is settled)');
         sorted.items.push(decoded);
       } catch (err) {
@@ -310,7 +317,7 @@ export class LogAuditIngest implements AuditIngest {
 
   /** Creates the group once per process (from the log's start: nothing appended before is missed). */
   private ensureGroup(): Promise<void> {
-    this.groupReady ??= this.store.logGroupCreate(INGEST_LOG, INGEST_GROUP, 'start').then(
+    this.groupReady ??= this.store.logGroupCreate(this.log, INGEST_GROUP, 'start').then(
       () => {},
       (err: unknown) => {
         this.groupReady = null;

@@ -100,7 +100,8 @@ export class ActionIntents {
       caller_id: ctx.caller?.id ?? null,
       caller_method: ctx.caller?.method ?? null,
     });
-    await this.opts.state.writeBatch([{ op: 'indexAdd', index: auditKeys.intentIndexKey(), member, score: now + this.opts.graceMs }]);
+    const index = auditKeys.intentIndexOf(ctx.action.id, this.opts.state.sharded);
+    await this.opts.state.writeBatch([{ op: 'indexAdd', index, member, score: now + this.opts.graceMs }]);
     return member;
   }
 
@@ -110,20 +111,23 @@ export class ActionIntents {
    * sweep. Returns how many were settled.
    */
   async sweep(limit: number, settle: (intent: ActionIntent) => Promise<void>): Promise<number> {
-    const index = auditKeys.intentIndexKey();
     if ((await this.opts.beforeSweep?.()) === false) return 0;
-    const due = await this.opts.state.indexRange(index, { max: this.opts.clock.now(), limit });
     let settled = 0;
-    for (const { member, score } of due) {
-      if (!(await this.opts.state.indexRemove(index, member))) continue;
-      const intent = decode(member);
-      if (intent === null) continue;
-      try {
-        await settle(intent);
-        settled++;
-      } catch (err) {
-        await this.opts.state.indexAdd(index, member, score);
-        throw err;
+    // One index, or one per shard on a Redis Cluster.
+    for (const index of auditKeys.intentIndexes(this.opts.state.sharded)) {
+      if (settled >= limit) break;
+      const due = await this.opts.state.indexRange(index, { max: this.opts.clock.now(), limit: limit - settled });
+      for (const { member, score } of due) {
+        if (!(await this.opts.state.indexRemove(index, member))) continue;
+        const intent = decode(member);
+        if (intent === null) continue;
+        try {
+          await settle(intent);
+          settled++;
+        } catch (err) {
+          await this.opts.state.indexAdd(index, member, score);
+          throw err;
+        }
       }
     }
     return settled;

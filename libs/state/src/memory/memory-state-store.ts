@@ -47,6 +47,7 @@ const PREFIX = 'mem';
  */
 export class MemoryStateStore implements StateStore {
   readonly backend = 'memory' as const;
+  readonly sharded = false;
   private readonly ks: Keyspace;
   private readonly bus: LocalBus;
 

@@ -23,7 +23,7 @@ import type {
 import { writeBatch } from './batch.js';
 import { finishStagedBatches, logAckWith, type MarkerKey } from './log-ack-with.js';
 import { compareAndSwapWith } from './compare-and-swap-with.js';
-import { closeClient, createClient, pingWithin, waitUntilReady, type RedisClient, type RedisConnectionOptions } from './connection.js';
+import { closeClient, createClient, isCluster, pingWithin, waitUntilReady, type RedisClient, type RedisConnectionOptions } from './connection.js';
 import * as ranges from './index-range.js';
 import * as logs from './logs.js';
 import { RedisPubSub } from './pubsub.js';
@@ -59,6 +59,7 @@ export interface RedisStateStoreOptions extends RedisConnectionOptions {
 export class RedisStateStore implements StateStore {
   readonly backend = 'redis' as const;
   readonly client: RedisClient;
+  readonly sharded: boolean;
   private readonly prefix: string;
   private readonly pubsub: RedisPubSub;
   private readonly pingTimeoutMs: number;
@@ -72,6 +73,7 @@ export class RedisStateStore implements StateStore {
     this.prefix = opts.prefix;
     this.pingTimeoutMs = opts.pingTimeoutMs ?? 1000;
     this.client = createClient(opts);
+    this.sharded = isCluster(this.client);
     // Keep the latest error for diagnostics; a listener also stops ioredis printing each retry.
     this.client.on('error', (err: unknown) => {
       this.lastError = err;
