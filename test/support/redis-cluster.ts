@@ -1,6 +1,6 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { Redis } from 'ioredis';
 import { poll } from './poll.js';
+import { withNode } from './redis-node.js';
 import { startRedisServer, type RunningRedis } from './redis-server.js';
 
 export interface RunningRedisCluster {
@@ -104,15 +104,4 @@ export async function redisErrorCounts(nodes: readonly string[]): Promise<Record
     }
   }
   return counts;
-}
-
-async function withNode<T>(port: number, use: (node: Redis) => Promise<T>): Promise<T> {
-  const node = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 1 });
-  node.on('error', () => {});
-  try {
-    await node.connect();
-    return await use(node);
-  } finally {
-    node.disconnect();
-  }
 }

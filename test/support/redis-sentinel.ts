@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Redis } from 'ioredis';
 import { freePort } from './free-port.js';
 import { poll } from './poll.js';
+import { stopServer, withNode } from './redis-node.js';
 import { startRedisServer, waitForPort, type RunningRedis } from './redis-server.js';
 
 export interface RunningRedisSentinel {
@@ -85,39 +85,21 @@ async function startSentinel(name: string, primaryPort: number, password: string
   await waitForPort(port, 10_000);
   return {
     port,
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    stop: () => stopServer(child, dir),
   };
 }
 
 async function ready(sentinelPorts: readonly number[], name: string, replicaPort: number, password: string): Promise<boolean> {
-  const replication = await withNode(replicaPort, password, (n) => n.info('replication')).catch(() => '');
+  const replication = await withNode(replicaPort, (n) => n.info('replication'), password).catch(() => '');
   if (!replication.includes('master_link_status:up')) return false;
   for (const port of sentinelPorts) {
-    const known = await withNode(port, undefined, (n) => n.call('SENTINEL', 'SENTINELS', name) as Promise<unknown[]>).catch(() => []);
+    const known = await withNode(port, (n) => n.call('SENTINEL', 'SENTINELS', name) as Promise<unknown[]>).catch(() => []);
     if (known.length < sentinelPorts.length - 1) return false;
   }
   return true;
 }
 
 async function askPrimary(sentinelPort: number, name: string): Promise<number> {
-  const [, port] = (await withNode(sentinelPort, undefined, (n) => n.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name))) as [string, string];
+  const [, port] = (await withNode(sentinelPort, (n) => n.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name))) as [string, string];
   return Number(port);
-}
-
-async function withNode<T>(port: number, password: string | undefined, use: (node: Redis) => Promise<T>): Promise<T> {
-  const node = new Redis({ port, host: '127.0.0.1', password, lazyConnect: true, maxRetriesPerRequest: 1 });
-  node.on('error', () => {});
-  try {
-    await node.connect();
-    return await use(node);
-  } finally {
-    node.disconnect();
-  }
 }

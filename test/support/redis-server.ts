@@ -1,10 +1,11 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './free-port.js';
 import { poll } from './poll.js';
+import { signalAndWait, stopServer } from './redis-node.js';
 
 export interface RunningRedis {
   url: string;
@@ -35,20 +36,8 @@ export async function startRedisServer(opts: { port?: number; args?: readonly st
   return {
     url: `redis://127.0.0.1:${port}`,
     port,
-    async kill() {
-      if (child.exitCode !== null || child.signalCode !== null) return;
-      const exited = new Promise((r) => child.once('exit', r));
-      child.kill('SIGKILL');
-      await exited;
-    },
-    async stop() {
-      if (child.exitCode === null && child.signalCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await exited;
-      }
-      rmSync(dir, { recursive: true, force: true });
-    },
+    kill: () => signalAndWait(child, 'SIGKILL'),
+    stop: () => stopServer(child, dir),
   };
 }
 

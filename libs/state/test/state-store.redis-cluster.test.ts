@@ -11,6 +11,7 @@ import { RedisStateStore } from '../src/redis/redis-state-store.js';
 import type { StateKey } from '../src/state-store.js';
 import { CONTRACT_BACKOFF_MS, schedulerContract } from './contract/scheduler.contract.js';
 import { stateStoreContract } from './contract/state-store.contract.js';
+import { REDIS_CONTRACT_OPTIONS, redisContract } from './support/redis-contract.js';
 
 /*
  * The StateStore and Scheduler contracts on a 3-primary Redis Cluster, and what only a cluster
@@ -18,7 +19,6 @@ import { stateStoreContract } from './contract/state-store.contract.js';
  * another consumer. After everything, no node may have answered CROSSSLOT.
  */
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 const nodes = testRedisClusterNodes();
 let admin: Cluster;
 
@@ -36,23 +36,7 @@ function connect(prefix: string): Promise<RedisStateStore> {
   return RedisStateStore.connect({ clusterNodes: nodes, prefix });
 }
 
-stateStoreContract(
-  'redis-cluster',
-  async () => {
-    const prefix = uniquePrefix();
-    const store = await connect(prefix);
-    return {
-      store,
-      advance: (ms) => sleep(ms),
-      now: () => Date.now(),
-      cleanup: async () => {
-        await store.close();
-        await deleteKeys(admin, `${prefix}:*`);
-      },
-    };
-  },
-  { unitMs: 150, toleranceMs: 60 },
-);
+stateStoreContract('redis-cluster', redisContract(connect), REDIS_CONTRACT_OPTIONS);
 
 schedulerContract('bullmq-cluster', async () => {
   const prefix = uniquePrefix();
@@ -105,7 +89,7 @@ describe('RedisStateStore on Redis Cluster', () => {
       let cursor: string | undefined;
       let pages = 0;
       do {
-        const page = await store.scan('scanned', { count: 50, ...(cursor === undefined ? {} : { cursor }) });
+        const page = await store.scan('scanned', { count: 10, ...(cursor === undefined ? {} : { cursor }) });
         for (const e of page.entries) seen.add(e.value);
         cursor = page.cursor ?? undefined;
         pages++;

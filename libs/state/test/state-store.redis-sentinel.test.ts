@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { deleteKeys } from '../../../test/support/delete-keys.js';
 import { poll } from '../../../test/support/poll.js';
 import { startRedisSentinel, type RunningRedisSentinel } from '../../../test/support/redis-sentinel.js';
 import { uniquePrefix } from '../../../test/support/redis-url.js';
@@ -7,6 +6,7 @@ import { createStateStore } from '../src/create-state-store.js';
 import { RedisStateStore, type RedisStateStoreOptions } from '../src/redis/redis-state-store.js';
 import type { StateKey } from '../src/state-store.js';
 import { stateStoreContract } from './contract/state-store.contract.js';
+import { REDIS_CONTRACT_OPTIONS, redisContract } from './support/redis-contract.js';
 
 /*
  * The StateStore on a password-protected primary found through Sentinels: the contract, the
@@ -14,7 +14,6 @@ import { stateStoreContract } from './contract/state-store.contract.js';
  * Sentinels promote the replica and the store carries on against it).
  */
 
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 let set: RunningRedisSentinel;
 
 beforeAll(async () => {
@@ -30,23 +29,8 @@ function connect(prefix: string, extra: Partial<RedisStateStoreOptions> = {}): P
 
 stateStoreContract(
   'redis-sentinel',
-  async () => {
-    const prefix = uniquePrefix();
-    const store = await connect(prefix);
-    return {
-      store,
-      advance: (ms) => sleep(ms),
-      now: () => Date.now(),
-      cleanup: async () => {
-        // Some tests close the store themselves: drop the keys through a connection of our own.
-        await store.close();
-        const admin = await connect(prefix);
-        await deleteKeys(admin.client, `${prefix}:*`);
-        await admin.close();
-      },
-    };
-  },
-  { unitMs: 150, toleranceMs: 60 },
+  redisContract((prefix) => connect(prefix)),
+  REDIS_CONTRACT_OPTIONS,
 );
 
 describe('RedisStateStore through Sentinels', () => {

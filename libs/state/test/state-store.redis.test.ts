@@ -8,8 +8,7 @@ import { createStateStore } from '../src/create-state-store.js';
 import { renderKey } from '../src/keys.js';
 import { RedisStateStore } from '../src/redis/redis-state-store.js';
 import { stateStoreContract } from './contract/state-store.contract.js';
-
-const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+import { REDIS_CONTRACT_OPTIONS, redisContract } from './support/redis-contract.js';
 
 /**
  * Commands that touch keys under `prefix`, seen through MONITOR (which also shows commands run by
@@ -61,21 +60,8 @@ afterAll(async () => {
 
 stateStoreContract(
   'redis',
-  async () => {
-    const prefix = uniquePrefix();
-    const store = await RedisStateStore.connect({ url: testRedisUrl(), prefix });
-    return {
-      store,
-      advance: (ms) => sleep(ms),
-      now: () => Date.now(),
-      cleanup: async () => {
-        await store.close();
-        await deleteKeys(admin, `${prefix}:*`);
-      },
-    };
-  },
-  // Real sleeps: TTLs of 150-600 ms; resetAtMs comes from server time on this host.
-  { unitMs: 150, toleranceMs: 60 },
+  redisContract((prefix) => RedisStateStore.connect({ url: testRedisUrl(), prefix })),
+  REDIS_CONTRACT_OPTIONS,
 );
 
 // Redis-only assertions: storage layout, TTL handling in the scripts, connection failures.
