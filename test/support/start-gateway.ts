@@ -46,11 +46,36 @@ export async function startGateway(
     app,
     runtime,
     readiness,
-    async close() {
-      await app.close();
-      await runtime.close();
-    },
+    close: () => closeWithin(app, runtime, CLOSE_BOUND_MS),
   };
+}
+
+/**
+ * How long a test gateway may take to close. A close that hangs (seen rarely in full runs, on the
+ * redis backend of auth-sessions.test.ts, cause not found yet) is reported on stderr with the
+ * stage it hangs in and the process's open handles, and left behind, so that one hang does not
+ * fail the suite's hook with nothing to go on.
+ */
+const CLOSE_BOUND_MS = 20_000;
+
+async function closeWithin(app: FastifyInstance, runtime: Runtime, boundMs: number): Promise<void> {
+  let stage = 'app.close';
+  const closing = (async () => {
+    await app.close();
+    stage = 'runtime.close';
+    await runtime.close();
+    stage = 'closed';
+  })();
+  let timer: NodeJS.Timeout | undefined;
+  const bound = new Promise<'hung'>((resolve) => {
+    timer = setTimeout(() => resolve('hung'), boundMs);
+  });
+  const outcome = await Promise.race([closing.then(() => 'closed' as const), bound]);
+  clearTimeout(timer);
+  if (outcome === 'hung') {
+    const handles = (process as unknown as { _getActiveHandles(): object[] })._getActiveHandles().map((h) => h.constructor.name);
+    process.stderr.write(`test gateway: still in ${stage} after ${boundMs} ms; left behind. Open handles: ${JSON.stringify(handles)}\n`);
+  }
 }
 
 export const BACKENDS: Backend[] = ['memory', 'redis'];
