@@ -24,10 +24,9 @@ export interface CreateSchedulerOptions extends RedisTarget {
  */
 export async function createScheduler(opts: CreateSchedulerOptions): Promise<Scheduler> {
   if (opts.backend === 'memory') return new InProcessScheduler({ clock: opts.clock });
-  if (!opts.url && opts.clusterNodes === undefined && opts.sentinels === undefined) throw new Error('the redis scheduler backend needs a url');
   const { BullMqScheduler } = await import('./bullmq/bullmq-scheduler.js');
   return new BullMqScheduler({
-    ...redisTarget(opts),
+    ...redisTarget(opts, 'the redis scheduler backend'),
     prefix: opts.prefix,
     ...(opts.lockDurationMs !== undefined && { lockDurationMs: opts.lockDurationMs }),
     ...(opts.stalledIntervalMs !== undefined && { stalledIntervalMs: opts.stalledIntervalMs }),

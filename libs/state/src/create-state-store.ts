@@ -27,11 +27,10 @@ export async function createStateStore(opts: CreateStateStoreOptions): Promise<S
   if (opts.backend === 'memory') {
     return new MemoryStateStore({ clock: opts.clock, sweepIntervalMs: opts.sweepIntervalMs, onHandlerError: opts.onHandlerError });
   }
-  if (!opts.url && opts.clusterNodes === undefined && opts.sentinels === undefined) throw new Error('state backend "redis" needs a Redis URL');
   // Loaded here so that the memory backend never loads ioredis.
   const { RedisStateStore } = await import('./redis/redis-state-store.js');
   return RedisStateStore.connect({
-    ...redisTarget(opts),
+    ...redisTarget(opts, 'state backend "redis"'),
     prefix: opts.prefix,
     connectTimeoutMs: opts.connectTimeoutMs,
     clientName: opts.clientName,
@@ -40,10 +39,11 @@ export async function createStateStore(opts: CreateStateStoreOptions): Promise<S
   });
 }
 
-/** Only the target's own fields (a single primary, a Cluster or Sentinels), for passing on. */
-export function redisTarget(opts: RedisTarget): RedisTarget {
+/** Only the target's own fields (a single primary, a Cluster or Sentinels), for passing on; throws naming `user` when there is none. */
+export function redisTarget(opts: RedisTarget, user: string): RedisTarget {
   const { url, clusterNodes, sentinels, sentinelName, password } = opts;
   if (clusterNodes !== undefined) return { clusterNodes, password };
   if (sentinels !== undefined) return { sentinels, sentinelName, password };
+  if (!url) throw new Error(`${user} needs a Redis URL, cluster nodes or sentinels`);
   return { url, password };
 }

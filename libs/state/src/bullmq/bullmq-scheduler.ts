@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import type { ConnectionOptions } from 'bullmq';
-import { closeClient, createClient, hostPort, type RedisClient, type RedisTarget } from '../redis/connection.js';
+import { closeClient, createClient, type RedisClient, type RedisTarget } from '../redis/connection.js';
 import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, assertKind, resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
 import { throttleErrors, writeErrorToStderr, type BackgroundErrorHandler } from '../error-reports.js';
@@ -176,24 +176,21 @@ export class BullMqScheduler implements Scheduler {
     await Promise.allSettled([...this.running]);
     await Promise.all(this.workers.map((w) => w.close(true)));
     await Promise.all([...this.queues.values()].map((q) => q.close()));
-    for (const client of [this.producer, ...this.workerClients]) {
-      if (client.status === 'wait') client.disconnect();
-      else await closeClient(client);
-    }
+    // closeClient drops a client that never connected (status 'wait') and quits a ready one.
+    for (const client of [this.producer, ...this.workerClients]) await closeClient(client);
   }
 
-  /** Workers own their connections (BullMQ adds a blocking one), which must retry forever. */
+  /**
+   * Workers own their connections (BullMQ adds a blocking one), which must retry forever. A
+   * Cluster or a Sentinel set is handed over as a client built like every other one (BullMQ
+   * takes a Cluster only that way, and then leaves closing it to us).
+   */
   private workerConnection(): ConnectionOptions {
-    const { url, clusterNodes, sentinels, sentinelName, password } = this.opts;
-    if (clusterNodes !== undefined) {
-      // BullMQ takes a Cluster only as a client instance (and then leaves closing it to us).
-      const client = createClient(this.opts, { lazyConnect: true, maxRetriesPerRequest: null });
-      client.on('error', this.onError);
-      this.workerClients.push(client);
-      return client;
-    }
-    if (sentinels !== undefined) return { sentinels: sentinels.map(hostPort), name: sentinelName ?? 'mymaster', password, maxRetriesPerRequest: null };
-    return { url, maxRetriesPerRequest: null };
+    if (this.opts.clusterNodes === undefined && this.opts.sentinels === undefined) return { url: this.opts.url, maxRetriesPerRequest: null };
+    const client = createClient(this.opts, { lazyConnect: true, maxRetriesPerRequest: null });
+    client.on('error', this.onError);
+    this.workerClients.push(client);
+    return client;
   }
 
   private prefixOf(kind: string): string {

@@ -75,7 +75,7 @@ export function createClient(opts: RedisConnectionOptions, extra: { lazyConnect?
 }
 
 /** `host:port` (or a `redis://` URL of one) as ioredis's node address. */
-export function hostPort(node: string): { host: string; port: number } {
+function hostPort(node: string): { host: string; port: number } {
   const u = new URL(node.includes('://') ? node : `redis://${node}`);
   const port = Number(u.port || 6379);
   if (!u.hostname || !Number.isInteger(port)) throw new Error(`not a host:port: ${node}`);
