@@ -1,3 +1,5 @@
+import { createHash } from 'node:crypto';
+
 /**
  * The request bodies every scenario sends. One action shape for all of them (the baseline
  * validates the same JSON against the same schema), so scenarios differ only in what the
@@ -32,9 +34,15 @@ export const BATCH_SIZE = 100;
  * - batch: `{actions: [SAMPLE_ACTION × size]}`, the same bytes for every request;
  * - unique-dedup: SAMPLE_ACTION with a fresh `dedup_key` per request, except that every
  *   `repeatEvery`-th request reuses the previous key (so the deduplicated path runs too, while
- *   most requests take the write path and leave a live dedup key behind).
+ *   most requests take the write path and leave a live dedup key behind);
+ * - tenants: SAMPLE_ACTION from `count` tenants in turn, named like opaque tenant ids (the hex of
+ *   a hash), so a Redis Cluster spreads them over its slots as real tenants would.
  */
-export type BodySpec = { kind: 'fixed' } | { kind: 'batch'; size: number } | { kind: 'unique-dedup'; repeatEvery: number; runId: string };
+export type BodySpec =
+  | { kind: 'fixed' }
+  | { kind: 'batch'; size: number }
+  | { kind: 'unique-dedup'; repeatEvery: number; runId: string }
+  | { kind: 'tenants'; count: number };
 
 export function fixedBody(spec: BodySpec): string | undefined {
   if (spec.kind === 'fixed') return JSON.stringify(SAMPLE_ACTION);
@@ -46,6 +54,11 @@ export function fixedBody(spec: BodySpec): string | undefined {
 export function bodyGenerator(spec: BodySpec, startAt = 0): () => string {
   const fixed = fixedBody(spec);
   if (fixed !== undefined) return () => fixed;
+  if (spec.kind === 'tenants') {
+    const bodies = benchTenants(spec.count).map((tenant) => JSON.stringify({ ...SAMPLE_ACTION, tenant }));
+    let n = startAt;
+    return () => bodies[n++ % bodies.length] as string;
+  }
   if (spec.kind !== 'unique-dedup') throw new Error(`unhandled body spec ${spec.kind}`);
   // Split the static JSON around the dedup key so each request only concatenates strings.
   const marker = '\u0000DEDUP\u0000';
@@ -58,6 +71,11 @@ export function bodyGenerator(spec: BodySpec, startAt = 0): () => string {
     if (last === '' || n % spec.repeatEvery !== 0) last = `order-${spec.runId}-${n}`;
     return `${head}"${last}"${tail}`;
   };
+}
+
+/** The tenants of a `tenants` body: `t-` and 12 hex digits of SHA-256 over `tenant <i>`. */
+function benchTenants(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => `t-${createHash('sha256').update(`tenant ${i}`).digest('hex').slice(0, 12)}`);
 }
 
 /** Actions a request of this spec dispatches. */

@@ -1,7 +1,7 @@
 import { AuditFilterFields, type AuditPage, type AuditRecord } from '@sluice/core';
 import type { StateStore } from '@sluice/state';
 import type { StoreQuery } from './audit-store.js';
-import { IndexPager } from './index-pager.js';
+import { openPager } from './merged-index-pager.js';
 import { planQuery, type Filters } from './query-planner.js';
 import { decodeCursor, encodeCursor, type CursorPosition } from './query-cursor.js';
 import { isExpired } from './record-codec.js';
@@ -37,10 +37,11 @@ export async function runQuery(deps: QueryDeps, q: StoreQuery): Promise<AuditPag
   // Every index entry is a match (bar records missing or expired but not yet reaped).
   const indexAnswers = plan.coversAll && q.visible === undefined;
   let skip = cursor === undefined ? q.offset : (cursor.s ?? 0);
-  const indexOffset = indexAnswers && cursor === undefined ? skip : 0;
+  // The index answers an offset itself when it is one key (not the shards of one).
+  const indexOffset = indexAnswers && cursor === undefined && plan.index.keys.length === 1 ? skip : 0;
   if (indexOffset > 0) skip = 0;
 
-  const pager = new IndexPager(deps.store, plan.index.key, {
+  const pager = openPager(deps.store, plan.index.keys, {
     ...(q.fromMs !== undefined ? { min: q.fromMs } : {}),
     ...(q.toMs !== undefined ? { max: q.toMs } : {}),
     ...(cursor !== undefined ? { after: { score: cursor.t, position: compactId(cursor.i) } } : {}),

@@ -1,8 +1,7 @@
 import type { AuditRecord, AuditVerifyInput, AuditVerifyResult } from '@sluice/core';
 import type { StateStore } from '@sluice/state';
-import { tenantAllIndex } from './index-layout.js';
 import { readChainHead, type ChainHead } from './hash-chain.js';
-import { chainIndexKey, type TenantScope } from './keys.js';
+import { chainIndexKey, tenantIndexKey, type TenantScope } from './keys.js';
 import { recordHash } from './record-hash.js';
 import type { RecordReader } from './record-reader.js';
 
@@ -151,9 +150,9 @@ async function edgeSequence(
   scope: TenantScope,
   window: { min?: number; max?: number; rev: boolean },
 ): Promise<number | null> {
-  const index = tenantAllIndex(scope);
+  const index = tenantIndexKey(scope);
   for (let offset = 0; offset < WINDOW_SEARCH_BUDGET; offset += BATCH) {
-    const entries = await store.indexRange(index.key, { ...window, offset, limit: BATCH });
+    const entries = await store.indexRange(index, { ...window, offset, limit: BATCH });
     const records = await reader.readMembers(
       entries.map((e) => e.member),
       scope,

@@ -1,4 +1,4 @@
-import { GLOBAL_SCOPE, type StateKey } from '@sluice/state';
+import { GLOBAL_SCOPE, spreadScopes, type StateKey } from '@sluice/state';
 
 /*
  * Every key the audit store touches, in one place.
@@ -10,10 +10,14 @@ import { GLOBAL_SCOPE, type StateKey } from '@sluice/state';
  *   audit-chain:{ns:t}:seq            chain index: score = sequence_number, member = compact id
  *   audit-tix:{ns:t}:all              tenant index: score = dispatched_at ms, member = compact id
  *   audit-tix:{ns:t}:<dim>=<value>    tenant compound indexes (outcome, provider, action_type)
- * Global scope — members carry the tenant as a scope code:
+ * Global scope, or on a sharded state (a Redis Cluster) one of AUDIT_SHARDS shard scopes
+ * (`{_:#a<n>.<k>}`, below) — members carry the tenant as a scope code:
  *   audit-gix:{_:_}:all               every record
  *   audit-gix:{_:_}:<dim>=<value>     one per filter field and value
  *   audit-exp:{_:_}:due               expiry index: score = expires_at ms
+ *   audit-intents:{_:_}:due           actions in flight: score = when to give up on them
+ *   audit-ingest:{_:_}:log            the ingest log
+ * Global scope only:
  *   audit-scope:{_:_}:<code>          scope code → [namespace, tenant] (written once, never changed)
  * Hashed scope (256 slots' worth of buckets, so a cluster spreads them):
  *   audit-ids:{_:#xx}:<action id>     sorted set: the refs of the records of an action id (one per tenant that used it), newest first
@@ -59,13 +63,14 @@ export function tenantIndexKey(scope: TenantScope, dimension?: { field: string; 
   return { kind: KIND.tenantIndex, namespace: scope.namespace, tenant: scope.tenant, id: indexId(dimension) };
 }
 
-/** The global index of every record (dimension absent) or of one dimension value. */
-export function globalIndexKey(dimension?: { field: string; value: string }): StateKey {
-  return { kind: KIND.globalIndex, ...GLOBAL_SCOPE, id: indexId(dimension) };
+/** The global index of every record (dimension absent) or of one dimension value, in one shard (absent: unsharded). */
+export function globalIndexKey(dimension?: { field: string; value: string }, shard?: number): StateKey {
+  return { kind: KIND.globalIndex, ...shardScope(shard), id: indexId(dimension) };
 }
 
-export function expiryIndexKey(): StateKey {
-  return { kind: KIND.expiryIndex, ...GLOBAL_SCOPE, id: 'due' };
+/** The expiry index of one shard (absent: unsharded). */
+export function expiryIndexKey(shard?: number): StateKey {
+  return { kind: KIND.expiryIndex, ...shardScope(shard), id: 'due' };
 }
 
 export function scopeCodeKey(code: string): StateKey {
@@ -73,50 +78,65 @@ export function scopeCodeKey(code: string): StateKey {
 }
 
 /**
- * Actions whose provider call started and whose record is not written yet, scored by when to give
- * up on them. One index, or on a sharded state (a Redis Cluster) one per ingest shard (`{_:#n<n>}`),
- * the action's id choosing: every dispatch that calls a provider writes there.
+ * Shards of the trail's keys that every dispatch writes, on a sharded state (a Redis Cluster):
+ * the ingest log, the intents, the global indexes and the expiry index are each AUDIT_SHARDS
+ * keys, one per shard scope, so their load spreads over the primaries. 12 divides evenly over
+ * 2, 3, 4 and 6 primaries (spreadScopes places the scopes' slots); a query across tenants reads
+ * 12 ranges and merges them. Elsewhere (memory, one Redis) each is one key in the global scope.
  */
-function intentIndexKey(shard?: number): StateKey {
-  return shard === undefined ? { kind: KIND.intents, ...GLOBAL_SCOPE, id: 'due' } : { kind: KIND.intents, namespace: '_', tenant: `#n${shard}`, id: 'due' };
+export const AUDIT_SHARDS = 12;
+
+const SHARD_SCOPES = spreadScopes('_', 'a', AUDIT_SHARDS);
+
+/** The scope of a shard; the global scope when unsharded (undefined). */
+function shardScope(shard: number | undefined): { namespace: string; tenant: string } {
+  return shard === undefined ? GLOBAL_SCOPE : (SHARD_SCOPES[shard] as { namespace: string; tenant: string });
+}
+
+/** The shard of a name (an action id chooses its ingest log and intent, a record id its index entries); undefined when unsharded. */
+export function auditShardOf(name: string, sharded: boolean): number | undefined {
+  return sharded ? nameHash(name) % AUDIT_SHARDS : undefined;
+}
+
+/** Every shard (what a reader of all of them walks): [undefined] when unsharded. */
+export function auditShards(sharded: boolean): (number | undefined)[] {
+  return sharded ? Array.from({ length: AUDIT_SHARDS }, (_, shard) => shard) : [undefined];
+}
+
+/** Actions whose provider call started and whose record is not written yet, scored by when to give up on them. */
+function intentIndexKey(shard: number | undefined): StateKey {
+  return { kind: KIND.intents, ...shardScope(shard), id: 'due' };
 }
 
 /** The intent index of one action. */
 export function intentIndexOf(actionId: string, sharded: boolean): StateKey {
-  return intentIndexKey(sharded ? ingestShardOf(actionId) : undefined);
+  return intentIndexKey(auditShardOf(actionId, sharded));
 }
 
 /** Every intent index (what a sweep reads). */
 export function intentIndexes(sharded: boolean): StateKey[] {
-  return sharded ? Array.from({ length: INGEST_SHARDS }, (_, shard) => intentIndexKey(shard)) : [intentIndexKey()];
+  return auditShards(sharded).map(intentIndexKey);
 }
 
-/**
- * The ingest log the request path appends a record's message to. One log (in the global scope)
- * unless the state is sharded (a Redis Cluster): then INGEST_SHARDS logs, each in a scope of its
- * own (`{_:#i<n>}`), the record's action id choosing one, so the appends spread over the nodes.
- */
+/** The ingest log the request path appends a record's message to (its action id chooses the shard). */
 export function ingestLogKey(shard?: number): StateKey {
-  return shard === undefined ? { kind: KIND.ingestLog, ...GLOBAL_SCOPE, id: 'log' } : { kind: KIND.ingestLog, namespace: '_', tenant: `#i${shard}`, id: 'log' };
-}
-
-/** Logs of a sharded ingest (docs/cluster.md): enough to spread over a few primaries, few enough to poll. */
-export const INGEST_SHARDS = 8;
-
-/** The shard of an action's ingest messages. */
-export function ingestShardOf(actionId: string): number {
-  return Number.parseInt(bucketOf(actionId), 16) % INGEST_SHARDS;
+  return { kind: KIND.ingestLog, ...shardScope(shard), id: 'log' };
 }
 
 export function actionPointerKey(actionId: string): StateKey {
   return { kind: KIND.actionPointer, namespace: '_', tenant: `#${bucketOf(actionId)}`, id: actionId };
 }
 
-/** 256 buckets by FNV-1a (a hash per dispatch: it must be cheap; it only needs to spread ids). */
+/** 256 buckets (hex), so a cluster spreads the pointers. */
 function bucketOf(actionId: string): string {
+  return (nameHash(actionId) & 0xff).toString(16).padStart(2, '0');
+}
+
+/** FNV-1a, folded (a hash per dispatch: it must be cheap; it only needs to spread names). */
+function nameHash(name: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < actionId.length; i++) h = Math.imul(h ^ actionId.charCodeAt(i), 0x01000193);
-  return ((h ^ (h >>> 8) ^ (h >>> 16) ^ (h >>> 24)) & 0xff).toString(16).padStart(2, '0');
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+  return (h ^ (h >>> 8) ^ (h >>> 16) ^ (h >>> 24)) >>> 0;
 }
 
 /** The field name comes first and never contains '=', so `<field>=<value>` is unambiguous. */

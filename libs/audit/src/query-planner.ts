@@ -31,26 +31,32 @@ export interface QueryPlan {
  */
 export async function planQuery(store: StateStore, filters: Filters, window: { fromMs?: number; toMs?: number }, countAlways: boolean): Promise<QueryPlan> {
   const fields = (Object.keys(filters) as AuditFilterField[]).filter((f) => filters[f] !== undefined);
-  const candidates = candidateIndexes(filters);
+  const candidates = candidateIndexes(filters, store.sharded);
   const covers = (index: TimeIndex) => fields.every((f) => index.covers.includes(f));
   const only = candidates.length === 1 ? candidates[0] : undefined;
   if (only !== undefined) {
-    const count = countAlways ? await store.indexCount(only.key, window.fromMs, window.toMs) : null;
+    const count = countAlways ? await countEntries(store, only, window) : null;
     return { index: only, coversAll: covers(only), count };
   }
-  const counts = await Promise.all(candidates.map((c) => store.indexCount(c.key, window.fromMs, window.toMs)));
+  const counts = await Promise.all(candidates.map((c) => countEntries(store, c, window)));
   let best = 0;
   for (let i = 1; i < candidates.length; i++) {
     const [count, bestCount] = [counts[i] ?? Infinity, counts[best] ?? Infinity];
     const wider = (candidates[i]?.covers.length ?? 0) > (candidates[best]?.covers.length ?? 0);
     if (count < bestCount || (count === bestCount && wider)) best = i;
   }
-  const index = candidates[best] ?? globalAllIndex();
+  const index = candidates[best] ?? globalAllIndex(store.sharded);
   return { index, coversAll: covers(index), count: counts[best] ?? null };
 }
 
+/** Entries within the window, over the index's shards. */
+async function countEntries(store: StateStore, index: TimeIndex, window: { fromMs?: number; toMs?: number }): Promise<number> {
+  const counts = await Promise.all(index.keys.map((key) => store.indexCount(key, window.fromMs, window.toMs)));
+  return counts.reduce((a, b) => a + b, 0);
+}
+
 /** The non-dominated indexes for these filters; the global index when there are none. */
-function candidateIndexes(filters: Filters): TimeIndex[] {
+function candidateIndexes(filters: Filters, sharded: boolean): TimeIndex[] {
   const { namespace, tenant } = filters;
   const scope = namespace !== undefined && tenant !== undefined ? { namespace, tenant } : null;
   const out: TimeIndex[] = [];
@@ -67,7 +73,7 @@ function candidateIndexes(filters: Filters): TimeIndex[] {
   }
   for (const field of GLOBAL_DIMENSIONS) {
     const value = filters[field];
-    if (value !== undefined && !compounded.has(field)) out.push(globalDimensionIndex(field, value));
+    if (value !== undefined && !compounded.has(field)) out.push(globalDimensionIndex(field, value, sharded));
   }
-  return out.length > 0 ? out : [globalAllIndex()];
+  return out.length > 0 ? out : [globalAllIndex(sharded)];
 }

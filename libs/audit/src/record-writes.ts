@@ -18,8 +18,8 @@ export function valueWrite(record: AuditRecord): WriteOp {
   return { op: 'set', key: recordKey(record, record.id), value: encodeRecord(record) };
 }
 
-/** Tenant indexes and the chain index: in the record's slot. */
-export function tenantIndexWrites(record: IndexedRecord, placement: RecordPlacement = placementOf(record)): BulkWriteOp[] {
+/** Tenant indexes and the chain index: in the record's slot (sharded or not, the same keys). */
+export function tenantIndexWrites(record: IndexedRecord, placement: RecordPlacement = placementOf(record, false)): BulkWriteOp[] {
   const member = tenantMember(record.id);
   const score = dispatchedAtMs(record);
   const ops: BulkWriteOp[] = placement.tenant.map((index) => ({ op: 'indexAdd', index, member, score }));
@@ -29,8 +29,8 @@ export function tenantIndexWrites(record: IndexedRecord, placement: RecordPlacem
   return ops;
 }
 
-/** Global indexes and the expiry index. */
-export function globalIndexWrites(record: IndexedRecord, scopeCode: string, placement: RecordPlacement = placementOf(record)): BulkWriteOp[] {
+/** Global indexes and the expiry index: in the global scope, or in the record's shard of a sharded state. */
+export function globalIndexWrites(record: IndexedRecord, scopeCode: string, placement: RecordPlacement): BulkWriteOp[] {
   const member = globalMember(record.id, scopeCode);
   const score = dispatchedAtMs(record);
   const ops: BulkWriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score }));
@@ -56,7 +56,7 @@ export function pointerWrite(record: AuditRecord, scopeCode: string): WriteOp {
  * reaper that dies part-way leaves the expiry entry behind and the next run finishes the job.
  */
 export async function removeRecord(store: StateStore, record: AuditRecord, scopeCode: string): Promise<boolean> {
-  const placement = placementOf(record);
+  const placement = placementOf(record, store.sharded);
   const tm = tenantMember(record.id);
   const gm = globalMember(record.id, scopeCode);
   const removals: Promise<unknown>[] = [

@@ -13,12 +13,12 @@ import { runQuery } from './audit-query.js';
 import type { AppendOptions, AuditVisibility, IngestingAuditStore, StoreQuery } from './audit-store.js';
 import { verifyChain } from './chain-verifier.js';
 import { linkIntoChain, type UnlinkedRecord } from './hash-chain.js';
-import { globalAllIndex } from './index-layout.js';
+import { expiryIndexes } from './index-layout.js';
 import type { AuditIngest, AuditObserver, IngestReport, RecordSink } from './ingest/ingest.js';
 import { ShardedLogIngest } from './ingest/sharded-log-ingest.js';
 import { LogAuditIngest } from './ingest/log-ingest.js';
 import { MemoryAuditIngest } from './ingest/memory-ingest.js';
-import { actionPointerKey, expiryIndexKey, KIND } from './keys.js';
+import { actionPointerKey, globalIndexKey, KIND } from './keys.js';
 import { isExpired } from './record-codec.js';
 import { RecordIdGenerator } from './record-id.js';
 import { RecordReader } from './record-reader.js';
@@ -201,13 +201,25 @@ export class StateAuditStore implements IngestingAuditStore {
   async expire(nowMs: number, limit: number): Promise<number> {
     if (limit <= 0) return 0;
     await this.ingest.catchUp();
-    const due = await this.store.indexRange(expiryIndexKey(), { max: nowMs, limit });
-    return reapMembers(
-      this.store,
-      this.reader,
-      expiryIndexKey(),
-      due.map((e) => e.member),
+    // Each shard's due entries (one index unless the state is sharded), then the oldest of them all.
+    const shards = await Promise.all(
+      expiryIndexes(this.store.sharded).map(async (index) => ({ index, due: await this.store.indexRange(index, { max: nowMs, limit }) })),
     );
+    const oldest = shards
+      .flatMap(({ index, due }) => due.map((entry) => ({ index, entry })))
+      .sort((a, b) => a.entry.score - b.entry.score)
+      .slice(0, limit);
+    const reaped = await Promise.all(
+      shards.map(({ index }) =>
+        reapMembers(
+          this.store,
+          this.reader,
+          index,
+          oldest.filter((o) => o.index === index).map((o) => o.entry.member),
+        ),
+      ),
+    );
+    return reaped.reduce((a, b) => a + b, 0);
   }
 
   /** The record values' size, as the memory store counts it. */
@@ -215,9 +227,9 @@ export class StateAuditStore implements IngestingAuditStore {
     return this.store.storedBytes?.(KIND.record) ?? 0;
   }
 
-  /** Evicts the oldest records (by dispatched_at) while either cap is exceeded. */
+  /** Evicts the oldest records (by dispatched_at) while either cap is exceeded (memory: one global index). */
   private async evictBeyondCaps(): Promise<void> {
-    const index = globalAllIndex().key;
+    const index = globalIndexKey();
     let evicted = 0;
     if (this.maxRecords !== null) evicted += await this.evictOldest((await this.store.indexCount(index)) - this.maxRecords);
     // Records differ in size: evict the excess over the average size, and again while still above.
@@ -234,7 +246,7 @@ export class StateAuditStore implements IngestingAuditStore {
   /** Deletes the `count` oldest indexed records; returns how many were deleted. */
   private async evictOldest(count: number): Promise<number> {
     if (count <= 0) return 0;
-    const index = globalAllIndex().key;
+    const index = globalIndexKey();
     const oldest = await this.store.indexRange(index, { limit: count });
     return reapMembers(
       this.store,

@@ -349,7 +349,7 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
     describe('expiry', () => {
       /** Every index a record is in (placementOf), as rendered-independent keys. */
       const indexesOf = (r: AuditRecord): StateKey[] => {
-        const p = placementOf(r);
+        const p = placementOf(r, h.state.sharded);
         return [...p.tenant, ...p.global, ...(p.chain ? [p.chain] : []), ...(p.expiry ? [p.expiry] : [])];
       };
       const same = (a: StateKey, b: StateKey) => a.kind === b.kind && a.namespace === b.namespace && a.tenant === b.tenant && a.id === b.id;
@@ -396,7 +396,7 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
       if (onState)
         it('expire() completes a removal an earlier run left half done', async () => {
           const r = await audit.append(draft({ action_id: 'half', dispatchedAtMs: NOW }), { ttlMs: 1000, chain: true });
-          const { tenant, chain } = placementOf(r);
+          const { tenant, chain } = placementOf(r, h.state.sharded);
           // A reaper died after removing some index entries, before the value and expiry entry.
           for (const index of [...tenant, ...(chain ? [chain] : [])]) await h.state.indexRemove(index, tenantMember(r.id));
           clock.advance(1000);
@@ -445,7 +445,7 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
             expect(evictions.reduce((a, b) => a + b, 0)).toBe(5);
             expect(await audit.get('a-0')).toBeNull();
             expect(await h.state.get(recordKey(records[0]!, records[0]!.id))).toBeNull();
-            expect(await h.state.indexCount(placementOf(records[0]!).tenant[0]!)).toBe(10);
+            expect(await h.state.indexCount(placementOf(records[0]!, h.state.sharded).tenant[0]!)).toBe(10);
           } else {
             expect(page.records).toHaveLength(15);
             expect(evictions).toEqual([]);

@@ -1,6 +1,7 @@
 export * from './state-store.js';
 export * from './scheduler.js';
 export * from './keys.js';
+export * from './spread-scopes.js';
 export * from './log-ids.js';
 export * from './create-state-store.js';
 export type { RedisTarget } from './redis/connection.js';

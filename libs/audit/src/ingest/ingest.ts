@@ -1,5 +1,6 @@
 import { AuditFilterFields, type AuditFilterField, type AuditRecord } from '@sluice/core';
 import type { BulkWriteOp, StateKey } from '@sluice/state';
+import { placementOf } from '../index-layout.js';
 import { intentIndexOf, intentIndexes } from '../keys.js';
 import { memberScopeCode } from '../record-ref.js';
 import { globalIndexWrites, tenantIndexWrites } from '../record-writes.js';
@@ -84,8 +85,9 @@ export function indexWritesOf(items: readonly IndexItem[], observers: readonly A
   for (const { record, scopeCode, intent, actionId } of items) {
     if (record !== null) {
       if (recordIndexes) {
-        for (const w of tenantIndexWrites(record)) writes.push(w);
-        for (const w of globalIndexWrites(record, scopeCode)) writes.push(w);
+        const placement = placementOf(record, sharded);
+        for (const w of tenantIndexWrites(record, placement)) writes.push(w);
+        for (const w of globalIndexWrites(record, scopeCode, placement)) writes.push(w);
       }
       for (const observer of observers) for (const w of observer.writesFor(record)) writes.push(w);
     }

@@ -1,26 +1,26 @@
 import type { StateStore } from '@sluice/state';
-import { INGEST_SHARDS, ingestLogKey, ingestShardOf } from '../keys.js';
+import { AUDIT_SHARDS, auditShardOf, ingestLogKey } from '../keys.js';
 import type { AuditIngest, IngestEntry } from './ingest.js';
 import { LogAuditIngest, type LogIngestOptions } from './log-ingest.js';
 
 /**
- * The log ingest over INGEST_SHARDS logs, for a sharded state (a Redis Cluster): one log would
+ * The log ingest over AUDIT_SHARDS logs, for a sharded state (a Redis Cluster): one log would
  * put every dispatch's append, and every indexer's reads and acknowledgements, on the node of its
  * slot. A record's message goes to the log its action id chooses; each log has its own indexer
  * loop and catch-up; the backlog reported is the sum of the logs'.
  */
 export class ShardedLogIngest implements AuditIngest {
   private readonly shards: LogAuditIngest[];
-  private readonly backlogs: number[] = new Array(INGEST_SHARDS).fill(0);
+  private readonly backlogs: number[] = new Array(AUDIT_SHARDS).fill(0);
 
   constructor(store: StateStore, opts: LogIngestOptions) {
     this.shards = Array.from(
-      { length: INGEST_SHARDS },
+      { length: AUDIT_SHARDS },
       (_, shard) =>
         new LogAuditIngest(store, {
           ...opts,
           log: ingestLogKey(shard),
-          // Eight loops poll: an idle one looks every 100 ms (a record still reaches the indexes well within the second).
+          // Twelve loops poll: an idle one looks every 100 ms (a record still reaches the indexes well within the second).
           idlePollMs: opts.idlePollMs ?? 100,
           onIndexed: (report) => {
             this.backlogs[shard] = report.backlog;
@@ -48,6 +48,6 @@ export class ShardedLogIngest implements AuditIngest {
   }
 
   private shardOf(actionId: string): LogAuditIngest {
-    return this.shards[ingestShardOf(actionId)] as LogAuditIngest;
+    return this.shards[auditShardOf(actionId, true) ?? 0] as LogAuditIngest;
   }
 }
