@@ -61,3 +61,17 @@ export async function notDeduplicatedAgain(cluster: Cluster, acknowledged: reado
   );
   return again.filter((o) => o !== 'deduplicated');
 }
+
+/** A tenant's count in the load's quota (`CHARGE_QUOTA`). */
+export async function quotaUsed(cluster: Cluster, tenant: string): Promise<number> {
+  const res = await fetch(`${cluster.nextApi().url}/v1/quotas/${CHARGE_QUOTA.id}/usage?namespace=payments&tenant=${tenant}`);
+  return ((await res.json()) as { used: number }).used;
+}
+
+/** A per-tenant quota no charge load reaches: its window counters count every charge admitted. */
+export const CHARGE_QUOTA = { id: 'charges', namespace: 'payments', tenant: '*', max_actions: 1_000_000_000, window: 'monthly' } as const;
+
+/** The `lo-hi` range (or single slot) of `slots` that holds `slot`, as [lo, hi]. */
+export function rangeOf(slots: readonly string[], slot: number): number[] | undefined {
+  return slots.map((r) => r.split('-').map(Number)).find(([lo = 0, hi = lo]) => slot >= lo && slot <= hi);
+}

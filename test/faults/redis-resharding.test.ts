@@ -2,7 +2,7 @@ import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Cluster } from '../cluster/harness.js';
 import { rulesDir } from '../support/rules-dir.js';
-import { chargeLoad, notDeduplicatedAgain } from './charge-load.js';
+import { chargeLoad, notDeduplicatedAgain, rangeOf } from './charge-load.js';
 
 const RULES = `
 rules:
@@ -31,11 +31,6 @@ async function slotToMove(cluster: Cluster): Promise<{ tenant: string; slot: num
   } finally {
     admin.disconnect();
   }
-}
-
-/** The `lo-hi` range (or single slot) of `slots` that holds `slot`, as [lo, hi]. */
-function rangeOf(slots: readonly string[], slot: number): number[] | undefined {
-  return slots.map((r) => r.split('-').map(Number)).find(([lo = 0, hi = lo]) => slot >= lo && slot <= hi);
 }
 
 function servingPort(primaries: readonly { port: number; slots: string[] }[], slot: number): number | undefined {
