@@ -53,8 +53,8 @@ describe.each(BACKENDS)('credentials on requests (%s backend)', (backend) => {
       components: { securitySchemes: Record<string, unknown> };
       paths: Record<string, Record<string, { security?: unknown }>>;
     };
-    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'bearer']);
-    expect(doc.security).toEqual([{ bearer: [] }, { apiKey: [] }]);
+    expect(Object.keys(doc.components.securitySchemes).sort()).toEqual(['apiKey', 'basic', 'bearer']);
+    expect(doc.security).toEqual([{ bearer: [] }, { apiKey: [] }, { basic: [] }]);
     expect(doc.paths['/v1/auth/login']?.post?.security).toEqual([]);
     expect(doc.paths['/health']?.get?.security).toEqual([]);
     expect(doc.paths['/v1/dispatch']?.post?.security).toBeUndefined();
@@ -69,7 +69,9 @@ describe.each(BACKENDS)('credentials on requests (%s backend)', (backend) => {
     const noneToken = `${b64url({ alg: 'none', typ: 'JWT' })}.${b64url(claims())}.`;
     const cases: [string, Record<string, string>, RegExp][] = [
       ['no credentials', {}, /^missing authentication credentials$/],
-      ['Basic scheme', { authorization: 'Basic YWxpY2U6c2VjcmV0' }, /^malformed Authorization header/],
+      // Basic carries an API key as its password (Prometheus's basic_auth): a user's password is not one.
+      ['Basic with a user password', { authorization: 'Basic YWxpY2U6c2VjcmV0' }, /^invalid API key$/],
+      ['another scheme', { authorization: 'Digest YWxpY2U6c2VjcmV0' }, /^malformed Authorization header/],
       ['Bearer without a value', { authorization: 'Bearer' }, /^malformed Authorization header/],
       ['Bearer with two values', { authorization: 'Bearer a b' }, /^malformed Authorization header/],
       ['blank Authorization', { authorization: '   ' }, /^empty Authorization header$/],

@@ -6,6 +6,8 @@ import { errors } from '@sluice/core';
 import { edgeErrorOptions, installCharsetCheck, installErrorHandling, installJsonDepthLimit, operationsRoutes, sendError, type Readiness } from '@sluice/http';
 import { installAccessControl } from './plugins/access-control.js';
 import { installOpenApi } from './plugins/openapi.js';
+import { alertmanagerRoutes } from './routes/alertmanager.js';
+import { alertmanagerSilencesRoutes } from './routes/alertmanager-silences.js';
 import { installRequestLog } from './plugins/request-log.js';
 import { installValidation } from './plugins/validation.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -78,10 +80,14 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     if (readiness.draining) reply.header('connection', 'close');
     done(null, payload);
   });
-  await installOpenApi(app, deps.version ?? '0.1.0');
+  const version = deps.version ?? '0.1.0';
+  await installOpenApi(app, version);
   await app.register(operationsRoutes, { metrics, readiness });
   await app.register(authRoutes, { authenticator: auth?.authenticator ?? null });
   await app.register(dispatchRoutes, { gateway: runtime.gateway, rateLimiter });
+  const alertmanager = { clock: runtime.clock, config: config.alertmanager, maxBodyBytes };
+  await app.register(alertmanagerRoutes, { ...alertmanager, gateway: runtime.gateway, rateLimiter });
+  await app.register(alertmanagerSilencesRoutes, { ...alertmanager, silences: runtime.silences, version });
   for (const registers of Object.values(FEATURE_ROUTES)) {
     for (const register of registers) await register(app, runtime);
   }

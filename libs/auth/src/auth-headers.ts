@@ -11,10 +11,14 @@ export interface AuthHeaders {
 export type PresentedCredential = { kind: 'bearer'; value: string } | { kind: 'api_key'; value: string };
 
 const BEARER_RE = /^Bearer[ \t]+(\S+)$/i;
+const BASIC_RE = /^Basic[ \t]+([A-Za-z0-9+/=]+)$/i;
+const MALFORMED = 'malformed Authorization header: expected "Bearer <token or API key>" or "Basic" with the API key as the password';
 
 /**
  * Which credential a request presents. `Authorization: Bearer` wins over `X-API-Key`; no header
- * at all is 401 `missing authentication credentials`. Messages never echo the header value.
+ * at all is 401 `missing authentication credentials`. `Authorization: Basic` carries an API key
+ * as its password (the user name is not read): what Prometheus's `basic_auth` and other
+ * Alertmanager clients send. Messages never echo the header value.
  */
 export function presentedCredential(headers: AuthHeaders): PresentedCredential {
   const authorization = single(headers.authorization, 'Authorization');
@@ -23,8 +27,14 @@ export function presentedCredential(headers: AuthHeaders): PresentedCredential {
     const text = authorization.trim();
     if (text === '') throw errors.unauthorized('empty Authorization header');
     const m = BEARER_RE.exec(text);
-    if (!m?.[1]) throw errors.unauthorized('malformed Authorization header: expected "Bearer <token or API key>"');
-    return { kind: 'bearer', value: m[1] };
+    if (m?.[1]) return { kind: 'bearer', value: m[1] };
+    if (/^Bearer\b/i.test(text)) throw errors.unauthorized(MALFORMED);
+    const basic = BASIC_RE.exec(text)?.[1];
+    const decoded = basic === undefined ? '' : Buffer.from(basic, 'base64').toString('utf8');
+    const colon = decoded.indexOf(':');
+    const password = colon < 0 ? '' : decoded.slice(colon + 1);
+    if (password === '') throw errors.unauthorized(MALFORMED);
+    return { kind: 'api_key', value: password };
   }
   const apiKey = single(headers['x-api-key'], 'X-API-Key');
   if (apiKey !== undefined) {

@@ -38,6 +38,8 @@ function setup() {
   return { clock, holder, auth: new Authenticator({ credentials: holder, tokens, revocations }) };
 }
 
+const MALFORMED = 'malformed Authorization header: expected "Bearer <token or API key>" or "Basic" with the API key as the password';
+
 describe('Authenticator.authenticate', () => {
   it('accepts a Bearer JWT from login (any case of "bearer")', async () => {
     const { auth, clock } = setup();
@@ -48,6 +50,14 @@ describe('Authenticator.authenticate', () => {
       expect(caller).toMatchObject({ id: 'alice', role: 'admin', method: 'jwt', grants: [GRANT] });
       expect(caller.jti).toMatch(/^[0-9a-f-]{36}$/);
       expect(caller.tokenExpiresAt).toBe(Math.floor(clock.now() / 1000) * 1000 + 3_600_000);
+    }
+  });
+
+  it('accepts an API key as the password of Basic (Prometheus basic_auth), whatever the user name', async () => {
+    const { auth } = setup();
+    for (const user of ['prometheus', '']) {
+      const caller = await auth.authenticate({ authorization: `Basic ${Buffer.from(`${user}:${API_KEY}`).toString('base64')}` });
+      expect(caller).toMatchObject({ id: 'ci', method: 'api_key' });
     }
   });
 
@@ -71,13 +81,11 @@ describe('Authenticator.authenticate', () => {
     ['unknown X-API-Key', { 'x-api-key': 'nope-nope-nope' }, 'invalid API key'],
     ['unknown Bearer key', { authorization: 'Bearer nope-nope-nope' }, 'invalid API key'],
     ['JWT-shaped unknown Bearer', { authorization: 'Bearer aaaa.bbbb.cccc' }, 'invalid token: malformed'],
-    [
-      'another scheme',
-      { authorization: `Basic ${Buffer.from('a:b').toString('base64')}` },
-      'malformed Authorization header: expected "Bearer <token or API key>"',
-    ],
-    ['Bearer without a value', { authorization: 'Bearer' }, 'malformed Authorization header: expected "Bearer <token or API key>"'],
-    ['Bearer with two values', { authorization: `Bearer ${API_KEY} extra` }, 'malformed Authorization header: expected "Bearer <token or API key>"'],
+    ['Basic with an unknown key as password', { authorization: `Basic ${Buffer.from('prometheus:nope-nope-nope').toString('base64')}` }, 'invalid API key'],
+    ['Basic without a password', { authorization: `Basic ${Buffer.from('prometheus').toString('base64')}` }, MALFORMED],
+    ['another scheme', { authorization: 'Digest abc' }, MALFORMED],
+    ['Bearer without a value', { authorization: 'Bearer' }, MALFORMED],
+    ['Bearer with two values', { authorization: `Bearer ${API_KEY} extra` }, MALFORMED],
     ['empty Authorization', { authorization: '  ' }, 'empty Authorization header'],
     ['empty X-API-Key', { 'x-api-key': '' }, 'empty X-API-Key header'],
     ['two Authorization headers', { authorization: [`Bearer ${API_KEY}`, `Bearer ${API_KEY}`] }, 'multiple Authorization headers'],

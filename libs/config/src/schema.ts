@@ -131,6 +131,31 @@ const SilencesConfig = z
   })
   .prefault({});
 
+/** A field of the action an alert becomes: a fixed value, or an alert label's value (with a fallback when the alert lacks it). */
+const AlertField = z.union([z.string().min(1), z.strictObject({ label: z.string().min(1), default: z.string().min(1).optional() })]);
+
+const AlertRoute = z.strictObject({
+  /** Labels the alert must carry with exactly these values for the route to take it; none: every alert. */
+  match: z.record(z.string(), z.string()).default({}),
+  namespace: AlertField,
+  tenant: AlertField,
+  provider: AlertField,
+  action_type: AlertField.default({ label: 'alertname' }),
+});
+
+/** Alertmanager compatibility (docs/alertmanager.md): Prometheus and amtool as clients. */
+const AlertmanagerConfig = z
+  .strictObject({
+    /** Which action each alert becomes: the first route whose `match` holds. An alert no route takes is refused. */
+    routes: z.array(AlertRoute).default([]),
+    /** The namespace and tenant amtool's silences live in (`/api/v2/silences`); null: that API answers 404. */
+    silences: z
+      .strictObject({ namespace: z.string().min(1), tenant: z.string().min(1) })
+      .nullable()
+      .default(null),
+  })
+  .prefault({});
+
 const TimeIntervalsConfig = z
   .strictObject({
     /** How often each replica checks the shared time-interval generation, as a backstop to pub/sub (the spec's 30 s). */
@@ -445,6 +470,7 @@ export const SluiceConfig = z.strictObject({
   executor: ExecutorConfig,
   rules: RulesConfig,
   silences: SilencesConfig,
+  alertmanager: AlertmanagerConfig,
   time_intervals: TimeIntervalsConfig,
   chains: ChainsConfig,
   circuit_breaker: CircuitBreakerConfig,

@@ -21,6 +21,7 @@ export * from './schemas/recurring.js';
 export * from './wall-time.js';
 export * from './schemas/time-intervals.js';
 export * from './schemas/silences.js';
+export * from './schemas/alertmanager.js';
 export * from './schemas/time-interval-record.js';
 export * from './schemas/dead-letters.js';
 export * from './schemas/approvals.js';

@@ -35,3 +35,5 @@ export * from './stream/stream-service.js';
 export * from './bus/bus-service.js';
 export * from './guardrails/embedding-service.js';
 export * from './plugins/plugin-registry.js';
+export * from './alertmanager/alert-actions.js';
+export * from './alertmanager/am-silences.js';

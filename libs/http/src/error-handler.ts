@@ -75,20 +75,30 @@ function toSluiceError(err: unknown, request?: FastifyRequest): SluiceError {
  * /ready) send it through here too.
  */
 export function sendError(reply: FastifyReply, e: SluiceError): FastifyReply {
-  if (typeof e.extra?.retry_after === 'number') reply.header('retry-after', String(e.extra.retry_after));
-  if (e.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="sluice"');
+  errorHeaders(reply, e);
   return reply.status(e.statusCode).send({ error: e.message, code: e.code, ...(e.details ? { details: e.details } : {}), ...e.extra });
 }
 
+/** The message alone as a JSON string: the error body of Alertmanager's API, which its clients (amtool) decode. */
+function sendErrorString(reply: FastifyReply, e: SluiceError): FastifyReply {
+  errorHeaders(reply, e);
+  return reply.status(e.statusCode).type('application/json; charset=utf-8').send(JSON.stringify(e.message));
+}
+
+function errorHeaders(reply: FastifyReply, e: SluiceError): void {
+  if (typeof e.extra?.retry_after === 'number') reply.header('retry-after', String(e.extra.retry_after));
+  if (e.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="sluice"');
+}
+
 /** Logs a refused or failed request and answers it with the error body. */
-function answerError(err: unknown, request: FastifyRequest, reply: FastifyReply, maxBodyBytes?: number): FastifyReply {
+function answerError(err: unknown, request: FastifyRequest, reply: FastifyReply, maxBodyBytes?: number, send = sendError): FastifyReply {
   let e = toSluiceError(err, request);
   if (e.code === 'PAYLOAD_TOO_LARGE' && maxBodyBytes !== undefined) e = errors.payloadTooLarge(maxBodyBytes);
   // An outage answers every request 503: one warn line each, without a stack trace.
   if (e.code === 'STATE_UNAVAILABLE') request.log.warn({ code: e.code, reason: err instanceof Error ? err.message : String(err) }, 'request refused');
   else if (e.statusCode >= 500) request.log.error({ err }, 'request failed');
   else request.log.info({ code: e.code, reason: e.message }, 'request rejected');
-  return sendError(reply, e);
+  return send(reply, e);
 }
 
 /** What the HTTP parser refused, as one of our errors. */
@@ -140,4 +150,9 @@ export const edgeErrorOptions = {
 export function installErrorHandling(app: FastifyInstance, opts: { maxBodyBytes: number }): void {
   app.setErrorHandler((err, request, reply) => answerError(err, request, reply, opts.maxBodyBytes));
   app.setNotFoundHandler((request, reply) => sendError(reply, errors.routeNotFound(request.method, request.url.split('?')[0] ?? '')));
+}
+
+/** In a plugin scope of Alertmanager-compatible routes: the same handling, errors answered as Alertmanager does (a JSON string). */
+export function installAlertmanagerErrorHandling(scope: FastifyInstance, opts: { maxBodyBytes: number }): void {
+  scope.setErrorHandler((err, request, reply) => answerError(err, request, reply, opts.maxBodyBytes, sendErrorString));
 }

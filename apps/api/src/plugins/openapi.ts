@@ -36,16 +36,18 @@ export async function installOpenApi(app: FastifyInstance, version: string): Pro
         { name: 'bus', description: 'Message bus: schema registry, topics, validated publish (503 while bus.enabled is off)' },
         { name: 'embeddings', description: 'Embedding similarity (the provider behind semantic_match conditions)' },
         { name: 'dlq', description: 'Dead-letter queue: failed actions kept for retry or drain' },
+        { name: 'alertmanager', description: 'Alertmanager compatibility: alerts from Prometheus and Alertmanager, silences for amtool' },
         { name: 'operations', description: 'Health, readiness and metrics' },
       ],
       components: {
         securitySchemes: {
           bearer: { type: 'http', scheme: 'bearer', description: 'a JWT from /v1/auth/login, or an API key' },
           apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key' },
+          basic: { type: 'http', scheme: 'basic', description: 'an API key as the password (any user name): what Prometheus basic_auth sends' },
         },
       },
       // Every route needs one of them when auth is enabled, except those marked `security: []`.
-      security: [{ bearer: [] }, { apiKey: [] }],
+      security: [{ bearer: [] }, { apiKey: [] }, { basic: [] }],
     },
   });
   await app.register(swaggerUi, { routePrefix: '/swagger-ui' });

@@ -32,7 +32,7 @@ function optionsOf(request: FastifyRequest, caller: Caller): DispatchOptions {
  * Grants, then the tenant rate limits, for every action before any runs: one action out of the
  * caller's scope rejects the whole batch with 403, and a refused request consumes nothing.
  */
-async function admit(request: FastifyRequest, actions: readonly ActionInput[], rateLimiter: RateLimiter): Promise<DispatchOptions> {
+export async function admit(request: FastifyRequest, actions: readonly ActionInput[], rateLimiter: RateLimiter): Promise<DispatchOptions> {
   const caller: Caller = callerOf(request);
   const outside = actions.find((a) => !callerCovers(caller, a));
   if (outside) throw noGrantCovers(outside);
