@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { COMMANDS, type CommandName, GLOBAL_OPTIONS, type OptionSpec, isCommand } from './commands.js';
+import { COMMANDS, type CommandName, type CommandSpec, GLOBAL_OPTIONS, type OptionSpec, isCommand, subcommandsOf } from './commands.js';
 
 // test/deploy checks the compose commands against the usage text, read from here.
 export { USAGE } from './help.js';
@@ -12,6 +12,9 @@ export interface ParsedArgs {
   port: number | undefined;
   host: string | undefined;
   noWorker: boolean;
+  /** Every option given, by long name (the remote commands read theirs from here). */
+  options: ReadonlyMap<string, string | true>;
+  positionals: readonly string[];
 }
 
 /** The invocation is wrong (exit 2); the message says what and where to look. */
@@ -24,20 +27,39 @@ type Values = Map<string, string | true>;
  * options of its row in commands.ts; anything else is a UsageError of our own wording.
  */
 export function parseCliArgs(argv: readonly string[]): ParsedArgs {
-  const [first, ...rest] = argv;
-  if (first === undefined) return parsed('help');
-  if (first.startsWith('-')) return parseGlobal(argv);
-  if (!isCommand(first)) throw new UsageError(`unknown command '${first}'; see ${helpHint(undefined)}`);
-  const { values, positionals } = readOptions(rest, COMMANDS[first].options, first);
+  const [word] = argv;
+  if (word === undefined) return parsed('help');
+  if (word.startsWith('-')) return parseGlobal(argv);
+  const { name: first, rest } = commandOf(argv);
+  const spec: CommandSpec = COMMANDS[first];
+  const { values, positionals } = readOptions(rest, spec.options, first);
   if (values.has('help')) return parsed('help', { topic: first });
   if (first === 'help') return parsed('help', { topic: topicOf(positionals) });
-  if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}' for '${first}'; see ${helpHint(first)}`);
+  const { min, max } = spec.positionals ?? { min: 0, max: 0 };
+  if (positionals.length > max) throw new UsageError(`unexpected argument '${positionals[max]}' for '${first}'; see ${helpHint(first)}`);
+  if (positionals.length < min) throw new UsageError(`'${first}' needs ${spec.args ?? 'an argument'}; see ${helpHint(first)}`);
   return parsed(first, {
     config: stringValue(values, 'config'),
     port: portValue(values, first),
     host: stringValue(values, 'host'),
     noWorker: values.has('no-worker'),
+    options: values,
+    positionals,
   });
+}
+
+/** The command an invocation names: one word (`serve`) or two (`silence add`). */
+function commandOf(argv: readonly string[]): { name: CommandName; rest: readonly string[] } {
+  const [first = '', second] = argv;
+  if (isCommand(first)) return { name: first, rest: argv.slice(1) };
+  const pair = `${first} ${second ?? ''}`;
+  if (isCommand(pair)) return { name: pair, rest: argv.slice(2) };
+  const subcommands = subcommandsOf(first);
+  if (subcommands.length > 0) {
+    const what = second === undefined || second.startsWith('-') ? 'needs a subcommand' : `has no subcommand '${second}'`;
+    throw new UsageError(`'${first}' ${what}: ${subcommands.join(', ')}; see ${helpHint(undefined)}`);
+  }
+  throw new UsageError(`unknown command '${first}'; see ${helpHint(undefined)}`);
 }
 
 /** Options before any command: only --help (optionally naming a command) and --version. */
@@ -49,15 +71,19 @@ function parseGlobal(argv: readonly string[]): ParsedArgs {
 }
 
 function topicOf(positionals: readonly string[]): CommandName | undefined {
-  const [topic, extra] = positionals;
-  if (extra !== undefined) throw new UsageError(`unexpected argument '${extra}'; see ${helpHint(undefined)}`);
-  if (topic !== undefined && !isCommand(topic)) throw new UsageError(`unknown command '${topic}'; see ${helpHint(undefined)}`);
+  if (positionals.length === 0) return undefined;
+  // `help silence add` names a two-word command.
+  const topic = positionals.join(' ');
+  const [one, extra] = positionals;
+  if (!isCommand(topic) && one !== undefined && isCommand(one) && extra !== undefined)
+    throw new UsageError(`unexpected argument '${extra}'; see ${helpHint(undefined)}`);
+  if (!isCommand(topic)) throw new UsageError(`unknown command '${topic}'; see ${helpHint(undefined)}`);
   return topic;
 }
 
 /**
  * node:util's tokenizer, non-strict so that every complaint is ours: an unknown option, a value
- * missing or given to a switch. A value that looks like an option (`--config --port 1`) is taken
+ * missing or given to a switch. A value that looks like an option (`--config --port 1`; a lone `-`, stdin, does not) is taken
  * for a forgotten one, as node's strict mode does; `--config=-file` passes it on purpose.
  */
 function readOptions(args: readonly string[], specs: readonly OptionSpec[], command: CommandName | undefined) {
@@ -78,7 +104,7 @@ function readOptions(args: readonly string[], specs: readonly OptionSpec[], comm
     if (!spec.value) {
       if (token.value !== undefined) throw new UsageError(`option --${spec.name} takes no value${where}; see ${helpHint(command)}`);
       values.set(spec.name, true);
-    } else if (!token.value || (!token.inlineValue && token.value.startsWith('-'))) {
+    } else if (!token.value || (!token.inlineValue && token.value.startsWith('-') && token.value !== '-')) {
       throw new UsageError(`option --${spec.name} needs a value (--${spec.name} ${spec.value})${where}; see ${helpHint(command)}`);
     } else {
       values.set(spec.name, token.value);
@@ -105,5 +131,5 @@ function helpHint(command: CommandName | undefined): string {
 }
 
 function parsed(command: CommandName, fields: Partial<Omit<ParsedArgs, 'command'>> = {}): ParsedArgs {
-  return { command, topic: undefined, config: undefined, port: undefined, host: undefined, noWorker: false, ...fields };
+  return { command, topic: undefined, config: undefined, port: undefined, host: undefined, noWorker: false, options: new Map(), positionals: [], ...fields };
 }

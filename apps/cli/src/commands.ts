@@ -17,6 +17,8 @@ export interface CommandSpec {
   summary: string;
   /** Positional arguments, as shown in the usage line. */
   args?: string;
+  /** How many positional arguments it takes (default none; `help` reads its own). */
+  positionals?: { min: number; max: number };
   options: readonly OptionSpec[];
   /** Environment variables the command reads, for its help: name, meaning. */
   env?: readonly (readonly [string, string])[];
@@ -27,6 +29,18 @@ const help: OptionSpec = { name: 'help', short: 'h', help: 'show this help' };
 const CONFIG_ENV = [
   ['SLUICE_CONFIG', 'config file, when --config is not given'],
   ['SLUICE_<SECTION>__<KEY>', 'any config key, e.g. SLUICE_STATE__BACKEND=redis (flags win over env, env over the file)'],
+] as const;
+
+/** The options of every command that talks to a running gateway. */
+const remote: readonly OptionSpec[] = [
+  { name: 'url', short: 'u', value: 'URL', help: 'the gateway (default: $SLUICE_URL, else http://localhost:8080)' },
+  { name: 'api-key', value: 'KEY', help: 'an API key or JWT (default: $SLUICE_API_KEY)' },
+  { name: 'output', short: 'o', value: 'FORMAT', help: 'table (default, for people) or json (for scripts)' },
+  help,
+];
+const REMOTE_ENV = [
+  ['SLUICE_URL', 'the gateway, when --url is not given'],
+  ['SLUICE_API_KEY', 'the credential, when --api-key is not given'],
 ] as const;
 
 export const COMMANDS = {
@@ -61,6 +75,64 @@ export const COMMANDS = {
     options: [help],
     env: [['SLUICE_AUTH_KEY', 'the key: 64 hex characters or base64 of 32 bytes']],
   },
+  dispatch: {
+    summary: 'Dispatch an action (or, from a file holding a list, a batch) to a running gateway',
+    options: [
+      { name: 'file', short: 'f', value: 'FILE', help: 'the action as JSON (a list: a batch); - reads stdin' },
+      { name: 'namespace', value: 'NS', help: 'without --file: the action’s namespace' },
+      { name: 'tenant', value: 'T', help: 'without --file: its tenant' },
+      { name: 'provider', value: 'P', help: 'without --file: its provider' },
+      { name: 'action-type', value: 'TYPE', help: 'without --file: its action type' },
+      { name: 'payload', value: 'JSON', help: 'without --file: the payload object (default {})' },
+      { name: 'dry-run', help: 'evaluate without executing (?dry_run=true)' },
+      ...remote,
+    ],
+    env: REMOTE_ENV,
+  },
+  'silence add': {
+    summary: 'Create a silence: mute actions of a namespace and tenant whose labels match',
+    args: 'MATCHER...',
+    positionals: { min: 1, max: 64 },
+    options: [
+      { name: 'namespace', value: 'NS', help: 'its namespace (required)' },
+      { name: 'tenant', value: 'T', help: 'its tenant, children included (required)' },
+      { name: 'comment', value: 'TEXT', help: 'why (required)' },
+      { name: 'duration', short: 'd', value: 'SPAN', help: 'how long: 90s, 30m, 2h, 1d (default 1h)' },
+      ...remote,
+    ],
+    env: REMOTE_ENV,
+  },
+  'silence query': {
+    summary: 'List silences (active and pending; --expired adds the expired ones)',
+    options: [
+      { name: 'namespace', value: 'NS', help: 'only this namespace' },
+      { name: 'tenant', value: 'T', help: 'only this tenant' },
+      { name: 'expired', help: 'include expired silences' },
+      ...remote,
+    ],
+    env: REMOTE_ENV,
+  },
+  'silence expire': { summary: 'Expire a silence now', args: 'ID', positionals: { min: 1, max: 1 }, options: [...remote], env: REMOTE_ENV },
+  'silence extend': {
+    summary: 'Add minutes to a silence’s end',
+    args: 'ID',
+    positionals: { min: 1, max: 1 },
+    options: [{ name: 'minutes', short: 'm', value: 'N', help: 'minutes to add (required)' }, ...remote],
+    env: REMOTE_ENV,
+  },
+  'audit query': {
+    summary: 'Search the audit trail, newest first',
+    options: [
+      { name: 'namespace', value: 'NS', help: 'only this namespace' },
+      { name: 'tenant', value: 'T', help: 'only this tenant' },
+      { name: 'provider', value: 'P', help: 'only this provider' },
+      { name: 'action-type', value: 'TYPE', help: 'only this action type' },
+      { name: 'outcome', value: 'O', help: 'only this outcome (executed, suppressed, failed, …)' },
+      { name: 'limit', short: 'n', value: 'N', help: 'records (default 20, at most 1000)' },
+      ...remote,
+    ],
+    env: REMOTE_ENV,
+  },
   help: { summary: 'Show the help of sluice or of a command', args: '[command]', options: [help] },
   version: { summary: 'Print the version', options: [help] },
 } as const satisfies Record<string, CommandSpec>;
@@ -75,4 +147,11 @@ export const GLOBAL_OPTIONS: readonly OptionSpec[] = [
 
 export function isCommand(name: string): name is CommandName {
   return Object.hasOwn(COMMANDS, name);
+}
+
+/** Words that start two-word commands (`silence add`), with their second words. */
+export function subcommandsOf(group: string): string[] {
+  return Object.keys(COMMANDS)
+    .filter((name) => name.startsWith(`${group} `))
+    .map((name) => name.slice(group.length + 1));
 }

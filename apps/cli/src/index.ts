@@ -47,6 +47,15 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
         process.stdout.write(`${await encrypt(process.stdin, process.env)}\n`);
         return 0;
       }
+      case 'dispatch':
+      case 'silence add':
+      case 'silence query':
+      case 'silence expire':
+      case 'silence extend':
+      case 'audit query': {
+        const { runRemote } = await import('./remote/run-remote.js');
+        return await runRemote(args.command, args);
+      }
       case 'version':
         process.stdout.write(`sluice ${VERSION}\n`);
         return 0;

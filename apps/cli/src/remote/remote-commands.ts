@@ -1,0 +1,144 @@
+import { readFileSync } from 'node:fs';
+import { type ActionInput, SluiceApiError } from '@sluice/client';
+import { fromAmMatcher, parseFilter } from '@sluice/gateway';
+import { UsageError } from '../args.js';
+import { print } from './print.js';
+import type { Remote } from './remote-options.js';
+
+/** What an API call answered, or the refusal as the SluiceApiError openapi-fetch's `{error, response}` means. */
+async function answer<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (data !== undefined) return data;
+  const body = error as { error?: string; code?: string } | undefined;
+  throw new SluiceApiError(response.status, body?.code ?? `HTTP_${response.status}`, body?.error ?? response.statusText, error);
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${what} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}
+
+/** `sluice dispatch`: from --file (an object, or a list: a batch) or the field flags. */
+export async function dispatch(r: Remote, stdin: () => string): Promise<void> {
+  const file = r.value('file');
+  const dryRun = r.flag('dry-run');
+  if (file !== undefined) {
+    const parsed = parseJson(file === '-' ? stdin() : readFileSync(file, 'utf8'), file === '-' ? 'stdin' : file);
+    if (Array.isArray(parsed)) {
+      const batch = await r.client.dispatchBatch(parsed as ActionInput[], { dryRun });
+      return print(r.output, batch, () => [
+        ['#', 'STATUS', 'OUTCOME', 'ACTION ID'],
+        ...batch.results.map((res, i) => {
+          const outcome = (res as { outcome?: { outcome?: string; action_id?: string } }).outcome;
+          return [String(i), res.status, outcome?.outcome ?? '-', outcome?.action_id ?? '-'];
+        }),
+      ]);
+    }
+    return printOutcome(r, await r.client.dispatch(parsed as ActionInput, { dryRun }));
+  }
+  const action = {
+    namespace: r.required('namespace'),
+    tenant: r.required('tenant'),
+    provider: r.required('provider'),
+    action_type: r.required('action-type'),
+    payload: parseJson(r.value('payload') ?? '{}', '--payload') as Record<string, unknown>,
+  };
+  return printOutcome(r, await r.client.dispatch(action, { dryRun }));
+}
+
+function printOutcome(r: Remote, outcome: Record<string, unknown>): void {
+  print(r.output, outcome, () => [['FIELD', 'VALUE'], ...Object.entries(outcome).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])]);
+}
+
+const SPAN_RE = /^(\d+)(s|m|h|d)$/;
+const SPAN_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
+
+/** `sluice silence add MATCHER...`: matchers as `name=value`, `!=`, `=~`, `!~`. */
+export async function silenceAdd(r: Remote, matchers: readonly string[]): Promise<void> {
+  const span = r.value('duration') ?? '1h';
+  const m = SPAN_RE.exec(span);
+  if (m === null) throw new UsageError(`--duration must be a number and a unit (90s, 30m, 2h, 1d), got "${span}"`);
+  const parsed = matchers.map((text) => {
+    try {
+      return fromAmMatcher(parseFilter(text));
+    } catch {
+      throw new UsageError(`not a matcher: "${text}" (name=value, name!=value, name=~regex, name!~regex)`);
+    }
+  });
+  const body = {
+    namespace: r.required('namespace'),
+    tenant: r.required('tenant'),
+    comment: r.required('comment'),
+    matchers: parsed,
+    duration_seconds: Number(m[1]) * SPAN_SECONDS[m[2] as keyof typeof SPAN_SECONDS],
+  };
+  const silence = await answer(r.client.api.POST('/v1/silences', { body }));
+  printSilences(r, silence, [silence]);
+}
+
+export async function silenceQuery(r: Remote): Promise<void> {
+  const namespace = r.value('namespace');
+  const tenant = r.value('tenant');
+  const query = { ...(namespace ? { namespace } : {}), ...(tenant ? { tenant } : {}), include_expired: r.flag('expired') };
+  const list = await answer(r.client.api.GET('/v1/silences', { params: { query } }));
+  printSilences(r, list, list.silences);
+}
+
+export async function silenceExpire(r: Remote, id: string): Promise<void> {
+  const silence = await answer(r.client.api.POST('/v1/silences/{id}/expire', { params: { path: { id } } }));
+  printSilences(r, silence, [silence]);
+}
+
+export async function silenceExtend(r: Remote, id: string): Promise<void> {
+  const text = r.required('minutes');
+  if (!/^\d+$/.test(text)) throw new UsageError(`--minutes must be a whole number, got "${text}"`);
+  const silence = await answer(r.client.api.POST('/v1/silences/{id}/extend', { params: { path: { id } }, body: { minutes: Number(text) } }));
+  printSilences(r, silence, [silence]);
+}
+
+interface SilenceRow {
+  id: string;
+  namespace: string;
+  tenant: string;
+  matchers: readonly { name: string; op?: string; value: string }[];
+  ends_at: string;
+  active: boolean;
+  comment: string;
+}
+
+const OP_SIGNS: Record<string, string> = { equal: '=', not_equal: '!=', regex: '=~', not_regex: '!~' };
+
+function printSilences(r: Remote, value: unknown, silences: readonly SilenceRow[]): void {
+  print(r.output, value, () => [
+    ['ID', 'SCOPE', 'MATCHERS', 'ENDS', 'ACTIVE', 'COMMENT'],
+    ...silences.map((s) => [
+      s.id,
+      `${s.namespace}/${s.tenant}`,
+      s.matchers.map((m) => `${m.name}${OP_SIGNS[m.op ?? 'equal'] ?? '='}${JSON.stringify(m.value)}`).join(','),
+      s.ends_at,
+      String(s.active),
+      s.comment,
+    ]),
+  ]);
+}
+
+/** `sluice audit query`: one page, newest first. */
+export async function auditQuery(r: Remote): Promise<void> {
+  const limitText = r.value('limit') ?? '20';
+  if (!/^\d+$/.test(limitText)) throw new UsageError(`--limit must be a whole number, got "${limitText}"`);
+  const query: Record<string, string | number> = { limit: Number(limitText) };
+  for (const name of ['namespace', 'tenant', 'provider', 'outcome'] as const) {
+    const v = r.value(name);
+    if (v !== undefined) query[name] = v;
+  }
+  const actionType = r.value('action-type');
+  if (actionType !== undefined) query.action_type = actionType;
+  const page = await answer(r.client.api.GET('/v1/audit', { params: { query } }));
+  print(r.output, page, () => [
+    ['DISPATCHED', 'OUTCOME', 'SCOPE', 'PROVIDER', 'ACTION TYPE', 'ACTION ID'],
+    ...page.records.map((rec) => [rec.dispatched_at, rec.outcome, `${rec.namespace}/${rec.tenant}`, rec.provider, rec.action_type, rec.action_id]),
+  ]);
+}

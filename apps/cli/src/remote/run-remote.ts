@@ -1,0 +1,52 @@
+import { readFileSync } from 'node:fs';
+import { SluiceApiError } from '@sluice/client';
+import type { ParsedArgs } from '../args.js';
+import { auditQuery, dispatch, silenceAdd, silenceExpire, silenceExtend, silenceQuery } from './remote-commands.js';
+import { remoteOf } from './remote-options.js';
+
+/** The commands that talk to a running gateway. */
+export type RemoteCommand = 'dispatch' | 'silence add' | 'silence query' | 'silence expire' | 'silence extend' | 'audit query';
+
+/**
+ * Runs one against the gateway: exit 0 when it answered, 1 when it refused (its code and
+ * message on stderr) or could not be reached. Usage errors are thrown (exit 2, index.ts).
+ */
+export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promise<number> {
+  const r = remoteOf(command, args.options, process.env);
+  const [id = ''] = args.positionals;
+  try {
+    switch (command) {
+      case 'dispatch':
+        await dispatch(r, () => readFileSync(0, 'utf8'));
+        break;
+      case 'silence add':
+        await silenceAdd(r, args.positionals);
+        break;
+      case 'silence query':
+        await silenceQuery(r);
+        break;
+      case 'silence expire':
+        await silenceExpire(r, id);
+        break;
+      case 'silence extend':
+        await silenceExtend(r, id);
+        break;
+      case 'audit query':
+        await auditQuery(r);
+        break;
+    }
+    return 0;
+  } catch (err) {
+    if (err instanceof SluiceApiError) {
+      process.stderr.write(`sluice: ${err.code} (${err.status}): ${err.message}\n`);
+      return 1;
+    }
+    // fetch's TypeError: the gateway is not there.
+    if (err instanceof TypeError && err.message === 'fetch failed') {
+      const cause = (err.cause as { code?: string; message?: string } | undefined) ?? {};
+      process.stderr.write(`sluice: cannot reach ${r.url}: ${cause.code ?? cause.message ?? 'connection failed'}\n`);
+      return 1;
+    }
+    throw err;
+  }
+}

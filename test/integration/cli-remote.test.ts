@@ -1,0 +1,137 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.js';
+import { credentialsFile, rawKey, WILDCARD_GRANT } from '../support/credentials.js';
+import { runSluice } from '../support/sluice-process.js';
+import { requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+type Body = Record<string, unknown>;
+
+/*
+ * The CLI's commands that talk to a running gateway, end to end: the built `sluice` against a
+ * real server with authentication on — exit codes, tables for people, JSON for scripts.
+ */
+describe('sluice dispatch, silence and audit against a gateway', () => {
+  let gw: RunningGateway;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    const { file } = credentialsFile({ keys: [{ name: 'ops', role: 'admin', grants: [WILDCARD_GRANT] }] });
+    gw = await startGateway('memory', { auth: { enabled: true, file } });
+    env = { SLUICE_URL: gw.url, SLUICE_API_KEY: rawKey('ops') };
+  });
+  afterAll(() => gw?.close());
+
+  const sluice = (args: string[], stdin?: string) => runSluice(args, { env, ...(stdin !== undefined ? { stdin } : {}) });
+  const json = (stdout: string) => JSON.parse(stdout) as Body;
+
+  it('dispatch: from flags (a table), from a file or stdin (JSON), a list as a batch', async () => {
+    const table = await sluice([
+      'dispatch',
+      '--namespace',
+      'payments',
+      '--tenant',
+      'cli',
+      '--provider',
+      'email',
+      '--action-type',
+      'send',
+      '--payload',
+      '{"to":"a@b.c"}',
+    ]);
+    expect(table).toMatchObject({ code: 0, stderr: '' });
+    expect(table.stdout).toMatch(/^FIELD +VALUE\noutcome +executed\naction_id +[0-9a-f-]{36}\n/);
+    const file = join(mkdtempSync(join(tmpdir(), 'sluice-cli-')), 'action.json');
+    writeFileSync(file, JSON.stringify(sampleAction({ tenant: 'cli', id: 'from-file' })));
+    const fromFile = await sluice(['dispatch', '-f', file, '-o', 'json', '--dry-run']);
+    expect(json(fromFile.stdout)).toMatchObject({ outcome: 'dry_run', action_id: 'from-file' });
+    const batch = await sluice(
+      ['dispatch', '--file', '-', '--output', 'json'],
+      JSON.stringify([sampleAction({ tenant: 'cli' }), sampleAction({ tenant: 'cli' })]),
+    );
+    expect((json(batch.stdout).results as Body[]).map((r) => r.status)).toEqual(['success', 'success']);
+  });
+
+  it('silence add, query, extend and expire; the silence mutes a dispatch meanwhile', async () => {
+    const added = await sluice([
+      'silence',
+      'add',
+      'env=prod',
+      'host=~"db-.*"',
+      '--namespace',
+      'payments',
+      '--tenant',
+      'cli',
+      '--comment',
+      'maintenance',
+      '-d',
+      '2h',
+      '-o',
+      'json',
+    ]);
+    expect(added).toMatchObject({ code: 0, stderr: '' });
+    const silence = json(added.stdout);
+    expect(silence).toMatchObject({
+      active: true,
+      matchers: [
+        { name: 'env', op: 'equal', value: 'prod' },
+        { name: 'host', op: 'regex', value: 'db-.*' },
+      ],
+    });
+    const id = silence.id as string;
+    const muted = await requestJson('POST', `${gw.url}/v1/dispatch`, sampleAction({ tenant: 'cli', metadata: { labels: { env: 'prod', host: 'db-1' } } }), {
+      authorization: `Bearer ${rawKey('ops')}`,
+    });
+    expect(muted.body).toMatchObject({ outcome: 'suppressed', silence_id: id });
+
+    const query = await sluice(['silence', 'query', '--tenant', 'cli']);
+    expect(query.stdout).toMatch(/^ID +SCOPE +MATCHERS +ENDS +ACTIVE +COMMENT\n/);
+    expect(query.stdout).toContain(`${id}  payments/cli  env="prod",host=~"db-.*"`);
+    const extended = json((await sluice(['silence', 'extend', id, '--minutes', '30', '-o', 'json'])).stdout);
+    expect(Date.parse(extended.ends_at as string) - Date.parse(silence.ends_at as string)).toBe(30 * 60_000);
+    const expired = await sluice(['silence', 'expire', id, '-o', 'json']);
+    expect(json(expired.stdout)).toMatchObject({ id, active: false });
+    expect((await sluice(['silence', 'query', '--tenant', 'cli'])).stdout).not.toContain(id);
+  });
+
+  it('audit query: the newest records, filtered', async () => {
+    const res = await sluice(['audit', 'query', '--tenant', 'cli', '--outcome', 'executed', '-n', '2', '-o', 'json']);
+    expect(res.code).toBe(0);
+    const records = json(res.stdout).records as Body[];
+    expect(records).toHaveLength(2);
+    expect(records.every((r) => r.tenant === 'cli' && r.outcome === 'executed')).toBe(true);
+    expect((await sluice(['audit', 'query', '--tenant', 'cli', '-n', '1'])).stdout).toMatch(
+      /^DISPATCHED +OUTCOME +SCOPE +PROVIDER +ACTION TYPE +ACTION ID\n\S+ +\S+ +payments\/cli /,
+    );
+  });
+
+  it('exit 1 with the code when the gateway refuses or is not there; exit 2 for usage', async () => {
+    const refused = await runSluice(['silence', 'query'], { env: { SLUICE_URL: gw.url, SLUICE_API_KEY: 'wrong' } });
+    expect(refused).toEqual({ code: 1, stdout: '', stderr: 'sluice: UNAUTHORIZED (401): invalid API key\n' });
+    const invalid = await sluice(['silence', 'add', 'env=prod', '--namespace', 'payments', '--tenant', 'cli', '--comment', ' ']);
+    expect(invalid).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sluice: VALIDATION_FAILED \(400\): /) });
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    const away = await runSluice(['audit', 'query', '--url', closed]);
+    expect(away).toMatchObject({ code: 1, stderr: `sluice: cannot reach ${closed}: ECONNREFUSED\n` });
+    expect(await sluice(['silence'])).toMatchObject({
+      code: 2,
+      stderr: "sluice: 'silence' needs a subcommand: add, query, expire, extend; see sluice --help\n",
+    });
+    expect(await sluice(['silence', 'add', '--comment', 'x'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/'silence add' needs MATCHER\.\.\./) });
+    expect(await sluice(['silence', 'add', 'env=prod', '--tenant', 'cli', '--comment', 'x'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/needs --namespace/),
+    });
+    expect(await sluice(['silence', 'add', 'env', '--namespace', 'p', '--tenant', 'cli', '--comment', 'x'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/not a matcher: "env"/),
+    });
+    expect(await sluice(['audit', 'query', '-o', 'yaml'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/--output must be table or json/) });
+    expect(await sluice(['silence', 'add', '--help'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^Usage: sluice silence add \[options\] MATCHER\.\.\./),
+    });
+  });
+});
