@@ -4,10 +4,17 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
 import { credentialsFile, rawKey, WILDCARD_GRANT } from '../support/credentials.js';
+import { rulesDir } from '../support/rules-dir.js';
 import { runSluice } from '../support/sluice-process.js';
 import { requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Body = Record<string, unknown>;
+
+const EXTERNAL = 'https://sluice.example';
+const APPROVAL_RULES = `
+rules:
+  - { name: wires-need-approval, priority: 1, condition: { field: action.action_type, eq: wire }, action: { type: require_approval, ttl_seconds: 3600 } }
+`;
 
 /*
  * The CLI's commands that talk to a running gateway, end to end: the built `sluice` against a
@@ -19,7 +26,11 @@ describe('sluice dispatch, silence and audit against a gateway', () => {
 
   beforeAll(async () => {
     const { file } = credentialsFile({ keys: [{ name: 'ops', role: 'admin', grants: [WILDCARD_GRANT] }] });
-    gw = await startGateway('memory', { auth: { enabled: true, file } });
+    gw = await startGateway('memory', {
+      auth: { enabled: true, file },
+      rules: { directory: rulesDir({ 'rules.yaml': APPROVAL_RULES }) },
+      server: { external_url: EXTERNAL },
+    });
     env = { SLUICE_URL: gw.url, SLUICE_API_KEY: rawKey('ops') };
   });
   afterAll(() => gw?.close());
@@ -105,6 +116,24 @@ describe('sluice dispatch, silence and audit against a gateway', () => {
     expect((await sluice(['audit', 'query', '--tenant', 'cli', '-n', '1'])).stdout).toMatch(
       /^DISPATCHED +OUTCOME +SCOPE +PROVIDER +ACTION TYPE +ACTION ID\n\S+ +\S+ +payments\/cli /,
     );
+  });
+
+  it('approvals list, then approve through the signed link (the link is the credential); a decided one is 410', async () => {
+    const pending = json((await sluice(['dispatch', '-f', '-', '-o', 'json'], JSON.stringify(sampleAction({ tenant: 'cli', action_type: 'wire' })))).stdout);
+    expect(pending).toMatchObject({ outcome: 'pending_approval' });
+    const listed = await sluice(['approvals', 'list', '--tenant', 'cli']);
+    expect(listed.stdout).toMatch(/^ID +STATUS +SCOPE +RULE +ACTION +EXPIRES\n/);
+    expect(listed.stdout).toContain(`${pending.approval_id as string}  pending  payments/cli  wires-need-approval  email/wire`);
+    const link = (pending.approve_url as string).replace(EXTERNAL, gw.url);
+    expect(await runSluice(['approvals', 'reject', link])).toMatchObject({ code: 2, stderr: expect.stringMatching(/this is the approve link/) });
+    const approved = await runSluice(['approvals', 'approve', link, '-o', 'json']);
+    expect(approved.code).toBe(0);
+    expect(json(approved.stdout)).toMatchObject({ status: 'approved', outcome: { outcome: 'executed' } });
+    expect(await runSluice(['approvals', 'approve', link])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sluice: GONE \(410\): /) });
+    expect(await runSluice(['approvals', 'approve', `${gw.url}/v1/approvals/payments/cli/x/approve`])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/not a signed approval link/),
+    });
   });
 
   it('exit 1 with the code when the gateway refuses or is not there; exit 2 for usage', async () => {

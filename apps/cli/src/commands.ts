@@ -32,10 +32,11 @@ const CONFIG_ENV = [
 ] as const;
 
 /** The options of every command that talks to a running gateway. */
+const output: OptionSpec = { name: 'output', short: 'o', value: 'FORMAT', help: 'table (default, for people) or json (for scripts)' };
 const remote: readonly OptionSpec[] = [
   { name: 'url', short: 'u', value: 'URL', help: 'the gateway (default: $SLUICE_URL, else http://localhost:8080)' },
   { name: 'api-key', value: 'KEY', help: 'an API key or JWT (default: $SLUICE_API_KEY)' },
-  { name: 'output', short: 'o', value: 'FORMAT', help: 'table (default, for people) or json (for scripts)' },
+  output,
   help,
 ];
 const REMOTE_ENV = [
@@ -132,6 +133,51 @@ export const COMMANDS = {
       ...remote,
     ],
     env: REMOTE_ENV,
+  },
+  'approvals list': {
+    summary: 'List approvals (pending unless --status says otherwise)',
+    options: [
+      { name: 'namespace', value: 'NS', help: 'only this namespace' },
+      { name: 'tenant', value: 'T', help: 'only this tenant' },
+      { name: 'status', value: 'S', help: 'pending (default), approved, rejected or expired' },
+      ...remote,
+    ],
+    env: REMOTE_ENV,
+  },
+  'approvals approve': {
+    summary: 'Approve through the signed approve link of a notification: the waiting action executes',
+    args: 'LINK',
+    positionals: { min: 1, max: 1 },
+    options: [output, help],
+  },
+  'approvals reject': {
+    summary: 'Reject through the signed reject link of a notification: the waiting action is not executed',
+    args: 'LINK',
+    positionals: { min: 1, max: 1 },
+    options: [output, help],
+  },
+  'rules lint': {
+    summary: 'Check the rule files of a directory, offline (exit 1 when any is refused)',
+    args: 'DIR',
+    positionals: { min: 1, max: 1 },
+    options: [output, help],
+  },
+  'rules test': {
+    summary: 'Evaluate an action against the rule files of a directory, offline, with the playground’s trace',
+    args: 'DIR',
+    positionals: { min: 1, max: 1 },
+    options: [
+      {
+        name: 'action',
+        short: 'a',
+        value: 'FILE',
+        help: 'the action as JSON (namespace, tenant, provider, action_type, payload, metadata); - reads stdin (required)',
+      },
+      { name: 'expect', short: 'e', value: 'VERDICT', help: 'exit 1 unless the verdict is this (allow, suppress, deduplicate, …)' },
+      { name: 'at', value: 'TIME', help: 'evaluate as at this RFC 3339 time (default now)' },
+      output,
+      help,
+    ],
   },
   help: { summary: 'Show the help of sluice or of a command', args: '[command]', options: [help] },
   version: { summary: 'Print the version', options: [help] },

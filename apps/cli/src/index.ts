@@ -52,9 +52,17 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       case 'silence query':
       case 'silence expire':
       case 'silence extend':
-      case 'audit query': {
+      case 'audit query':
+      case 'approvals list':
+      case 'approvals approve':
+      case 'approvals reject': {
         const { runRemote } = await import('./remote/run-remote.js');
         return await runRemote(args.command, args);
+      }
+      case 'rules lint':
+      case 'rules test': {
+        const { runRulesCommand } = await import('./rules-offline.js');
+        return await runRulesCommand(args.command, args);
       }
       case 'version':
         process.stdout.write(`sluice ${VERSION}\n`);

@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { type ActionInput, SluiceApiError } from '@sluice/client';
+import { type ActionInput, createSluiceClient, SluiceApiError } from '@sluice/client';
 import { fromAmMatcher, parseFilter } from '@sluice/gateway';
 import { UsageError } from '../args.js';
 import { print } from './print.js';
-import type { Remote } from './remote-options.js';
+import type { Output, Remote } from './remote-options.js';
 
 /** What an API call answered, or the refusal as the SluiceApiError openapi-fetch's `{error, response}` means. */
 async function answer<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
@@ -140,5 +140,50 @@ export async function auditQuery(r: Remote): Promise<void> {
   print(r.output, page, () => [
     ['DISPATCHED', 'OUTCOME', 'SCOPE', 'PROVIDER', 'ACTION TYPE', 'ACTION ID'],
     ...page.records.map((rec) => [rec.dispatched_at, rec.outcome, `${rec.namespace}/${rec.tenant}`, rec.provider, rec.action_type, rec.action_id]),
+  ]);
+}
+
+/** `sluice approvals list`. */
+export async function approvalsList(r: Remote): Promise<void> {
+  const query: Record<string, string> = {};
+  for (const name of ['namespace', 'tenant', 'status'] as const) {
+    const v = r.value(name);
+    if (v !== undefined) query[name] = v;
+  }
+  const list = await answer(r.client.api.GET('/v1/approvals', { params: { query } }));
+  print(r.output, list, () => [
+    ['ID', 'STATUS', 'SCOPE', 'RULE', 'ACTION', 'EXPIRES'],
+    ...list.approvals.map((a) => [a.id, a.status, `${a.namespace}/${a.tenant}`, a.rule, `${a.action.provider}/${a.action.action_type}`, a.expires_at]),
+  ]);
+}
+
+const LINK_PATH = /^\/v1\/approvals\/([^/]+)\/([^/]+)\/([^/]+)\/(approve|reject)$/;
+
+/** `sluice approvals approve|reject LINK`: the signed link is the credential (no API key needed). */
+export async function approvalDecide(output: Output, verb: 'approve' | 'reject', link: string): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(link);
+  } catch {
+    throw new UsageError(`not a link: "${link.slice(0, 200)}"`);
+  }
+  const m = LINK_PATH.exec(url.pathname);
+  const sig = url.searchParams.get('sig');
+  const expiresAt = url.searchParams.get('expires_at');
+  const kid = url.searchParams.get('kid');
+  if (m === null || sig === null || expiresAt === null)
+    throw new UsageError(`not a signed approval link: ${url.origin}${url.pathname} (…/v1/approvals/<ns>/<tenant>/<id>/${verb}?sig=…&expires_at=…)`);
+  if (m[4] !== verb) throw new UsageError(`this is the ${m[4]} link; 'approvals ${verb}' needs the ${verb} link`);
+  const client = createSluiceClient({ url: url.origin + url.pathname.slice(0, url.pathname.indexOf('/v1/approvals')), retries: 0 });
+  const path = { namespace: decodeURIComponent(m[1] ?? ''), tenant: decodeURIComponent(m[2] ?? ''), id: decodeURIComponent(m[3] ?? '') };
+  const params = { path, query: { sig, expires_at: expiresAt, ...(kid !== null ? { kid } : {}) } };
+  const decision = await answer(
+    verb === 'approve'
+      ? client.api.POST('/v1/approvals/{namespace}/{tenant}/{id}/approve', { params })
+      : client.api.POST('/v1/approvals/{namespace}/{tenant}/{id}/reject', { params }),
+  );
+  print(output, decision, () => [
+    ['ID', 'STATUS', 'OUTCOME'],
+    [decision.id, decision.status, (decision.outcome as { outcome?: string } | null)?.outcome ?? '-'],
   ]);
 }

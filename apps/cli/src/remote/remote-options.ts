@@ -21,8 +21,7 @@ export function remoteOf(command: string, options: ReadonlyMap<string, string | 
     const v = options.get(name);
     return typeof v === 'string' ? v : undefined;
   };
-  const output = value('output') ?? 'table';
-  if (output !== 'table' && output !== 'json') throw new UsageError(`--output must be table or json, got "${output}"; see sluice ${command} --help`);
+  const output = outputOf(command, options);
   const url = value('url') ?? env.SLUICE_URL ?? 'http://localhost:8080';
   if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"; see sluice ${command} --help`);
   const apiKey = value('api-key') ?? env.SLUICE_API_KEY;
@@ -39,4 +38,11 @@ export function remoteOf(command: string, options: ReadonlyMap<string, string | 
       return v;
     },
   };
+}
+
+/** `--output`: table (default) or json. */
+export function outputOf(command: string, options: ReadonlyMap<string, string | true>): Output {
+  const output = options.get('output') ?? 'table';
+  if (output !== 'table' && output !== 'json') throw new UsageError(`--output must be table or json, got "${String(output)}"; see sluice ${command} --help`);
+  return output;
 }

@@ -1,11 +1,20 @@
 import { readFileSync } from 'node:fs';
 import { SluiceApiError } from '@sluice/client';
 import type { ParsedArgs } from '../args.js';
-import { auditQuery, dispatch, silenceAdd, silenceExpire, silenceExtend, silenceQuery } from './remote-commands.js';
-import { remoteOf } from './remote-options.js';
+import { approvalDecide, approvalsList, auditQuery, dispatch, silenceAdd, silenceExpire, silenceExtend, silenceQuery } from './remote-commands.js';
+import { outputOf, remoteOf } from './remote-options.js';
 
 /** The commands that talk to a running gateway. */
-export type RemoteCommand = 'dispatch' | 'silence add' | 'silence query' | 'silence expire' | 'silence extend' | 'audit query';
+export type RemoteCommand =
+  | 'dispatch'
+  | 'silence add'
+  | 'silence query'
+  | 'silence expire'
+  | 'silence extend'
+  | 'audit query'
+  | 'approvals list'
+  | 'approvals approve'
+  | 'approvals reject';
 
 /**
  * Runs one against the gateway: exit 0 when it answered, 1 when it refused (its code and
@@ -33,6 +42,15 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
         break;
       case 'audit query':
         await auditQuery(r);
+        break;
+      case 'approvals list':
+        await approvalsList(r);
+        break;
+      case 'approvals approve':
+        await approvalDecide(outputOf(command, args.options), 'approve', id);
+        break;
+      case 'approvals reject':
+        await approvalDecide(outputOf(command, args.options), 'reject', id);
         break;
     }
     return 0;
