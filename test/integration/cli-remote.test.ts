@@ -130,6 +130,11 @@ describe('sluice dispatch, silence and audit against a gateway', () => {
     expect(approved.code).toBe(0);
     expect(json(approved.stdout)).toMatchObject({ status: 'approved', outcome: { outcome: 'executed' } });
     expect(await runSluice(['approvals', 'approve', link])).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sluice: GONE \(410\): /) });
+    const closed = `http://127.0.0.1:${await freePort()}`;
+    expect(await runSluice(['approvals', 'approve', `${closed}/v1/approvals/payments/cli/x/approve?sig=ab&expires_at=1`])).toMatchObject({
+      code: 1,
+      stderr: `sluice: cannot reach ${closed}: ECONNREFUSED\n`,
+    });
     expect(await runSluice(['approvals', 'approve', `${gw.url}/v1/approvals/payments/cli/x/approve`])).toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/not a signed approval link/),

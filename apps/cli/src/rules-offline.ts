@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { PlaygroundInput } from '@sluice/core';
+import { playgroundEvalInput } from '@sluice/gateway';
 import { loadRuleDirectory, RuleSet, type CompileEnv } from '@sluice/rules';
 import { type ParsedArgs, UsageError } from './args.js';
 import { print } from './remote/print.js';
@@ -53,21 +54,11 @@ async function rulesTest(output: Output, dir: string, opts: { action: string; ex
   const now = at === undefined ? Date.now() : Date.parse(at);
   if (Number.isNaN(now)) throw new UsageError(`--at must be an RFC 3339 time, got "${at}"`);
   const set = new RuleSet(rules);
-  const outcome = set.trace(
-    {
-      action: {
-        namespace: input.namespace,
-        tenant: input.tenant,
-        provider: input.provider,
-        action_type: input.action_type,
-        payload: input.payload,
-        metadata: input.metadata ?? {},
-      },
-      state: input.mock_state ?? {},
-      now,
-    },
-    { includeDisabled: input.include_disabled, evaluateAll: input.evaluate_all, isEnabled: (rule) => rule.enabled },
-  );
+  const outcome = set.trace(playgroundEvalInput(input, now), {
+    includeDisabled: input.include_disabled,
+    evaluateAll: input.evaluate_all,
+    isEnabled: (rule) => rule.enabled,
+  });
   const verdict = outcome.erroredBeforeMatch ? 'error' : (outcome.decision?.action.type ?? 'allow');
   const matched = outcome.erroredBeforeMatch ? null : (outcome.decision?.rule.name ?? null);
   const result = { verdict, matched_rule: matched, has_errors: outcome.hasErrors, trace: outcome.trace };

@@ -21,9 +21,16 @@ export type RemoteCommand =
  * message on stderr) or could not be reached. Usage errors are thrown (exit 2, index.ts).
  */
 export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promise<number> {
-  const r = remoteOf(command, args.options, process.env);
   const [id = ''] = args.positionals;
+  const decision = command === 'approvals approve' || command === 'approvals reject';
+  // A decision goes to its link (no --url, no key): only the output format is read.
+  const r = decision ? null : remoteOf(command, args.options, process.env);
+  const target = r?.url ?? originOf(id);
   try {
+    if (r === null) {
+      await approvalDecide(outputOf(command, args.options), command === 'approvals approve' ? 'approve' : 'reject', id);
+      return 0;
+    }
     switch (command) {
       case 'dispatch':
         await dispatch(r, () => readFileSync(0, 'utf8'));
@@ -46,12 +53,6 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
       case 'approvals list':
         await approvalsList(r);
         break;
-      case 'approvals approve':
-        await approvalDecide(outputOf(command, args.options), 'approve', id);
-        break;
-      case 'approvals reject':
-        await approvalDecide(outputOf(command, args.options), 'reject', id);
-        break;
     }
     return 0;
   } catch (err) {
@@ -62,9 +63,18 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
     // fetch's TypeError: the gateway is not there.
     if (err instanceof TypeError && err.message === 'fetch failed') {
       const cause = (err.cause as { code?: string; message?: string } | undefined) ?? {};
-      process.stderr.write(`sluice: cannot reach ${r.url}: ${cause.code ?? cause.message ?? 'connection failed'}\n`);
+      process.stderr.write(`sluice: cannot reach ${target}: ${cause.code ?? cause.message ?? 'connection failed'}\n`);
       return 1;
     }
     throw err;
+  }
+}
+
+/** The scheme, host and port of a link (the link itself when it is not one). */
+function originOf(link: string): string {
+  try {
+    return new URL(link).origin;
+  } catch {
+    return link;
   }
 }

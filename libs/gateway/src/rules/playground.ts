@@ -12,6 +12,22 @@ export interface PlaygroundMutes {
   timeIntervals: { readonly current: IntervalIndex };
 }
 
+/** What the rules see of a playground request (also `sluice rules test`, offline). */
+export function playgroundEvalInput(body: PlaygroundInput, now: number): EvalInput {
+  return {
+    action: {
+      namespace: body.namespace,
+      tenant: body.tenant,
+      provider: body.provider,
+      action_type: body.action_type,
+      payload: body.payload,
+      metadata: body.metadata ?? {},
+    },
+    state: body.mock_state ?? {},
+    now,
+  };
+}
+
 /**
  * The rule playground: the same compiled rules and evaluator as dispatch, with a full trace.
  * Read-only by construction: it never calls a rule-action handler, a provider or the state store.
@@ -26,18 +42,7 @@ export function evaluatePlayground(
   mutes: PlaygroundMutes,
 ): PlaygroundResult {
   const now = body.evaluate_at ? Date.parse(body.evaluate_at) : clock.now();
-  const input: EvalInput = {
-    action: {
-      namespace: body.namespace,
-      tenant: body.tenant,
-      provider: body.provider,
-      action_type: body.action_type,
-      payload: body.payload,
-      metadata: body.metadata ?? {},
-    },
-    state: body.mock_state ?? {},
-    now,
-  };
+  const input = playgroundEvalInput(body, now);
   const started = process.hrtime.bigint();
   const outcome = rules.current.trace(input, {
     includeDisabled: body.include_disabled,
