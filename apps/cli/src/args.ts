@@ -113,7 +113,8 @@ function readOptions(args: readonly string[], specs: readonly OptionSpec[], comm
   return { values, positionals };
 }
 
-function stringValue(values: Values, name: string): string | undefined {
+/** An option's value; undefined when absent (or a switch). */
+export function stringValue(values: ReadonlyMap<string, string | true>, name: string): string | undefined {
   const value = values.get(name);
   return typeof value === 'string' ? value : undefined;
 }

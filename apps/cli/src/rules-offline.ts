@@ -1,8 +1,8 @@
-import { readFileSync } from 'node:fs';
 import { PlaygroundInput } from '@sluice/core';
-import { playgroundEvalInput } from '@sluice/gateway';
+import { playgroundEvalInput, playgroundVerdict } from '@sluice/gateway';
 import { loadRuleDirectory, RuleSet, type CompileEnv } from '@sluice/rules';
-import { type ParsedArgs, UsageError } from './args.js';
+import { type ParsedArgs, UsageError, stringValue } from './args.js';
+import { readJsonFile } from './json-input.js';
 import { print } from './remote/print.js';
 import { type Output, outputOf } from './remote/remote-options.js';
 
@@ -16,10 +16,7 @@ export async function runRulesCommand(command: 'rules lint' | 'rules test', args
   const output = outputOf(command, args.options);
   const dir = args.positionals[0] ?? '';
   if (command === 'rules lint') return rulesLint(output, dir);
-  const option = (name: string) => {
-    const v = args.options.get(name);
-    return typeof v === 'string' ? v : undefined;
-  };
+  const option = (name: string) => stringValue(args.options, name);
   const action = option('action');
   if (action === undefined) throw new UsageError("'rules test' needs --action FILE; see sluice rules test --help");
   const [expect, at] = [option('expect'), option('at')];
@@ -59,8 +56,7 @@ async function rulesTest(output: Output, dir: string, opts: { action: string; ex
     evaluateAll: input.evaluate_all,
     isEnabled: (rule) => rule.enabled,
   });
-  const verdict = outcome.erroredBeforeMatch ? 'error' : (outcome.decision?.action.type ?? 'allow');
-  const matched = outcome.erroredBeforeMatch ? null : (outcome.decision?.rule.name ?? null);
+  const { verdict, matched_rule: matched } = playgroundVerdict(outcome);
   const result = { verdict, matched_rule: matched, has_errors: outcome.hasErrors, trace: outcome.trace };
   print(output, result, () => [
     ['RULE', 'PRIORITY', 'RESULT', 'ACTION', 'CONDITION'],
@@ -76,19 +72,7 @@ async function rulesTest(output: Output, dir: string, opts: { action: string; ex
 }
 
 function readAction(file: string): PlaygroundInput {
-  let text: string;
-  try {
-    text = readFileSync(file === '-' ? 0 : file, 'utf8');
-  } catch (err) {
-    throw new UsageError(`cannot read --action ${file}: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`--action ${file} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-  }
-  const parsed = PlaygroundInput.safeParse(json);
+  const parsed = PlaygroundInput.safeParse(readJsonFile(file, '--action'));
   if (!parsed.success) throw new UsageError(`--action ${file}: ${parsed.error.issues.map((i) => `${i.path.join('.') || '(root)'} ${i.message}`).join('; ')}`);
   return parsed.data;
 }

@@ -1,5 +1,5 @@
 import createClient, { type Client } from 'openapi-fetch';
-import { apiErrorOf } from './errors.js';
+import { apiErrorOf, dataOf } from './errors.js';
 import { streamEvents, type StreamEvent } from './event-stream.js';
 import type { paths } from './generated/openapi.js';
 import { retryingFetch } from './retrying-fetch.js';
@@ -53,18 +53,16 @@ export function createSluiceClient(opts: SluiceClientOptions): SluiceClient {
 
   return {
     api,
-    async dispatch(action, { dryRun = false } = {}) {
-      const { data, error, response } = await api.POST('/v1/dispatch', { body: withId(action), params: { query: { dry_run: dryRun } } });
-      if (data === undefined) throw apiErrorOf(response, error);
-      return data;
+    dispatch(action, { dryRun = false } = {}) {
+      return dataOf(api.POST('/v1/dispatch', { body: withId(action), params: { query: { dry_run: dryRun } } }));
     },
-    async dispatchBatch(actions, { dryRun = false } = {}) {
-      const { data, error, response } = await api.POST('/v1/dispatch/batch', {
-        body: { actions: actions.map(withId) },
-        params: { query: { dry_run: dryRun } },
-      });
-      if (data === undefined) throw apiErrorOf(response, error);
-      return data;
+    dispatchBatch(actions, { dryRun = false } = {}) {
+      return dataOf(
+        api.POST('/v1/dispatch/batch', {
+          body: { actions: actions.map(withId) },
+          params: { query: { dry_run: dryRun } },
+        }),
+      );
     },
     async *stream(filters = {}, { signal } = {}) {
       const { error, response } = await api.GET('/v1/stream', {

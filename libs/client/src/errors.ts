@@ -21,3 +21,10 @@ export function apiErrorOf(response: Response, body: unknown): SluiceApiError {
   const message = typeof fields.error === 'string' ? fields.error : typeof body === 'string' ? body : `${response.status} ${response.statusText}`;
   return new SluiceApiError(response.status, code, message, body);
 }
+
+/** The data of an openapi-fetch call, or its refusal thrown as a SluiceApiError. */
+export async function dataOf<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
+  const { data, error, response } = await call;
+  if (data === undefined) throw apiErrorOf(response, error);
+  return data;
+}

@@ -1,32 +1,16 @@
-import { readFileSync } from 'node:fs';
-import { type ActionInput, createSluiceClient, SluiceApiError } from '@sluice/client';
+import { type ActionInput, createSluiceClient, dataOf } from '@sluice/client';
 import { fromAmMatcher, parseFilter } from '@sluice/gateway';
 import { UsageError } from '../args.js';
+import { parseJsonOption, readJsonFile } from '../json-input.js';
 import { print } from './print.js';
 import type { Output, Remote } from './remote-options.js';
 
-/** What an API call answered, or the refusal as the SluiceApiError openapi-fetch's `{error, response}` means. */
-async function answer<T>(call: Promise<{ data?: T; error?: unknown; response: Response }>): Promise<T> {
-  const { data, error, response } = await call;
-  if (data !== undefined) return data;
-  const body = error as { error?: string; code?: string } | undefined;
-  throw new SluiceApiError(response.status, body?.code ?? `HTTP_${response.status}`, body?.error ?? response.statusText, error);
-}
-
-function parseJson(text: string, what: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new UsageError(`${what} is not JSON: ${err instanceof Error ? err.message : String(err)}`);
-  }
-}
-
 /** `sluice dispatch`: from --file (an object, or a list: a batch) or the field flags. */
-export async function dispatch(r: Remote, stdin: () => string): Promise<void> {
+export async function dispatch(r: Remote): Promise<void> {
   const file = r.value('file');
   const dryRun = r.flag('dry-run');
   if (file !== undefined) {
-    const parsed = parseJson(file === '-' ? stdin() : readFileSync(file, 'utf8'), file === '-' ? 'stdin' : file);
+    const parsed = readJsonFile(file, '--file');
     if (Array.isArray(parsed)) {
       const batch = await r.client.dispatchBatch(parsed as ActionInput[], { dryRun });
       return print(r.output, batch, () => [
@@ -44,7 +28,7 @@ export async function dispatch(r: Remote, stdin: () => string): Promise<void> {
     tenant: r.required('tenant'),
     provider: r.required('provider'),
     action_type: r.required('action-type'),
-    payload: parseJson(r.value('payload') ?? '{}', '--payload') as Record<string, unknown>,
+    payload: parseJsonOption(r.value('payload') ?? '{}', '--payload') as Record<string, unknown>,
   };
   return printOutcome(r, await r.client.dispatch(action, { dryRun }));
 }
@@ -75,7 +59,7 @@ export async function silenceAdd(r: Remote, matchers: readonly string[]): Promis
     matchers: parsed,
     duration_seconds: Number(m[1]) * SPAN_SECONDS[m[2] as keyof typeof SPAN_SECONDS],
   };
-  const silence = await answer(r.client.api.POST('/v1/silences', { body }));
+  const silence = await dataOf(r.client.api.POST('/v1/silences', { body }));
   printSilences(r, silence, [silence]);
 }
 
@@ -83,19 +67,19 @@ export async function silenceQuery(r: Remote): Promise<void> {
   const namespace = r.value('namespace');
   const tenant = r.value('tenant');
   const query = { ...(namespace ? { namespace } : {}), ...(tenant ? { tenant } : {}), include_expired: r.flag('expired') };
-  const list = await answer(r.client.api.GET('/v1/silences', { params: { query } }));
+  const list = await dataOf(r.client.api.GET('/v1/silences', { params: { query } }));
   printSilences(r, list, list.silences);
 }
 
 export async function silenceExpire(r: Remote, id: string): Promise<void> {
-  const silence = await answer(r.client.api.POST('/v1/silences/{id}/expire', { params: { path: { id } } }));
+  const silence = await dataOf(r.client.api.POST('/v1/silences/{id}/expire', { params: { path: { id } } }));
   printSilences(r, silence, [silence]);
 }
 
 export async function silenceExtend(r: Remote, id: string): Promise<void> {
   const text = r.required('minutes');
   if (!/^\d+$/.test(text)) throw new UsageError(`--minutes must be a whole number, got "${text}"`);
-  const silence = await answer(r.client.api.POST('/v1/silences/{id}/extend', { params: { path: { id } }, body: { minutes: Number(text) } }));
+  const silence = await dataOf(r.client.api.POST('/v1/silences/{id}/extend', { params: { path: { id } }, body: { minutes: Number(text) } }));
   printSilences(r, silence, [silence]);
 }
 
@@ -136,7 +120,7 @@ export async function auditQuery(r: Remote): Promise<void> {
   }
   const actionType = r.value('action-type');
   if (actionType !== undefined) query.action_type = actionType;
-  const page = await answer(r.client.api.GET('/v1/audit', { params: { query } }));
+  const page = await dataOf(r.client.api.GET('/v1/audit', { params: { query } }));
   print(r.output, page, () => [
     ['DISPATCHED', 'OUTCOME', 'SCOPE', 'PROVIDER', 'ACTION TYPE', 'ACTION ID'],
     ...page.records.map((rec) => [rec.dispatched_at, rec.outcome, `${rec.namespace}/${rec.tenant}`, rec.provider, rec.action_type, rec.action_id]),
@@ -150,7 +134,7 @@ export async function approvalsList(r: Remote): Promise<void> {
     const v = r.value(name);
     if (v !== undefined) query[name] = v;
   }
-  const list = await answer(r.client.api.GET('/v1/approvals', { params: { query } }));
+  const list = await dataOf(r.client.api.GET('/v1/approvals', { params: { query } }));
   print(r.output, list, () => [
     ['ID', 'STATUS', 'SCOPE', 'RULE', 'ACTION', 'EXPIRES'],
     ...list.approvals.map((a) => [a.id, a.status, `${a.namespace}/${a.tenant}`, a.rule, `${a.action.provider}/${a.action.action_type}`, a.expires_at]),
@@ -177,7 +161,7 @@ export async function approvalDecide(output: Output, verb: 'approve' | 'reject',
   const client = createSluiceClient({ url: url.origin + url.pathname.slice(0, url.pathname.indexOf('/v1/approvals')), retries: 0 });
   const path = { namespace: decodeURIComponent(m[1] ?? ''), tenant: decodeURIComponent(m[2] ?? ''), id: decodeURIComponent(m[3] ?? '') };
   const params = { path, query: { sig, expires_at: expiresAt, ...(kid !== null ? { kid } : {}) } };
-  const decision = await answer(
+  const decision = await dataOf(
     verb === 'approve'
       ? client.api.POST('/v1/approvals/{namespace}/{tenant}/{id}/approve', { params })
       : client.api.POST('/v1/approvals/{namespace}/{tenant}/{id}/reject', { params }),

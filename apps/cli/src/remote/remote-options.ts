@@ -1,5 +1,5 @@
 import { createSluiceClient, type SluiceClient } from '@sluice/client';
-import { UsageError } from '../args.js';
+import { UsageError, stringValue } from '../args.js';
 
 export type Output = 'table' | 'json';
 
@@ -17,10 +17,7 @@ export interface Remote {
 
 /** The gateway, credential and output format of a remote command: flags, then SLUICE_URL / SLUICE_API_KEY. */
 export function remoteOf(command: string, options: ReadonlyMap<string, string | true>, env: NodeJS.ProcessEnv): Remote {
-  const value = (name: string) => {
-    const v = options.get(name);
-    return typeof v === 'string' ? v : undefined;
-  };
+  const value = (name: string) => stringValue(options, name);
   const output = outputOf(command, options);
   const url = value('url') ?? env.SLUICE_URL ?? 'http://localhost:8080';
   if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"; see sluice ${command} --help`);

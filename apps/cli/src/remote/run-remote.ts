@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { SluiceApiError } from '@sluice/client';
 import type { ParsedArgs } from '../args.js';
 import { approvalDecide, approvalsList, auditQuery, dispatch, silenceAdd, silenceExpire, silenceExtend, silenceQuery } from './remote-commands.js';
@@ -33,7 +32,7 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
     }
     switch (command) {
       case 'dispatch':
-        await dispatch(r, () => readFileSync(0, 'utf8'));
+        await dispatch(r);
         break;
       case 'silence add':
         await silenceAdd(r, args.positionals);

@@ -1,5 +1,5 @@
 import type { Clock, PlaygroundInput, PlaygroundResult } from '@sluice/core';
-import { applyMergePatch, playgroundContext, type EvalInput } from '@sluice/rules';
+import { applyMergePatch, playgroundContext, type EvalInput, type TraceOutcome } from '@sluice/rules';
 import type { MutedBy } from '../pipeline/context.js';
 import type { SilenceIndex } from '../silences/silence-index.js';
 import { intervalVerdict } from '../time-intervals/interval-gate.js';
@@ -28,6 +28,12 @@ export function playgroundEvalInput(body: PlaygroundInput, now: number): EvalInp
   };
 }
 
+/** The verdict of a trace (`error` when a rule failed before any matched, `allow` when none matched) and the deciding rule. */
+export function playgroundVerdict(outcome: TraceOutcome): { verdict: string; matched_rule: string | null } {
+  if (outcome.erroredBeforeMatch) return { verdict: 'error', matched_rule: null };
+  return { verdict: outcome.decision?.action.type ?? 'allow', matched_rule: outcome.decision?.rule.name ?? null };
+}
+
 /**
  * The rule playground: the same compiled rules and evaluator as dispatch, with a full trace.
  * Read-only by construction: it never calls a rule-action handler, a provider or the state store.
@@ -51,7 +57,7 @@ export function evaluatePlayground(
   });
   const elapsedUs = Number((process.hrtime.bigint() - started) / 1000n);
   const decision = outcome.decision;
-  const verdict = outcome.erroredBeforeMatch ? 'error' : (decision?.action.type ?? 'allow');
+  const { verdict, matched_rule } = playgroundVerdict(outcome);
   const modified =
     !outcome.erroredBeforeMatch && decision?.action.type === 'modify'
       ? (applyMergePatch(body.payload, decision.action.changes) as Record<string, unknown>)
@@ -66,7 +72,7 @@ export function evaluatePlayground(
     .flatMap((rule) => intervalVerdict(intervals, rule, namespace, tenant, now).missing.map((m) => ({ rule: rule.name, field: m.field, interval: m.name })));
   return {
     verdict,
-    matched_rule: outcome.erroredBeforeMatch ? null : (decision?.rule.name ?? null),
+    matched_rule,
     has_errors: outcome.hasErrors,
     total_rules_evaluated: outcome.evaluated,
     total_rules_skipped: outcome.skipped,
