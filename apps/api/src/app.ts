@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { errors } from '@sluice/core';
 import { edgeErrorOptions, installCharsetCheck, installErrorHandling, installJsonDepthLimit, operationsRoutes, sendError, type Readiness } from '@sluice/http';
 import { installAccessControl } from './plugins/access-control.js';
+import { installAdminUi } from './plugins/admin-ui.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { alertmanagerRoutes } from './routes/alertmanager.js';
 import { alertmanagerSilencesRoutes } from './routes/alertmanager-silences.js';
@@ -91,5 +92,6 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   for (const registers of Object.values(FEATURE_ROUTES)) {
     for (const register of registers) await register(app, runtime);
   }
+  if (config.server.ui) await installAdminUi(app, app.log);
   return app;
 }

@@ -36,8 +36,11 @@ export interface SluiceClient {
   dispatch(action: ActionInput, opts?: { dryRun?: boolean }): Promise<DispatchOutcome>;
   /** Dispatches up to 1000 actions (ids set as in dispatch); results in input order. Throws SluiceApiError. */
   dispatchBatch(actions: readonly ActionInput[], opts?: { dryRun?: boolean }): Promise<BatchResponse>;
-  /** The live stream: frames as they come, until the loop breaks or `signal` aborts. Throws SluiceApiError when refused. */
-  stream(filters?: StreamFilters, opts?: { signal?: AbortSignal }): AsyncGenerator<StreamEvent>;
+  /**
+   * The live stream: frames as they come, until the loop breaks or `signal` aborts. Throws SluiceApiError when refused.
+   * `onOpen` is called once the gateway has accepted the subscription (from then on no event is missed).
+   */
+  stream(filters?: StreamFilters, opts?: { signal?: AbortSignal; onOpen?: () => void }): AsyncGenerator<StreamEvent>;
 }
 
 /**
@@ -64,7 +67,7 @@ export function createSluiceClient(opts: SluiceClientOptions): SluiceClient {
         }),
       );
     },
-    async *stream(filters = {}, { signal } = {}) {
+    async *stream(filters = {}, { signal, onOpen } = {}) {
       const { error, response } = await api.GET('/v1/stream', {
         params: { query: filters },
         parseAs: 'stream',
@@ -72,6 +75,7 @@ export function createSluiceClient(opts: SluiceClientOptions): SluiceClient {
         ...(signal ? { signal } : {}),
       });
       if (!response.ok) throw apiErrorOf(response, error);
+      onOpen?.();
       yield* streamEvents(response);
     },
   };

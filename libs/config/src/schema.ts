@@ -29,6 +29,8 @@ const ServerConfig = z
       .default([]),
     /** Requests taking longer than this are answered 503 by Fastify (0 = no limit). */
     request_timeout_seconds: z.number().int().min(0).default(60),
+    /** The admin web UI at /ui/ (static files; every call it makes goes through the API's auth). */
+    ui: z.boolean().default(true),
   })
   .prefault({});
 

@@ -12,8 +12,8 @@ declare module 'fastify' {
   }
 }
 
-/** Routes added by plugins (OpenAPI document, Swagger UI) that cannot declare access themselves. */
-const PUBLIC_PREFIXES = ['/api-doc', '/swagger-ui'];
+/** Routes added by plugins (OpenAPI document, Swagger UI, the admin UI's static files) that cannot declare access themselves. */
+const PUBLIC_PREFIXES = ['/api-doc', '/swagger-ui', '/ui'];
 
 export interface AccessControlOptions {
   /** Null when auth is disabled: every protected request then acts as the anonymous admin. */

@@ -1,6 +1,15 @@
-import { Approval, ApprovalDecision, ApprovalLinkQuery, ApprovalList, ApprovalListQuery, ApprovalParams, ErrorBody } from '@sluice/core';
+import {
+  Approval,
+  ApprovalCallerDecision,
+  ApprovalDecision,
+  ApprovalLinkQuery,
+  ApprovalList,
+  ApprovalListQuery,
+  ApprovalParams,
+  ErrorBody,
+} from '@sluice/core';
 import type { ApprovalService, Gateway } from '@sluice/gateway';
-import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import { assertCallerCovers, assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -64,4 +73,31 @@ export async function approvalsRoutes(app: FastifyInstance, opts: { approvals: A
         ),
     );
   }
+
+  // The admin UI's decision: the caller's role (dispatch) and a grant covering the waiting action stand for the signed link.
+  app.post<{ Params: ApprovalParams; Body: ApprovalCallerDecision }>(
+    '/v1/approvals/:namespace/:tenant/:id/decision',
+    {
+      config: { access: 'dispatch' },
+      schema: {
+        tags,
+        summary: 'Approve or reject as the authenticated caller (admin or operator with a grant covering the action)',
+        description: 'The same decision as the signed links, for a signed-in operator. An approval already decided is 410; expired or unknown is 404.',
+        params,
+        body: requestSchema(ApprovalCallerDecision),
+        response: { 200: responseSchema(ApprovalDecision), 400: error, 401: error, 403: error, 404: error, 410: error },
+      },
+    },
+    async (request) => {
+      const caller = callerOf(request);
+      assertCallerCoversScope(caller, request.params);
+      return approvals.decideAsCaller(
+        request.params,
+        request.body.decision,
+        caller.id,
+        (approval) => assertCallerCovers(caller, approval.action),
+        (action, decidedBy) => gateway.dispatch(action, { stagesFrom: 'execute', caller: { id: decidedBy, method: caller.method } }),
+      );
+    },
+  );
 }

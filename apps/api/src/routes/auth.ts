@@ -1,5 +1,5 @@
-import type { Authenticator } from '@sluice/auth';
-import { ErrorBody, LoginInput, LoginResult, LogoutResult, errors } from '@sluice/core';
+import { PERMISSIONS, roleAllows, type Authenticator } from '@sluice/auth';
+import { CallerIdentity, ErrorBody, LoginInput, LoginResult, LogoutResult, errors } from '@sluice/core';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -7,7 +7,7 @@ import { callerOf } from '../plugins/access-control.js';
 const tags = ['auth'];
 const error = responseSchema(ErrorBody);
 
-/** Login and logout. With auth disabled both answer 404 `authentication is not enabled`. */
+/** Login and logout (with auth disabled both answer 404 `authentication is not enabled`), and who the caller is. */
 export async function authRoutes(app: FastifyInstance, opts: { authenticator: Authenticator | null }): Promise<void> {
   const authenticator = (): Authenticator => {
     if (!opts.authenticator) throw errors.featureNotEnabled('authentication');
@@ -44,6 +44,29 @@ export async function authRoutes(app: FastifyInstance, opts: { authenticator: Au
     async (request) => {
       await authenticator().logout(callerOf(request));
       return { status: 'logged_out' as const };
+    },
+  );
+
+  app.get(
+    '/v1/auth/me',
+    {
+      config: { access: 'authenticated' },
+      schema: {
+        tags,
+        summary: "The caller: id, role, grants and the role's permissions (the anonymous admin when authentication is disabled)",
+        response: { 200: responseSchema(CallerIdentity), 401: error },
+      },
+    },
+    async (request): Promise<CallerIdentity> => {
+      const caller = callerOf(request);
+      return {
+        id: caller.id,
+        role: caller.role,
+        method: caller.method,
+        grants: caller.grants,
+        permissions: PERMISSIONS.filter((p) => roleAllows(caller.role, p)),
+        ...(caller.tokenExpiresAt === undefined ? {} : { token_expires_at: new Date(caller.tokenExpiresAt).toISOString() }),
+      };
     },
   );
 }

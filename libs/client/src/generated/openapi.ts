@@ -370,6 +370,75 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/auth/me": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The caller: id, role, grants and the role's permissions (the anonymous admin when authentication is disabled) */
+        get: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path?: never;
+                cookie?: never;
+            };
+            requestBody?: never;
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            /** @description API key name, username, or `anonymous` when authentication is disabled */
+                            id: string;
+                            /** @enum {string} */
+                            role: "admin" | "operator" | "viewer";
+                            /** @enum {string} */
+                            method: "api_key" | "jwt" | "anonymous";
+                            grants: {
+                                tenants: string[];
+                                namespaces: string[];
+                                providers: string[];
+                                actions: string[];
+                            }[];
+                            /** @description the permissions of the caller's role (dispatch, read, silences_manage, ...) */
+                            permissions: string[];
+                            /** @description JWT callers: when the token expires (RFC 3339) */
+                            token_expires_at?: string;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/dispatch": {
         parameters: {
             query?: never;
@@ -5987,6 +6056,319 @@ export interface paths {
                 };
                 /** @description Default Response */
                 400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                410: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/approvals/{namespace}/{tenant}/{id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Approve or reject as the authenticated caller (admin or operator with a grant covering the action)
+         * @description The same decision as the signed links, for a signed-in operator. An approval already decided is 410; expired or unknown is 404.
+         */
+        post: {
+            parameters: {
+                query?: never;
+                header?: never;
+                path: {
+                    namespace: string;
+                    tenant: string;
+                    id: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        decision: "approve" | "reject";
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            id: string;
+                            /** @enum {string} */
+                            status: "pending" | "approved" | "rejected" | "expired";
+                            /** @description the execution outcome of an approval; null for a rejection */
+                            outcome: ({
+                                /** @enum {string} */
+                                outcome: "executed";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                                response: {
+                                    /** @enum {string} */
+                                    status: "success" | "failure" | "partial";
+                                    body: unknown;
+                                    headers: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            } | {
+                                /** @enum {string} */
+                                outcome: "deduplicated";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                            } | {
+                                /** @enum {string} */
+                                outcome: "suppressed";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                                /** @description the suppressing rule; null when a silence suppressed it */
+                                rule: string | null;
+                                /** @description the rule's reason, or mute_time_interval / active_time_interval */
+                                reason?: string;
+                                /** @description the silence that suppressed it */
+                                silence_id?: string;
+                                /** @description the matched rule's time interval that suppressed it */
+                                interval?: string;
+                            } | {
+                                /** @enum {string} */
+                                outcome: "rerouted";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                                original_provider: string;
+                                new_provider: string;
+                                response: {
+                                    /** @enum {string} */
+                                    status: "success" | "failure" | "partial";
+                                    body: unknown;
+                                    headers: {
+                                        [key: string]: string;
+                                    };
+                                };
+                            } | {
+                                /** @enum {string} */
+                                outcome: "throttled";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                                rule?: string | null;
+                                message?: string;
+                                reason?: string;
+                                quota?: {
+                                    id: string;
+                                    limit: number;
+                                    used: number;
+                                    window: string;
+                                    resets_at: string;
+                                };
+                                retry_after_seconds: number;
+                            } | {
+                                /** @enum {string} */
+                                outcome: "failed";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                                error: {
+                                    /**
+                                     * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
+                                     * @enum {string}
+                                     */
+                                    code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                    message: string;
+                                    retryable: boolean;
+                                    attempts: number;
+                                };
+                            } | {
+                                /** @enum {string} */
+                                outcome: "pending_approval";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                                approval_id: string;
+                                expires_at: string;
+                                approve_url: string;
+                                reject_url: string;
+                                notification_sent: boolean;
+                            } | {
+                                /** @enum {string} */
+                                outcome: "chain_started";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                                chain_id: string;
+                                chain_name: string;
+                                total_steps: number;
+                                first_step: string;
+                            } | {
+                                /** @enum {string} */
+                                outcome: "dry_run";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                                verdict: string;
+                                matched_rule: string | null;
+                                would_be_provider: string;
+                                /** @description a silence would suppress the action */
+                                silence_id?: string;
+                                /** @description the matched rule's time interval would suppress the action */
+                                interval?: string;
+                                /** @enum {string} */
+                                reason?: "mute_time_interval" | "active_time_interval";
+                            } | {
+                                /** @enum {string} */
+                                outcome: "state_changed";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                                fingerprint: string;
+                                previous_state: string;
+                                new_state: string;
+                                /** @description the configured transition asks for a notification (false when nothing moved) */
+                                notify: boolean;
+                                /** @description present when the requested state was refused */
+                                requested_state?: string;
+                                /** @enum {string} */
+                                reason?: "transition_not_allowed" | "unknown_state";
+                            } | {
+                                /** @enum {string} */
+                                outcome: "grouped";
+                                action_id: string;
+                                /**
+                                 * @description "deferred": the audit record is spooled in the process and written when the state backend answers again
+                                 * @enum {string}
+                                 */
+                                audit?: "deferred";
+                                group_id: string;
+                                group_size: number;
+                                /** @description RFC 3339 */
+                                notify_at: string;
+                            }) | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Default Response */
+                403: {
                     headers: {
                         [name: string]: unknown;
                     };

@@ -57,3 +57,9 @@ export const ApprovalDecision = z.object({
   status: ApprovalStatus,
   outcome: DispatchOutcome.nullable().describe('the execution outcome of an approval; null for a rejection'),
 });
+
+/** A decision by an authenticated caller (the admin UI): the role and grants are the credential, not a signed link. */
+export const ApprovalCallerDecision = z.object({
+  decision: z.enum(['approve', 'reject']),
+});
+export type ApprovalCallerDecision = z.infer<typeof ApprovalCallerDecision>;

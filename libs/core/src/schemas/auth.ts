@@ -12,3 +12,21 @@ export const LoginResult = z.object({
 });
 
 export const LogoutResult = z.object({ status: z.literal('logged_out') });
+
+const CallerGrant = z.object({
+  tenants: z.array(z.string()),
+  namespaces: z.array(z.string()),
+  providers: z.array(z.string()),
+  actions: z.array(z.string()),
+});
+
+/** Who the credential is: what the admin UI needs to hide what the caller's role cannot do (the API enforces either way). */
+export const CallerIdentity = z.object({
+  id: z.string().describe('API key name, username, or `anonymous` when authentication is disabled'),
+  role: z.enum(['admin', 'operator', 'viewer']),
+  method: z.enum(['api_key', 'jwt', 'anonymous']),
+  grants: z.array(CallerGrant),
+  permissions: z.array(z.string()).describe("the permissions of the caller's role (dispatch, read, silences_manage, ...)"),
+  token_expires_at: z.string().optional().describe('JWT callers: when the token expires (RFC 3339)'),
+});
+export type CallerIdentity = z.infer<typeof CallerIdentity>;

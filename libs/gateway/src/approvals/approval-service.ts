@@ -37,6 +37,15 @@ export interface ApprovalRequest {
 /** Sends a notification action through a provider (no rules); true when the provider accepted it. */
 export type Notifier = (provider: string, action: Action) => Promise<boolean>;
 /** Executes an approved action: the execute stage only (its quota was charged and its rules ran when it was dispatched). */
+type ApprovalVerb = 'approve' | 'reject';
+
+/** What a decision answers: the approval's new status and, for an approval, the execution's outcome. */
+export interface ApprovalResult {
+  id: string;
+  status: ApprovalStatus;
+  outcome: DispatchOutcome | null;
+}
+
 export type ApprovedExecutor = (action: ActionInput, decidedBy: string) => Promise<DispatchOutcome>;
 
 export interface ApprovalServiceDeps {
@@ -148,21 +157,40 @@ export class ApprovalService {
 
   /**
    * A decision from a signed link. A bad or expired signature, an unknown kid or approval, or
-   * an expired approval is 404 (nothing to learn); a decided one is 410. Approving executes the
-   * stored action after the decision is recorded, so two concurrent decisions execute it at most once.
+   * an expired approval is 404 (nothing to learn); a decided one is 410.
    */
-  async decide(
-    ref: ApprovalParams,
-    link: ApprovalLinkQuery,
-    verb: 'approve' | 'reject',
-    execute: ApprovedExecutor,
-  ): Promise<{ id: string; status: ApprovalStatus; outcome: DispatchOutcome | null }> {
+  async decide(ref: ApprovalParams, link: ApprovalLinkQuery, verb: ApprovalVerb, execute: ApprovedExecutor): Promise<ApprovalResult> {
     const expiresAtSec = Number(link.expires_at);
     const signedOk = this.deps.signer.verify({ ...ref, expiresAtSec }, link.sig, link.kid);
     if (!signedOk || this.deps.clock.now() > expiresAtSec * 1000) throw errors.notFoundMessage(LINK_REFUSED);
     const found = await this.records.get(ref);
     if (!found || found.record.status === 'expired') throw errors.notFoundMessage(LINK_REFUSED);
-    const decidedBy = `link:${link.kid ?? 'any'}`;
+    return this.settle(found, verb, `link:${link.kid ?? 'any'}`, execute);
+  }
+
+  /**
+   * A decision by an authenticated caller (the admin UI). `mayDecide` checks the caller's grants
+   * against the stored action, a refusal thrown as is; an unknown or expired approval is 404, a
+   * decided one 410, as for a link.
+   */
+  async decideAsCaller(
+    ref: ApprovalParams,
+    verb: ApprovalVerb,
+    callerId: string,
+    mayDecide: (approval: Approval) => void,
+    execute: ApprovedExecutor,
+  ): Promise<ApprovalResult> {
+    const found = await this.records.get(ref);
+    if (!found || found.record.status === 'expired' || this.deps.clock.now() > Date.parse(found.record.expires_at)) {
+      throw errors.notFound('approval', `${ref.namespace}/${ref.tenant}/${ref.id}`);
+    }
+    mayDecide(found.record);
+    return this.settle(found, verb, `caller:${callerId}`, execute);
+  }
+
+  /** Approving executes the stored action after the decision is recorded, so two concurrent decisions execute it at most once. */
+  private async settle(found: StoredRecord<Approval>, verb: ApprovalVerb, decidedBy: string, execute: ApprovedExecutor): Promise<ApprovalResult> {
+    const ref = { namespace: found.record.namespace, tenant: found.record.tenant, id: found.record.id };
     const status: ApprovalStatus = verb === 'approve' ? 'approved' : 'rejected';
     const claimed = await this.claim(found, status, decidedBy);
     if (status === 'rejected') {

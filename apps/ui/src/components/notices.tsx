@@ -1,0 +1,25 @@
+/** An error the user should see, announced to screen readers. */
+export function ErrorNote({ error }: { error: string | null | undefined }) {
+  return error ? (
+    <p role="alert" class="error-note">
+      {error}
+    </p>
+  ) : null;
+}
+
+export function JsonBlock({ value, label }: { value: unknown; label: string }) {
+  return (
+    <section aria-label={label}>
+      {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling block must take focus to be scrolled from the keyboard */}
+      <pre tabIndex={0}>
+        <code>{JSON.stringify(value, null, 2)}</code>
+      </pre>
+    </section>
+  );
+}
+
+/** A timestamp in the reader's locale, the RFC 3339 text kept as the machine-readable value. */
+export function Time({ at }: { at: string | null | undefined }) {
+  if (!at) return <span>—</span>;
+  return <time dateTime={at}>{new Date(at).toLocaleString()}</time>;
+}

@@ -1,0 +1,65 @@
+import { dataOf } from '@sluice/client';
+import { DataTable } from '../components/data-table.js';
+import { ErrorNote, Time } from '../components/notices.js';
+import { useAction, useLoad } from '../components/use-load.js';
+import type { Session } from '../session.js';
+
+/** Pending approvals; admins and operators approve or reject them (a viewer sees the list only). */
+export function ApprovalsView({ session }: { session: Session }) {
+  const pending = useLoad(() => dataOf(session.client.api.GET('/v1/approvals', { params: { query: { status: 'pending' } } })), [session]);
+  const decision = useAction();
+  const decide = (ref: { namespace: string; tenant: string; id: string }, verb: 'approve' | 'reject') =>
+    decision.run(async () => {
+      await dataOf(session.client.api.POST('/v1/approvals/{namespace}/{tenant}/{id}/decision', { params: { path: ref }, body: { decision: verb } }));
+      pending.reload();
+    });
+  const mayDecide = session.can('dispatch');
+  return (
+    <section aria-labelledby="approvals-title">
+      <h2 id="approvals-title">Approvals</h2>
+      <div class="toolbar">
+        <button type="button" class="secondary" onClick={pending.reload}>
+          Refresh
+        </button>
+      </div>
+      <ErrorNote error={pending.error ?? decision.error} />
+      <DataTable
+        caption="Pending approvals, oldest first"
+        rows={pending.data?.approvals ?? []}
+        rowKey={(a) => `${a.namespace}/${a.tenant}/${a.id}`}
+        empty="Nothing waits for approval."
+        columns={[
+          { label: 'Requested', cell: (a) => <Time at={a.created_at} /> },
+          { label: 'Expires', cell: (a) => <Time at={a.expires_at} /> },
+          { label: 'Tenant', cell: (a) => a.tenant },
+          { label: 'Namespace', cell: (a) => a.namespace },
+          { label: 'Action', cell: (a) => `${a.action.action_type} → ${a.action.provider}` },
+          { label: 'Rule', cell: (a) => a.rule },
+          { label: 'Message', cell: (a) => a.message ?? '' },
+          {
+            label: 'Decision',
+            cell: (a) =>
+              mayDecide ? (
+                <div class="row-actions">
+                  <button type="button" disabled={decision.busy} onClick={() => decide(a, 'approve')} aria-label={`Approve ${a.action.action_type} ${a.id}`}>
+                    Approve
+                  </button>
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={decision.busy}
+                    onClick={() => decide(a, 'reject')}
+                    aria-label={`Reject ${a.action.action_type} ${a.id}`}
+                  >
+                    Reject
+                  </button>
+                </div>
+              ) : (
+                <span class="muted">your role cannot decide</span>
+              ),
+          },
+        ]}
+      />
+    </section>
+  );
+}

@@ -1,0 +1,70 @@
+import { dataOf } from '@sluice/client';
+import { useState } from 'preact/hooks';
+import { DataTable } from '../components/data-table.js';
+import { FilterForm, type FilterValues } from '../components/filter-form.js';
+import { ErrorNote, Time } from '../components/notices.js';
+import { useAction, useLoad } from '../components/use-load.js';
+import type { Session } from '../session.js';
+
+const STATUSES = ['pending', 'notified', 'resolved'] as const;
+
+/** Event groups and when each notifies; an operator can flush one now. */
+export function GroupsView({ session }: { session: Session }) {
+  const [filters, setFilters] = useState<FilterValues>({});
+  const groups = useLoad(
+    () =>
+      dataOf(session.client.api.GET('/v1/groups', { params: { query: { ...filters, status: filters['status'] as (typeof STATUSES)[number] | undefined } } })),
+    [session, filters],
+  );
+  const flush = useAction();
+  const flushNow = (group_key: string) =>
+    flush.run(async () => {
+      await dataOf(session.client.api.DELETE('/v1/groups/{group_key}', { params: { path: { group_key } } }));
+      groups.reload();
+    });
+  return (
+    <section aria-labelledby="groups-title">
+      <h2 id="groups-title">Groups</h2>
+      <FilterForm
+        label="Group filters"
+        fields={[
+          { name: 'namespace', label: 'Namespace' },
+          { name: 'tenant', label: 'Tenant' },
+          { name: 'status', label: 'Status', options: STATUSES },
+        ]}
+        onApply={setFilters}
+      />
+      <ErrorNote error={groups.error ?? flush.error} />
+      <DataTable
+        caption="Event groups"
+        rows={groups.data?.groups ?? []}
+        rowKey={(g) => g.group_key}
+        empty="No groups."
+        columns={[
+          { label: 'Group key', cell: (g) => <code>{g.group_key}</code> },
+          { label: 'Tenant', cell: (g) => g.tenant },
+          { label: 'Namespace', cell: (g) => g.namespace },
+          { label: 'State', cell: (g) => g.state },
+          { label: 'Events', cell: (g) => g.event_count },
+          { label: 'Notifies', cell: (g) => <Time at={g.notify_at} /> },
+          {
+            label: 'Flush',
+            cell: (g) =>
+              session.can('dispatch') &&
+              g.state === 'pending' && (
+                <button
+                  type="button"
+                  class="secondary"
+                  disabled={flush.busy}
+                  onClick={() => flushNow(g.group_key)}
+                  aria-label={`Flush group ${g.group_key} now`}
+                >
+                  Flush now
+                </button>
+              ),
+          },
+        ]}
+      />
+    </section>
+  );
+}

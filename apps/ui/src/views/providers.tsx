@@ -1,0 +1,71 @@
+import { dataOf } from '@sluice/client';
+import { DataTable } from '../components/data-table.js';
+import { ErrorNote } from '../components/notices.js';
+import { useAction, useLoad } from '../components/use-load.js';
+import type { Session } from '../session.js';
+
+const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
+
+/** Provider health and circuit breakers; admins and operators trip and reset them. */
+export function ProvidersView({ session }: { session: Session }) {
+  const manage = session.can('circuit_breaker_manage');
+  const health = useLoad(() => dataOf(session.client.api.GET('/v1/providers/health')), [session]);
+  // The breaker list is for admins and operators only (403 to a viewer): ask only when the role may.
+  const breakers = useLoad(async () => (manage ? dataOf(session.client.api.GET('/admin/circuit-breakers')).catch(() => null) : null), [session, manage]);
+  const change = useAction();
+  const flip = (provider: string, op: 'trip' | 'reset') =>
+    change.run(async () => {
+      const path = op === 'trip' ? '/admin/circuit-breakers/{provider}/trip' : '/admin/circuit-breakers/{provider}/reset';
+      await dataOf(session.client.api.POST(path, { params: { path: { provider } } }));
+      health.reload();
+      breakers.reload();
+    });
+  const hasBreaker = new Set(breakers.data?.circuit_breakers.map((b) => b.provider) ?? []);
+  return (
+    <section aria-labelledby="providers-title">
+      <h2 id="providers-title">Providers</h2>
+      <ErrorNote error={health.error ?? change.error} />
+      <DataTable
+        caption="Provider health"
+        rows={health.data?.providers ?? []}
+        rowKey={(p) => p.provider}
+        empty="No providers are configured."
+        columns={[
+          { label: 'Provider', cell: (p) => <code>{p.provider}</code> },
+          { label: 'Healthy', cell: (p) => (p.healthy ? 'yes' : <strong class="bad">no</strong>) },
+          { label: 'Breaker', cell: (p) => <span class={`breaker ${p.circuit_breaker_state ?? 'none'}`}>{p.circuit_breaker_state ?? '—'}</span> },
+          { label: 'Requests', cell: (p) => p.total_requests },
+          { label: 'Success', cell: (p) => percent(p.success_rate) },
+          { label: 'p50 / p99 ms', cell: (p) => `${p.p50_latency_ms} / ${p.p99_latency_ms}` },
+          {
+            label: 'Breaker control',
+            cell: (p) =>
+              manage &&
+              hasBreaker.has(p.provider) && (
+                <div class="row-actions">
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={change.busy}
+                    onClick={() => flip(p.provider, 'trip')}
+                    aria-label={`Trip breaker of ${p.provider}`}
+                  >
+                    Trip
+                  </button>
+                  <button
+                    type="button"
+                    class="secondary"
+                    disabled={change.busy}
+                    onClick={() => flip(p.provider, 'reset')}
+                    aria-label={`Reset breaker of ${p.provider}`}
+                  >
+                    Reset
+                  </button>
+                </div>
+              ),
+          },
+        ]}
+      />
+    </section>
+  );
+}

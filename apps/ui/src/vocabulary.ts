@@ -1,0 +1,23 @@
+/** Dispatch outcomes (the stream's and the audit trail's `outcome` filter). */
+export const OUTCOMES = [
+  'executed',
+  'suppressed',
+  'deduplicated',
+  'throttled',
+  'rerouted',
+  'failed',
+  'grouped',
+  'state_changed',
+  'pending_approval',
+  'chain_started',
+] as const;
+
+/** The stream's event types. */
+export const EVENT_TYPES = ['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required'] as const;
+
+/** `{"Executed": {...}}` (the stream's externally tagged outcome) as `executed`. */
+export function outcomeName(tagged: unknown): string | undefined {
+  if (tagged === null || typeof tagged !== 'object') return undefined;
+  const tag = Object.keys(tagged)[0];
+  return tag?.replace(/([a-z])([A-Z])/g, '$1_$2').toLowerCase();
+}

@@ -1,0 +1,240 @@
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { accessibilityViolations, launchChromium, screenshotDir } from '../support/browser.js';
+import { credentialsFile, keyHeader, rawKey, WILDCARD_GRANT } from '../support/credentials.js';
+import { startSink, type HttpSink } from '../support/http-sink.js';
+import { poll } from '../support/poll.js';
+import { rulesDir } from '../support/rules-dir.js';
+import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+const RULES = `
+rules:
+  - { name: wires-need-approval, priority: 1, condition: { field: action.action_type, eq: wire }, action: { type: require_approval, message: check the amount, ttl_seconds: 3600 } }
+  - { name: no-spam, priority: 5, condition: { field: action.action_type, eq: spam }, action: { type: suppress } }
+`;
+const VIEWS = ['live', 'audit', 'analytics', 'rules', 'silences', 'approvals', 'groups', 'events', 'chains', 'providers', 'quotas'];
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+type Body = Record<string, unknown>;
+
+/*
+ * The admin UI in a real Chromium against a running gateway with authentication on: the scenarios
+ * of the issue (sign in, Live, a silence made in the UI, an approval decided in the UI, the audit
+ * search, a viewer's limits), every view checked by axe-core at desktop and phone width, no CSP
+ * refusal in the console, and a screenshot of each view.
+ */
+describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
+  let gw: RunningGateway;
+  let sink: HttpSink;
+  let browser: Browser;
+  const shots = screenshotDir();
+  const consoleErrors: string[] = [];
+  const admin = keyHeader('admin');
+  const dispatch = async (overrides: Body, headers = admin) =>
+    (await postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'sink', ...overrides }), headers)).body as Body;
+
+  beforeAll(async () => {
+    sink = await startSink();
+    const { file } = credentialsFile({
+      keys: [
+        { name: 'admin', role: 'admin', grants: [WILDCARD_GRANT] },
+        { name: 'viewer', role: 'viewer', grants: [WILDCARD_GRANT] },
+      ],
+      users: [{ name: 'oncall', role: 'operator', grants: [WILDCARD_GRANT], password: 'correct horse battery' }],
+    });
+    gw = await startGateway(backend, {
+      auth: { enabled: true, file },
+      providers: [{ name: 'sink', type: 'webhook', url: sink.url }],
+      rules: { directory: rulesDir({ 'rules.yaml': RULES }) },
+      circuit_breaker: { enabled: true },
+    });
+    await postJson(`${gw.url}/v1/quotas`, { namespace: 'payments', tenant: 'acme', max_actions: 1000, window: 'hourly', overage_behavior: 'block' }, admin);
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await gw?.close();
+    await sink?.close();
+  });
+
+  /** A fresh browser context (its own session storage) at the sign-in page. */
+  async function openUi(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport });
+    // Well inside the test's own timeout, so a missing element fails with Playwright's message.
+    context.setDefaultTimeout(8000);
+    const page = await context.newPage();
+    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
+    await page.goto(`${gw.url}/ui/`);
+    return { context, page };
+  }
+
+  async function signInWithKey(page: Page, key: string): Promise<void> {
+    await page.getByLabel('API key', { exact: true }).fill(key);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('identity').waitFor();
+  }
+
+  const go = async (page: Page, view: string) => {
+    await page
+      .getByRole('navigation', { name: 'Views' })
+      .getByRole('link', { name: new RegExp(`^${view}$`, 'i') })
+      .click();
+    await page.locator(`#${view}-title`).waitFor();
+  };
+
+  it('signs in with an API key and with a username and password; a wrong key is refused in the page', async () => {
+    const { context, page } = await openUi();
+    await page.getByLabel('API key', { exact: true }).fill('sk-wrong');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/invalid|unauthorized|credential/i);
+    await page.screenshot({ path: join(shots, 'sign-in.png') });
+    await signInWithKey(page, rawKey('admin'));
+    expect(await page.getByTestId('identity').textContent()).toBe('admin (admin)');
+    // A reload keeps the tab's session.
+    await page.reload();
+    await page.getByTestId('identity').waitFor();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByRole('tab', { name: 'Username and password' }).click();
+    await page.getByLabel('Username').fill('oncall');
+    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByTestId('identity').textContent()).toBe('oncall (operator)');
+    await context.close();
+  });
+
+  it('shows a dispatch in Live within a second, and the pause holds new events until resume', async () => {
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('admin'));
+    await page.locator('[data-connection="live"]').waitFor();
+    const started = Date.now();
+    const sent = await dispatch({ action_type: 'live-check' });
+    await page.getByRole('cell', { name: String(sent['action_id']) }).waitFor({ timeout: 1000 });
+    expect(Date.now() - started).toBeLessThan(1000);
+    await page.getByRole('button', { name: 'Pause' }).click();
+    const held = await dispatch({ action_type: 'while-paused' });
+    await page.getByRole('button', { name: 'Resume (1 new)' }).waitFor();
+    expect(await page.getByRole('cell', { name: String(held['action_id']) }).count()).toBe(0);
+    await page.getByRole('button', { name: 'Resume (1 new)' }).click();
+    await page.getByRole('cell', { name: String(held['action_id']) }).waitFor();
+    await context.close();
+  });
+
+  it('creates a silence in the UI, previewed against recent actions; the next matching dispatch is suppressed', async () => {
+    const labels = { env: 'prod', service: 'db-main' };
+    const before = await dispatch({ tenant: 'initech', action_type: 'page', metadata: { labels } });
+    expect(before['outcome']).toBe('executed');
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('admin'));
+    await go(page, 'silences');
+    const form = page.getByRole('form', { name: 'New silence' });
+    await form.getByLabel('Namespace').fill('payments');
+    await form.getByLabel('Tenant').fill('initech');
+    await form.getByLabel('Comment').fill('database maintenance');
+    const matcher = form.getByRole('group', { name: 'Matcher 1' });
+    await matcher.getByLabel('Label').fill('service');
+    await matcher.getByLabel('Operator').selectOption('regex');
+    await matcher.getByLabel('Value').fill('db-.*');
+    await form.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.getByTestId('silence-preview').textContent()).toContain('Would have silenced 1 of the last 1 actions');
+    await page.screenshot({ path: join(shots, 'silences.png'), fullPage: true });
+    await form.getByRole('button', { name: 'Create silence' }).click();
+    await page.getByRole('cell', { name: 'database maintenance' }).waitFor();
+    const after = await dispatch({ tenant: 'initech', action_type: 'page', metadata: { labels } });
+    expect(after['outcome']).toBe('suppressed');
+    expect(sink.received.map((c) => c.id)).not.toContain(after['action_id']);
+    await context.close();
+  });
+
+  it('approves a pending approval in the UI and the sink receives the action', async () => {
+    const pending = await dispatch({ tenant: 'umbrella', action_type: 'wire', payload: { amount: 9000 } });
+    expect(pending['outcome']).toBe('pending_approval');
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('admin'));
+    await go(page, 'approvals');
+    await page.screenshot({ path: join(shots, 'approvals.png'), fullPage: true });
+    await page.getByRole('button', { name: `Approve wire ${String(pending['approval_id'])}` }).click();
+    await poll('the sink to receive the approved action', async () => sink.received.some((c) => c.id === pending['action_id']));
+    await expect.poll(() => page.getByRole('button', { name: `Approve wire ${String(pending['approval_id'])}` }).count()).toBe(0);
+    const record = (await requestJson('GET', `${gw.url}/v1/approvals/payments/umbrella/${String(pending['approval_id'])}`, undefined, admin)).body;
+    expect(record).toMatchObject({ status: 'approved', decided_by: 'caller:admin' });
+    await context.close();
+  });
+
+  it('searches the audit trail by tenant and opens a record with its chain status', async () => {
+    await dispatch({ tenant: 'globex', action_type: 'invoice' });
+    await dispatch({ tenant: 'globex', action_type: 'receipt' });
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('admin'));
+    await go(page, 'audit');
+    const filters = page.getByRole('form', { name: 'Audit filters' });
+    await filters.getByLabel('Tenant').fill('globex');
+    await filters.getByRole('button', { name: 'Search' }).click();
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
+    const tenants = await page.locator('tbody tr td:nth-child(2)').allTextContents();
+    expect(tenants).toEqual(['globex', 'globex']);
+    await page
+      .getByRole('button', { name: /^Details of / })
+      .first()
+      .click();
+    await expect.poll(() => page.getByTestId('chain-status').textContent()).toMatch(/chained|sequence/);
+    await page.screenshot({ path: join(shots, 'audit.png'), fullPage: true });
+    await context.close();
+  });
+
+  it('a viewer sees no approve button, and the API refuses the viewer the decision', async () => {
+    const pending = await dispatch({ tenant: 'hooli', action_type: 'wire' });
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('viewer'));
+    await go(page, 'approvals');
+    await page.getByRole('cell', { name: 'hooli' }).waitFor();
+    expect(await page.getByRole('button', { name: /^Approve / }).count()).toBe(0);
+    expect(await page.getByText('your role cannot decide').count()).toBeGreaterThan(0);
+    // Nor a silence form, nor rule toggles that work.
+    await go(page, 'silences');
+    expect(await page.getByRole('form', { name: 'New silence' }).count()).toBe(0);
+    const path = `/v1/approvals/payments/hooli/${String(pending['approval_id'])}/decision`;
+    const refused = await postJson(`${gw.url}${path}`, { decision: 'approve' }, keyHeader('viewer'));
+    expect(refused.status).toBe(403);
+    expect(sink.received.map((c) => c.id)).not.toContain(pending['action_id']);
+    await context.close();
+  });
+
+  it.each([
+    ['desktop', DESKTOP],
+    ['phone', PHONE],
+  ] as const)('every view passes axe-core (WCAG A/AA) at %s width, fits the width, and is screenshotted', async (name, viewport) => {
+    await dispatch({ action_type: 'spam' });
+    const { context, page } = await openUi(viewport);
+    expect(await accessibilityViolations(page)).toEqual([]);
+    await signInWithKey(page, rawKey('admin'));
+    for (const view of VIEWS) {
+      await go(page, view);
+      await page.waitForLoadState('networkidle').catch(() => undefined);
+      expect({ view, violations: await accessibilityViolations(page) }).toEqual({ view, violations: [] });
+      const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
+      expect({ view, overflow }).toEqual({ view, overflow: 0 });
+      await page.screenshot({ path: join(shots, `${view}${name === 'phone' ? '-phone' : ''}.png`), fullPage: name === 'desktop' });
+    }
+    await context.close();
+  });
+
+  it('is usable from the keyboard: the skip link, then the views by Tab and Enter', async () => {
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('admin'));
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Live');
+    await page.keyboard.press('Tab');
+    await page.keyboard.press('Enter');
+    await page.locator('#audit-title').waitFor();
+    await context.close();
+  });
+
+  it('logged no console error (no CSP refusal among them)', () => {
+    // A refused sign-in logs the browser's own "Failed to load resource: 401"; nothing else may.
+    expect(consoleErrors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+  });
+});
