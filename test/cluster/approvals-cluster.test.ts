@@ -59,4 +59,20 @@ describe.each(REDIS_DEPLOYMENTS)('approvals across 2 replicas sharing Redis (%s 
     // Both sides win some of the races (otherwise the race was not run at all).
     expect(approvals).toBeGreaterThan(0);
   });
+
+  it('settles a signed-link approve (replica A) racing a caller decision (replica B) 30 times: exactly one execution each time', async () => {
+    for (let i = 0; i < 30; i++) {
+      const pending = (await postJson(`${a}/v1/dispatch`, sampleAction({ action_type: 'wire', provider: 'hook' }))).body as {
+        action_id: string;
+        approval_id: string;
+        approve_url: string;
+      };
+      const [link, caller] = await Promise.all([
+        postJson(pending.approve_url.replace(EXTERNAL, a), undefined),
+        postJson(`${b}/v1/approvals/payments/acme/${pending.approval_id}/decision`, { decision: 'approve' }),
+      ]);
+      expect([link.status, caller.status].sort()).toEqual([200, 410]);
+      expect(sink.received.filter((c) => c.id === pending.action_id)).toHaveLength(1);
+    }
+  });
 });

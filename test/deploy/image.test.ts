@@ -54,9 +54,11 @@ describe('deploy/Dockerfile', () => {
     const root = JSON.parse(read('package.json')) as { workspaces: string[] };
     for (const ws of root.workspaces) {
       expect(ws).toMatch(/^(libs|apps)\/[\w-]+$/);
-      const pkg = JSON.parse(read(`${ws}/package.json`)) as { exports?: Record<string, Record<string, string>>; bin?: Record<string, string> };
-      // At run time (no sluice-source condition) every export resolves into dist/, so dist/ is enough.
-      for (const [sub, conds] of Object.entries(pkg.exports ?? {})) expect(conds.default, `${ws} ${sub}`).toMatch(/^\.\/dist\//);
+      const pkg = JSON.parse(read(`${ws}/package.json`)) as { exports?: Record<string, string | Record<string, string>>; bin?: Record<string, string> };
+      // At run time (no sluice-source condition) every export resolves into dist/ or is the copied package.json (apps/ui: the API finds the bundle by it).
+      for (const [sub, conds] of Object.entries(pkg.exports ?? {})) {
+        expect(typeof conds === 'string' ? conds : conds.default, `${ws} ${sub}`).toMatch(/^\.\/(dist\/|package\.json$)/);
+      }
       for (const bin of Object.values(pkg.bin ?? {})) expect(bin).toMatch(/^\.\/bin\//);
     }
   });

@@ -31,7 +31,11 @@ function sourceFiles(dir: string): string[] {
 }
 
 const packages: Pkg[] = workspaces.map((dir) => {
-  const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as { name: string; dependencies?: Record<string, string> };
+  const manifest = JSON.parse(readFileSync(join(root, dir, 'package.json'), 'utf8')) as {
+    name: string;
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
   const imports = new Set<string>();
   for (const file of sourceFiles(join(root, dir, 'src'))) {
     for (const m of readFileSync(file, 'utf8').matchAll(/(?:from|import)\s*\(?\s*'(@sluice\/[a-z-]+)/g)) imports.add(m[1] as string);
@@ -41,7 +45,8 @@ const packages: Pkg[] = workspaces.map((dir) => {
     name: manifest.name,
     dir,
     layer: dir.startsWith('apps/') ? 'apps' : 'libs',
-    deps: Object.keys(manifest.dependencies ?? {}).filter((d) => d.startsWith('@sluice/')),
+    // A bundled package (apps/ui) declares what it bundles as devDependencies: nothing of it is installed at run time.
+    deps: Object.keys({ ...manifest.dependencies, ...manifest.devDependencies }).filter((d) => d.startsWith('@sluice/')),
     imports: [...imports].sort(),
   };
 });

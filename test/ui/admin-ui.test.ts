@@ -12,7 +12,15 @@ const RULES = `
 rules:
   - { name: wires-need-approval, priority: 1, condition: { field: action.action_type, eq: wire }, action: { type: require_approval, message: check the amount, ttl_seconds: 3600 } }
   - { name: no-spam, priority: 5, condition: { field: action.action_type, eq: spam }, action: { type: suppress } }
+  - { name: start-onboarding, priority: 6, condition: { field: action.action_type, eq: onboard }, action: { type: chain, chain_name: onboarding } }
 `;
+const ONBOARDING = {
+  name: 'onboarding',
+  steps: [
+    { name: 'create-account', provider: 'sink', action_type: 'create' },
+    { name: 'send-welcome', provider: 'sink', action_type: 'welcome' },
+  ],
+};
 const VIEWS = ['live', 'audit', 'analytics', 'rules', 'silences', 'approvals', 'groups', 'events', 'chains', 'providers', 'quotas'];
 const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
@@ -49,6 +57,7 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
       providers: [{ name: 'sink', type: 'webhook', url: sink.url }],
       rules: { directory: rulesDir({ 'rules.yaml': RULES }) },
       circuit_breaker: { enabled: true },
+      chains: { definitions: [ONBOARDING] },
     });
     await postJson(`${gw.url}/v1/quotas`, { namespace: 'payments', tenant: 'acme', max_actions: 1000, window: 'hourly', overage_behavior: 'block' }, admin);
     browser = await launchChromium();
@@ -138,7 +147,7 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await matcher.getByLabel('Value').fill('db-.*');
     await form.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => page.getByTestId('silence-preview').textContent()).toContain('Would have silenced 1 of the last 1 actions');
-    await page.screenshot({ path: join(shots, 'silences.png'), fullPage: true });
+    await page.screenshot({ path: join(shots, 'silence-preview.png'), fullPage: true });
     await form.getByRole('button', { name: 'Create silence' }).click();
     await page.getByRole('cell', { name: 'database maintenance' }).waitFor();
     const after = await dispatch({ tenant: 'initech', action_type: 'page', metadata: { labels } });
@@ -153,7 +162,7 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     const { context, page } = await openUi();
     await signInWithKey(page, rawKey('admin'));
     await go(page, 'approvals');
-    await page.screenshot({ path: join(shots, 'approvals.png'), fullPage: true });
+    await page.screenshot({ path: join(shots, 'approval-pending.png'), fullPage: true });
     await page.getByRole('button', { name: `Approve wire ${String(pending['approval_id'])}` }).click();
     await poll('the sink to receive the approved action', async () => sink.received.some((c) => c.id === pending['action_id']));
     await expect.poll(() => page.getByRole('button', { name: `Approve wire ${String(pending['approval_id'])}` }).count()).toBe(0);
@@ -179,7 +188,7 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
       .first()
       .click();
     await expect.poll(() => page.getByTestId('chain-status').textContent()).toMatch(/chained|sequence/);
-    await page.screenshot({ path: join(shots, 'audit.png'), fullPage: true });
+    await page.screenshot({ path: join(shots, 'audit-record.png'), fullPage: true });
     await context.close();
   });
 
@@ -198,6 +207,64 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     const refused = await postJson(`${gw.url}${path}`, { decision: 'approve' }, keyHeader('viewer'));
     expect(refused.status).toBe(403);
     expect(sink.received.map((c) => c.id)).not.toContain(pending['action_id']);
+    await context.close();
+  });
+
+  it('toggles a rule off and on, and evaluates an action in the playground with its trace', async () => {
+    const enabled = async () => ((await requestJson('GET', `${gw.url}/v1/rules/no-spam`, undefined, admin)).body as { enabled: boolean }).enabled;
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('admin'));
+    await go(page, 'rules');
+    const toggle = page.getByRole('switch', { name: 'Rule no-spam enabled' });
+    await toggle.uncheck();
+    await expect.poll(enabled).toBe(false);
+    await toggle.check();
+    await expect.poll(enabled).toBe(true);
+    const playground = page.getByRole('form', { name: 'Evaluate an action against the rules' });
+    await playground.getByLabel('Action type').fill('spam');
+    await playground.getByRole('button', { name: 'Evaluate' }).click();
+    await expect.poll(() => page.getByRole('status').filter({ hasText: 'Verdict' }).textContent()).toMatch(/Verdict suppress by rule no-spam/);
+    expect(await page.getByRole('table').last().getByRole('cell', { name: 'no-spam' }).count()).toBe(1);
+    await page.screenshot({ path: join(shots, 'rules-playground.png'), fullPage: true });
+    await context.close();
+  });
+
+  it('draws a chain run as a graph with the steps it went through', async () => {
+    const started = await dispatch({ tenant: 'wayne', action_type: 'onboard' });
+    expect(started['outcome']).toBe('chain_started');
+    const chainId = String(started['chain_id']);
+    await poll('the chain to complete', async () => {
+      const run = await requestJson('GET', `${gw.url}/v1/chains/${chainId}`, undefined, admin);
+      return run.body?.['status'] === 'completed';
+    });
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('admin'));
+    await go(page, 'chains');
+    await page.getByRole('button', { name: `Graph of chain run ${chainId}` }).click();
+    const graph = page.getByRole('img', { name: /^Graph of onboarding/ });
+    await graph.waitFor();
+    expect(await graph.getAttribute('aria-label')).toBe('Graph of onboarding: steps create-account, send-welcome');
+    expect(await graph.locator('g.node.completed').count()).toBe(2);
+    expect(await graph.locator('line.edge.taken').count()).toBe(1);
+    await page.screenshot({ path: join(shots, 'chain-graph.png'), fullPage: true });
+    await context.close();
+  });
+
+  it('trips and resets a provider breaker from the Providers view', async () => {
+    const state = async () =>
+      (
+        (await requestJson('GET', `${gw.url}/v1/providers/health`, undefined, admin)).body as {
+          providers: { provider: string; circuit_breaker_state: string }[];
+        }
+      ).providers.find((p) => p.provider === 'sink')?.circuit_breaker_state;
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('admin'));
+    await go(page, 'providers');
+    await page.getByRole('button', { name: 'Trip breaker of sink' }).click();
+    await expect.poll(state).toBe('open');
+    await expect.poll(() => page.locator('.breaker.open').count()).toBe(1);
+    await page.getByRole('button', { name: 'Reset breaker of sink' }).click();
+    await expect.poll(state).toBe('closed');
     await context.close();
   });
 

@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
+import { startSink, type HttpSink } from '../support/http-sink.js';
+import { rulesDir } from '../support/rules-dir.js';
+import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+
+const RULES = `
+rules:
+  - { name: wires-need-approval, priority: 1, condition: { field: action.action_type, eq: wire }, action: { type: require_approval, ttl_seconds: 3600 } }
+`;
+
+type Pending = { approval_id: string; action_id: string; outcome: string };
+
+/** The admin UI's decision route and the identity route, with authentication on. */
+describe.each(BACKENDS)('approval decisions by an authenticated caller (%s)', (backend) => {
+  let gw: RunningGateway;
+  let sink: HttpSink;
+  const admin = keyHeader('admin');
+  const request = async (tenant = 'acme', provider = 'hook') =>
+    (await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, provider, action_type: 'wire' }), admin)).body as Pending;
+  const decide = (p: Pending, decision: unknown, headers = admin, tenant = 'acme') =>
+    postJson(`${gw.url}/v1/approvals/payments/${tenant}/${p.approval_id}/decision`, { decision }, headers);
+  const executed = (p: Pending) => sink.received.filter((c) => c.id === p.action_id).length;
+
+  beforeAll(async () => {
+    sink = await startSink();
+    const { file } = credentialsFile({
+      keys: [
+        { name: 'admin', role: 'admin', grants: [WILDCARD_GRANT] },
+        { name: 'viewer', role: 'viewer', grants: [WILDCARD_GRANT] },
+        // An operator of acme who may use the `hook` provider only.
+        { name: 'hook-operator', role: 'operator', grants: [{ tenants: ['acme'], namespaces: ['*'], providers: ['hook'], actions: ['*'] }] },
+      ],
+    });
+    gw = await startGateway(backend, {
+      auth: { enabled: true, file },
+      providers: [
+        { name: 'hook', type: 'webhook', url: sink.url },
+        { name: 'other', type: 'webhook', url: sink.url },
+      ],
+      rules: { directory: rulesDir({ 'approvals.yaml': RULES }) },
+    });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await sink.close();
+  });
+
+  it('GET /v1/auth/me names the caller, its role, grants and permissions; no credential is 401', async () => {
+    const me = await requestJson('GET', `${gw.url}/v1/auth/me`, undefined, keyHeader('viewer'));
+    expect(me.status).toBe(200);
+    expect(me.body).toEqual({
+      id: 'viewer',
+      role: 'viewer',
+      method: 'api_key',
+      grants: [{ ...WILDCARD_GRANT, providers: ['*'] }],
+      permissions: ['stream_subscribe', 'read'],
+    });
+    const op = await requestJson('GET', `${gw.url}/v1/auth/me`, undefined, keyHeader('hook-operator'));
+    expect(op.body?.['permissions']).toContain('dispatch');
+    expect(op.body?.['permissions']).not.toContain('admin');
+    expect((await requestJson('GET', `${gw.url}/v1/auth/me`)).status).toBe(401);
+  });
+
+  it('approves as the caller: the action executes once, the record names the caller, a second decision is 410', async () => {
+    const pending = await request();
+    expect(pending.outcome).toBe('pending_approval');
+    const res = await decide(pending, 'approve', keyHeader('hook-operator'));
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id: pending.approval_id, status: 'approved', outcome: { outcome: 'executed' } });
+    expect(executed(pending)).toBe(1);
+    const record = await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${pending.approval_id}`, undefined, admin);
+    expect(record.body).toMatchObject({ status: 'approved', decided_by: 'caller:hook-operator' });
+    const again = await decide(pending, 'reject');
+    expect(again.status).toBe(410);
+    expect(executed(pending)).toBe(1);
+  });
+
+  it('rejects as the caller: nothing executes', async () => {
+    const pending = await request();
+    const res = await decide(pending, 'reject');
+    expect(res.body).toMatchObject({ status: 'rejected', outcome: null });
+    expect(executed(pending)).toBe(0);
+  });
+
+  it('refuses a viewer (403), an operator whose grant misses the provider (403) or the tenant (403), changing nothing', async () => {
+    const pending = await request();
+    expect((await decide(pending, 'approve', keyHeader('viewer'))).status).toBe(403);
+    const otherProvider = await request('acme', 'other');
+    const refused = await decide(otherProvider, 'approve', keyHeader('hook-operator'));
+    expect(refused.status).toBe(403);
+    expect(refused.body?.['error']).toMatch(/provider=other/);
+    const otherTenant = await request('globex');
+    expect((await decide(otherTenant, 'approve', keyHeader('hook-operator'), 'globex')).status).toBe(403);
+    for (const p of [pending, otherProvider]) {
+      const record = await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${p.approval_id}`, undefined, admin);
+      expect(record.body?.['status']).toBe('pending');
+      expect(executed(p)).toBe(0);
+    }
+  });
+
+  it('answers 400 to a bad decision and 404 to an unknown approval, changing nothing', async () => {
+    const pending = await request();
+    for (const bad of ['maybe', undefined, 1]) {
+      const res = await decide(pending, bad);
+      expect(res.status).toBe(400);
+      expect(res.body?.['code']).toBe('VALIDATION_FAILED');
+    }
+    expect((await decide({ ...pending, approval_id: 'no-such-approval' }, 'approve')).status).toBe(404);
+    const record = await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${pending.approval_id}`, undefined, admin);
+    expect(record.body?.['status']).toBe('pending');
+  });
+});
