@@ -1,3 +1,4 @@
+import { ManualClock } from '@sluice/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
@@ -15,6 +16,8 @@ type Pending = { approval_id: string; action_id: string; outcome: string };
 describe.each(BACKENDS)('approval decisions by an authenticated caller (%s)', (backend) => {
   let gw: RunningGateway;
   let sink: HttpSink;
+  // The gateway's clock: moved past an approval's expires_at to decide while the expiry job has not run yet.
+  const clock = new ManualClock(Date.now());
   const admin = keyHeader('admin');
   const request = async (tenant = 'acme', provider = 'hook') =>
     (await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, provider, action_type: 'wire' }), admin)).body as Pending;
@@ -32,14 +35,18 @@ describe.each(BACKENDS)('approval decisions by an authenticated caller (%s)', (b
         { name: 'hook-operator', role: 'operator', grants: [{ tenants: ['acme'], namespaces: ['*'], providers: ['hook'], actions: ['*'] }] },
       ],
     });
-    gw = await startGateway(backend, {
-      auth: { enabled: true, file },
-      providers: [
-        { name: 'hook', type: 'webhook', url: sink.url },
-        { name: 'other', type: 'webhook', url: sink.url },
-      ],
-      rules: { directory: rulesDir({ 'approvals.yaml': RULES }) },
-    });
+    gw = await startGateway(
+      backend,
+      {
+        auth: { enabled: true, file },
+        providers: [
+          { name: 'hook', type: 'webhook', url: sink.url },
+          { name: 'other', type: 'webhook', url: sink.url },
+        ],
+        rules: { directory: rulesDir({ 'approvals.yaml': RULES }) },
+      },
+      { clock },
+    );
   });
   afterAll(async () => {
     await gw.close();
@@ -109,5 +116,13 @@ describe.each(BACKENDS)('approval decisions by an authenticated caller (%s)', (b
     expect((await decide({ ...pending, approval_id: 'no-such-approval' }, 'approve')).status).toBe(404);
     const record = await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${pending.approval_id}`, undefined, admin);
     expect(record.body?.['status']).toBe('pending');
+  });
+
+  it('refuses (404) an approval past its expires_at even while its record still reads pending, executing nothing', async () => {
+    const pending = await request();
+    clock.advance(3601_000);
+    const res = await decide(pending, 'approve');
+    expect(res.status).toBe(404);
+    expect(executed(pending)).toBe(0);
   });
 });

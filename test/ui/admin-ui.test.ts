@@ -80,7 +80,7 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
   }
 
   async function signInWithKey(page: Page, key: string): Promise<void> {
-    await page.getByLabel('API key', { exact: true }).fill(key);
+    await page.getByLabel('Key', { exact: true }).fill(key);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.getByTestId('identity').waitFor();
   }
@@ -95,7 +95,7 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
 
   it('signs in with an API key and with a username and password; a wrong key is refused in the page', async () => {
     const { context, page } = await openUi();
-    await page.getByLabel('API key', { exact: true }).fill('sk-wrong');
+    await page.getByLabel('Key', { exact: true }).fill('sk-wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/invalid|unauthorized|credential/i);
     await page.screenshot({ path: join(shots, 'sign-in.png') });
@@ -105,9 +105,9 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await page.reload();
     await page.getByTestId('identity').waitFor();
     await page.getByRole('button', { name: 'Sign out' }).click();
-    await page.getByRole('tab', { name: 'Username and password' }).click();
-    await page.getByLabel('Username').fill('oncall');
-    await page.getByLabel('Password').fill('correct horse battery');
+    await page.getByLabel('Username and password').check();
+    await page.getByLabel('Username', { exact: true }).fill('oncall');
+    await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByTestId('identity').textContent()).toBe('oncall (operator)');
     await context.close();
@@ -290,8 +290,19 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
   it('is usable from the keyboard: the skip link, then the views by Tab and Enter', async () => {
     const { context, page } = await openUi();
     await signInWithKey(page, rawKey('admin'));
+    // Signing in puts focus on the view; a page load starts at the top.
+    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('main');
+    await page.reload();
+    await page.getByTestId('identity').waitFor();
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate('document.activeElement?.id')).toBe('main');
+    expect(await page.evaluate('location.hash')).toBe('');
+    // From the top again: the skip link, then the views.
+    await page.reload();
+    await page.getByTestId('identity').waitFor();
+    await page.keyboard.press('Tab');
     await page.keyboard.press('Tab');
     expect(await page.evaluate('document.activeElement?.textContent')).toBe('Live');
     await page.keyboard.press('Tab');

@@ -1,6 +1,8 @@
 import type { FunctionComponent } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
-import { type Session, resumeSession, signOut } from './session.js';
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { ErrorNote } from './components/notices.js';
+import { messageOf } from './components/use-load.js';
+import { forgetCredential, type Session, resumeSession, signOut } from './session.js';
 import { AnalyticsView } from './views/analytics.js';
 import { ApprovalsView } from './views/approvals.js';
 import { AuditView } from './views/audit.js';
@@ -46,25 +48,59 @@ function useHashPath(): string {
   return path;
 }
 
+/** Moves keyboard focus to the page's main region (skip link, view change) without touching the hash route. */
+function focusMain(): void {
+  document.getElementById('main')?.focus();
+}
+
 export function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
+  const [resumeError, setResumeError] = useState<string | null>(null);
   const path = useHashPath();
-  useEffect(() => {
-    void resumeSession().then(setSession);
+  // A 401 on any call (a JWT expired or revoked, a key removed): back to the sign-in page.
+  const unauthorized = useCallback(() => {
+    forgetCredential();
+    setSession(null);
   }, []);
+  useEffect(() => {
+    resumeSession(unauthorized).then(setSession, (err: unknown) => {
+      setResumeError(`The gateway could not be reached: ${messageOf(err)}`);
+      setSession(null);
+    });
+  }, [unauthorized]);
   const current = VIEWS.find((v) => v.path === path) ?? VIEWS[0]!;
   useEffect(() => {
     document.title = `${current.title} · Sluice`;
   }, [current]);
+  // After the first view, a view change puts focus at the top of the new view (a screen reader reads it from there).
+  const shownPath = useRef<string | null>(null);
+  useEffect(() => {
+    if (!session) return;
+    if (shownPath.current !== null && shownPath.current !== current.path) focusMain();
+    shownPath.current = current.path;
+  }, [current, session]);
 
   if (session === undefined) return <p aria-busy="true">Loading…</p>;
-  if (session === null) return <SignIn onSignedIn={setSession} />;
+  if (session === null)
+    return (
+      <>
+        <ErrorNote error={resumeError} />
+        <SignIn
+          onSignedIn={(signedIn) => {
+            setSession(signedIn);
+            requestAnimationFrame(focusMain);
+          }}
+          onUnauthorized={unauthorized}
+        />
+      </>
+    );
   const View = current.view;
   return (
     <>
-      <a class="skip-link" href="#main">
+      {/* A button, not an #anchor: the hash is the view's route. */}
+      <button type="button" class="skip-link" onClick={focusMain}>
         Skip to content
-      </a>
+      </button>
       <header class="app-header">
         <strong class="brand">Sluice</strong>
         <nav aria-label="Views">

@@ -37,7 +37,7 @@ export function installAccessControl(app: FastifyInstance, opts: AccessControlOp
   // Registered before the OpenAPI plugin, so its copy of each route sees `security: []` on public ones.
   app.addHook('onRoute', (route) => {
     if (route.config?.access === undefined) {
-      if (!PUBLIC_PREFIXES.some((prefix) => route.url.startsWith(prefix))) {
+      if (!PUBLIC_PREFIXES.some((prefix) => route.url === prefix || route.url.startsWith(`${prefix}/`))) {
         throw new Error(`route ${String(route.method)} ${route.url} declares no config.access`);
       }
       route.config = { ...route.config, access: 'public' };

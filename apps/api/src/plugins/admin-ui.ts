@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
 
@@ -46,7 +46,7 @@ export async function installAdminUi(app: FastifyInstance, logger: FastifyBaseLo
     cacheControl: false,
     schemaHide: true,
     setHeaders: (reply, path) => {
-      const asset = path.includes('/assets/');
+      const asset = relative(root, path).startsWith(`assets${sep}`);
       reply.header('cache-control', asset ? 'public, max-age=31536000, immutable' : 'no-cache');
       reply.header('content-security-policy', CONTENT_SECURITY_POLICY);
       reply.header('x-content-type-options', 'nosniff');

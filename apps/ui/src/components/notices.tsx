@@ -1,3 +1,5 @@
+import type { Action } from './use-load.js';
+
 /** An error the user should see, announced to screen readers. */
 export function ErrorNote({ error }: { error: string | null | undefined }) {
   return error ? (
@@ -5,6 +7,21 @@ export function ErrorNote({ error }: { error: string | null | undefined }) {
       {error}
     </p>
   ) : null;
+}
+
+/**
+ * What the view's last action did or why it failed. The status region is always in the page, so
+ * screen readers announce the text that appears in it.
+ */
+export function ActionNotes({ action }: { action: Pick<Action, 'done' | 'error'> }) {
+  return (
+    <>
+      <p role="status" class="done-note">
+        {action.done ?? ''}
+      </p>
+      <ErrorNote error={action.error} />
+    </>
+  );
 }
 
 export function JsonBlock({ value, label }: { value: unknown; label: string }) {

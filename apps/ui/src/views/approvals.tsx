@@ -1,6 +1,6 @@
 import { dataOf } from '@sluice/client';
 import { DataTable } from '../components/data-table.js';
-import { ErrorNote, Time } from '../components/notices.js';
+import { ActionNotes, ErrorNote, Time } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
@@ -9,10 +9,17 @@ export function ApprovalsView({ session }: { session: Session }) {
   const pending = useLoad(() => dataOf(session.client.api.GET('/v1/approvals', { params: { query: { status: 'pending' } } })), [session]);
   const decision = useAction();
   const decide = (ref: { namespace: string; tenant: string; id: string }, verb: 'approve' | 'reject') =>
-    decision.run(async () => {
-      await dataOf(session.client.api.POST('/v1/approvals/{namespace}/{tenant}/{id}/decision', { params: { path: ref }, body: { decision: verb } }));
-      pending.reload();
-    });
+    decision.run(
+      async () => {
+        // Refreshed whatever the answer: a 410 or 404 means the row is no longer pending either.
+        try {
+          await dataOf(session.client.api.POST('/v1/approvals/{namespace}/{tenant}/{id}/decision', { params: { path: ref }, body: { decision: verb } }));
+        } finally {
+          pending.reload();
+        }
+      },
+      `${verb === 'approve' ? 'Approved' : 'Rejected'} ${ref.id}`,
+    );
   const mayDecide = session.can('dispatch');
   return (
     <section aria-labelledby="approvals-title">
@@ -22,7 +29,8 @@ export function ApprovalsView({ session }: { session: Session }) {
           Refresh
         </button>
       </div>
-      <ErrorNote error={pending.error ?? decision.error} />
+      <ErrorNote error={pending.error} />
+      <ActionNotes action={decision} />
       <DataTable
         caption="Pending approvals, oldest first"
         rows={pending.data?.approvals ?? []}
@@ -41,16 +49,10 @@ export function ApprovalsView({ session }: { session: Session }) {
             cell: (a) =>
               mayDecide ? (
                 <div class="row-actions">
-                  <button type="button" disabled={decision.busy} onClick={() => decide(a, 'approve')} aria-label={`Approve ${a.action.action_type} ${a.id}`}>
+                  <button type="button" onClick={() => decide(a, 'approve')} aria-label={`Approve ${a.action.action_type} ${a.id}`}>
                     Approve
                   </button>
-                  <button
-                    type="button"
-                    class="secondary"
-                    disabled={decision.busy}
-                    onClick={() => decide(a, 'reject')}
-                    aria-label={`Reject ${a.action.action_type} ${a.id}`}
-                  >
+                  <button type="button" class="secondary" onClick={() => decide(a, 'reject')} aria-label={`Reject ${a.action.action_type} ${a.id}`}>
                     Reject
                   </button>
                 </div>

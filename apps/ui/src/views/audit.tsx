@@ -2,7 +2,7 @@ import { dataOf, type paths } from '@sluice/client';
 import { useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table.js';
 import { FilterForm, rfc3339, type FilterValues } from '../components/filter-form.js';
-import { ErrorNote, JsonBlock, Time } from '../components/notices.js';
+import { ActionNotes, ErrorNote, JsonBlock, Time } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 import { OUTCOMES } from '../vocabulary.js';
@@ -83,7 +83,12 @@ export function AuditView({ session }: { session: Session }) {
         <button type="button" class="secondary" disabled={cursors.length === 1} onClick={() => setCursors((c) => c.slice(0, -1))}>
           Newer
         </button>
-        <button type="button" class="secondary" disabled={!page.data?.next_cursor} onClick={() => setCursors((c) => [...c, page.data?.next_cursor])}>
+        <button
+          type="button"
+          class="secondary"
+          disabled={page.loading || !page.data?.next_cursor}
+          onClick={() => setCursors((c) => [...c, page.data?.next_cursor])}
+        >
           Older
         </button>
       </nav>
@@ -130,18 +135,18 @@ function RecordDetail({ session, record, onClose }: { session: Session; record: 
       </dl>
       <div class="toolbar">
         {chained && (
-          <button type="button" class="secondary" onClick={verify} disabled={action.busy}>
+          <button type="button" class="secondary" onClick={verify}>
             Verify chain
           </button>
         )}
         {session.can('dispatch') && (
-          <button type="button" onClick={replay} disabled={action.busy}>
+          <button type="button" onClick={replay}>
             Replay
           </button>
         )}
         {replayed && <span role="status">{replayed}</span>}
       </div>
-      <ErrorNote error={action.error} />
+      <ActionNotes action={action} />
       <JsonBlock label="Record" value={record} />
     </article>
   );

@@ -25,7 +25,7 @@ export function ChainsView({ session }: { session: Session }) {
           { name: 'namespace', label: 'Namespace' },
           { name: 'tenant', label: 'Tenant' },
           { name: 'chain_name', label: 'Chain' },
-          { name: 'status', label: 'Status' },
+          { name: 'status', label: 'Status', options: ['running', 'completed', 'failed', 'cancelled'] },
         ]}
         onApply={setFilters}
       />

@@ -2,7 +2,7 @@ import { dataOf } from '@sluice/client';
 import { useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table.js';
 import { FilterForm, type FilterValues } from '../components/filter-form.js';
-import { ErrorNote, Time } from '../components/notices.js';
+import { ActionNotes, ErrorNote, Time } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
@@ -21,7 +21,7 @@ export function GroupsView({ session }: { session: Session }) {
     flush.run(async () => {
       await dataOf(session.client.api.DELETE('/v1/groups/{group_key}', { params: { path: { group_key } } }));
       groups.reload();
-    });
+    }, `Flushed group ${group_key}`);
   return (
     <section aria-labelledby="groups-title">
       <h2 id="groups-title">Groups</h2>
@@ -34,7 +34,8 @@ export function GroupsView({ session }: { session: Session }) {
         ]}
         onApply={setFilters}
       />
-      <ErrorNote error={groups.error ?? flush.error} />
+      <ErrorNote error={groups.error} />
+      <ActionNotes action={flush} />
       <DataTable
         caption="Event groups"
         rows={groups.data?.groups ?? []}
@@ -52,13 +53,7 @@ export function GroupsView({ session }: { session: Session }) {
             cell: (g) =>
               session.can('dispatch') &&
               g.state === 'pending' && (
-                <button
-                  type="button"
-                  class="secondary"
-                  disabled={flush.busy}
-                  onClick={() => flushNow(g.group_key)}
-                  aria-label={`Flush group ${g.group_key} now`}
-                >
+                <button type="button" class="secondary" onClick={() => flushNow(g.group_key)} aria-label={`Flush group ${g.group_key} now`}>
                   Flush now
                 </button>
               ),

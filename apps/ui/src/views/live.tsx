@@ -4,14 +4,21 @@ import { DataTable } from '../components/data-table.js';
 import { FilterForm, type FilterValues } from '../components/filter-form.js';
 import { ErrorNote, Time } from '../components/notices.js';
 import { messageOf } from '../components/use-load.js';
+import { SluiceApiError } from '@sluice/client';
 import type { Session } from '../session.js';
 import { EVENT_TYPES, OUTCOMES, outcomeName } from '../vocabulary.js';
 
 const KEEP = 200;
+/** After the stream ends or fails (a replica restarting, a network blip), connect again this much later. */
+const RECONNECT_MS = 3000;
 
 type Connection = 'connecting' | 'live' | 'closed';
 
-/** The SSE stream, newest first. Pausing freezes the list (events keep arriving and are shown on resume). */
+/**
+ * The SSE stream, newest first. Pausing freezes the list (events keep arriving and are shown on
+ * resume). A stream that ends or fails is opened again after a few seconds; what happened meanwhile
+ * is in the audit trail (the stream has no replay).
+ */
 export function LiveView({ session }: { session: Session }) {
   const [filters, setFilters] = useState<FilterValues>({});
   const [events, setEvents] = useState<StreamEvent[]>([]);
@@ -20,15 +27,27 @@ export function LiveView({ session }: { session: Session }) {
   const [lagged, setLagged] = useState(0);
   const [connection, setConnection] = useState<Connection>('connecting');
   const [error, setError] = useState<string | null>(null);
+  const [attempt, setAttempt] = useState(0);
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
 
   useEffect(() => {
     const abort = new AbortController();
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const reconnectLater = () => {
+      retry = setTimeout(() => setAttempt((n) => n + 1), RECONNECT_MS);
+    };
+    // The lists belong to the filters of this connection: cleared here, so no event of the old stream lands in them.
+    setEvents([]);
+    setHeld([]);
+    setLagged(0);
     setConnection('connecting');
-    setError(null);
     (async () => {
-      const stream = session.client.stream(filters, { signal: abort.signal, onOpen: () => setConnection('live') });
+      const opened = () => {
+        setConnection('live');
+        setError(null);
+      };
+      const stream = session.client.stream(filters, { signal: abort.signal, onOpen: opened });
       for await (const event of stream) {
         if (event.type === 'lagged') {
           setLagged((n) => n + Number(event.data['skipped'] ?? 0));
@@ -38,15 +57,25 @@ export function LiveView({ session }: { session: Session }) {
         else setEvents((list) => [event, ...list].slice(0, KEEP));
       }
     })().then(
-      () => !abort.signal.aborted && setConnection('closed'),
+      () => {
+        if (abort.signal.aborted) return;
+        setConnection('closed');
+        reconnectLater();
+      },
       (err: unknown) => {
         if (abort.signal.aborted) return;
         setConnection('closed');
         setError(messageOf(err));
+        // A refusal (bad filter, no permission) stays refused: only a lost connection, 429 or 5xx is tried again.
+        const refused = err instanceof SluiceApiError && err.status >= 400 && err.status < 500 && err.status !== 429;
+        if (!refused) reconnectLater();
       },
     );
-    return () => abort.abort();
-  }, [session, filters]);
+    return () => {
+      abort.abort();
+      clearTimeout(retry);
+    };
+  }, [session, filters, attempt]);
 
   const resume = () => {
     setEvents((list) => [...held, ...list].slice(0, KEEP));
@@ -65,23 +94,15 @@ export function LiveView({ session }: { session: Session }) {
           { name: 'outcome', label: 'Outcome', options: OUTCOMES },
           { name: 'event_type', label: 'Event type', options: EVENT_TYPES },
         ]}
-        onApply={(values) => {
-          setEvents([]);
-          setHeld([]);
-          setLagged(0);
-          setFilters(values);
-        }}
+        onApply={setFilters}
         submitLabel="Filter"
       />
       <div class="toolbar">
-        <span role="status" data-connection={connection}>
-          {connection === 'live' ? '● connected' : connection === 'connecting' ? 'connecting…' : 'disconnected'}
+        <span data-connection={connection}>{connection === 'live' ? '● connected' : connection === 'connecting' ? 'connecting…' : 'disconnected'}</span>
+        {/* Always in the page, so the text that appears in it is announced. */}
+        <span role="status" class={lagged > 0 ? 'badge warn' : ''}>
+          {lagged > 0 ? `lagged: ${lagged} events missed` : ''}
         </span>
-        {lagged > 0 && (
-          <span class="badge warn" role="status">
-            lagged: {lagged} events missed
-          </span>
-        )}
         {paused ? (
           <button type="button" onClick={resume}>
             Resume ({held.length} new)

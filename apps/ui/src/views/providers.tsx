@@ -1,6 +1,6 @@
 import { dataOf } from '@sluice/client';
 import { DataTable } from '../components/data-table.js';
-import { ErrorNote } from '../components/notices.js';
+import { ActionNotes, ErrorNote } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
@@ -14,17 +14,21 @@ export function ProvidersView({ session }: { session: Session }) {
   const breakers = useLoad(async () => (manage ? dataOf(session.client.api.GET('/admin/circuit-breakers')).catch(() => null) : null), [session, manage]);
   const change = useAction();
   const flip = (provider: string, op: 'trip' | 'reset') =>
-    change.run(async () => {
-      const path = op === 'trip' ? '/admin/circuit-breakers/{provider}/trip' : '/admin/circuit-breakers/{provider}/reset';
-      await dataOf(session.client.api.POST(path, { params: { path: { provider } } }));
-      health.reload();
-      breakers.reload();
-    });
+    change.run(
+      async () => {
+        const path = op === 'trip' ? '/admin/circuit-breakers/{provider}/trip' : '/admin/circuit-breakers/{provider}/reset';
+        await dataOf(session.client.api.POST(path, { params: { path: { provider } } }));
+        health.reload();
+        breakers.reload();
+      },
+      `${op === 'trip' ? 'Tripped' : 'Reset'} the breaker of ${provider}`,
+    );
   const hasBreaker = new Set(breakers.data?.circuit_breakers.map((b) => b.provider) ?? []);
   return (
     <section aria-labelledby="providers-title">
       <h2 id="providers-title">Providers</h2>
-      <ErrorNote error={health.error ?? change.error} />
+      <ErrorNote error={health.error} />
+      <ActionNotes action={change} />
       <DataTable
         caption="Provider health"
         rows={health.data?.providers ?? []}
@@ -43,22 +47,10 @@ export function ProvidersView({ session }: { session: Session }) {
               manage &&
               hasBreaker.has(p.provider) && (
                 <div class="row-actions">
-                  <button
-                    type="button"
-                    class="secondary"
-                    disabled={change.busy}
-                    onClick={() => flip(p.provider, 'trip')}
-                    aria-label={`Trip breaker of ${p.provider}`}
-                  >
+                  <button type="button" class="secondary" onClick={() => flip(p.provider, 'trip')} aria-label={`Trip breaker of ${p.provider}`}>
                     Trip
                   </button>
-                  <button
-                    type="button"
-                    class="secondary"
-                    disabled={change.busy}
-                    onClick={() => flip(p.provider, 'reset')}
-                    aria-label={`Reset breaker of ${p.provider}`}
-                  >
+                  <button type="button" class="secondary" onClick={() => flip(p.provider, 'reset')} aria-label={`Reset breaker of ${p.provider}`}>
                     Reset
                   </button>
                 </div>

@@ -1,7 +1,7 @@
 import { dataOf, type paths } from '@sluice/client';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table.js';
-import { ErrorNote, JsonBlock } from '../components/notices.js';
+import { ActionNotes, ErrorNote, JsonBlock } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
@@ -12,15 +12,27 @@ export function RulesView({ session }: { session: Session }) {
   const rules = useLoad(() => dataOf(session.client.api.GET('/v1/rules')), [session]);
   const toggle = useAction();
   const manage = session.can('rules_manage');
-  const setEnabled = (name: string, enabled: boolean) =>
-    toggle.run(async () => {
-      await dataOf(session.client.api.PUT('/v1/rules/{name}/enabled', { params: { path: { name } }, body: { enabled } }));
-      rules.reload();
-    });
+  // A switch shows what was asked at once (a controlled input would otherwise snap back until the list reloads).
+  const [wanted, setWanted] = useState<Record<string, boolean>>({});
+  useEffect(() => setWanted({}), [rules.data]);
+  const setEnabled = (name: string, enabled: boolean) => {
+    setWanted((w) => ({ ...w, [name]: enabled }));
+    return toggle.run(
+      async () => {
+        try {
+          await dataOf(session.client.api.PUT('/v1/rules/{name}/enabled', { params: { path: { name } }, body: { enabled } }));
+        } finally {
+          rules.reload();
+        }
+      },
+      `Rule ${name} ${enabled ? 'enabled' : 'disabled'}`,
+    );
+  };
   return (
     <section aria-labelledby="rules-title">
       <h2 id="rules-title">Rules</h2>
-      <ErrorNote error={rules.error ?? toggle.error} />
+      <ErrorNote error={rules.error} />
+      <ActionNotes action={toggle} />
       <DataTable
         caption="Rules by priority"
         rows={rules.data?.rules ?? []}
@@ -38,10 +50,10 @@ export function RulesView({ session }: { session: Session }) {
               <input
                 type="checkbox"
                 role="switch"
-                aria-checked={r.enabled}
+                aria-checked={wanted[r.name] ?? r.enabled}
                 aria-label={`Rule ${r.name} enabled`}
-                checked={r.enabled}
-                disabled={!manage || toggle.busy}
+                checked={wanted[r.name] ?? r.enabled}
+                disabled={!manage}
                 onChange={(e) => setEnabled(r.name, e.currentTarget.checked)}
               />
             ),
@@ -102,9 +114,7 @@ function Playground({ session }: { session: Session }) {
           Metadata (JSON)
           <textarea name="metadata" rows={2} value={input.metadata} onInput={(e) => setInput({ ...input, metadata: e.currentTarget.value })} />
         </label>
-        <button type="submit" disabled={action.busy}>
-          Evaluate
-        </button>
+        <button type="submit">Evaluate</button>
       </form>
       <ErrorNote error={action.error} />
       {result && (

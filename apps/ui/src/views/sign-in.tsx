@@ -1,34 +1,37 @@
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { ErrorNote } from '../components/notices.js';
 import { useAction } from '../components/use-load.js';
 import { type Session, signInWithKey, signInWithPassword } from '../session.js';
 
 /** An API key, or a username and password (exchanged for a JWT). */
-export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void }) {
+export function SignIn({ onSignedIn, onUnauthorized }: { onSignedIn: (session: Session) => void; onUnauthorized: () => void }) {
   const [mode, setMode] = useState<'key' | 'password'>('key');
   const [key, setKey] = useState('');
   const [user, setUser] = useState({ username: '', password: '' });
   const action = useAction();
+  // The page that replaced a view (sign-out, an expired session) starts reading at its heading.
+  useEffect(() => document.getElementById('sign-in-title')?.focus(), []);
   const submit = () =>
-    action.run(async () => onSignedIn(mode === 'key' ? await signInWithKey(key.trim()) : await signInWithPassword(user.username, user.password)));
+    action.run(async () =>
+      onSignedIn(mode === 'key' ? await signInWithKey(key.trim(), onUnauthorized) : await signInWithPassword(user.username, user.password, onUnauthorized)),
+    );
   return (
     <main class="container sign-in">
       <article>
-        <h1>Sign in to Sluice</h1>
-        <div role="tablist" aria-label="Sign-in method" class="toolbar">
-          <button type="button" role="tab" aria-selected={mode === 'key'} class={mode === 'key' ? '' : 'secondary'} onClick={() => setMode('key')}>
+        <h1 id="sign-in-title" tabIndex={-1}>
+          Sign in to Sluice
+        </h1>
+        <fieldset class="toolbar">
+          <legend>Sign in with</legend>
+          <label>
+            <input type="radio" name="method" checked={mode === 'key'} onChange={() => setMode('key')} />
             API key
-          </button>
-          <button
-            type="button"
-            role="tab"
-            aria-selected={mode === 'password'}
-            class={mode === 'password' ? '' : 'secondary'}
-            onClick={() => setMode('password')}
-          >
+          </label>
+          <label>
+            <input type="radio" name="method" checked={mode === 'password'} onChange={() => setMode('password')} />
             Username and password
-          </button>
-        </div>
+          </label>
+        </fieldset>
         <form
           aria-label="Sign in"
           onSubmit={(e) => {
@@ -38,7 +41,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
         >
           {mode === 'key' ? (
             <label>
-              API key
+              Key
               <input name="api-key" type="password" autoComplete="off" required value={key} onInput={(e) => setKey(e.currentTarget.value)} />
             </label>
           ) : (
@@ -66,7 +69,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (session: Session) => void 
               </label>
             </>
           )}
-          <button type="submit" aria-busy={action.busy} disabled={action.busy}>
+          <button type="submit" aria-busy={action.busy}>
             Sign in
           </button>
         </form>

@@ -1,7 +1,7 @@
 import { dataOf } from '@sluice/client';
 import { useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table.js';
-import { ErrorNote, Time } from '../components/notices.js';
+import { ActionNotes, ErrorNote, Time } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 import { type Matcher, matchesRecord } from '../silence-preview.js';
@@ -18,17 +18,18 @@ export function SilencesView({ session }: { session: Session }) {
     change.run(async () => {
       await dataOf(session.client.api.POST('/v1/silences/{id}/expire', { params: { path: { id } } }));
       silences.reload();
-    });
+    }, `Expired silence ${id}`);
   const extend = (id: string) =>
     change.run(async () => {
       await dataOf(session.client.api.POST('/v1/silences/{id}/extend', { params: { path: { id } }, body: { minutes: 60 } }));
       silences.reload();
-    });
+    }, `Extended silence ${id} by an hour`);
   return (
     <section aria-labelledby="silences-title">
       <h2 id="silences-title">Silences</h2>
       {manage && <SilenceForm session={session} onCreated={silences.reload} />}
-      <ErrorNote error={silences.error ?? change.error} />
+      <ErrorNote error={silences.error} />
+      <ActionNotes action={change} />
       <DataTable
         caption="Active silences"
         rows={silences.data?.silences ?? []}
@@ -46,10 +47,10 @@ export function SilencesView({ session }: { session: Session }) {
             cell: (s) =>
               manage && (
                 <div class="row-actions">
-                  <button type="button" class="secondary" disabled={change.busy} onClick={() => extend(s.id)} aria-label={`Extend silence ${s.id} by one hour`}>
+                  <button type="button" class="secondary" onClick={() => extend(s.id)} aria-label={`Extend silence ${s.id} by one hour`}>
                     +1 h
                   </button>
-                  <button type="button" class="secondary" disabled={change.busy} onClick={() => expire(s.id)} aria-label={`Expire silence ${s.id}`}>
+                  <button type="button" class="secondary" onClick={() => expire(s.id)} aria-label={`Expire silence ${s.id}`}>
                     Expire
                   </button>
                 </div>
@@ -94,7 +95,7 @@ function SilenceForm({ session, onCreated }: { session: Session; onCreated: () =
       );
       setPreview(null);
       onCreated();
-    });
+    }, 'Silence created');
   const text = (name: 'namespace' | 'tenant' | 'comment' | 'hours', label: string) => (
     <label>
       {label}
@@ -143,12 +144,10 @@ function SilenceForm({ session, onCreated }: { session: Session; onCreated: () =
           <button type="button" class="secondary" onClick={() => setMatchers([...matchers, { name: '', op: 'equal', value: '' }])}>
             Add matcher
           </button>
-          <button type="button" class="secondary" disabled={action.busy || !scope.namespace || !scope.tenant} onClick={runPreview}>
+          <button type="button" class="secondary" disabled={!scope.namespace || !scope.tenant} onClick={runPreview}>
             Preview
           </button>
-          <button type="submit" disabled={action.busy}>
-            Create silence
-          </button>
+          <button type="submit">Create silence</button>
         </div>
         {preview && (
           <p role="status" data-testid="silence-preview">
@@ -156,7 +155,7 @@ function SilenceForm({ session, onCreated }: { session: Session; onCreated: () =
             {preview.sample.length > 0 && `: ${preview.sample.join(', ')}`}
           </p>
         )}
-        <ErrorNote error={action.error} />
+        <ActionNotes action={action} />
       </fieldset>
     </form>
   );
