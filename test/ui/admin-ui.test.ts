@@ -59,7 +59,12 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
       circuit_breaker: { enabled: true },
       chains: { definitions: [ONBOARDING] },
     });
-    await postJson(`${gw.url}/v1/quotas`, { namespace: 'payments', tenant: 'acme', max_actions: 1000, window: 'hourly', overage_behavior: 'block' }, admin);
+    const quota = await postJson(
+      `${gw.url}/v1/quotas`,
+      { namespace: 'payments', tenant: 'acme', max_actions: 1000, window: 'hourly', overage_behavior: 'block' },
+      admin,
+    );
+    expect(quota.status).toBe(201);
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -110,6 +115,23 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByTestId('identity').textContent()).toBe('oncall (operator)');
+    await context.close();
+  });
+
+  it('returns to sign-in when the JWT it holds is revoked (the next call is a 401)', async () => {
+    const { context, page } = await openUi();
+    await page.getByLabel('Username and password').check();
+    await page.getByLabel('Username', { exact: true }).fill('oncall');
+    await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByTestId('identity').waitFor();
+    const token = await page.evaluate("sessionStorage.getItem('sluice.credential')");
+    expect(typeof token).toBe('string');
+    const logout = await postJson(`${gw.url}/v1/auth/logout`, undefined, { authorization: `Bearer ${String(token)}` });
+    expect(logout.status).toBe(200);
+    await go(page, 'quotas').catch(() => undefined);
+    await page.getByRole('heading', { name: 'Sign in to Sluice' }).waitFor();
+    expect(await page.evaluate("sessionStorage.getItem('sluice.credential')")).toBeNull();
     await context.close();
   });
 
@@ -192,6 +214,27 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await context.close();
   });
 
+  it('pages the audit trail by cursor: Older shows the next records, Newer comes back', async () => {
+    for (let i = 0; i < 30; i++) await dispatch({ tenant: 'paging', action_type: `step-${i}` });
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('admin'));
+    await go(page, 'audit');
+    const filters = page.getByRole('form', { name: 'Audit filters' });
+    await filters.getByLabel('Tenant').fill('paging');
+    await filters.getByRole('button', { name: 'Search' }).click();
+    const actionTypes = () => page.locator('tbody tr td:nth-child(4)').allTextContents();
+    await expect.poll(actionTypes).toHaveLength(25);
+    const first = await actionTypes();
+    await page.getByRole('button', { name: 'Older' }).click();
+    await expect.poll(actionTypes).toHaveLength(5);
+    // The two pages split the 30 records between them, none twice (dispatches in one millisecond may come in either order).
+    expect(new Set([...first, ...(await actionTypes())]).size).toBe(30);
+    expect(await page.getByRole('button', { name: 'Older' }).isDisabled()).toBe(true);
+    await page.getByRole('button', { name: 'Newer' }).click();
+    await expect.poll(actionTypes).toEqual(first);
+    await context.close();
+  });
+
   it('a viewer sees no approve button, and the API refuses the viewer the decision', async () => {
     const pending = await dispatch({ tenant: 'hooli', action_type: 'wire' });
     const { context, page } = await openUi();
@@ -265,6 +308,21 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await expect.poll(() => page.locator('.breaker.open').count()).toBe(1);
     await page.getByRole('button', { name: 'Reset breaker of sink' }).click();
     await expect.poll(state).toBe('closed');
+    await context.close();
+  });
+
+  it("shows each quota's usage in its window as a bar", async () => {
+    const { quotas } = (await requestJson('GET', `${gw.url}/v1/quotas`, undefined, admin)).body as { quotas: { id: string }[] };
+    const id = quotas[0]?.id as string;
+    const { used } = (await requestJson('GET', `${gw.url}/v1/quotas/${id}/usage`, undefined, admin)).body as { used: number };
+    expect(used).toBeGreaterThan(0);
+    const { context, page } = await openUi();
+    await signInWithKey(page, rawKey('admin'));
+    await go(page, 'quotas');
+    const bar = page.getByRole('progressbar', { name: new RegExp(`^Quota ${id}: \\d+ of 1000 used$`) });
+    await bar.waitFor();
+    expect(Number(await bar.getAttribute('value'))).toBeGreaterThanOrEqual(used);
+    expect(await bar.getAttribute('max')).toBe('1000');
     await context.close();
   });
 

@@ -21,7 +21,7 @@ export function QuotasView({ session }: { session: Session }) {
           <li key={quota.id}>
             <label>
               <span>
-                <strong>{quota.tenant}</strong> / {quota.namespace} — {usage.used} of {usage.limit} per {usage.window} ({quota.overage_behavior}
+                <strong>{quota.tenant}</strong> / {quota.namespace} — {usage.used} of {usage.limit} in the {usage.window} window ({quota.overage_behavior}
                 {quota.enabled ? '' : ', disabled'}), resets <Time at={usage.resets_at} />
               </span>
               <progress value={usage.used} max={usage.limit} aria-label={`Quota ${quota.id}: ${usage.used} of ${usage.limit} used`} />
