@@ -1,110 +1,25 @@
-import { join } from 'node:path';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { accessibilityViolations, launchChromium, screenshotDir } from '../support/browser.js';
-import { credentialsFile, keyHeader, rawKey, WILDCARD_GRANT } from '../support/credentials.js';
-import { startSink, type HttpSink } from '../support/http-sink.js';
+import { describe, expect, it } from 'vitest';
+import { keyHeader, rawKey } from '../support/credentials.js';
 import { poll } from '../support/poll.js';
-import { rulesDir } from '../support/rules-dir.js';
-import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
-
-const RULES = `
-rules:
-  - { name: wires-need-approval, priority: 1, condition: { field: action.action_type, eq: wire }, action: { type: require_approval, message: check the amount, ttl_seconds: 3600 } }
-  - { name: no-spam, priority: 5, condition: { field: action.action_type, eq: spam }, action: { type: suppress } }
-  - { name: start-onboarding, priority: 6, condition: { field: action.action_type, eq: onboard }, action: { type: chain, chain_name: onboarding } }
-`;
-const ONBOARDING = {
-  name: 'onboarding',
-  steps: [
-    { name: 'create-account', provider: 'sink', action_type: 'create' },
-    { name: 'send-welcome', provider: 'sink', action_type: 'welcome' },
-  ],
-};
-const VIEWS = ['live', 'audit', 'analytics', 'rules', 'silences', 'approvals', 'groups', 'events', 'chains', 'providers', 'quotas'];
-const DESKTOP = { width: 1280, height: 800 };
-const PHONE = { width: 390, height: 844 };
-
-type Body = Record<string, unknown>;
+import { BACKENDS, postJson, requestJson } from '../support/start-gateway.js';
+import { uiFixture } from './ui-fixture.js';
 
 /*
- * The admin UI in a real Chromium against a running gateway with authentication on: the scenarios
- * of the issue (sign in, Live, a silence made in the UI, an approval decided in the UI, the audit
- * search, a viewer's limits), every view checked by axe-core at desktop and phone width, no CSP
- * refusal in the console, and a screenshot of each view.
+ * The admin UI in a real Chromium against a running gateway with authentication on, on each
+ * backend: the scenarios of the issue (sign in, Live, a silence made in the UI, an approval
+ * decided in the UI, the audit search, a viewer's limits) and each view's controls. Rendering
+ * (axe-core, widths, keyboard, screenshots of every view) is admin-ui-rendering.test.ts.
  */
 describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
-  let gw: RunningGateway;
-  let sink: HttpSink;
-  let browser: Browser;
-  const shots = screenshotDir();
-  const consoleErrors: string[] = [];
-  const admin = keyHeader('admin');
-  const dispatch = async (overrides: Body, headers = admin) =>
-    (await postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'sink', ...overrides }), headers)).body as Body;
-
-  beforeAll(async () => {
-    sink = await startSink();
-    const { file } = credentialsFile({
-      keys: [
-        { name: 'admin', role: 'admin', grants: [WILDCARD_GRANT] },
-        { name: 'viewer', role: 'viewer', grants: [WILDCARD_GRANT] },
-      ],
-      users: [{ name: 'oncall', role: 'operator', grants: [WILDCARD_GRANT], password: 'correct horse battery' }],
-    });
-    gw = await startGateway(backend, {
-      auth: { enabled: true, file },
-      providers: [{ name: 'sink', type: 'webhook', url: sink.url }],
-      rules: { directory: rulesDir({ 'rules.yaml': RULES }) },
-      circuit_breaker: { enabled: true },
-      chains: { definitions: [ONBOARDING] },
-    });
-    const quota = await postJson(
-      `${gw.url}/v1/quotas`,
-      { namespace: 'payments', tenant: 'acme', max_actions: 1000, window: 'hourly', overage_behavior: 'block' },
-      admin,
-    );
-    expect(quota.status).toBe(201);
-    browser = await launchChromium();
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await gw?.close();
-    await sink?.close();
-  });
-
-  /** A fresh browser context (its own session storage) at the sign-in page. */
-  async function openUi(viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
-    const context = await browser.newContext({ viewport });
-    // Well inside the test's own timeout, so a missing element fails with Playwright's message.
-    context.setDefaultTimeout(8000);
-    const page = await context.newPage();
-    page.on('console', (m) => m.type() === 'error' && consoleErrors.push(m.text()));
-    await page.goto(`${gw.url}/ui/`);
-    return { context, page };
-  }
-
-  async function signInWithKey(page: Page, key: string): Promise<void> {
-    await page.getByLabel('Key', { exact: true }).fill(key);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByTestId('identity').waitFor();
-  }
-
-  const go = async (page: Page, view: string) => {
-    await page
-      .getByRole('navigation', { name: 'Views' })
-      .getByRole('link', { name: new RegExp(`^${view}$`, 'i') })
-      .click();
-    await page.locator(`#${view}-title`).waitFor();
-  };
+  const ui = uiFixture(backend);
 
   it('signs in with an API key and with a username and password; a wrong key is refused in the page', async () => {
-    const { context, page } = await openUi();
+    const { context, page } = await ui.openUi();
     await page.getByLabel('Key', { exact: true }).fill('sk-wrong');
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/invalid|unauthorized|credential/i);
-    await page.screenshot({ path: join(shots, 'sign-in.png') });
-    await signInWithKey(page, rawKey('admin'));
+    await ui.screenshot(page, 'sign-in', false);
+    await ui.signInWithKey(page, rawKey('admin'));
     expect(await page.getByTestId('identity').textContent()).toBe('admin (admin)');
     // A reload keeps the tab's session.
     await page.reload();
@@ -119,7 +34,7 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
   });
 
   it('returns to sign-in when the JWT it holds is revoked (the next call is a 401)', async () => {
-    const { context, page } = await openUi();
+    const { context, page } = await ui.openUi();
     await page.getByLabel('Username and password').check();
     await page.getByLabel('Username', { exact: true }).fill('oncall');
     await page.getByLabel('Password', { exact: true }).fill('correct horse battery');
@@ -127,24 +42,24 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await page.getByTestId('identity').waitFor();
     const token = await page.evaluate("sessionStorage.getItem('sluice.credential')");
     expect(typeof token).toBe('string');
-    const logout = await postJson(`${gw.url}/v1/auth/logout`, undefined, { authorization: `Bearer ${String(token)}` });
+    const logout = await postJson(`${ui.gw.url}/v1/auth/logout`, undefined, { authorization: `Bearer ${String(token)}` });
     expect(logout.status).toBe(200);
-    await go(page, 'quotas').catch(() => undefined);
+    await ui.go(page, 'quotas').catch(() => undefined);
     await page.getByRole('heading', { name: 'Sign in to Sluice' }).waitFor();
     expect(await page.evaluate("sessionStorage.getItem('sluice.credential')")).toBeNull();
     await context.close();
   });
 
   it('shows a dispatch in Live within a second, and the pause holds new events until resume', async () => {
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('admin'));
+    const { context, page } = await ui.openUi();
+    await ui.signInWithKey(page, rawKey('admin'));
     await page.locator('[data-connection="live"]').waitFor();
     const started = Date.now();
-    const sent = await dispatch({ action_type: 'live-check' });
+    const sent = await ui.dispatch({ action_type: 'live-check' });
     await page.getByRole('cell', { name: String(sent['action_id']) }).waitFor({ timeout: 1000 });
     expect(Date.now() - started).toBeLessThan(1000);
     await page.getByRole('button', { name: 'Pause' }).click();
-    const held = await dispatch({ action_type: 'while-paused' });
+    const held = await ui.dispatch({ action_type: 'while-paused' });
     await page.getByRole('button', { name: 'Resume (1 new)' }).waitFor();
     expect(await page.getByRole('cell', { name: String(held['action_id']) }).count()).toBe(0);
     await page.getByRole('button', { name: 'Resume (1 new)' }).click();
@@ -154,11 +69,11 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
 
   it('creates a silence in the UI, previewed against recent actions; the next matching dispatch is suppressed', async () => {
     const labels = { env: 'prod', service: 'db-main' };
-    const before = await dispatch({ tenant: 'initech', action_type: 'page', metadata: { labels } });
+    const before = await ui.dispatch({ tenant: 'initech', action_type: 'page', metadata: { labels } });
     expect(before['outcome']).toBe('executed');
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('admin'));
-    await go(page, 'silences');
+    const { context, page } = await ui.openUi();
+    await ui.signInWithKey(page, rawKey('admin'));
+    await ui.go(page, 'silences');
     const form = page.getByRole('form', { name: 'New silence' });
     await form.getByLabel('Namespace').fill('payments');
     await form.getByLabel('Tenant').fill('initech');
@@ -169,36 +84,36 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await matcher.getByLabel('Value').fill('db-.*');
     await form.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => page.getByTestId('silence-preview').textContent()).toContain('Would have silenced 1 of the last 1 actions');
-    await page.screenshot({ path: join(shots, 'silence-preview.png'), fullPage: true });
+    await ui.screenshot(page, 'silence-preview');
     await form.getByRole('button', { name: 'Create silence' }).click();
     await page.getByRole('cell', { name: 'database maintenance' }).waitFor();
-    const after = await dispatch({ tenant: 'initech', action_type: 'page', metadata: { labels } });
+    const after = await ui.dispatch({ tenant: 'initech', action_type: 'page', metadata: { labels } });
     expect(after['outcome']).toBe('suppressed');
-    expect(sink.received.map((c) => c.id)).not.toContain(after['action_id']);
+    expect(ui.sink.received.map((c) => c.id)).not.toContain(after['action_id']);
     await context.close();
   });
 
   it('approves a pending approval in the UI and the sink receives the action', async () => {
-    const pending = await dispatch({ tenant: 'umbrella', action_type: 'wire', payload: { amount: 9000 } });
+    const pending = await ui.dispatch({ tenant: 'umbrella', action_type: 'wire', payload: { amount: 9000 } });
     expect(pending['outcome']).toBe('pending_approval');
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('admin'));
-    await go(page, 'approvals');
-    await page.screenshot({ path: join(shots, 'approval-pending.png'), fullPage: true });
+    const { context, page } = await ui.openUi();
+    await ui.signInWithKey(page, rawKey('admin'));
+    await ui.go(page, 'approvals');
+    await ui.screenshot(page, 'approval-pending');
     await page.getByRole('button', { name: `Approve wire ${String(pending['approval_id'])}` }).click();
-    await poll('the sink to receive the approved action', async () => sink.received.some((c) => c.id === pending['action_id']));
+    await poll('the sink to receive the approved action', async () => ui.sink.received.some((c) => c.id === pending['action_id']));
     await expect.poll(() => page.getByRole('button', { name: `Approve wire ${String(pending['approval_id'])}` }).count()).toBe(0);
-    const record = (await requestJson('GET', `${gw.url}/v1/approvals/payments/umbrella/${String(pending['approval_id'])}`, undefined, admin)).body;
+    const record = (await requestJson('GET', `${ui.gw.url}/v1/approvals/payments/umbrella/${String(pending['approval_id'])}`, undefined, ui.admin)).body;
     expect(record).toMatchObject({ status: 'approved', decided_by: 'caller:admin' });
     await context.close();
   });
 
   it('searches the audit trail by tenant and opens a record with its chain status', async () => {
-    await dispatch({ tenant: 'globex', action_type: 'invoice' });
-    await dispatch({ tenant: 'globex', action_type: 'receipt' });
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('admin'));
-    await go(page, 'audit');
+    await ui.dispatch({ tenant: 'globex', action_type: 'invoice' });
+    await ui.dispatch({ tenant: 'globex', action_type: 'receipt' });
+    const { context, page } = await ui.openUi();
+    await ui.signInWithKey(page, rawKey('admin'));
+    await ui.go(page, 'audit');
     const filters = page.getByRole('form', { name: 'Audit filters' });
     await filters.getByLabel('Tenant').fill('globex');
     await filters.getByRole('button', { name: 'Search' }).click();
@@ -210,15 +125,15 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
       .first()
       .click();
     await expect.poll(() => page.getByTestId('chain-status').textContent()).toMatch(/chained|sequence/);
-    await page.screenshot({ path: join(shots, 'audit-record.png'), fullPage: true });
+    await ui.screenshot(page, 'audit-record');
     await context.close();
   });
 
   it('pages the audit trail by cursor: Older shows the next records, Newer comes back', async () => {
-    for (let i = 0; i < 30; i++) await dispatch({ tenant: 'paging', action_type: `step-${i}` });
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('admin'));
-    await go(page, 'audit');
+    for (let i = 0; i < 30; i++) await ui.dispatch({ tenant: 'paging', action_type: `step-${i}` });
+    const { context, page } = await ui.openUi();
+    await ui.signInWithKey(page, rawKey('admin'));
+    await ui.go(page, 'audit');
     const filters = page.getByRole('form', { name: 'Audit filters' });
     await filters.getByLabel('Tenant').fill('paging');
     await filters.getByRole('button', { name: 'Search' }).click();
@@ -236,28 +151,28 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
   });
 
   it('a viewer sees no approve button, and the API refuses the viewer the decision', async () => {
-    const pending = await dispatch({ tenant: 'hooli', action_type: 'wire' });
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('viewer'));
-    await go(page, 'approvals');
+    const pending = await ui.dispatch({ tenant: 'hooli', action_type: 'wire' });
+    const { context, page } = await ui.openUi();
+    await ui.signInWithKey(page, rawKey('viewer'));
+    await ui.go(page, 'approvals');
     await page.getByRole('cell', { name: 'hooli' }).waitFor();
     expect(await page.getByRole('button', { name: /^Approve / }).count()).toBe(0);
     expect(await page.getByText('your role cannot decide').count()).toBeGreaterThan(0);
     // Nor a silence form, nor rule toggles that work.
-    await go(page, 'silences');
+    await ui.go(page, 'silences');
     expect(await page.getByRole('form', { name: 'New silence' }).count()).toBe(0);
     const path = `/v1/approvals/payments/hooli/${String(pending['approval_id'])}/decision`;
-    const refused = await postJson(`${gw.url}${path}`, { decision: 'approve' }, keyHeader('viewer'));
+    const refused = await postJson(`${ui.gw.url}${path}`, { decision: 'approve' }, keyHeader('viewer'));
     expect(refused.status).toBe(403);
-    expect(sink.received.map((c) => c.id)).not.toContain(pending['action_id']);
+    expect(ui.sink.received.map((c) => c.id)).not.toContain(pending['action_id']);
     await context.close();
   });
 
   it('toggles a rule off and on, and evaluates an action in the playground with its trace', async () => {
-    const enabled = async () => ((await requestJson('GET', `${gw.url}/v1/rules/no-spam`, undefined, admin)).body as { enabled: boolean }).enabled;
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('admin'));
-    await go(page, 'rules');
+    const enabled = async () => ((await requestJson('GET', `${ui.gw.url}/v1/rules/no-spam`, undefined, ui.admin)).body as { enabled: boolean }).enabled;
+    const { context, page } = await ui.openUi();
+    await ui.signInWithKey(page, rawKey('admin'));
+    await ui.go(page, 'rules');
     const toggle = page.getByRole('switch', { name: 'Rule no-spam enabled' });
     await toggle.uncheck();
     await expect.poll(enabled).toBe(false);
@@ -268,41 +183,41 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await playground.getByRole('button', { name: 'Evaluate' }).click();
     await expect.poll(() => page.getByRole('status').filter({ hasText: 'Verdict' }).textContent()).toMatch(/Verdict suppress by rule no-spam/);
     expect(await page.getByRole('table').last().getByRole('cell', { name: 'no-spam' }).count()).toBe(1);
-    await page.screenshot({ path: join(shots, 'rules-playground.png'), fullPage: true });
+    await ui.screenshot(page, 'rules-playground');
     await context.close();
   });
 
   it('draws a chain run as a graph with the steps it went through', async () => {
-    const started = await dispatch({ tenant: 'wayne', action_type: 'onboard' });
+    const started = await ui.dispatch({ tenant: 'wayne', action_type: 'onboard' });
     expect(started['outcome']).toBe('chain_started');
     const chainId = String(started['chain_id']);
     await poll('the chain to complete', async () => {
-      const run = await requestJson('GET', `${gw.url}/v1/chains/${chainId}`, undefined, admin);
+      const run = await requestJson('GET', `${ui.gw.url}/v1/chains/${chainId}`, undefined, ui.admin);
       return run.body?.['status'] === 'completed';
     });
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('admin'));
-    await go(page, 'chains');
+    const { context, page } = await ui.openUi();
+    await ui.signInWithKey(page, rawKey('admin'));
+    await ui.go(page, 'chains');
     await page.getByRole('button', { name: `Graph of chain run ${chainId}` }).click();
     const graph = page.getByRole('img', { name: /^Graph of onboarding/ });
     await graph.waitFor();
     expect(await graph.getAttribute('aria-label')).toBe('Graph of onboarding: steps create-account, send-welcome');
     expect(await graph.locator('g.node.completed').count()).toBe(2);
     expect(await graph.locator('line.edge.taken').count()).toBe(1);
-    await page.screenshot({ path: join(shots, 'chain-graph.png'), fullPage: true });
+    await ui.screenshot(page, 'chain-graph');
     await context.close();
   });
 
   it('trips and resets a provider breaker from the Providers view', async () => {
     const state = async () =>
       (
-        (await requestJson('GET', `${gw.url}/v1/providers/health`, undefined, admin)).body as {
+        (await requestJson('GET', `${ui.gw.url}/v1/providers/health`, undefined, ui.admin)).body as {
           providers: { provider: string; circuit_breaker_state: string }[];
         }
       ).providers.find((p) => p.provider === 'sink')?.circuit_breaker_state;
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('admin'));
-    await go(page, 'providers');
+    const { context, page } = await ui.openUi();
+    await ui.signInWithKey(page, rawKey('admin'));
+    await ui.go(page, 'providers');
     await page.getByRole('button', { name: 'Trip breaker of sink' }).click();
     await expect.poll(state).toBe('open');
     await expect.poll(() => page.locator('.breaker.open').count()).toBe(1);
@@ -312,13 +227,13 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
   });
 
   it("shows each quota's usage in its window as a bar", async () => {
-    const { quotas } = (await requestJson('GET', `${gw.url}/v1/quotas`, undefined, admin)).body as { quotas: { id: string }[] };
+    const { quotas } = (await requestJson('GET', `${ui.gw.url}/v1/quotas`, undefined, ui.admin)).body as { quotas: { id: string }[] };
     const id = quotas[0]?.id as string;
-    const { used } = (await requestJson('GET', `${gw.url}/v1/quotas/${id}/usage`, undefined, admin)).body as { used: number };
+    const { used } = (await requestJson('GET', `${ui.gw.url}/v1/quotas/${id}/usage`, undefined, ui.admin)).body as { used: number };
     expect(used).toBeGreaterThan(0);
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('admin'));
-    await go(page, 'quotas');
+    const { context, page } = await ui.openUi();
+    await ui.signInWithKey(page, rawKey('admin'));
+    await ui.go(page, 'quotas');
     const bar = page.getByRole('progressbar', { name: new RegExp(`^Quota ${id}: \\d+ of 1000 used$`) });
     await bar.waitFor();
     expect(Number(await bar.getAttribute('value'))).toBeGreaterThanOrEqual(used);
@@ -326,51 +241,8 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await context.close();
   });
 
-  it.each([
-    ['desktop', DESKTOP],
-    ['phone', PHONE],
-  ] as const)('every view passes axe-core (WCAG A/AA) at %s width, fits the width, and is screenshotted', async (name, viewport) => {
-    await dispatch({ action_type: 'spam' });
-    const { context, page } = await openUi(viewport);
-    expect(await accessibilityViolations(page)).toEqual([]);
-    await signInWithKey(page, rawKey('admin'));
-    for (const view of VIEWS) {
-      await go(page, view);
-      await page.waitForLoadState('networkidle').catch(() => undefined);
-      expect({ view, violations: await accessibilityViolations(page) }).toEqual({ view, violations: [] });
-      const overflow = await page.evaluate('document.documentElement.scrollWidth - window.innerWidth');
-      expect({ view, overflow }).toEqual({ view, overflow: 0 });
-      await page.screenshot({ path: join(shots, `${view}${name === 'phone' ? '-phone' : ''}.png`), fullPage: name === 'desktop' });
-    }
-    await context.close();
-  });
-
-  it('is usable from the keyboard: the skip link, then the views by Tab and Enter', async () => {
-    const { context, page } = await openUi();
-    await signInWithKey(page, rawKey('admin'));
-    // Signing in puts focus on the view; a page load starts at the top.
-    await expect.poll(() => page.evaluate('document.activeElement?.id')).toBe('main');
-    await page.reload();
-    await page.getByTestId('identity').waitFor();
-    await page.keyboard.press('Tab');
-    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Skip to content');
-    await page.keyboard.press('Enter');
-    expect(await page.evaluate('document.activeElement?.id')).toBe('main');
-    expect(await page.evaluate('location.hash')).toBe('');
-    // From the top again: the skip link, then the views.
-    await page.reload();
-    await page.getByTestId('identity').waitFor();
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Tab');
-    expect(await page.evaluate('document.activeElement?.textContent')).toBe('Live');
-    await page.keyboard.press('Tab');
-    await page.keyboard.press('Enter');
-    await page.locator('#audit-title').waitFor();
-    await context.close();
-  });
-
   it('logged no console error (no CSP refusal among them)', () => {
     // A refused sign-in logs the browser's own "Failed to load resource: 401"; nothing else may.
-    expect(consoleErrors.filter((e) => !/status of 401/.test(e))).toEqual([]);
+    expect(ui.consoleErrors.filter((e) => !/status of 401/.test(e))).toEqual([]);
   });
 });
