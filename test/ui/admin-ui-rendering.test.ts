@@ -1,8 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { accessibilityViolations } from '../support/browser.js';
 import { rawKey } from '../support/credentials.js';
-import { poll } from '../support/poll.js';
-import { requestJson } from '../support/start-gateway.js';
 import { DESKTOP, PHONE, uiFixture } from './ui-fixture.js';
 
 const VIEWS = ['live', 'audit', 'analytics', 'rules', 'silences', 'approvals', 'groups', 'events', 'chains', 'providers', 'quotas'];
@@ -20,10 +18,7 @@ describe('admin UI rendering in Chromium', () => {
     for (const action_type of ['send', 'spam', 'wire', 'invoice']) await ui.dispatch({ action_type });
     await ui.dispatch({ tenant: 'hooli', action_type: 'wire' });
     const started = await ui.dispatch({ action_type: 'onboard' });
-    await poll('the chain to complete', async () => {
-      const run = await requestJson('GET', `${ui.gw.url}/v1/chains/${String(started['chain_id'])}`, undefined, ui.admin);
-      return run.body?.['status'] === 'completed';
-    });
+    await ui.chainCompleted(String(started['chain_id']));
   });
 
   it.each([

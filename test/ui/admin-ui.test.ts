@@ -191,10 +191,7 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     const started = await ui.dispatch({ tenant: 'wayne', action_type: 'onboard' });
     expect(started['outcome']).toBe('chain_started');
     const chainId = String(started['chain_id']);
-    await poll('the chain to complete', async () => {
-      const run = await requestJson('GET', `${ui.gw.url}/v1/chains/${chainId}`, undefined, ui.admin);
-      return run.body?.['status'] === 'completed';
-    });
+    await ui.chainCompleted(chainId);
     const { context, page } = await ui.openUi();
     await ui.signInWithKey(page, rawKey('admin'));
     await ui.go(page, 'chains');

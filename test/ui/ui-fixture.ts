@@ -2,10 +2,11 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, expect } from 'vitest';
 import { launchChromium, screenshotDir } from '../support/browser.js';
+import { poll } from '../support/poll.js';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { rulesDir } from '../support/rules-dir.js';
-import { type Backend, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { type Backend, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const RULES = `
 rules:
@@ -36,6 +37,8 @@ export interface UiFixture {
   readonly consoleErrors: string[];
   readonly admin: Record<string, string>;
   dispatch(overrides: Body, headers?: Record<string, string>): Promise<Body>;
+  /** Waits until the chain run has completed. */
+  chainCompleted(chainId: string): Promise<void>;
   /** A fresh browser context (its own session storage) at the sign-in page. */
   openUi(viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }>;
   signInWithKey(page: Page, key: string): Promise<void>;
@@ -102,6 +105,12 @@ export function uiFixture(backend: Backend): UiFixture {
     admin,
     async dispatch(overrides, headers = admin) {
       return (await postJson(`${fixture.gw.url}/v1/dispatch`, sampleAction({ provider: 'sink', ...overrides }), headers)).body as Body;
+    },
+    async chainCompleted(chainId) {
+      await poll('the chain to complete', async () => {
+        const run = await requestJson('GET', `${fixture.gw.url}/v1/chains/${chainId}`, undefined, admin);
+        return run.body?.['status'] === 'completed';
+      });
     },
     async openUi(viewport = DESKTOP) {
       const context = await started(browser, 'browser').newContext({ viewport });

@@ -92,6 +92,6 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   for (const registers of Object.values(FEATURE_ROUTES)) {
     for (const register of registers) await register(app, runtime);
   }
-  if (config.server.ui) await installAdminUi(app, app.log);
+  if (config.server.ui) await installAdminUi(app);
   return app;
 }

@@ -1,4 +1,8 @@
-/** Dispatch outcomes (the stream's and the audit trail's `outcome` filter). */
+import type { paths } from '@sluice/client';
+
+type StreamQuery = NonNullable<paths['/v1/stream']['get']['parameters']['query']>;
+
+/** Dispatch outcomes (the stream's and the audit trail's `outcome` filter); checked against the API's own enum. */
 export const OUTCOMES = [
   'executed',
   'suppressed',
@@ -10,10 +14,12 @@ export const OUTCOMES = [
   'state_changed',
   'pending_approval',
   'chain_started',
-] as const;
+] as const satisfies readonly NonNullable<StreamQuery['outcome']>[];
 
 /** The stream's event types. */
-export const EVENT_TYPES = ['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required'] as const;
+export const EVENT_TYPES = ['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required'] as const satisfies readonly NonNullable<
+  StreamQuery['event_type']
+>[];
 
 /** `{"Executed": {...}}` (the stream's externally tagged outcome) as `executed`. */
 export function outcomeName(tagged: unknown): string | undefined {

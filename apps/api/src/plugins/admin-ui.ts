@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, sep } from 'node:path';
 import fastifyStatic from '@fastify/static';
-import type { FastifyBaseLogger, FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 
 const UI_PREFIX = '/ui/';
 
@@ -33,10 +33,10 @@ function uiDistDir(): string | null {
  * Serves the admin UI at /ui/. Vite names every asset by its content hash, so assets are cached
  * for a year; index.html is revalidated on every load so a new release is picked up at once.
  */
-export async function installAdminUi(app: FastifyInstance, logger: FastifyBaseLogger): Promise<void> {
+export async function installAdminUi(app: FastifyInstance): Promise<void> {
   const root = uiDistDir();
   if (root === null) {
-    logger.warn({ event: 'ui_missing' }, 'admin UI not built (apps/ui/dist): /ui/ is not served');
+    app.log.warn({ event: 'ui_missing' }, 'admin UI not built (apps/ui/dist): /ui/ is not served');
     return;
   }
   await app.register(fastifyStatic, {
