@@ -2,15 +2,17 @@
  * Keeps `npm run bench` from rotting: one memory scenario for about a second through the real
  * machinery (built CLI, forked autocannon driver, /proc sampling, report), asserting that it
  * produced numbers, not how fast they are; the silence scenario's set-up and checks with a
- * dozen silences instead of 1 020; the memory soak for five seconds; and the Redis counting proxy against the suite's
+ * dozen silences instead of 1 020; the memory soak for five seconds; the heap per retained audit
+ * record over 2,000 records; and the Redis counting proxy against the suite's
  * redis-server. The full suite is `npm run bench`.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from '../support/redis-url.js';
+import { measureAuditHeap } from './audit-heap.js';
 import { LoadClient } from './load-client.js';
 import { RedisCountingProxy, trafficDelta } from './redis-counting-proxy.js';
-import { detailsTable, openLoopTable, resultsTable, soakTable } from './report.js';
+import { auditHeapLine, detailsTable, openLoopTable, resultsTable, soakTable } from './report.js';
 import { runScenario } from './scenario-runner.js';
 import { scenarioTable } from './scenarios.js';
 import { runSoak, slope } from './soak.js';
@@ -74,6 +76,16 @@ describe('bench smoke', () => {
     expect(Number.isFinite(r.rssSlopeMbPerMin) && Number.isFinite(r.heapSlopeMbPerMin) && Number.isFinite(r.rssFloorChangeMb)).toBe(true);
     expect(soakTable([r])).toContain('| s: soak: memory, no rules |');
     expect(checkTargets([], [r]).find((t) => t.target.startsWith('(s) soak') && t.target.includes('max RSS'))?.status).toMatch(/PASS|MISS/);
+  }, 60_000);
+
+  it('measures the heap per retained audit record (m) in a child process', async () => {
+    const r = await measureAuditHeap(2000);
+    expect(r.records).toBe(2000);
+    // Numbers, not a verdict: a record's JSON is hundreds of characters, its heap more than that.
+    expect(r.recordChars).toBeGreaterThan(300);
+    expect(r.heapBytesPerRecord).toBeGreaterThan(r.recordChars);
+    expect(auditHeapLine(r)).toContain('bytes of heap per retained record');
+    expect(checkTargets([], [], r).find((t) => t.target.startsWith('(m)'))?.status).toMatch(/PASS|MISS/);
   }, 60_000);
 
   it('fits a least-squares slope', () => {

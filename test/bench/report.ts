@@ -3,6 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname } from 'node:path';
+import type { AuditHeapResult } from './audit-heap.js';
 import type { ScenarioResult } from './scenario-result.js';
 import type { SoakResult } from './soak.js';
 import type { TargetCheck } from './targets.js';
@@ -96,6 +97,10 @@ export function soakTable(soaks: readonly SoakResult[]): string {
     '|---|--:|--:|--:|--:|--:|--:|--:|--:|---|',
     ...rows,
   ].join('\n');
+}
+
+export function auditHeapLine(r: AuditHeapResult): string {
+  return `${num(r.heapBytesPerRecord, 0)} bytes of heap per retained record (${num(r.recordChars, 0)} characters of record JSON each; ${num(r.records, 0)} records measured)`;
 }
 
 export function targetsTable(checks: readonly TargetCheck[]): string {

@@ -1,6 +1,7 @@
 /**
  * `npm run bench [-- options]`: runs the scenarios of issue 7, the silence pair (i, j), the tracing
- * scenario (k), the PostgreSQL audit trail (p) and the soaks (s, t, soak.ts) against
+ * scenario (k), the PostgreSQL audit trail (p), the soaks (s, t, soak.ts) and the heap per retained
+ * audit record (m, audit-heap.ts) against
  * the built CLI (the `prebench` script builds it), prints a Markdown table with each scenario's
  * ratio to the bare-Fastify baseline (measured in the same run) and the targets, and writes
  * .bench-results/bench.json.
@@ -27,9 +28,10 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { measureAuditHeap, type AuditHeapResult } from './audit-heap.js';
 import { LoadClient } from './load-client.js';
 import { REPO_ROOT } from './process-launcher.js';
-import { detailsTable, machineInfo, openLoopTable, resultsTable, soakTable, targetsTable, writeJson } from './report.js';
+import { auditHeapLine, detailsTable, machineInfo, openLoopTable, resultsTable, soakTable, targetsTable, writeJson } from './report.js';
 import { runSoak, type SoakResult, type SoakSettings } from './soak.js';
 import type { ScenarioResult } from './scenario-result.js';
 import { runScenario, type RunSettings } from './scenario-runner.js';
@@ -41,6 +43,9 @@ import { checkTargets } from './targets.js';
 const QUIET_CORES = 0.2;
 /** Other processes using more than this during a scenario disturb it enough to measure again. */
 const DISTURBED_CORES = 0.25;
+/** Records (m) measures, after its warm-up ones. */
+const AUDIT_HEAP_RECORDS = 30_000;
+const AUDIT_HEAP_RECORDS_QUICK = 5_000;
 
 function positive(name: string, raw: string | undefined, fallback: number): number {
   if (raw === undefined) return fallback;
@@ -102,6 +107,7 @@ async function main(): Promise<void> {
   const load = LoadClient.start();
   const results: ScenarioResult[] = [];
   const soaks: SoakResult[] = [];
+  let auditHeap: AuditHeapResult | null = null;
   try {
     for (const scenario of scenarios) {
       let best: ScenarioResult | undefined;
@@ -140,11 +146,16 @@ async function main(): Promise<void> {
       );
       soaks.push(soak);
     }
+    if (only.has('m')) {
+      console.error('  (m) heap per retained audit record …');
+      auditHeap = await measureAuditHeap(quick ? AUDIT_HEAP_RECORDS_QUICK : AUDIT_HEAP_RECORDS);
+      console.error(`      ${auditHeapLine(auditHeap)}`);
+    }
   } finally {
     await load.close();
   }
 
-  const targets = checkTargets(results, soaks);
+  const targets = checkTargets(results, soaks, auditHeap);
   const started = new Date().toISOString();
   console.log(
     `## Sluice bench (${started}; ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}; ${settings.warmupS} s warm-up + ${settings.durationS} s per scenario)\n`,
@@ -156,9 +167,10 @@ async function main(): Promise<void> {
   if (open) console.log(`\n### Open loop (${Math.round(OPEN_LOOP_SHARE * 100)} % of each scenario's throughput, evenly spaced)\n\n${open}`);
   if (soaks.length > 0)
     console.log(`\n### Soak (open loop at ${Math.round(OPEN_LOOP_SHARE * 100)} % of a ${soakSettings.probeS} s closed-loop run)\n\n${soakTable(soaks)}`);
+  if (auditHeap !== null) console.log(`\n### Heap per retained audit record (m)\n\n${auditHeapLine(auditHeap)}`);
   console.log('\n### Targets\n');
   console.log(targetsTable(targets));
-  writeJson(out, { generatedAt: started, machine, settings, soakSettings, quietWaitS, retries, results, soaks, targets });
+  writeJson(out, { generatedAt: started, machine, settings, soakSettings, quietWaitS, retries, results, soaks, auditHeap, targets });
   console.error(`\nJSON: ${out}`);
   if (results.some((r) => r.failures.non2xx + r.failures.errors + r.failures.timeouts > 0) || soaks.some((s) => s.failed > 0)) process.exitCode = 1;
 }

@@ -8,7 +8,8 @@ import { BATCH_SIZE, type BodySpec } from './action-body.js';
 import type { RuleSetName } from './rules-fixture.js';
 import type { SilenceSpec } from './silences-fixture.js';
 
-export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'p', 'r', 'v', 'w', 's', 't'] as const;
+/** (m) is not a load scenario: the heap per retained audit record (audit-heap.ts), selected with the rest by --only. */
+export const SCENARIO_IDS = ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'p', 'r', 'v', 'w', 's', 't', 'm'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export interface Scenario {

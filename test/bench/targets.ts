@@ -1,4 +1,5 @@
 /** The performance targets of issue 7 and of silences' hot path, checked against one run's results. */
+import type { AuditHeapResult } from './audit-heap.js';
 import type { ScenarioResult } from './scenario-result.js';
 import type { SoakResult } from './soak.js';
 import type { ScenarioId } from './scenarios.js';
@@ -13,7 +14,7 @@ export interface TargetCheck {
 
 const fmt = (n: number, digits = 2) => (Number.isFinite(n) ? n.toFixed(digits) : 'n/a');
 
-export function checkTargets(results: readonly ScenarioResult[], soaks: readonly SoakResult[] = []): TargetCheck[] {
+export function checkTargets(results: readonly ScenarioResult[], soaks: readonly SoakResult[] = [], auditHeap: AuditHeapResult | null = null): TargetCheck[] {
   const by = new Map<ScenarioId, ScenarioResult>(results.map((r) => [r.id, r]));
   const checks: TargetCheck[] = [];
   const add = (target: string, value: number | undefined, limit: number, kind: 'min' | 'max', show: (v: number) => string) => {
@@ -107,5 +108,6 @@ export function checkTargets(results: readonly ScenarioResult[], soaks: readonly
       (v) => `${fmt(v, 0)} MB (slope ${fmt(soak?.rssSlopeMbPerMin ?? NaN, 1)} MB/min)`,
     );
   }
+  add('(m) heap per retained in-memory audit record ≤ 2,500 bytes', auditHeap?.heapBytesPerRecord, 2500, 'max', (v) => `${fmt(v, 0)} bytes`);
   return checks;
 }

@@ -22,9 +22,9 @@ export function valueWrite(record: AuditRecord): WriteOp {
 export function tenantIndexWrites(record: IndexedRecord, placement: RecordPlacement = placementOf(record, false)): BulkWriteOp[] {
   const member = tenantMember(record.id);
   const score = dispatchedAtMs(record);
-  const ops: BulkWriteOp[] = placement.tenant.map((index) => ({ op: 'indexAdd', index, member, score }));
+  const ops: BulkWriteOp[] = placement.tenant.map((index) => ({ op: 'indexAdd', index, member, score, fixedScore: true }));
   if (placement.chain !== null && record.sequence_number !== null) {
-    ops.push({ op: 'indexAdd', index: placement.chain, member, score: record.sequence_number });
+    ops.push({ op: 'indexAdd', index: placement.chain, member, score: record.sequence_number, fixedScore: true });
   }
   return ops;
 }
@@ -33,9 +33,9 @@ export function tenantIndexWrites(record: IndexedRecord, placement: RecordPlacem
 export function globalIndexWrites(record: IndexedRecord, scopeCode: string, placement: RecordPlacement): BulkWriteOp[] {
   const member = globalMember(record.id, scopeCode);
   const score = dispatchedAtMs(record);
-  const ops: BulkWriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score }));
+  const ops: BulkWriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score, fixedScore: true }));
   const expiry = expiresAtMs(record);
-  if (placement.expiry !== null && expiry !== null) ops.push({ op: 'indexAdd', index: placement.expiry, member, score: expiry });
+  if (placement.expiry !== null && expiry !== null) ops.push({ op: 'indexAdd', index: placement.expiry, member, score: expiry, fixedScore: true });
   return ops;
 }
 
@@ -46,7 +46,13 @@ export function globalIndexWrites(record: IndexedRecord, scopeCode: string, plac
  * never), so removeRecord drops each member with its record, as it does index entries.
  */
 export function pointerWrite(record: AuditRecord, scopeCode: string): WriteOp {
-  return { op: 'indexAdd', index: actionPointerKey(record.action_id), member: globalMember(record.id, scopeCode), score: Date.parse(record.dispatched_at) };
+  return {
+    op: 'indexAdd',
+    index: actionPointerKey(record.action_id),
+    member: globalMember(record.id, scopeCode),
+    score: dispatchedAtMs(record),
+    fixedScore: true,
+  };
 }
 
 /**
@@ -59,14 +65,16 @@ export async function removeRecord(store: StateStore, record: AuditRecord, scope
   const placement = placementOf(record, store.sharded);
   const tm = tenantMember(record.id);
   const gm = globalMember(record.id, scopeCode);
+  // Each entry's score goes along: the memory backend finds fixed-score entries by it.
+  const at = dispatchedAtMs(record);
   const removals: Promise<unknown>[] = [
-    ...placement.tenant.map((index) => store.indexRemove(index, tm)),
-    ...placement.global.map((index) => store.indexRemove(index, gm)),
+    ...placement.tenant.map((index) => store.indexRemove(index, tm, at)),
+    ...placement.global.map((index) => store.indexRemove(index, gm, at)),
   ];
-  if (placement.chain !== null) removals.push(store.indexRemove(placement.chain, tm));
-  removals.push(store.indexRemove(actionPointerKey(record.action_id), gm));
+  if (placement.chain !== null) removals.push(store.indexRemove(placement.chain, tm, record.sequence_number ?? undefined));
+  removals.push(store.indexRemove(actionPointerKey(record.action_id), gm, at));
   await Promise.all(removals);
   const deleted = await store.delete(recordKey(record, record.id));
-  if (placement.expiry !== null) await store.indexRemove(placement.expiry, gm);
+  if (placement.expiry !== null) await store.indexRemove(placement.expiry, gm, expiresAtMs(record) ?? undefined);
   return deleted;
 }

@@ -94,10 +94,15 @@ export interface IndexRangeQuery {
  */
 export type WriteOp =
   | { op: 'set'; key: StateKey; value: string; ttlMs?: number }
-  | { op: 'indexAdd'; index: StateKey; member: string; score: number; ttlMs?: number }
+  /**
+   * ZADD. `fixedScore`: the writer never gives this member another score (the audit trail's index
+   * entries), so the memory backend may keep the index without a member → score map and find
+   * entries by score; Redis ignores it. A member re-added with another score breaks that promise.
+   */
+  | { op: 'indexAdd'; index: StateKey; member: string; score: number; ttlMs?: number; fixedScore?: true }
   | { op: 'increment'; key: StateKey; by: number; ttlMs?: number }
   /** ZREM; writeBatch only (compareAndSwapWith refuses it). */
-  | { op: 'indexRemove'; index: StateKey; member: string; ttlMs?: undefined }
+  | { op: 'indexRemove'; index: StateKey; member: string; ttlMs?: undefined; score?: number }
   /** DEL, of any key family; writeBatch only (compareAndSwapWith refuses it). */
   | { op: 'delete'; key: StateKey; ttlMs?: undefined };
 
@@ -164,7 +169,12 @@ export interface StateStore {
    * as it is, score included ('present'), whatever the count. An exclusive claim is maxMembers 1.
    */
   indexAddBounded(index: StateKey, member: string, score: number, maxMembers: number): Promise<BoundedAddResult>;
-  indexRemove(index: StateKey, member: string): Promise<boolean>;
+  /**
+   * ZREM. `score`, when the caller knows the member's score, lets the memory backend find an entry
+   * of a fixed-score index (WriteOp indexAdd) without scanning; Redis ignores it. The member is
+   * removed whatever its score.
+   */
+  indexRemove(index: StateKey, member: string, score?: number): Promise<boolean>;
   /** Removes `member` only while its score is still `score` (a claim taken at that instant, not one taken again since). */
   indexRemoveIf(index: StateKey, member: string, score: number): Promise<boolean>;
   /** Atomically removes and returns up to `limit` members with score <= maxScore, lowest first. */

@@ -10,8 +10,8 @@ import { checkScore, positiveMs } from './store-args.js';
 export type CheckedWrite =
   | { op: 'set'; key: StateKey; value: string; ttl: number | undefined }
   | { op: 'increment'; key: StateKey; by: number; ttl: number | undefined }
-  | { op: 'indexAdd'; key: StateKey; member: string; score: number; ttl: number | undefined }
-  | { op: 'indexRemove'; key: StateKey; member: string; ttl: undefined }
+  | { op: 'indexAdd'; key: StateKey; member: string; score: number; ttl: number | undefined; fixedScore: boolean }
+  | { op: 'indexRemove'; key: StateKey; member: string; ttl: undefined; score: number | undefined }
   | { op: 'delete'; key: StateKey; ttl: undefined };
 
 export function checkWrites(ops: readonly WriteOp[]): CheckedWrite[] {
@@ -27,9 +27,9 @@ function checkWrite(op: WriteOp): CheckedWrite {
       if (!Number.isSafeInteger(op.by)) throw new RangeError(`increment by must be an integer, got ${op.by}`);
       return { op: 'increment', key: op.key, by: op.by, ttl };
     case 'indexAdd':
-      return { op: 'indexAdd', key: op.index, member: op.member, score: checkScore(op.score), ttl };
+      return { op: 'indexAdd', key: op.index, member: op.member, score: checkScore(op.score), ttl, fixedScore: op.fixedScore === true };
     case 'indexRemove':
-      return { op: 'indexRemove', key: op.index, member: op.member, ttl: undefined };
+      return { op: 'indexRemove', key: op.index, member: op.member, ttl: undefined, score: op.score === undefined ? undefined : checkScore(op.score) };
     case 'delete':
       return { op: 'delete', key: op.key, ttl: undefined };
     default:

@@ -114,6 +114,45 @@ describe('SortedIndex (memory sorted set)', () => {
     expect(index.range(-Infinity, Infinity, false, 0, 2).map((e) => e.member)).toEqual(['n10', 'n11']);
   });
 
+  // Timestamps near each other (held as small offsets), then one far away or fractional (the
+  // lookup switches to the scores themselves); adds promising fixed scores (no lookup, entries found
+  // by score) until one that does not (the lookup is built); removals with right, wrong and no hints.
+  it.each([
+    [512, 16],
+    [2, 3],
+  ])('agrees with the model with fixed-score adds, far and fractional scores (chunk size %i, lookup above %i)', (chunkSize, lookupFrom) => {
+    const rnd = random(7);
+    const NOW = Date.UTC(2026, 10, 26);
+    const members = Array.from({ length: 40 }, (_, i) => `r${i}`);
+    const fixedScore = new Map(members.map((m, i) => [m, NOW + i * 1000] as const));
+    const index = new SortedIndex(chunkSize, lookupFrom);
+    const model = new NaiveIndex();
+    const check = (step: number) => {
+      expect(index.range(-Infinity, Infinity, false, 0, 1000), `step ${step}`).toEqual(model.sorted());
+      for (const m of members) expect(index.score(m)).toBe(model.members.get(m));
+    };
+    for (let step = 0; step < 3000; step++) {
+      const member = members[Math.floor(rnd() * members.length)] as string;
+      const roll = rnd();
+      if (step < 1500 && roll < 0.5) {
+        // Phase one: every add promises its member's one score.
+        const score = fixedScore.get(member) as number;
+        index.add(member, score, true);
+        model.members.set(member, score);
+      } else if (roll < 0.5) {
+        const score = roll < 0.05 ? NOW + 40 * 86_400_000 : roll < 0.1 ? 0.1 : NOW + Math.floor(rnd() * 100_000);
+        index.add(member, score);
+        model.members.set(member, score);
+      } else {
+        const known = model.members.get(member);
+        const hint = roll < 0.7 ? known : roll < 0.85 ? (known ?? NOW) + 1 : undefined;
+        expect(index.remove(member, hint)).toBe(model.members.delete(member));
+      }
+      if (step % 50 === 0) check(step);
+    }
+    check(3000);
+  });
+
   it('hands out copies, so callers cannot reorder the index', () => {
     const index = new SortedIndex();
     index.add('a', 1);

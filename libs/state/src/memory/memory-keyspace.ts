@@ -1,5 +1,4 @@
 import type { Clock, TimerHandle } from '@sluice/core';
-import type { StateKey } from '../state-store.js';
 import { flatten } from './flat-string.js';
 import type { SortedIndex } from './sorted-index.js';
 
@@ -9,13 +8,18 @@ import type { SortedIndex } from './sorted-index.js';
  * 'string' also holds counters (window counters, WriteOp increments) as a decimal integer, as
  * Redis's INCRBY does: get(), getMany() and scan() read them like any plain value.
  */
+/**
+ * Each entry keeps its key's kind (byte counts are by kind), not a copy of the key: the rendered
+ * key it is stored under says the rest (parseKey), and a retained key object per entry was ~56
+ * bytes of heap per audit record, twice.
+ */
 export type Entry =
-  | { type: 'string'; key: StateKey; value: string; expiresAt: number | undefined }
-  | { type: 'hash'; key: StateKey; value: string; version: number; expiresAt: number | undefined }
-  | { type: 'zset'; key: StateKey; members: SortedIndex; expiresAt: number | undefined }
+  | { type: 'string'; kind: string; value: string; expiresAt: number | undefined }
+  | { type: 'hash'; kind: string; value: string; version: number; expiresAt: number | undefined }
+  | { type: 'zset'; kind: string; members: SortedIndex; expiresAt: number | undefined }
   | {
       type: 'stream';
-      key: StateKey;
+      kind: string;
       entries: { id: string; message: string }[];
       lastMs: number;
       lastSeq: number;
@@ -83,14 +87,16 @@ export class Keyspace {
     this.assertOpen();
     if (entry.type === 'string' || entry.type === 'hash') flatten(entry.value);
     const old = this.entries.get(rendered);
-    if (old !== undefined) this.count(old.key.kind, -valueSize(old));
-    this.count(entry.key.kind, valueSize(entry));
+    // A new key is kept as long as its entry: flat, not the pieces renderKey concatenated.
+    if (old === undefined) flatten(rendered);
+    if (old !== undefined) this.count(old.kind, -valueSize(old));
+    this.count(entry.kind, valueSize(entry));
     this.entries.set(rendered, entry);
   }
 
   /** Replaces a string entry's value in place (a counter's increment), keeping the byte count. */
   setValue(entry: EntryOf<'string'>, value: string): void {
-    this.count(entry.key.kind, value.length - entry.value.length);
+    this.count(entry.kind, value.length - entry.value.length);
     entry.value = value;
   }
 
@@ -112,11 +118,11 @@ export class Keyspace {
   }
 
   /** Live entries accepted by `filter`, sorted by rendered key: a stable order for scan cursors. */
-  sorted(filter: (entry: Entry) => boolean): [string, Entry][] {
+  sorted(filter: (entry: Entry, rendered: string) => boolean): [string, Entry][] {
     const now = this.now();
     const out: [string, Entry][] = [];
     for (const [rendered, entry] of this.entries) {
-      if ((entry.expiresAt === undefined || now < entry.expiresAt) && filter(entry)) out.push([rendered, entry]);
+      if ((entry.expiresAt === undefined || now < entry.expiresAt) && filter(entry, rendered)) out.push([rendered, entry]);
     }
     return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   }
@@ -148,7 +154,7 @@ export class Keyspace {
 
   private drop(rendered: string, entry: Entry): void {
     this.entries.delete(rendered);
-    this.count(entry.key.kind, -valueSize(entry));
+    this.count(entry.kind, -valueSize(entry));
   }
 
   private count(kind: string, delta: number): void {

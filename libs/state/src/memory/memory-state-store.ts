@@ -1,5 +1,5 @@
 import { systemClock, type Clock } from '@sluice/core';
-import { renderKey } from '../keys.js';
+import { parseKey, renderKey } from '../keys.js';
 import { warnHandlerError } from '../subscriber-errors.js';
 import type {
   BulkWriteOp,
@@ -80,7 +80,7 @@ export class MemoryStateStore implements StateStore {
 
   /** SET [PX]: overwrites any family and replaces (or clears) the TTL. */
   async set(key: StateKey, value: string, opts?: SetOptions): Promise<void> {
-    this.ks.put(r(key), { type: 'string', key: { ...key }, value, expiresAt: this.expiry(ttlOf(opts)) });
+    this.ks.put(r(key), { type: 'string', kind: key.kind, value, expiresAt: this.expiry(ttlOf(opts)) });
   }
 
   async delete(key: StateKey): Promise<boolean> {
@@ -96,7 +96,7 @@ export class MemoryStateStore implements StateStore {
   async setIfAbsent(key: StateKey, value: string, opts?: SetOptions): Promise<boolean> {
     const ttl = ttlOf(opts);
     if (this.ks.live(r(key)) !== undefined) return false;
-    this.ks.put(r(key), { type: 'string', key: { ...key }, value, expiresAt: this.expiry(ttl) });
+    this.ks.put(r(key), { type: 'string', kind: key.kind, value, expiresAt: this.expiry(ttl) });
     return true;
   }
 
@@ -114,7 +114,7 @@ export class MemoryStateStore implements StateStore {
     count += by;
     // Created by this call (or a counter without expiry): anchor the window here.
     if (ttl < 0) ttl = windowMs;
-    this.ks.put(r(key), { type: 'string', key: { ...key }, value: String(count), expiresAt: now + ttl });
+    this.ks.put(r(key), { type: 'string', kind: key.kind, value: String(count), expiresAt: now + ttl });
     return { count, allowed: true, resetAtMs: now + ttl };
   }
 
@@ -136,7 +136,7 @@ export class MemoryStateStore implements StateStore {
     const current = this.ks.typed(r(key), 'hash')?.version ?? 0;
     if (current !== expectedVersion) return { ok: false, version: current };
     const version = current + 1;
-    this.ks.put(r(key), { type: 'hash', key: { ...key }, value, version, expiresAt: this.expiry(ttl) });
+    this.ks.put(r(key), { type: 'hash', kind: key.kind, value, version, expiresAt: this.expiry(ttl) });
     return { ok: true, version };
   }
 
@@ -157,9 +157,9 @@ export class MemoryStateStore implements StateStore {
   }
 
   /** ZREM: an emptied index disappears, as in Redis. */
-  async indexRemove(index: StateKey, member: string): Promise<boolean> {
+  async indexRemove(index: StateKey, member: string, score?: number): Promise<boolean> {
     const entry = this.ks.typed(r(index), 'zset');
-    if (entry === undefined || !entry.members.remove(member)) return false;
+    if (entry === undefined || !entry.members.remove(member, score === undefined ? undefined : checkScore(score))) return false;
     if (entry.members.size === 0) this.ks.delete(r(index));
     return true;
   }
@@ -244,7 +244,7 @@ export class MemoryStateStore implements StateStore {
     if (current !== expectedVersion) return { ok: false, version: current };
     for (const w of checked) checkApplicable(this.ks, r(w.key), w);
     const version = current + 1;
-    this.ks.put(r(key), { type: 'hash', key: { ...key }, value, version, expiresAt: undefined });
+    this.ks.put(r(key), { type: 'hash', kind: key.kind, value, version, expiresAt: undefined });
     for (const w of checked) applyWrite(this.ks, r(w.key), w);
     return { ok: true, version };
   }
@@ -257,16 +257,16 @@ export class MemoryStateStore implements StateStore {
   async scan(kind: string, opts?: ScanOptions): Promise<ScanPage> {
     const count = scanCount(opts);
     const after = opts?.cursor;
-    const matches = this.ks.sorted(
-      (e) =>
-        e.type === 'string' &&
-        e.key.kind === kind &&
-        (opts?.namespace === undefined || e.key.namespace === opts.namespace) &&
-        (opts?.tenant === undefined || e.key.tenant === opts.tenant),
-    );
+    const keyOf = (rendered: string) => parseKey(PREFIX, rendered) as StateKey; // every key here was rendered with PREFIX
+    const matches = this.ks.sorted((e, rendered) => {
+      if (e.type !== 'string' || e.kind !== kind) return false;
+      if (opts?.namespace === undefined && opts?.tenant === undefined) return true;
+      const key = keyOf(rendered);
+      return (opts.namespace === undefined || key.namespace === opts.namespace) && (opts.tenant === undefined || key.tenant === opts.tenant);
+    });
     const start = after === undefined ? 0 : matches.findIndex(([rendered]) => rendered > after);
     const page = start < 0 ? [] : matches.slice(start, start + count);
-    const entries = page.flatMap(([, e]) => (e.type === 'string' ? [{ key: { ...e.key }, value: e.value }] : []));
+    const entries = page.flatMap(([rendered, e]) => (e.type === 'string' ? [{ key: keyOf(rendered), value: e.value }] : []));
     const last = page.at(-1);
     const more = start >= 0 && start + count < matches.length;
     return { entries, cursor: more && last !== undefined ? last[0] : null };
@@ -282,7 +282,7 @@ export class MemoryStateStore implements StateStore {
     const rendered = r(log);
     let entry = this.ks.typed(rendered, 'stream');
     if (!entry) {
-      entry = { type: 'stream', key: { ...log }, entries: [], lastMs: 0, lastSeq: -1, groups: new Map(), expiresAt: undefined };
+      entry = { type: 'stream', kind: log.kind, entries: [], lastMs: 0, lastSeq: -1, groups: new Map(), expiresAt: undefined };
       this.ks.put(rendered, entry);
     }
     const now = this.ks.now();
@@ -311,7 +311,7 @@ export class MemoryStateStore implements StateStore {
     const rendered = r(log);
     let entry = this.ks.typed(rendered, 'stream');
     if (!entry) {
-      entry = { type: 'stream', key: { ...log }, entries: [], lastMs: 0, lastSeq: -1, groups: new Map(), expiresAt: undefined };
+      entry = { type: 'stream', kind: log.kind, entries: [], lastMs: 0, lastSeq: -1, groups: new Map(), expiresAt: undefined };
       this.ks.put(rendered, entry);
     }
     if (entry.groups.has(group)) return false;

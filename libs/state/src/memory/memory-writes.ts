@@ -25,21 +25,21 @@ function incrementBy(ks: Keyspace, rendered: string, key: StateKey, by: number):
     ks.setValue(entry, String(count));
     return entry;
   }
-  const created: Entry = { type: 'string', key: { ...key }, value: String(count), expiresAt: undefined };
+  const created: Entry = { type: 'string', kind: key.kind, value: String(count), expiresAt: undefined };
   ks.put(rendered, created);
   return created;
 }
 
 /** ZADD: adds or moves the member; the index keeps its TTL. Returns the live entry. */
-export function addToIndex(ks: Keyspace, rendered: string, key: StateKey, member: string, score: number): Entry {
+export function addToIndex(ks: Keyspace, rendered: string, key: StateKey, member: string, score: number, fixedScore = false): Entry {
   const entry = ks.typed(rendered, 'zset');
   if (entry !== undefined) {
-    entry.members.add(member, score);
+    entry.members.add(member, score, fixedScore);
     return entry;
   }
   const members = new SortedIndex();
-  members.add(member, score);
-  const created: Entry = { type: 'zset', key: { ...key }, members, expiresAt: undefined };
+  members.add(member, score, fixedScore);
+  const created: Entry = { type: 'zset', kind: key.kind, members, expiresAt: undefined };
   ks.put(rendered, created);
   return created;
 }
@@ -48,18 +48,18 @@ export function applyWrite(ks: Keyspace, rendered: string, w: CheckedWrite): voi
   switch (w.op) {
     case 'set':
       // SET [PX]: replaces (or clears) the TTL, like set().
-      ks.put(rendered, { type: 'string', key: { ...w.key }, value: w.value, expiresAt: w.ttl === undefined ? undefined : ks.now() + w.ttl });
+      ks.put(rendered, { type: 'string', kind: w.key.kind, value: w.value, expiresAt: w.ttl === undefined ? undefined : ks.now() + w.ttl });
       return;
     case 'increment':
       expireIfPersistent(ks, incrementBy(ks, rendered, w.key, w.by), w.ttl);
       return;
     case 'indexAdd':
-      expireIfPersistent(ks, addToIndex(ks, rendered, w.key, w.member, w.score), w.ttl);
+      expireIfPersistent(ks, addToIndex(ks, rendered, w.key, w.member, w.score, w.fixedScore), w.ttl);
       return;
     case 'indexRemove': {
       // ZREM: an index left empty is gone, as in Redis.
       const entry = ks.typed(rendered, 'zset');
-      if (entry?.members.remove(w.member) && entry.members.size === 0) ks.delete(rendered);
+      if (entry?.members.remove(w.member, w.score) && entry.members.size === 0) ks.delete(rendered);
       return;
     }
     case 'delete':

@@ -10,11 +10,16 @@ interface Chunk {
 /** Holds for every position from some point on (a monotone predicate over the order). */
 type AtOrAfter = (score: number, member: string) => boolean;
 
+/** Offsets within ±SMALL_INT are small integers V8 holds unboxed (31-bit "Smis" on every build). */
+const SMALL_INT = 2 ** 30 - 1;
+
 /**
  * The memory backend's sorted set: its entries in Redis's ZSET order (score, then member bytes),
  * held in chunks of at most 2 × chunkSize, and a member → score map once there are more than
  * `lookupFrom` members (below that, a scan of the few entries finds a member: the audit trail
- * keeps one small set per action id, and a Map each would cost more than the set's data).
+ * keeps one small set per action id, and a Map each would cost more than the set's data) —
+ * unless every add promised a fixed score (the audit's indexes), which lets removals find an
+ * entry by its score instead: the map was ~37 bytes per member, 13 members per audit record.
  * A write splices one chunk, so it stays cheap at any size (one array of 100 000 entries took
  * ~200 µs per splice at its front, which the audit store's eviction does on every append once
  * at its cap). Reads binary-search the chunks' last entries, then one chunk:
@@ -22,7 +27,15 @@ type AtOrAfter = (score: number, member: string) => boolean;
  * for the garbage collector to mark, not a million small objects.
  */
 export class SortedIndex {
+  /**
+   * member → score, as an offset from `base` while every score is an integer within SMALL_INT of
+   * it (timestamps within ±12 days: the audit indexes), so V8 keeps the map's values unboxed: a
+   * boxed double per member was 16 bytes of heap, 13 per audit record. base null: the scores.
+   */
   private lookup: Map<string, number> | null = null;
+  private base: number | null = null;
+  /** Some add did not promise a fixed score: members may move, and the lookup finds them. */
+  private movable = false;
   private chunks: Chunk[] = [];
   private total = 0;
 
@@ -43,7 +56,10 @@ export class SortedIndex {
 
   /** ZSCORE */
   score(member: string): number | undefined {
-    if (this.lookup !== null) return this.lookup.get(member);
+    if (this.lookup !== null) {
+      const held = this.lookup.get(member);
+      return held === undefined || this.base === null ? held : held + this.base;
+    }
     for (const chunk of this.chunks) {
       const at = chunk.members.indexOf(member);
       if (at >= 0) return chunk.scores[at];
@@ -51,19 +67,31 @@ export class SortedIndex {
     return undefined;
   }
 
-  /** ZADD: adds or moves the member. */
-  add(member: string, score: number): void {
+  /**
+   * ZADD: adds or moves the member. While every add says `fixedScore` (the member is never given
+   * another score), no lookup is built: an add that finds the same entry changes nothing, and
+   * removals find entries by score (remove's hint). The first add without it builds the lookup.
+   */
+  add(member: string, score: number, fixedScore = false): void {
+    if (fixedScore && !this.movable) {
+      if (!this.holds(member, score)) this.insert(member, score);
+      return;
+    }
+    if (!this.movable) {
+      this.movable = true;
+      if (this.total > this.lookupFrom) this.buildLookup();
+    }
     const old = this.score(member);
     if (old === score) return;
     if (old !== undefined) this.removeAt(old, member);
     this.insert(member, score);
-    if (this.lookup !== null) this.lookup.set(member, score);
-    else if (this.total > this.lookupFrom) this.lookup = this.allScores();
+    if (this.lookup !== null) this.remember(member, score);
+    else if (this.total > this.lookupFrom) this.buildLookup();
   }
 
-  /** ZREM */
-  remove(member: string): boolean {
-    const score = this.score(member);
+  /** ZREM; `hint`: the member's score if the caller knows it (spares a scan when there is no lookup). */
+  remove(member: string, hint?: number): boolean {
+    const score = this.lookup === null && hint !== undefined && this.holds(member, hint) ? hint : this.score(member);
     if (score === undefined) return false;
     this.lookup?.delete(member);
     this.removeAt(score, member);
@@ -108,10 +136,39 @@ export class SortedIndex {
     return popped;
   }
 
-  private allScores(): Map<string, number> {
-    const lookup = new Map<string, number>();
-    for (const { members, scores } of this.chunks) for (let i = 0; i < members.length; i++) lookup.set(members[i] as string, scores[i] as number);
-    return lookup;
+  /** True when the entry (score, member) is in the index: a binary search, no lookup needed. */
+  private holds(member: string, score: number): boolean {
+    const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
+    const chunk = this.chunks[this.chunkWith(atOrAfter)];
+    if (chunk === undefined) return false;
+    const at = search(chunk, atOrAfter);
+    return chunk.members[at] === member && chunk.scores[at] === score;
+  }
+
+  /** Builds the lookup from the entries, as offsets from the first score when they all allow it. */
+  private buildLookup(): void {
+    const first = this.chunks[0]?.scores[0];
+    this.base = first !== undefined && Number.isSafeInteger(first) ? first : null;
+    this.lookup = new Map();
+    for (const { members, scores } of this.chunks) for (let i = 0; i < members.length; i++) this.remember(members[i] as string, scores[i] as number);
+  }
+
+  private remember(member: string, score: number): void {
+    const lookup = this.lookup as Map<string, number>;
+    if (this.base === null) {
+      lookup.set(member, score);
+      return;
+    }
+    const offset = score - this.base;
+    if (Number.isSafeInteger(score) && offset >= -SMALL_INT && offset <= SMALL_INT) {
+      lookup.set(member, offset);
+      return;
+    }
+    // A score far from the base (or not an integer): hold the scores themselves from now on.
+    const base = this.base;
+    this.base = null;
+    for (const [m, held] of lookup) lookup.set(m, held + base);
+    lookup.set(member, score);
   }
 
   private insert(member: string, score: number): void {
@@ -120,7 +177,8 @@ export class SortedIndex {
     const c = Math.min(this.chunkWith(atOrAfter), this.chunks.length - 1);
     const chunk = this.chunks[c];
     if (chunk === undefined) {
-      this.chunks.push({ members: [member], scores: [score] });
+      // Empty: a new array of one (push would reserve 17 slots; most sets of the audit's action pointers keep one member).
+      this.chunks = [{ members: [member], scores: [score] }];
     } else {
       const at = search(chunk, atOrAfter);
       chunk.members.splice(at, 0, member);
