@@ -1,6 +1,7 @@
 import { parseCliArgs } from './args.js';
 import { isConfigurationError } from './configuration-error.js';
 import { USAGE, commandHelp } from './help.js';
+import { boundOldGenerationGrowth } from './old-generation.js';
 import { holdYoungGeneration } from './young-generation.js';
 
 const VERSION = '0.1.0';
@@ -17,6 +18,7 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       // the young generation is held (young-generation.ts).
       case 'serve': {
         const started = holdYoungGeneration();
+        boundOldGenerationGrowth();
         const { commandConfig, startCommandTracing } = await import('./command-setup.js');
         const loaded = commandConfig('serve', args);
         const tracing = await startCommandTracing(loaded.config, args.noWorker ? 'api' : 'serve');
@@ -27,6 +29,7 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
       }
       case 'worker': {
         const started = holdYoungGeneration();
+        boundOldGenerationGrowth();
         const { commandConfig, startCommandTracing } = await import('./command-setup.js');
         const loaded = commandConfig('worker', args);
         const tracing = await startCommandTracing(loaded.config, 'worker');
