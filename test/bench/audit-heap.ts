@@ -37,7 +37,10 @@ async function measureHere(records: number): Promise<AuditHeapResult> {
     logging: { level: 'silent' },
     audit: { memory_max_records: 10_000_000, memory_max_bytes: 2 ** 40 },
   });
-  const { app, runtime } = await composeApi(config, { logger: createLogger({ level: 'silent', role: 'bench' }), metrics: new Metrics({ defaultMetrics: false }) });
+  const { app, runtime } = await composeApi(config, {
+    logger: createLogger({ level: 'silent', role: 'bench' }),
+    metrics: new Metrics({ defaultMetrics: false }),
+  });
   await startConsumers(runtime);
   const body = JSON.stringify(SAMPLE_ACTION);
   const dispatch = async (count: number) => {

@@ -1,6 +1,7 @@
 export * from './audit-store.js';
 export * from './state-audit-store.js';
 export * as auditKeys from './keys.js';
+export { AUDIT_STATE_KINDS } from './state-kinds.js';
 export * from './analytics/index.js';
 export * from './coverage/index.js';
 export { decodeCursor, encodeCursor } from './query-cursor.js';

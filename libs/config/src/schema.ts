@@ -65,6 +65,10 @@ const StateConfig = z
       .default('sluice'),
     /** Memory backend: how often expired entries are swept. */
     memory_sweep_interval_seconds: positiveInt.default(60),
+    /** Memory backend: keys held outside the audit trail (dedup keys, windows, groups, …); new ones beyond it are refused (503). */
+    memory_max_keys: positiveInt.default(1_000_000),
+    /** Memory backend: characters of string values held outside the audit trail; writes beyond it are refused (503). */
+    memory_max_bytes: positiveInt.default(64 * 1024 * 1024),
   })
   .refine((s) => s.cluster === undefined || s.sentinels === undefined, { message: 'state.cluster and state.sentinels exclude each other', path: ['cluster'] })
   .refine((s) => s.password === undefined || s.password_env === undefined, { message: 'set password or password_env, not both', path: ['password'] })

@@ -13,12 +13,15 @@ const CLIENT_GIVE_UPS = [
   'Failed to refresh slots cache',
   'None of startup nodes is available',
   'CLUSTERDOWN',
+  // Full, not broken: Redis at maxmemory under noeviction, and the memory backend at
+  // state.memory_max_keys / memory_max_bytes (its StateFullError says it the same way).
+  'OOM command not allowed',
 ];
 
 /**
- * True when `err` (or an error it wraps) says the state backend could not be reached, as
- * opposed to a bug or a refused command: such a request is answered 503 STATE_UNAVAILABLE with
- * Retry-After, not 500. Provider failures never get here (the execute stage turns them into
+ * True when `err` (or an error it wraps) says the state backend could not be reached or is full
+ * for now, as opposed to a bug or a malformed command: such a request is answered 503
+ * STATE_UNAVAILABLE with Retry-After, not 500. Provider failures never get here (the execute stage turns them into
  * `failed` outcomes).
  */
 export function isBackendConnectionError(err: unknown): boolean {

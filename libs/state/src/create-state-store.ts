@@ -1,4 +1,5 @@
 import type { Clock } from '@sluice/core';
+import type { KeyspaceLimits } from './memory/memory-keyspace.js';
 import { MemoryStateStore } from './memory/memory-state-store.js';
 import type { RedisTarget } from './redis/connection.js';
 import type { ReplicaWait } from './redis/replica-wait.js';
@@ -13,6 +14,8 @@ export interface CreateStateStoreOptions extends RedisTarget {
   clock?: Clock;
   /** Memory only. */
   sweepIntervalMs?: number;
+  /** Memory only: what the process may hold outside the kinds that bound themselves (state.memory_max_keys, memory_max_bytes). */
+  memoryLimits?: KeyspaceLimits;
   /** Redis only: how long to wait for the first connection (default 5000). */
   connectTimeoutMs?: number;
   clientName?: string;
@@ -25,7 +28,7 @@ export interface CreateStateStoreOptions extends RedisTarget {
 /** The configured StateStore; for redis, resolves only once Redis answers (else throws naming the URL). */
 export async function createStateStore(opts: CreateStateStoreOptions): Promise<StateStore> {
   if (opts.backend === 'memory') {
-    return new MemoryStateStore({ clock: opts.clock, sweepIntervalMs: opts.sweepIntervalMs, onHandlerError: opts.onHandlerError });
+    return new MemoryStateStore({ clock: opts.clock, sweepIntervalMs: opts.sweepIntervalMs, onHandlerError: opts.onHandlerError, limits: opts.memoryLimits });
   }
   // Loaded here so that the memory backend never loads ioredis.
   const { RedisStateStore } = await import('./redis/redis-state-store.js');

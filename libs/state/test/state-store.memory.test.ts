@@ -1,5 +1,6 @@
 import { ManualClock } from '@sluice/core';
 import { describe, expect, it } from 'vitest';
+import { StateFullError } from '../src/memory/memory-keyspace.js';
 import { MemoryStateStore } from '../src/memory/memory-state-store.js';
 import { stateStoreContract } from './contract/state-store.contract.js';
 
@@ -93,6 +94,66 @@ describe('MemoryStateStore', () => {
       ]),
     );
     await store.close();
+  });
+
+  describe('limits (state.memory_max_keys, memory_max_bytes)', () => {
+    const key = (kind: string, id: string) => ({ kind, namespace: 'n', tenant: 't', id });
+    const limited = (maxKeys: number, maxBytes: number, clock = new ManualClock()) =>
+      new MemoryStateStore({ clock, sweepIntervalMs: 60_000, limits: { maxKeys, maxBytes, exemptKinds: ['audit'] } });
+
+    it('refuses a new key past max keys, changing nothing, and takes it again once a key is gone', async () => {
+      const store = limited(3, 1000);
+      for (const id of ['a', 'b', 'c']) await store.set(key('dedup', id), '1');
+      await expect(store.set(key('dedup', 'd'), '1')).rejects.toThrow(/^OOM command not allowed/);
+      await expect(store.setIfAbsent(key('dedup', 'd'), '1')).rejects.toMatchObject({ name: 'StateFullError' });
+      await expect(store.indexAdd(key('group', 'i'), 'm', 1)).rejects.toThrow(StateFullError);
+      expect(await store.get(key('dedup', 'd'))).toBeNull();
+      // Existing keys still change, exempt kinds are not counted.
+      await store.set(key('dedup', 'a'), '2');
+      await store.writeBatch([{ op: 'increment', key: key('dedup', 'b'), by: 5 }]);
+      await store.set(key('audit', 'r1'), 'x'.repeat(5000));
+      await store.delete(key('dedup', 'c'));
+      await store.set(key('dedup', 'd'), '1');
+      expect(await store.get(key('dedup', 'd'))).toBe('1');
+      await store.close();
+    });
+
+    it('refuses a value that would pass max bytes, but never one that shrinks what is held', async () => {
+      const store = limited(100, 10);
+      await store.set(key('v', 'a'), 'x'.repeat(8));
+      await expect(store.set(key('v', 'b'), 'y'.repeat(3))).rejects.toThrow(StateFullError);
+      await expect(store.set(key('v', 'a'), 'x'.repeat(11))).rejects.toThrow(StateFullError);
+      expect(await store.get(key('v', 'a'))).toBe('x'.repeat(8));
+      await store.set(key('v', 'a'), 'x'.repeat(2));
+      await store.set(key('v', 'b'), 'y'.repeat(8));
+      await store.close();
+    });
+
+    it('sweeps expired keys before refusing, so expiry makes room', async () => {
+      const clock = new ManualClock();
+      const store = limited(2, 1000, clock);
+      await store.set(key('dedup', 'a'), '1', { ttlMs: 100 });
+      await store.set(key('dedup', 'b'), '1', { ttlMs: 100 });
+      clock.advance(100); // expired, not swept yet
+      await store.set(key('dedup', 'c'), '1');
+      await store.set(key('dedup', 'd'), '1');
+      await expect(store.set(key('dedup', 'e'), '1')).rejects.toThrow(StateFullError);
+      await store.close();
+    });
+
+    it('checks a compare-and-swap with its writes as a whole: all of it, or nothing', async () => {
+      const store = limited(2, 1000);
+      const head = key('chain', 'head');
+      const writes = [
+        { op: 'set' as const, key: key('chain', 'x'), value: 'v' },
+        { op: 'set' as const, key: key('chain', 'y'), value: 'v' },
+      ];
+      await expect(store.compareAndSwapWith(head, 0, 'h', writes)).rejects.toThrow(StateFullError);
+      expect(await store.getVersioned(head)).toBeNull();
+      expect(await store.get(key('chain', 'x'))).toBeNull();
+      expect(await store.compareAndSwapWith(head, 0, 'h', writes.slice(0, 1))).toEqual({ ok: true, version: 1 });
+      await store.close();
+    });
   });
 
   it('fails loudly when used after close', async () => {

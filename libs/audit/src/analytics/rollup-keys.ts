@@ -43,6 +43,8 @@ export interface IndexedCell {
 const COUNTER_KIND = 'analytics';
 const INDEX_KIND = 'analytics-ix';
 const TENANT_INDEX_KIND = 'analytics-tix';
+/** Every kind of key the analytics rollups write. */
+export const ANALYTICS_KINDS = [COUNTER_KIND, INDEX_KIND, TENANT_INDEX_KIND] as const;
 /** Score slots per tuple: more than the histogram's 105 bins. */
 const BIN_SLOTS = 128;
 

@@ -26,6 +26,8 @@ export interface CoverageTuple {
 const COUNTER_KIND = 'coverage';
 const INDEX_KIND = 'coverage-ix';
 const TENANT_INDEX_KIND = 'coverage-tix';
+/** Every kind of key the coverage rollups write. */
+export const COVERAGE_KINDS = [COUNTER_KIND, INDEX_KIND, TENANT_INDEX_KIND] as const;
 
 function dayTag(dayMs: number): string {
   return `d${Math.floor(dayMs / DAY_MS)}`;

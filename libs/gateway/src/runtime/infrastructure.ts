@@ -1,3 +1,4 @@
+import { AUDIT_STATE_KINDS } from '@sluice/audit';
 import { configureEvaluationLimits } from '@sluice/rules';
 import type { Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
@@ -39,6 +40,7 @@ export async function createInfrastructure(
     prefix: config.state.prefix,
     clock,
     sweepIntervalMs: config.state.memory_sweep_interval_seconds * 1000,
+    memoryLimits: { maxKeys: config.state.memory_max_keys, maxBytes: config.state.memory_max_bytes, exemptKinds: AUDIT_STATE_KINDS },
     onHandlerError: (channel, err) => logger.error({ err, channel }, 'state subscriber failed'),
     waitReplicas: {
       replicas: config.state.wait_replicas,

@@ -43,18 +43,47 @@ function valueSize(entry: Entry): number {
   return entry.type === 'string' || entry.type === 'hash' ? entry.value.length : 0;
 }
 
+/** Caps on what the keyspace holds, outside the kinds that bound themselves. */
+export interface KeyspaceLimits {
+  /** Keys of any type. */
+  maxKeys: number;
+  /** Characters of string and hash values. */
+  maxBytes: number;
+  /** Kinds left out of both counts (the audit trail's: its store evicts by its own caps). */
+  exemptKinds: readonly string[];
+}
+
+/**
+ * What a write that would take the keyspace past its limits is refused with. The message starts
+ * as Redis's does when it refuses a write at `maxmemory` under `noeviction`, so callers treat both
+ * alike: the backend is full for now (503 STATE_UNAVAILABLE), not broken.
+ */
+export class StateFullError extends Error {
+  override readonly name = 'StateFullError';
+}
+
+/** How often a refused write may sweep expired keys first (a sweep walks every key). */
+const FULL_SWEEP_EVERY_MS = 1000;
+
 export class Keyspace {
   private readonly entries = new Map<string, Entry>();
   /** Characters of string and hash values held, by key kind: kept exact on every change, read in O(1). */
   private readonly bytes = new Map<string, number>();
   private readonly sweeper: TimerHandle;
   private closed = false;
+  private readonly exempt: ReadonlySet<string>;
+  /** Keys and value characters outside the exempt kinds, kept exact like `bytes`. */
+  private cappedKeys = 0;
+  private cappedBytes = 0;
+  private lastFullSweepAt = Number.NEGATIVE_INFINITY;
 
   /** Expiry is lazy on access (like Redis); the sweep only frees memory of keys nobody reads. */
   constructor(
     private readonly clock: Clock,
     sweepIntervalMs: number,
+    private readonly limits: KeyspaceLimits | null = null,
   ) {
+    this.exempt = new Set(limits?.exemptKinds ?? []);
     this.sweeper = clock.setRepeating(() => this.sweep(), sweepIntervalMs);
   }
 
@@ -83,20 +112,24 @@ export class Keyspace {
     return entry as EntryOf<T>; // TS cannot narrow a union by a generic tag
   }
 
+  /** Stores the entry under the key; throws StateFullError, changing nothing, when that would pass the limits. */
   put(rendered: string, entry: Entry): void {
     this.assertOpen();
-    if (entry.type === 'string' || entry.type === 'hash') flatten(entry.value);
+    if (this.limits !== null && !this.exempt.has(entry.kind)) this.assertRoom([{ rendered, kind: entry.kind, size: valueSize(entry) }]);
     const old = this.entries.get(rendered);
+    if (entry.type === 'string' || entry.type === 'hash') flatten(entry.value);
     // A new key is kept as long as its entry: flat, not the pieces renderKey concatenated.
     if (old === undefined) flatten(rendered);
-    if (old !== undefined) this.count(old.kind, -valueSize(old));
-    this.count(entry.kind, valueSize(entry));
+    else this.uncount(old);
+    this.countIn(entry);
     this.entries.set(rendered, entry);
   }
 
   /** Replaces a string entry's value in place (a counter's increment), keeping the byte count. */
   setValue(entry: EntryOf<'string'>, value: string): void {
-    this.count(entry.kind, value.length - entry.value.length);
+    const delta = value.length - entry.value.length;
+    this.count(entry.kind, delta);
+    if (!this.exempt.has(entry.kind)) this.cappedBytes += delta;
     entry.value = value;
   }
 
@@ -150,11 +183,71 @@ export class Keyspace {
     this.sweeper.cancel();
     this.entries.clear();
     this.bytes.clear();
+    this.cappedKeys = this.cappedBytes = 0;
   }
 
   private drop(rendered: string, entry: Entry): void {
     this.entries.delete(rendered);
-    this.count(entry.kind, -valueSize(entry));
+    this.uncount(entry);
+  }
+
+  private countIn(entry: Entry): void {
+    const size = valueSize(entry);
+    this.count(entry.kind, size);
+    if (this.exempt.has(entry.kind)) return;
+    this.cappedKeys++;
+    this.cappedBytes += size;
+  }
+
+  private uncount(entry: Entry): void {
+    const size = valueSize(entry);
+    this.count(entry.kind, -size);
+    if (this.exempt.has(entry.kind)) return;
+    this.cappedKeys--;
+    this.cappedBytes -= size;
+  }
+
+  /**
+   * Throws StateFullError unless writing every planned value (each replacing what its key holds)
+   * stays within the limits; a write that shrinks what is held always may. Checked for a whole
+   * compare-and-swap before it writes anything, so it stays all-or-nothing.
+   */
+  assertRoom(planned: readonly { rendered: string; kind: string; size: number }[]): void {
+    if (this.limits === null || this.roomFor(planned)) return;
+    this.sweepWhenFull();
+    if (!this.roomFor(planned)) throw this.fullError();
+  }
+
+  private roomFor(planned: readonly { rendered: string; kind: string; size: number }[]): boolean {
+    const limits = this.limits as KeyspaceLimits;
+    let keys = this.cappedKeys;
+    let bytes = this.cappedBytes;
+    const seen = new Set<string>();
+    for (const { rendered, kind, size } of planned) {
+      if (this.exempt.has(kind)) continue;
+      const old = seen.has(rendered) ? undefined : this.entries.get(rendered);
+      const oldCapped = old !== undefined && !this.exempt.has(old.kind);
+      if (!oldCapped && !seen.has(rendered)) keys++;
+      bytes += size - (oldCapped ? valueSize(old) : 0);
+      seen.add(rendered);
+    }
+    return (keys <= limits.maxKeys || keys <= this.cappedKeys) && (bytes <= limits.maxBytes || bytes <= this.cappedBytes);
+  }
+
+  /** Expired keys still count until swept: a full keyspace sweeps before refusing (at most once a second). */
+  private sweepWhenFull(): void {
+    const now = this.clock.now();
+    if (now - this.lastFullSweepAt < FULL_SWEEP_EVERY_MS) return;
+    this.lastFullSweepAt = now;
+    this.sweep();
+  }
+
+  private fullError(): StateFullError {
+    const limits = this.limits as KeyspaceLimits;
+    return new StateFullError(
+      `OOM command not allowed: the memory backend holds ${this.cappedKeys} keys and ${this.cappedBytes} characters of values ` +
+        `(state.memory_max_keys ${limits.maxKeys}, state.memory_max_bytes ${limits.maxBytes})`,
+    );
   }
 
   private count(kind: string, delta: number): void {

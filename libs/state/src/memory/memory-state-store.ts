@@ -24,7 +24,7 @@ import type {
 import { checkScore, logMaxLen, maxMembersArg, popLimit, rangeArgs, scanCount, scoreBounds, ttlOf, windowArgs } from '../store-args.js';
 import { checkBulk, checkSameScope, checkWrites, type CheckedWrite } from '../write-ops.js';
 import { compareLogIds } from '../log-ids.js';
-import { Keyspace } from './memory-keyspace.js';
+import { Keyspace, type KeyspaceLimits } from './memory-keyspace.js';
 import { LocalBus } from './memory-pubsub.js';
 import { addToIndex, applyWrite, checkApplicable, integer } from './memory-writes.js';
 
@@ -35,6 +35,8 @@ export interface MemoryStateStoreOptions {
   sweepIntervalMs?: number;
   /** Called when a subscribe handler throws; default: process.emitWarning. */
   onHandlerError?: (channel: string, err: unknown) => void;
+  /** Keys and value characters the store may hold outside exempt kinds (default: no limits); beyond them writes throw StateFullError. */
+  limits?: KeyspaceLimits;
 }
 
 /** Keys are rendered as on Redis so the map's order (and scan cursors) follow the same shape. */
@@ -52,7 +54,7 @@ export class MemoryStateStore implements StateStore {
   private readonly bus: LocalBus;
 
   constructor(opts: MemoryStateStoreOptions = {}) {
-    this.ks = new Keyspace(opts.clock ?? systemClock, opts.sweepIntervalMs ?? 10_000);
+    this.ks = new Keyspace(opts.clock ?? systemClock, opts.sweepIntervalMs ?? 10_000, opts.limits ?? null);
     this.bus = new LocalBus(opts.onHandlerError ?? warnHandlerError);
   }
 
@@ -243,6 +245,10 @@ export class MemoryStateStore implements StateStore {
     const current = this.ks.typed(r(key), 'hash')?.version ?? 0;
     if (current !== expectedVersion) return { ok: false, version: current };
     for (const w of checked) checkApplicable(this.ks, r(w.key), w);
+    this.ks.assertRoom([
+      { rendered: r(key), kind: key.kind, size: value.length },
+      ...checked.map((w) => ({ rendered: r(w.key), kind: w.key.kind, size: w.op === 'set' ? w.value.length : w.op === 'increment' ? String(w.by).length : 0 })),
+    ]);
     const version = current + 1;
     this.ks.put(r(key), { type: 'hash', kind: key.kind, value, version, expiresAt: undefined });
     for (const w of checked) applyWrite(this.ks, r(w.key), w);
