@@ -291,6 +291,22 @@ describe('log hygiene (real processes)', () => {
       for (const msg of ['request rejected', 'credentials reloaded', 'rule evaluation failed; treated as not matching', 'log provider received action']) {
         expect(text).toContain(`"msg":"${msg}"`);
       }
+      // One request line per request, with its id and the fields operations.md#logs names.
+      const requestLines = proc.output.filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l) as Record<string, unknown>);
+      expect(requestLines.length).toBeGreaterThan(10);
+      for (const line of requestLines) {
+        expect(line).toMatchObject({
+          service: 'sluice',
+          role: 'serve',
+          reqId: expect.any(String),
+          method: expect.any(String),
+          url: expect.any(String),
+          route: expect.any(String),
+          status: expect.any(Number),
+          ms: expect.any(Number),
+        });
+      }
+      expect(new Set(requestLines.map((l) => l.reqId)).size).toBe(requestLines.length);
     });
   }, 60_000);
 

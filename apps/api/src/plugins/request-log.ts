@@ -20,12 +20,22 @@ function loggedUrl(url: string): string {
   return url.includes('?') ? url.replace(SECRET_PARAM, '$1[REDACTED]') : url;
 }
 
+/** The request line with its request id, as the request's own logger would bind it. */
+interface LoggedLine extends RequestLine {
+  reqId: string;
+}
+
 /**
  * One log line and one metric sample per request, written when the response is done. Fastify's
  * own request logging (two lines per request) is off. Payloads and credentials are never logged. The hooks take
  * a callback: an async hook costs a promise and a microtask per request.
+ *
+ * The line holds nothing the logger's redaction looks for (its URL is cleaned above, the rest
+ * are names, numbers and ids), so it is written through a child without redaction: pino's pass
+ * over every line cost ~5 µs per request, about 2 % of a dispatch.
  */
 export function installRequestLog(app: FastifyInstance, metrics: Metrics): void {
+  const lines = app.log.child({}, { redact: [] });
   app.addHook('onRequest', (request, reply, done) => {
     reply.header('x-request-id', request.id);
     done();
@@ -35,11 +45,18 @@ export function installRequestLog(app: FastifyInstance, metrics: Metrics): void 
     const elapsed = reply.elapsedTime;
     const status = reply.statusCode;
     metrics.recordHttpRequest(request.method, route, status, elapsed / 1000);
-    const line: RequestLine = { method: request.method, url: loggedUrl(request.url), route, status, ms: Math.round(elapsed * 100) / 100 };
+    const line: LoggedLine = {
+      reqId: request.id,
+      method: request.method,
+      url: loggedUrl(request.url),
+      route,
+      status,
+      ms: Math.round(elapsed * 100) / 100,
+    };
     if (request.caller) line.caller = request.caller.id;
     const traceparent = request.headers.traceparent;
     if (typeof traceparent === 'string') line.traceparent = traceparent;
-    request.log.info(line, 'request');
+    lines.info(line, 'request');
     done();
   });
 }

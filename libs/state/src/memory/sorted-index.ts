@@ -74,7 +74,7 @@ export class SortedIndex {
    */
   add(member: string, score: number, fixedScore = false): void {
     if (fixedScore && !this.movable) {
-      if (!this.holds(member, score)) this.insert(member, score);
+      this.insert(member, score, true);
       return;
     }
     if (!this.movable) {
@@ -91,7 +91,8 @@ export class SortedIndex {
 
   /** ZREM; `hint`: the member's score if the caller knows it (spares a scan when there is no lookup). */
   remove(member: string, hint?: number): boolean {
-    const score = this.lookup === null && hint !== undefined && this.holds(member, hint) ? hint : this.score(member);
+    if (this.lookup === null && hint !== undefined && this.removeAt(hint, member)) return true;
+    const score = this.score(member);
     if (score === undefined) return false;
     this.lookup?.delete(member);
     this.removeAt(score, member);
@@ -136,15 +137,6 @@ export class SortedIndex {
     return popped;
   }
 
-  /** True when the entry (score, member) is in the index: a binary search, no lookup needed. */
-  private holds(member: string, score: number): boolean {
-    const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
-    const chunk = this.chunks[this.chunkWith(atOrAfter)];
-    if (chunk === undefined) return false;
-    const at = search(chunk, atOrAfter);
-    return chunk.members[at] === member && chunk.scores[at] === score;
-  }
-
   /** Builds the lookup from the entries, as offsets from the first score when they all allow it. */
   private buildLookup(): void {
     const first = this.chunks[0]?.scores[0];
@@ -171,16 +163,18 @@ export class SortedIndex {
     lookup.set(member, score);
   }
 
-  private insert(member: string, score: number): void {
-    flatten(member);
+  /** Inserts the entry; with `unlessPresent`, an entry (score, member) already there is left as the only one. */
+  private insert(member: string, score: number, unlessPresent = false): void {
     const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
     const c = Math.min(this.chunkWith(atOrAfter), this.chunks.length - 1);
     const chunk = this.chunks[c];
+    flatten(member);
     if (chunk === undefined) {
       // Empty: a new array of one (push would reserve 17 slots; most sets of the audit's action pointers keep one member).
       this.chunks = [{ members: [member], scores: [score] }];
     } else {
       const at = search(chunk, atOrAfter);
+      if (unlessPresent && chunk.members[at] === member && chunk.scores[at] === score) return;
       chunk.members.splice(at, 0, member);
       chunk.scores.splice(at, 0, score);
       if (chunk.members.length > 2 * this.chunkSize) {
@@ -190,17 +184,19 @@ export class SortedIndex {
     this.total++;
   }
 
-  /** Removes the entry (score, member), which must be present. */
-  private removeAt(score: number, member: string): void {
+  /** Removes the entry (score, member); false when there is no such entry. */
+  private removeAt(score: number, member: string): boolean {
     const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
     const c = this.chunkWith(atOrAfter);
     const chunk = this.chunks[c];
-    if (chunk === undefined) throw new Error('SortedIndex: member missing from its chunk');
+    if (chunk === undefined) return false;
     const at = search(chunk, atOrAfter);
+    if (chunk.members[at] !== member || chunk.scores[at] !== score) return false;
     chunk.members.splice(at, 1);
     chunk.scores.splice(at, 1);
     if (chunk.members.length === 0) this.chunks.splice(c, 1);
     this.total--;
+    return true;
   }
 
   /** Entries at positions [start, end), removed from the index when `take` (the lookup is the caller's to update). */
