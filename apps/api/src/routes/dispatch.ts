@@ -41,7 +41,8 @@ export async function admit(request: FastifyRequest, actions: readonly ActionInp
 }
 
 const error = responseSchema(ErrorBody);
-const errorResponses = { 400: error, 401: error, 403: error, 413: error, 415: error, 429: error };
+// 503: STATE_UNAVAILABLE, the state backend away or full (nothing executed; Retry-After).
+const errorResponses = { 400: error, 401: error, 403: error, 413: error, 415: error, 429: error, 503: error };
 const config = { access: 'dispatch' } as const;
 const query = requestSchema(DispatchQuery);
 
