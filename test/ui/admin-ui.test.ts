@@ -12,6 +12,16 @@ import { uiFixture } from './ui-fixture.js';
  */
 describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
   const ui = uiFixture(backend);
+  /** Signed in as admin, the audit view searched for one tenant's records. */
+  const auditOfTenant = async (tenant: string) => {
+    const opened = await ui.openUi();
+    await ui.signInWithKey(opened.page, rawKey('admin'));
+    await ui.go(opened.page, 'audit');
+    const filters = opened.page.getByRole('form', { name: 'Audit filters' });
+    await filters.getByLabel('Tenant').fill(tenant);
+    await filters.getByRole('button', { name: 'Search' }).click();
+    return opened;
+  };
 
   it('signs in with an API key and with a username and password; a wrong key is refused in the page', async () => {
     const { context, page } = await ui.openUi();
@@ -111,12 +121,7 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
   it('searches the audit trail by tenant and opens a record with its chain status', async () => {
     await ui.dispatch({ tenant: 'globex', action_type: 'invoice' });
     await ui.dispatch({ tenant: 'globex', action_type: 'receipt' });
-    const { context, page } = await ui.openUi();
-    await ui.signInWithKey(page, rawKey('admin'));
-    await ui.go(page, 'audit');
-    const filters = page.getByRole('form', { name: 'Audit filters' });
-    await filters.getByLabel('Tenant').fill('globex');
-    await filters.getByRole('button', { name: 'Search' }).click();
+    const { context, page } = await auditOfTenant('globex');
     await expect.poll(() => page.locator('tbody tr').count()).toBe(2);
     const tenants = await page.locator('tbody tr td:nth-child(2)').allTextContents();
     expect(tenants).toEqual(['globex', 'globex']);
@@ -131,12 +136,7 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
 
   it('pages the audit trail by cursor: Older shows the next records, Newer comes back', async () => {
     for (let i = 0; i < 30; i++) await ui.dispatch({ tenant: 'paging', action_type: `step-${i}` });
-    const { context, page } = await ui.openUi();
-    await ui.signInWithKey(page, rawKey('admin'));
-    await ui.go(page, 'audit');
-    const filters = page.getByRole('form', { name: 'Audit filters' });
-    await filters.getByLabel('Tenant').fill('paging');
-    await filters.getByRole('button', { name: 'Search' }).click();
+    const { context, page } = await auditOfTenant('paging');
     const actionTypes = () => page.locator('tbody tr td:nth-child(4)').allTextContents();
     await expect.poll(actionTypes).toHaveLength(25);
     const first = await actionTypes();

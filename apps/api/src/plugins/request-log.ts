@@ -1,8 +1,9 @@
 import type { Metrics } from '@sluice/telemetry';
 import type { FastifyInstance } from 'fastify';
 
-/** The fields of the request line, in the order they are written. */
+/** The fields of the request line, in the order they are written; reqId as the request's own logger would bind it. */
 interface RequestLine {
+  reqId: string;
   method: string;
   url: string;
   route: string;
@@ -18,11 +19,6 @@ const SECRET_PARAM = /([?&](?:sig|signature|token|access_token|api_key|apikey|ke
 /** The request URL as logged: credential parameters' values replaced. */
 function loggedUrl(url: string): string {
   return url.includes('?') ? url.replace(SECRET_PARAM, '$1[REDACTED]') : url;
-}
-
-/** The request line with its request id, as the request's own logger would bind it. */
-interface LoggedLine extends RequestLine {
-  reqId: string;
 }
 
 /**
@@ -45,7 +41,7 @@ export function installRequestLog(app: FastifyInstance, metrics: Metrics): void 
     const elapsed = reply.elapsedTime;
     const status = reply.statusCode;
     metrics.recordHttpRequest(request.method, route, status, elapsed / 1000);
-    const line: LoggedLine = {
+    const line: RequestLine = {
       reqId: request.id,
       method: request.method,
       url: loggedUrl(request.url),

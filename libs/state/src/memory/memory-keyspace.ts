@@ -222,14 +222,16 @@ export class Keyspace {
     const limits = this.limits as KeyspaceLimits;
     let keys = this.cappedKeys;
     let bytes = this.cappedBytes;
-    const seen = new Set<string>();
+    // Keys written twice in one plan count once; a single write (every put) needs no set.
+    const seen = planned.length > 1 ? new Set<string>() : null;
     for (const { rendered, kind, size } of planned) {
       if (this.exempt.has(kind)) continue;
-      const old = seen.has(rendered) ? undefined : this.entries.get(rendered);
+      const again = seen?.has(rendered) ?? false;
+      const old = again ? undefined : this.entries.get(rendered);
       const oldCapped = old !== undefined && !this.exempt.has(old.kind);
-      if (!oldCapped && !seen.has(rendered)) keys++;
+      if (!oldCapped && !again) keys++;
       bytes += size - (oldCapped ? valueSize(old) : 0);
-      seen.add(rendered);
+      seen?.add(rendered);
     }
     return (keys <= limits.maxKeys || keys <= this.cappedKeys) && (bytes <= limits.maxBytes || bytes <= this.cappedBytes);
   }
