@@ -1,3 +1,5 @@
+import { keyStatistics } from './partitions.js';
+
 /**
  * The schema of the PostgreSQL audit trail, as numbered steps. A step is never edited once it
  * has shipped: a change is a new step. `migrate` applies the missing ones in order, each in its
@@ -60,5 +62,40 @@ export const MIGRATIONS: readonly Migration[] = [
     // is dropped whole once it holds no live row (a later expires_at, or NULL: kept for good) —
     // both answered from this index, NULLs included.
     sql: (s) => `CREATE INDEX audit_records_expiry ON ${s}.audit_records (expires_at);`,
+  },
+  {
+    version: 3,
+    name: 'compressed bodies, narrow indexes',
+    // A row of version 2 was ~1,020 bytes (the body as jsonb, as large as its JSON) and its
+    // indexes ~330: text keys, and pages left half full by inserts in the middle of each tenant's
+    // range. From here the body is deflated against a dictionary of recent bodies
+    // (audit_dictionaries; body_dict names it, NULL: none) into body_z, and `body` stays only on
+    // the rows written before. Scope, tenant and action id are indexed by their 64-bit hash:
+    // 8-byte keys beside the time, which PostgreSQL packs full when a tenant's rows arrive
+    // together (the ingest inserts each batch in scope and time order). Queries match the column
+    // itself too, so a hash shared by two values returns nothing extra.
+    sql: (s) => `
+      CREATE TABLE ${s}.audit_dictionaries (
+        id integer GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+        created_at timestamptz NOT NULL,
+        sample_records integer NOT NULL,
+        dictionary bytea NOT NULL
+      );
+      ALTER TABLE ${s}.audit_records ALTER COLUMN body DROP NOT NULL, ADD COLUMN body_z bytea, ADD COLUMN body_dict integer;
+      ALTER TABLE ${s}.audit_records ADD CONSTRAINT audit_records_has_body CHECK (body IS NOT NULL OR body_z IS NOT NULL);
+      DROP INDEX ${s}.audit_records_scope_time;
+      DROP INDEX ${s}.audit_records_tenant_time;
+      DROP INDEX ${s}.audit_records_action;
+      CREATE INDEX audit_records_scope_key ON ${s}.audit_records ((hashtextextended(namespace || '/' || tenant, 0)), dispatched_at);
+      CREATE INDEX audit_records_tenant_key ON ${s}.audit_records ((hashtextextended(tenant, 0)), dispatched_at);
+      CREATE INDEX audit_records_action_key ON ${s}.audit_records ((hashtextextended(action_id, 0)));
+      DO $$
+      DECLARE p text;
+      BEGIN
+        FOR p IN SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = '${s}.audit_records'::regclass LOOP
+          EXECUTE format('${keyStatistics(s, '%1$s').replaceAll("'", "''")}', p);
+        END LOOP;
+      END $$;
+    `,
   },
 ];

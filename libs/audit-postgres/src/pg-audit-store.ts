@@ -56,7 +56,7 @@ export class PgAuditStore implements IngestingAuditStore {
     private readonly opts: PgAuditStoreOptions,
   ) {
     this.clock = opts.clock ?? systemClock;
-    this.records = new PgAuditRecords(opts.pool, opts.schema, opts.scanBudget);
+    this.records = new PgAuditRecords(opts.pool, opts.schema, { scanBudget: opts.scanBudget });
     this.partitions = new KnownPartitions(opts.pool, opts.schema);
     this.intake = new StateAuditStore(state, {
       clock: this.clock,
@@ -139,11 +139,18 @@ export class PgAuditStore implements IngestingAuditStore {
   /**
    * The ingest's sink: records (their JSON) into their days' partitions, created when missing
    * (one that expired on its way is stored too, hidden, and counted when expire() deletes it). A
-   * batch PostgreSQL refuses for its data (a string it cannot hold, such as a NUL character, or
-   * a value that is not a record) is stored record by record, and the ids refused are returned.
+   * record that is not one (its JSON does not parse) is refused; a batch PostgreSQL refuses for
+   * its data (a string a column cannot hold, such as a NUL character) is stored record by
+   * record, and the ids refused are returned.
    */
-  private async store(records: readonly StoredRecord[]): Promise<ReadonlySet<string>> {
+  private async store(stored: readonly StoredRecord[]): Promise<ReadonlySet<string>> {
     const refused = new Set<string>();
+    const records: AuditRecord[] = [];
+    for (const one of stored) {
+      const record = 'record' in one ? one.record : parseRecord(one.json);
+      if (record === null) refused.add(one.id);
+      else records.push(record);
+    }
     if (records.length === 0) return refused;
     // The record id is a UUIDv7: its first 48 bits are the dispatch time, all a partition needs.
     const times = records.map((r) => recordIdMs(r.id));
@@ -163,15 +170,14 @@ export class PgAuditStore implements IngestingAuditStore {
   }
 
   /** Inserts; when a partition went missing meanwhile (retention dropped it), creates it and inserts again. */
-  private async insertAgainIfDropped(records: readonly StoredRecord[], times: readonly number[]): Promise<void> {
-    const json = records.map((r) => r.json);
+  private async insertAgainIfDropped(records: readonly AuditRecord[], times: readonly number[]): Promise<void> {
     try {
-      await this.records.insertJson(json);
+      await this.records.insert(records);
     } catch (err) {
       if (sqlState(err) !== NO_PARTITION) throw err;
       this.partitions.forget();
       await this.partitions.ensureFor(times);
-      await this.records.insertJson(json);
+      await this.records.insert(records);
     }
   }
 
@@ -182,6 +188,16 @@ export class PgAuditStore implements IngestingAuditStore {
       links: async (bounds, limit) => (await this.records.chainLinks(scope, bounds, limit)).map((record) => ({ seq: record.sequence_number ?? -1, record })),
       head: () => readChainHead(this.state, scope),
     };
+  }
+}
+
+/** A stored record's JSON as a record; null when it is not one (never storable). */
+function parseRecord(json: string): AuditRecord | null {
+  try {
+    const value: unknown = JSON.parse(json);
+    return typeof value === 'object' && value !== null && typeof (value as { id?: unknown }).id === 'string' ? (value as AuditRecord) : null;
+  } catch {
+    return null;
   }
 }
 

@@ -113,7 +113,7 @@ describe('PostgreSQL audit records: insert, lookup, pages', () => {
   });
 
   it('counts a total up to its bound, and leaves it out above', async () => {
-    const bounded = (maxCounted: number) => new PgAuditRecords(pool, 'trail', undefined, maxCounted).query({ limit: 5, offset: 0 }, now);
+    const bounded = (maxCounted: number) => new PgAuditRecords(pool, 'trail', { maxCounted }).query({ limit: 5, offset: 0 }, now);
     expect((await bounded(N)).total).toBe(N);
     const over = await bounded(N - 1);
     expect(over.total).toBeUndefined();

@@ -20,7 +20,8 @@ export interface AuditObserver {
 export interface RecordSink {
   /**
    * Stores the records, given as their stored JSON (the sink reads what it needs from it, so
-   * the ingest parses nothing); one stored before (a batch delivered again after a crash) is
+   * the ingest parses nothing) or, in one process, as the records themselves; one stored before
+   * (a batch delivered again after a crash) is
    * kept once. Rejects when the sink is away (the batch is retried until it answers); resolves
    * with the ids of records it refuses for what they hold (never storable: they stay where they
    * are, reported).
@@ -28,11 +29,8 @@ export interface RecordSink {
   store(records: readonly StoredRecord[]): Promise<ReadonlySet<string>>;
 }
 
-/** A record as the state store keeps it: its id, and its JSON (record-codec.ts). */
-export interface StoredRecord {
-  id: string;
-  json: string;
-}
+/** A record as the state store keeps it: its id, and its JSON (record-codec.ts); in one process, the record itself (never encoded). */
+export type StoredRecord = { id: string; json: string } | { id: string; record: AuditRecord };
 
 /** What append hands the ingest: the stored record and what its indexing needs. */
 export interface IngestEntry {

@@ -1,6 +1,5 @@
 import type { AuditRecord } from '@sluice/core';
 import type { BulkWriteOp, StateStore, WriteOp } from '@sluice/state';
-import { encodeRecord } from '../record-codec.js';
 import { pointerWrite, valueWrite } from '../record-writes.js';
 import { indexWritesOf, sumCounters, type AuditIngest, type AuditObserver, type IngestEntry, type IngestReport, type RecordSink } from './ingest.js';
 
@@ -175,7 +174,7 @@ export class MemoryAuditIngest implements AuditIngest {
         const chunk = group.slice(at, at + this.maxPending);
         try {
           // Records the sink refuses for what they hold can never be stored: reported, not kept.
-          const never = await sink.store(chunk.map(({ entry: { record } }) => ({ id: record.id, json: encodeRecord(record) })));
+          const never = await sink.store(chunk.map(({ entry: { record } }) => ({ id: record.id, record })));
           if (never.size > 0) this.opts.onError?.(new Error(`audit: ${never.size} records refused by the audit store and dropped`));
         } catch (err) {
           this.opts.onError?.(err);
