@@ -210,7 +210,7 @@ async function main(): Promise<void> {
     await measure('analytics_tenant_7d_sql', 'analytics volume, daily, 7 days, one tenant (SQL: date_trunc, count)', async () => {
       const t = randomTenant();
       const res = await sqlPool.query(
-        `SELECT date_trunc('day', dispatched_at) AS day, count(*) FROM ${SCHEMA}.audit_records WHERE hashtextextended(namespace || '/' || tenant, 0) = hashtextextended($1::text || '/' || $2::text, 0) AND namespace = $1 AND tenant = $2 AND dispatched_at >= $3 GROUP BY 1`,
+        `SELECT date_trunc('day', dispatched_at) AS day, count(*) FROM ${SCHEMA}.audit_records WHERE scope_key = hashtextextended($1::text || '/' || $2::text, 0) AND namespace = $1 AND tenant = $2 AND dispatched_at >= $3 GROUP BY 1`,
         [t.namespace, t.tenant, new Date(now - 7 * DAY_MS).toISOString()],
       );
       return res.rows.length;

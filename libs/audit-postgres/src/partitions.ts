@@ -45,7 +45,7 @@ export function ensurePartitions(pool: Pool, schema: string, fromMs: number, day
  * a change here is a new migration too.
  */
 export function keyStatistics(quotedSchema: string, partition: string): string {
-  return `CREATE STATISTICS IF NOT EXISTS ${quotedSchema}.${partition}_keys (dependencies) ON namespace, tenant, (hashtextextended(namespace || '/' || tenant, 0)), (hashtextextended(tenant, 0)) FROM ${quotedSchema}.${partition}`;
+  return `CREATE STATISTICS IF NOT EXISTS ${quotedSchema}.${partition}_keys (dependencies) ON namespace, tenant, scope_key, tenant_key FROM ${quotedSchema}.${partition}`;
 }
 
 /** The partitions writers need: from yesterday (late records) to `aheadDays` after today. */

@@ -2,7 +2,7 @@ import { decodeCursor, encodeCursor, type StoreQuery } from '@sluice/audit';
 import { AuditFilterFields, type AuditFilterField, type AuditPage, type AuditRecord } from '@sluice/core';
 import type { Pool } from 'pg';
 import { BodyCodec, type BodyCodecOptions } from './body-codec.js';
-import { bodyJson, indexedKey, insertParameters, insertStatement, recordsOf, SELECT_LIST, type RecordRow } from './record-columns.js';
+import { bodyJson, hashedKey, insertParameters, insertStatement, recordsOf, SELECT_LIST, type RecordRow } from './record-columns.js';
 import { quoteSchema } from './sql-identifier.js';
 
 /** A (namespace, tenant): one hash chain. */
@@ -107,7 +107,7 @@ export class PgAuditRecords {
   /** Records of one action id, newest first (ids are per tenant: several tenants may share one). */
   async byActionId(actionId: string, limit: number): Promise<AuditRecord[]> {
     const { rows } = await this.pool.query<RecordRow>(
-      `SELECT ${SELECT_LIST} FROM ${this.table} WHERE ${indexedKey.action('$1')} AND action_id = $1 ${NEWEST_FIRST} LIMIT $2`,
+      `SELECT ${SELECT_LIST} FROM ${this.table} WHERE ${hashedKey.action('$1')} AND action_id = $1 ${NEWEST_FIRST} LIMIT $2`,
       [actionId, limit],
     );
     return recordsOf(rows, this.codec);
@@ -122,18 +122,21 @@ export class PgAuditRecords {
   async query(q: StoreQuery, nowMs: number): Promise<AuditPage> {
     const params: unknown[] = [];
     const bind = (value: unknown) => `$${params.push(value)}`;
-    const filters: string[] = [];
     const bound: Partial<Record<AuditFilterField, string>> = {};
-    for (const field of AuditFilterFields) {
-      const value = q[field];
-      if (value === undefined) continue;
-      bound[field] = bind(value);
-      filters.push(`${field} = ${bound[field]}`);
-    }
-    if (bound.namespace !== undefined && bound.tenant !== undefined) filters.push(indexedKey.scope(bound.namespace, bound.tenant));
-    else if (bound.tenant !== undefined) filters.push(indexedKey.tenant(bound.tenant));
-    if (q.fromMs !== undefined) filters.push(`dispatched_at >= ${bind(new Date(q.fromMs).toISOString())}`);
-    if (q.toMs !== undefined) filters.push(`dispatched_at <= ${bind(new Date(q.toMs).toISOString())}`);
+    for (const field of AuditFilterFields) if (q[field] !== undefined) bound[field] = bind(q[field]);
+    // The hashed key standing for the scope (or the tenant), and the columns it covers.
+    const key =
+      bound.namespace !== undefined && bound.tenant !== undefined
+        ? { sql: hashedKey.scope(bound.namespace, bound.tenant), covers: ['namespace', 'tenant'] }
+        : bound.tenant !== undefined
+          ? { sql: hashedKey.tenant(bound.tenant), covers: ['tenant'] }
+          : null;
+    const window: string[] = [];
+    if (q.fromMs !== undefined) window.push(`dispatched_at >= ${bind(new Date(q.fromMs).toISOString())}`);
+    if (q.toMs !== undefined) window.push(`dispatched_at <= ${bind(new Date(q.toMs).toISOString())}`);
+    const equal = (field: AuditFilterField) => `${field} = ${bound[field]}`;
+    const fields = AuditFilterFields.filter((field) => bound[field] !== undefined);
+    const filters = [...fields.map(equal), ...(key ? [key.sql] : []), ...window];
     const filterParams = params.length;
     // Bound last, so that the count can leave it out.
     const filtered = [...filters, `(expires_at IS NULL OR expires_at > ${bind(new Date(nowMs).toISOString())})`].join(' AND ');
@@ -141,10 +144,12 @@ export class PgAuditRecords {
     const page: AuditPage = { records: [], limit: q.limit, offset: cursor === undefined ? q.offset : 0 };
     if (cursor === undefined && q.visible === undefined) {
       // Counted up to a bound: an exact total of millions of rows would cost more than the page.
-      // Expired records not reaped yet are counted (as on the state trail), so that the count
-      // reads the index alone, not every row.
+      // Expired records not reaped yet are counted (as on the state trail), and the scope's (or
+      // tenant's) hashed key stands for its columns, so that a tenant's total reads the index
+      // alone, not every row.
+      const countFilters = [...fields.filter((field) => !key?.covers.includes(field)).map(equal), ...(key ? [key.sql] : []), ...window];
       const { rows } = await this.pool.query<{ n: string }>(
-        `SELECT count(*) AS n FROM (SELECT 1 FROM ${this.table} WHERE ${filters.join(' AND ') || 'true'} LIMIT ${this.maxCounted + 1}) AS matching`,
+        `SELECT count(*) AS n FROM (SELECT 1 FROM ${this.table} WHERE ${countFilters.join(' AND ') || 'true'} LIMIT ${this.maxCounted + 1}) AS matching`,
         params.slice(0, filterParams),
       );
       const counted = Number(rows[0]?.n ?? 0);

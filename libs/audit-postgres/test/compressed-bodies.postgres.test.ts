@@ -5,7 +5,7 @@ import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newestFirst, variedDraft } from '../../audit/test/support/records.js';
 import { startPostgresServer, type RunningPostgres } from '../../../test/support/postgres-server.js';
-import { ensurePartitions, migrate, MIGRATIONS, PgAuditRecords } from '../src/index.js';
+import { dayStart, ensurePartitions, migrate, MIGRATIONS, partitionName, PgAuditRecords } from '../src/index.js';
 import { bodyJson } from '../src/record-columns.js';
 
 /*
@@ -42,7 +42,14 @@ describe('PostgreSQL audit records: compressed bodies', () => {
   const freshSchema = async (migrations = MIGRATIONS) => {
     schema = `bodies_${++schemas}`;
     await migrate(pool, schema, migrations);
-    await ensurePartitions(pool, schema, BASE - DAY_MS, 3);
+    if (migrations === MIGRATIONS) await ensurePartitions(pool, schema, BASE - DAY_MS, 3);
+    else {
+      // Partitions as the release before version 3 made them (no key statistics: their columns did not exist).
+      for (let i = 0, day = dayStart(BASE - DAY_MS); i < 3; i++, day += DAY_MS) {
+        const range = `FROM ('${new Date(day).toISOString()}') TO ('${new Date(day + DAY_MS).toISOString()}')`;
+        await pool.query(`CREATE TABLE ${schema}.${partitionName(day)} PARTITION OF ${schema}.audit_records FOR VALUES ${range}`);
+      }
+    }
     return schema;
   };
   const dictionaries = async () =>
@@ -144,13 +151,14 @@ describe('PostgreSQL audit records: compressed bodies', () => {
   it('answers tenant pages and lookups by id through the hashed indexes', async () => {
     await freshSchema();
     await new PgAuditRecords(pool, schema).insert(all);
-    await pool.query(`ANALYZE ${schema}.audit_records`);
+    // Vacuumed: pages all-visible, as autovacuum leaves an insert-only table, so that an index answers a count alone.
+    await pool.query(`VACUUM ANALYZE ${schema}.audit_records`);
     expect(await keyStatisticsCount()).toBe(3);
     // With them, the planner knows a scope's hash follows from its columns: the rows it expects
     // are the scope's (~50 of the day), not their product with the columns' selectivity (~8).
     const day = `audit_records_p${new Date(BASE).toISOString().slice(0, 10).replaceAll('-', '')}`;
     const estimate = await pool.query(
-      `EXPLAIN (FORMAT JSON) SELECT id FROM ${schema}.${day} WHERE namespace = 'ns-a' AND tenant = 't1' AND hashtextextended(namespace || '/' || tenant, 0) = hashtextextended('ns-a'::text || '/' || 't1'::text, 0)`,
+      `EXPLAIN (FORMAT JSON) SELECT id FROM ${schema}.${day} WHERE namespace = 'ns-a' AND tenant = 't1' AND scope_key = hashtextextended('ns-a'::text || '/' || 't1'::text, 0)`,
     );
     const scope = all.filter((r) => r.namespace === 'ns-a' && r.tenant === 't1').length;
     expect(estimate.rows[0]['QUERY PLAN'][0].Plan['Plan Rows']).toBeGreaterThan(scope / 2);
@@ -165,15 +173,19 @@ describe('PostgreSQL audit records: compressed bodies', () => {
         );
         return [...JSON.stringify(rows).matchAll(/"Index Cond":"([^"]*)"/g)].map((m) => m[1]).join(' ');
       };
-      expect(
-        await indexConditions(
-          `hashtextextended(namespace || '/' || tenant, 0) = hashtextextended('ns-a'::text || '/' || 't1'::text, 0) AND namespace = 'ns-a' AND tenant = 't1'`,
-        ),
-      ).toContain('hashtextextended(((namespace');
-      expect(await indexConditions(`hashtextextended(tenant, 0) = hashtextextended('t1'::text, 0) AND tenant = 't1'`)).toContain('hashtextextended(tenant');
+      expect(await indexConditions(`scope_key = hashtextextended('ns-a'::text || '/' || 't1'::text, 0) AND namespace = 'ns-a' AND tenant = 't1'`)).toContain(
+        'scope_key =',
+      );
+      expect(await indexConditions(`tenant_key = hashtextextended('t1'::text, 0) AND tenant = 't1'`)).toContain('tenant_key =');
       expect(await indexConditions(`hashtextextended(action_id, 0) = hashtextextended('act-3'::text, 0) AND action_id = 'act-3'`)).toContain(
         'hashtextextended(action_id',
       );
+      // A tenant's total can read the index alone (bitmap scans off: on so few rows they cost less).
+      await client.query('SET enable_bitmapscan = off');
+      const count = await client.query(
+        `EXPLAIN (FORMAT JSON) SELECT count(*) FROM ${schema}.audit_records WHERE scope_key = hashtextextended('ns-a'::text || '/' || 't1'::text, 0) AND dispatched_at >= '${new Date(BASE).toISOString()}'`,
+      );
+      expect(JSON.stringify(count.rows)).toContain('Index Only Scan');
     } finally {
       client.release();
     }
