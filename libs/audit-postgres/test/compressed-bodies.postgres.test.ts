@@ -1,12 +1,11 @@
-import { StateAuditStore } from '@sluice/audit';
-import { ManualClock, type AuditRecord } from '@sluice/core';
-import { MemoryStateStore } from '@sluice/state';
+import type { AuditRecord } from '@sluice/core';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { newestFirst, variedDraft } from '../../audit/test/support/records.js';
+import { newestFirst } from '../../audit/test/support/records.js';
 import { startPostgresServer, type RunningPostgres } from '../../../test/support/postgres-server.js';
 import { dayStart, ensurePartitions, migrate, MIGRATIONS, partitionName, PgAuditRecords } from '../src/index.js';
 import { bodyJson } from '../src/record-columns.js';
+import { appendedRecords } from './support/appended-records.js';
 
 /*
  * Schema version 3: bodies deflated against dictionaries the writers train and store, rows of
@@ -26,11 +25,7 @@ describe('PostgreSQL audit records: compressed bodies', () => {
   beforeAll(async () => {
     server = await startPostgresServer();
     pool = new pg.Pool({ connectionString: await server.createDatabase('bodies'), max: 4 });
-    const state = new MemoryStateStore({ clock: new ManualClock(BASE) });
-    const maker = new StateAuditStore(state);
-    for (let i = 0; i < 300; i++) all.push(await maker.append(variedDraft(i, BASE), { ttlMs: null, chain: false }));
-    await maker.close();
-    await state.close();
+    all.push(...(await appendedRecords(300, BASE)));
   }, 60_000);
   afterAll(async () => {
     await pool?.end();

@@ -1,11 +1,11 @@
-import { StateAuditStore, type StoreQuery } from '@sluice/audit';
-import { AuditFilterFields, ManualClock, type AuditRecord } from '@sluice/core';
-import { MemoryStateStore } from '@sluice/state';
+import type { StoreQuery } from '@sluice/audit';
+import { AuditFilterFields, type AuditRecord } from '@sluice/core';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { newestFirst, variedDraft } from '../../audit/test/support/records.js';
+import { newestFirst } from '../../audit/test/support/records.js';
 import { startPostgresServer, type RunningPostgres } from '../../../test/support/postgres-server.js';
 import { ensurePartitions, migrate, PgAuditRecords } from '../src/index.js';
+import { appendedRecords } from './support/appended-records.js';
 
 const BASE = Date.UTC(2026, 10, 20, 12);
 const N = 120;
@@ -34,16 +34,8 @@ describe('PostgreSQL audit records: insert, lookup, pages', () => {
     await migrate(pool, 'trail');
     await ensurePartitions(pool, 'trail', BASE - 86_400_000, 3);
     records = new PgAuditRecords(pool, 'trail');
-    // Real records (ids, expiry, details) from the audit store's own append, on a memory backend.
-    const state = new MemoryStateStore({ clock: new ManualClock(BASE) });
-    const maker = new StateAuditStore(state);
-    for (let i = 0; i < N; i++) {
-      // Every 10th record expired by `now`; the rest kept for an hour or for ever.
-      const ttlMs = i % 10 === 0 ? 50_000 : i % 2 === 0 ? 3_600_000 : null;
-      all.push(await maker.append(variedDraft(i, BASE), { ttlMs, chain: false }));
-    }
-    await maker.close();
-    await state.close();
+    // Every 10th record expired by `now`; the rest kept for an hour or for ever.
+    all.push(...(await appendedRecords(N, BASE, (i) => (i % 10 === 0 ? 50_000 : i % 2 === 0 ? 3_600_000 : null))));
   }, 60_000);
   afterAll(async () => {
     await pool?.end();
