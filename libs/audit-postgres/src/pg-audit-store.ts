@@ -191,7 +191,11 @@ export class PgAuditStore implements IngestingAuditStore {
   }
 }
 
-/** A stored record's JSON as a record; null when it is not one (never storable). */
+/**
+ * A stored record's JSON as a record; null when it is not one (never storable). Not decodeRecord:
+ * that adds a schema check per record to the ingest's loop, for JSON the append path itself
+ * wrote, and PostgreSQL already refuses a record whose columns are missing or of the wrong type.
+ */
 function parseRecord(json: string): AuditRecord | null {
   try {
     const value: unknown = JSON.parse(json);

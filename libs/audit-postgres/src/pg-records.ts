@@ -1,5 +1,5 @@
 import { decodeCursor, encodeCursor, type StoreQuery } from '@sluice/audit';
-import { AuditFilterFields, type AuditFilterField, type AuditPage, type AuditRecord } from '@sluice/core';
+import { AuditFilterFields, compareCodeUnits, type AuditFilterField, type AuditPage, type AuditRecord } from '@sluice/core';
 import type { Pool } from 'pg';
 import { BodyCodec, type BodyCodecOptions } from './body-codec.js';
 import { bodyJson, hashedKey, insertParameters, insertStatement, recordsOf, SELECT_LIST, type RecordRow } from './record-columns.js';
@@ -198,9 +198,10 @@ export class PgAuditRecords {
 
 /** Scope, then time, then id: the order of a batch's rows in the table. */
 function byScopeAndTime(a: AuditRecord, b: AuditRecord): number {
-  return compare(a.namespace, b.namespace) || compare(a.tenant, b.tenant) || compare(a.dispatched_at, b.dispatched_at) || compare(a.id, b.id);
-}
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
+  return (
+    compareCodeUnits(a.namespace, b.namespace) ||
+    compareCodeUnits(a.tenant, b.tenant) ||
+    compareCodeUnits(a.dispatched_at, b.dispatched_at) ||
+    compareCodeUnits(a.id, b.id)
+  );
 }

@@ -1,4 +1,5 @@
 export * from './clock.js';
+export * from './compare.js';
 export * from './cron-fields.js';
 export * from './ids.js';
 export * from './errors.js';

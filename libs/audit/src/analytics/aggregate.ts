@@ -1,4 +1,4 @@
-import type { AnalyticsBucket, AnalyticsDimension, AnalyticsMetric, AnalyticsTopEntry } from '@sluice/core';
+import { compareCodeUnits, type AnalyticsBucket, type AnalyticsDimension, type AnalyticsMetric, type AnalyticsTopEntry } from '@sluice/core';
 import { addBins, percentile, type BinCounts } from './histogram.js';
 import type { Tuple } from './rollup-keys.js';
 import type { RollupRead } from './rollup-reader.js';
@@ -21,10 +21,6 @@ export interface Aggregated {
   totalCount: number;
 }
 
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
-
 /** Bucket fields a metric fills (reference facts: the others are omitted). */
 function fields(metric: AnalyticsMetric, acc: Accumulator): Partial<AnalyticsBucket> {
   if (metric === 'error_rate') return { error_rate: acc.failed / acc.count };
@@ -38,7 +34,7 @@ function topActionTypes(tuples: RollupRead['counts'], total: number, topN: numbe
   const counts = new Map<string, number>();
   for (const { ref, count } of tuples) counts.set(ref.tuple.action_type, (counts.get(ref.tuple.action_type) ?? 0) + count);
   return [...counts]
-    .sort(([la, ca], [lb, cb]) => cb - ca || compare(la, lb))
+    .sort(([la, ca], [lb, cb]) => cb - ca || compareCodeUnits(la, lb))
     .slice(0, topN)
     .map(([label, count]) => ({ label, count, percentage: total > 0 ? (count / total) * 100 : 0 }));
 }
@@ -68,7 +64,7 @@ export function aggregate(read: RollupRead, metric: AnalyticsMetric, groupBy: An
 
   const buckets = [...accs.values()]
     .filter((acc) => acc.count > 0)
-    .sort((a, b) => a.bucketMs - b.bucketMs || compare(a.group ?? '', b.group ?? ''))
+    .sort((a, b) => a.bucketMs - b.bucketMs || compareCodeUnits(a.group ?? '', b.group ?? ''))
     .map((acc) => ({
       timestamp: new Date(acc.bucketMs).toISOString(),
       count: acc.count,

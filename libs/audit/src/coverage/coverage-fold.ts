@@ -1,9 +1,5 @@
-import type { CoverageEntry } from '@sluice/core';
+import { compareCodeUnits, type CoverageEntry } from '@sluice/core';
 import type { TupleCount } from './coverage-reader.js';
-
-function compare(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
-}
 
 /** 0 uncovered, 1 partially covered, 2 covered: the order entries are listed in. */
 function coverageRank(e: CoverageEntry): number {
@@ -14,10 +10,10 @@ function coverageRank(e: CoverageEntry): number {
 function compareEntries(a: CoverageEntry, b: CoverageEntry): number {
   return (
     coverageRank(a) - coverageRank(b) ||
-    compare(a.namespace, b.namespace) ||
-    compare(a.tenant, b.tenant) ||
-    compare(a.provider, b.provider) ||
-    compare(a.action_type, b.action_type)
+    compareCodeUnits(a.namespace, b.namespace) ||
+    compareCodeUnits(a.tenant, b.tenant) ||
+    compareCodeUnits(a.provider, b.provider) ||
+    compareCodeUnits(a.action_type, b.action_type)
   );
 }
 
@@ -40,5 +36,5 @@ export function foldEntries(counts: readonly TupleCount[]): CoverageEntry[] {
       acc.rules.add(tuple.matched_rule);
     }
   }
-  return [...entries.values()].map(({ entry, rules }) => ({ ...entry, matched_rules: [...rules].sort(compare) })).sort(compareEntries);
+  return [...entries.values()].map(({ entry, rules }) => ({ ...entry, matched_rules: [...rules].sort(compareCodeUnits) })).sort(compareEntries);
 }

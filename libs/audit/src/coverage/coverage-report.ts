@@ -1,4 +1,4 @@
-import type { CoverageReport } from '@sluice/core';
+import { compareCodeUnits, type CoverageReport } from '@sluice/core';
 import type { CoverageRollupResult } from './types.js';
 
 export interface LoadedRules {
@@ -30,6 +30,6 @@ export function coverageReport(result: CoverageRollupResult, rules: LoadedRules)
     uncovered: entries.length - fully - partially,
     rules_loaded: rules.loaded,
     entries,
-    unmatched_rules: rules.enabled.filter((name) => !matched.has(name)).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    unmatched_rules: rules.enabled.filter((name) => !matched.has(name)).sort(compareCodeUnits),
   };
 }

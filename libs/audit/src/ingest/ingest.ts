@@ -21,8 +21,7 @@ export interface RecordSink {
   /**
    * Stores the records, given as their stored JSON (the sink reads what it needs from it, so
    * the ingest parses nothing) or, in one process, as the records themselves; one stored before
-   * (a batch delivered again after a crash) is
-   * kept once. Rejects when the sink is away (the batch is retried until it answers); resolves
+   * (a batch delivered again after a crash) is kept once. Rejects when the sink is away (the batch is retried until it answers); resolves
    * with the ids of records it refuses for what they hold (never storable: they stay where they
    * are, reported).
    */

@@ -1,3 +1,4 @@
+import { compareCodeUnits } from '@sluice/core';
 /** What quota and retention policies share: an id and the pair they govern. */
 export interface ScopedPolicy {
   id: string;
@@ -16,7 +17,7 @@ export interface PolicyListOptions<T> {
 
 /** By namespace, tenant, then id: the order every listing answers in. */
 export function sortPolicies<T extends ScopedPolicy>(policies: Iterable<T>): T[] {
-  return [...policies].sort((a, b) => cmp(a.namespace, b.namespace) || cmp(a.tenant, b.tenant) || cmp(a.id, b.id));
+  return [...policies].sort((a, b) => compareCodeUnits(a.namespace, b.namespace) || compareCodeUnits(a.tenant, b.tenant) || compareCodeUnits(a.id, b.id));
 }
 
 /** Filters a sorted list by exact namespace and tenant and by visibility, then pages it; `count` is before paging. */
@@ -28,8 +29,4 @@ export function pagePolicies<T extends ScopedPolicy>(sorted: readonly T[], opts:
       (opts.visible?.(p) ?? true),
   );
   return { items: all.slice(opts.offset, opts.offset + opts.limit), count: all.length };
-}
-
-function cmp(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }

@@ -1,5 +1,6 @@
 import { readFile, readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { compareCodeUnits } from '@sluice/core';
 import type { CompileEnv, CompiledRule, RuleLoadError } from '../types.js';
 import { parseRuleFile, ruleFileKind } from './parse-rule-file.js';
 
@@ -46,10 +47,6 @@ export async function loadRuleDirectory(dir: string, env: CompileEnv): Promise<R
     }
   }
   return result;
-}
-
-function compareCodeUnits(a: string, b: string): number {
-  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function reason(err: unknown): string {

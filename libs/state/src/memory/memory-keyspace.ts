@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from '@sluice/core';
+import { compareCodeUnits, type Clock, type TimerHandle } from '@sluice/core';
 import { flatten } from './flat-string.js';
 import type { SortedIndex } from './sorted-index.js';
 
@@ -157,7 +157,7 @@ export class Keyspace {
     for (const [rendered, entry] of this.entries) {
       if ((entry.expiresAt === undefined || now < entry.expiresAt) && filter(entry, rendered)) out.push([rendered, entry]);
     }
-    return out.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return out.sort(([a], [b]) => compareCodeUnits(a, b));
   }
 
   /** Drops expired entries; returns how many. */
