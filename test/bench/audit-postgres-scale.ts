@@ -7,7 +7,7 @@
  *    indexer loops (as that many workers, each with its own Redis connection and pool), in
  *    rounds of AUDIT_ROUND records: append a round, then time its ingest alone.
  * Then reports bytes per record on disk (table and each index) and p50/p99 of every documented
- * query, with the analytics from the Redis rollups and from SQL.
+ * query, with the analytics from the rollup tables and from SQL over the records.
  *   node --conditions=sluice-source --import tsx test/bench/audit-postgres-scale.ts
  * Environment: AUDIT_RECORDS (default 10 000 000), AUDIT_CLUSTER_RECORDS (1 000 000),
  * AUDIT_TENANTS (200), AUDIT_INDEXERS (2), AUDIT_ROUND (250 000), AUDIT_CONCURRENCY (256 appends
@@ -67,10 +67,10 @@ async function main(): Promise<void> {
     const admin = poolOf(4);
     await migrate(admin, SCHEMA);
     const appenderState = await stateOf();
-    // The cluster phase's rollups (the analytics queries below read those of its days).
-    const rollups = new AnalyticsRollups({ state: appenderState });
     const appender = new PgAuditStore(appenderState, { pool: admin, schema: SCHEMA });
-    // The indexers, as workers: their own Redis connection and pool each, the analytics rollups fed as in the gateway.
+    // The rollups the ingest keeps in the database, read as the gateway reads them.
+    const rollups = new AnalyticsRollups({ state: appenderState, source: appender.analyticsSource() });
+    // The indexers, as workers: their own Redis connection and pool each.
     const indexerParts = await Promise.all(Array.from({ length: INDEXERS }, async () => ({ state: await stateOf(), pool: poolOf(4) })));
     const windowStart = Date.now() - SPAN_MS;
     // Record i sits at i/N of the window (chronological, as traffic arrives), plus jitter.
@@ -88,9 +88,6 @@ async function main(): Promise<void> {
     const bulk = LOAD ? RECORDS - CLUSTER_RECORDS : 0;
     let oneProcessSeconds = 0;
     if (bulk > 0) {
-      // Without the rollups: the memory backend's own, not what is measured here (the queries
-      // below read those of the cluster phase); 30 days of hourly rollups of every tuple would
-      // fill this process's heap first.
       const memoryState = new MemoryStateStore();
       const oneProcess = new PgAuditStore(memoryState, { pool: poolOf(4), schema: SCHEMA });
       const started = process.hrtime.bigint();
@@ -129,7 +126,7 @@ async function main(): Promise<void> {
       // The round's ingest alone: indexers started, timed until the log is empty.
       const ingestStart = process.hrtime.bigint();
       const [node0, redis0, machine0] = [process.cpuUsage(), await redisCpuMs(), machineBusyMs()];
-      const indexers = indexerParts.map(({ state, pool }) => new PgAuditStore(state, { pool, schema: SCHEMA, observers: [rollups] }));
+      const indexers = indexerParts.map(({ state, pool }) => new PgAuditStore(state, { pool, schema: SCHEMA }));
       for (const indexer of indexers) indexer.startIndexer();
       while ((await appenderState.client.xlen(INGEST_LOG)) > 0) await new Promise((r) => setTimeout(r, 20));
       const took = elapsedMs(ingestStart);
@@ -202,7 +199,7 @@ async function main(): Promise<void> {
     await measure('provider_24h', 'all tenants, provider=sms, last 24 h, page of 50 with its total', () =>
       page({ provider: 'sms', ...last(1), limit: 50, offset: 0 }),
     );
-    await measure('analytics_tenant_7d_rollups', 'analytics volume, daily, 7 days, one tenant (Redis rollups)', async () => {
+    await measure('analytics_tenant_7d_rollups', 'analytics volume, daily, 7 days, one tenant (rollup table)', async () => {
       const t = randomTenant();
       return (await rollups.query({ metric: 'volume', interval: 'daily', namespace: t.namespace, tenant: t.tenant, fromMs: now - 7 * DAY_MS, toMs: now }))
         .buckets.length;

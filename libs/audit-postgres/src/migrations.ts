@@ -105,4 +105,39 @@ export const MIGRATIONS: readonly Migration[] = [
       END $$;
     `,
   },
+  {
+    version: 4,
+    name: 'analytics and coverage rollups',
+    // The analytics and coverage counters, kept by the ingest in the statement that inserts the
+    // records (pg-rollups.ts): only rows new to audit_records are counted, so a batch delivered
+    // again counts nothing, and the state store (Redis) does no rollup work for this trail.
+    // Analytics: per hour and per UTC day ('h', 'd'), per tuple and latency bin, the actions and
+    // the sum of their durations (µs). Coverage: per UTC day and tuple, the actions ('' stands
+    // for no matched rule: a rule name is never empty). The keys lead with what queries fix.
+    sql: (s) => `
+      CREATE TABLE ${s}.audit_rollups (
+        granularity "char" NOT NULL,
+        bucket timestamptz NOT NULL,
+        namespace text NOT NULL,
+        tenant text NOT NULL,
+        provider text NOT NULL,
+        action_type text NOT NULL,
+        outcome text NOT NULL,
+        bin smallint NOT NULL,
+        actions bigint NOT NULL,
+        micros bigint NOT NULL,
+        PRIMARY KEY (granularity, bucket, tenant, namespace, provider, action_type, outcome, bin)
+      );
+      CREATE TABLE ${s}.audit_coverage (
+        day timestamptz NOT NULL,
+        namespace text NOT NULL,
+        tenant text NOT NULL,
+        provider text NOT NULL,
+        action_type text NOT NULL,
+        matched_rule text NOT NULL,
+        actions bigint NOT NULL,
+        PRIMARY KEY (day, tenant, namespace, provider, action_type, matched_rule)
+      );
+    `,
+  },
 ];

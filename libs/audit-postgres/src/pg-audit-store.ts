@@ -1,5 +1,6 @@
 import {
   isExpired,
+  rollupRetentionMs,
   readChainHead,
   recordIdMs,
   StateAuditStore,
@@ -8,6 +9,8 @@ import {
   type IngestingAuditStore,
   type AuditVisibility,
   type ChainSource,
+  type CoverageSource,
+  type RollupSource,
   type StateAuditStoreOptions,
   type StoredRecord,
   type StoreQuery,
@@ -17,11 +20,19 @@ import type { StateStore } from '@sluice/state';
 import type { Pool } from 'pg';
 import { dropExpiredPartitions, ensurePartitionsAhead, KnownPartitions } from './partitions.js';
 import { PgAuditRecords } from './pg-records.js';
+import { deleteExpiredRollups, pgCoverageSource, pgRollupSource, rollupTables, type RollupRetention } from './pg-rollups.js';
+import { quoteSchema } from './sql-identifier.js';
 
-export interface PgAuditStoreOptions extends Pick<StateAuditStoreOptions, 'observers' | 'ingest' | 'onIndexed' | 'onIndexError' | 'scanBudget'> {
+export interface PgAuditStoreOptions extends Pick<StateAuditStoreOptions, 'ingest' | 'onIndexed' | 'onIndexError' | 'scanBudget'> {
   pool: Pool;
   schema: string;
   clock?: Clock;
+  /**
+   * Days the analytics and coverage rollups keep a bucket after it ends (as AnalyticsRollups'
+   * options; coverage keeps `retentionDays`). The ingest keeps them in the database
+   * (pg-rollups.ts); queries read them through analyticsSource() and coverageSource().
+   */
+  rollups?: { retentionDays?: number; hourlyRetentionDays?: number };
   /** Days of partitions expire()'s sweep keeps created ahead of today (default 7). */
   partitionsAheadDays?: number;
   /** Told which partitions a retention sweep dropped whole (their rows are counted in expire()'s result). */
@@ -32,6 +43,8 @@ export interface PgAuditStoreOptions extends Pick<StateAuditStoreOptions, 'obser
 const MAX_RECORDS_PER_ACTION_ID = 1000;
 /** How often expire() sweeps the partitions (each sweep probes every ended day, and creates the days ahead). */
 const PARTITION_SWEEP_EVERY_MS = 60_000;
+/** Expired rollup rows one sweep deletes from each table, at most. */
+const ROLLUP_ROWS_PER_SWEEP = 10_000;
 /** PostgreSQL's check_violation: a row whose day has no partition (retention dropped it meanwhile). */
 const NO_PARTITION = '23514';
 
@@ -39,14 +52,17 @@ const NO_PARTITION = '23514';
  * The audit trail in PostgreSQL. The request path is the state store's (a record and its
  * ingest message, one round trip on Redis; a queue in one process): findable by get() at once.
  * The ingest then moves each batch into audit_records (idempotent insert, so a batch delivered
- * twice is stored once) and out of the state, feeding the analytics and coverage rollups, which
- * stay in the state store. Queries, chain verification and expiry read the table, after the
- * ingest has caught up with what was appended before them.
+ * twice is stored once) and out of the state; the same statement adds the records it inserted
+ * to the analytics and coverage rollup tables (counted once, however often a batch comes).
+ * Queries, rollup reads, chain verification and expiry read the tables, after the ingest has
+ * caught up with what was appended before them.
  */
 export class PgAuditStore implements IngestingAuditStore {
   private readonly clock: Clock;
   private readonly records: PgAuditRecords;
   private readonly partitions: KnownPartitions;
+  private readonly rollupRetention: RollupRetention;
+  private readonly rollupTables: { analytics: string; coverage: string };
   /** The way in: records not yet moved, and the ingest that moves them. */
   private readonly intake: StateAuditStore;
   private lastPartitionSweepMs = Number.NEGATIVE_INFINITY;
@@ -56,16 +72,28 @@ export class PgAuditStore implements IngestingAuditStore {
     private readonly opts: PgAuditStoreOptions,
   ) {
     this.clock = opts.clock ?? systemClock;
-    this.records = new PgAuditRecords(opts.pool, opts.schema, { scanBudget: opts.scanBudget });
+    const analyticsMs = rollupRetentionMs(opts.rollups ?? {});
+    this.rollupRetention = { hourMs: analyticsMs.hour, dayMs: analyticsMs.day, coverageMs: analyticsMs.day };
+    this.rollupTables = rollupTables(quoteSchema(opts.schema));
+    this.records = new PgAuditRecords(opts.pool, opts.schema, { scanBudget: opts.scanBudget, rollups: this.rollupRetention, now: () => this.clock.now() });
     this.partitions = new KnownPartitions(opts.pool, opts.schema);
     this.intake = new StateAuditStore(state, {
       clock: this.clock,
-      ...(opts.observers ? { observers: opts.observers } : {}),
       ...(opts.ingest ? { ingest: opts.ingest } : {}),
       ...(opts.onIndexed ? { onIndexed: opts.onIndexed } : {}),
       ...(opts.onIndexError ? { onIndexError: opts.onIndexError } : {}),
       sink: { store: (records) => this.store(records) },
     });
+  }
+
+  /** Where AnalyticsRollups reads: the rollup table the ingest keeps. */
+  analyticsSource(): RollupSource {
+    return pgRollupSource(this.opts.pool, this.rollupTables.analytics);
+  }
+
+  /** Where CoverageRollups reads: the coverage table the ingest keeps. */
+  coverageSource(): CoverageSource {
+    return pgCoverageSource(this.opts.pool, this.rollupTables.coverage);
   }
 
   /** Starts moving records into the table (processes that consume jobs). */
@@ -115,9 +143,9 @@ export class PgAuditStore implements IngestingAuditStore {
   }
 
   /**
-   * Drops the partitions that hold nothing live any more and creates the days ahead (at most once
-   * a minute), then deletes up to `limit` due rows; returns how many rows went, dropped and
-   * deleted together. What was appended before is moved first.
+   * Drops the partitions that hold nothing live any more, creates the days ahead and deletes
+   * expired rollup rows (at most once a minute), then deletes up to `limit` due rows; returns how
+   * many records went, dropped and deleted together. What was appended before is moved first.
    */
   async expire(nowMs: number, limit: number): Promise<number> {
     if (limit <= 0) return 0;
@@ -132,6 +160,7 @@ export class PgAuditStore implements IngestingAuditStore {
         this.opts.onPartitionsDropped?.(result.dropped);
       }
       dropped = result.rows;
+      await deleteExpiredRollups(this.opts.pool, this.rollupTables, this.rollupRetention, nowMs, ROLLUP_ROWS_PER_SWEEP);
     }
     return dropped + (await this.records.deleteDue(nowMs, limit));
   }

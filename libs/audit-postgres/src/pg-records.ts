@@ -3,6 +3,7 @@ import { AuditFilterFields, compareCodeUnits, type AuditFilterField, type AuditP
 import type { Pool } from 'pg';
 import { BodyCodec, type BodyCodecOptions } from './body-codec.js';
 import { bodyJson, hashedKey, insertParameters, insertStatement, recordsOf, SELECT_LIST, type RecordRow } from './record-columns.js';
+import { rollupTables, type RollupRetention } from './pg-rollups.js';
 import { quoteSchema } from './sql-identifier.js';
 
 /** A (namespace, tenant): one hash chain. */
@@ -28,6 +29,9 @@ export interface PgAuditRecordsOptions {
   maxCounted?: number;
   /** How bodies are compressed (body-codec.ts). */
   bodies?: BodyCodecOptions;
+  /** Inserts add to the analytics and coverage rollup tables, which keep buckets this long (pg-rollups.ts); absent: records only. */
+  rollups?: RollupRetention;
+  now?: () => number;
 }
 
 /**
@@ -39,6 +43,9 @@ export class PgAuditRecords {
   private readonly codec: BodyCodec;
   private readonly scanBudget: number;
   private readonly maxCounted: number;
+  private readonly insertSql: string;
+  private readonly rollups: RollupRetention | undefined;
+  private readonly now: () => number;
 
   constructor(
     private readonly pool: Pool,
@@ -49,6 +56,9 @@ export class PgAuditRecords {
     this.codec = new BodyCodec(pool, quoteSchema(schema), opts.bodies);
     this.scanBudget = opts.scanBudget ?? DEFAULT_SCAN_BUDGET;
     this.maxCounted = opts.maxCounted ?? DEFAULT_MAX_COUNTED;
+    this.rollups = opts.rollups;
+    this.now = opts.now ?? Date.now;
+    this.insertSql = insertStatement(this.table, opts.rollups === undefined ? undefined : rollupTables(quoteSchema(schema)));
   }
 
   /**
@@ -64,8 +74,9 @@ export class PgAuditRecords {
     const encoded = await this.codec.encode(
       ordered.map((r) => ({ group: `${r.provider}\u0000${r.action_type}\u0000${r.outcome}`, body: Buffer.from(bodyJson(r)) })),
     );
-    const result = await this.pool.query(insertStatement(this.table), insertParameters(ordered, encoded));
-    return result.rowCount ?? 0;
+    const rollups = this.rollups === undefined ? undefined : { retention: this.rollups, nowMs: this.now() };
+    const { rows } = await this.pool.query<{ stored: number }>(this.insertSql, insertParameters(ordered, encoded, rollups));
+    return rows[0]?.stored ?? 0;
   }
 
   /** Deletes up to `limit` rows due at `nowMs` (expires_at at or before it); returns how many. */

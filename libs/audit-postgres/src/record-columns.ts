@@ -1,5 +1,7 @@
+import { binOf } from '@sluice/audit';
 import type { AuditRecord } from '@sluice/core';
 import type { BodyCodec, EncodedBodies } from './body-codec.js';
+import { cutoffs, rollupCtes, type RollupRetention } from './pg-rollups.js';
 
 /**
  * How a record maps onto audit_records: the filter columns, and the rest of the record (payload,
@@ -46,17 +48,42 @@ export const hashedKey = {
   action: (actionId: string) => `hashtextextended(action_id, 0) = hashtextextended(${actionId}::text, 0)`,
 };
 
-/** The statement inserting a batch: one array parameter per column, the dictionary last; a row already there is skipped. */
-export function insertStatement(table: string): string {
+/**
+ * The statement inserting a batch: one array parameter per column, the bodies, the dictionary;
+ * a row already there is skipped. With rollup tables, also each record's latency bin and
+ * duration (µs), and the rollups' cutoffs: the rows it inserts are added to the rollups in the
+ * same statement (pg-rollups.ts), so a batch delivered again counts nothing twice. Its one row
+ * says how many records were new.
+ */
+export function insertStatement(table: string, rollups?: { analytics: string; coverage: string }): string {
+  const n = COLUMN_FIELDS.length;
+  const columns = COLUMN_FIELDS.join(', ');
   const arrays = COLUMN_FIELDS.map((field, i) => `$${i + 1}::${COLUMN_TYPES[field]}[]`);
-  arrays.push(`$${COLUMN_FIELDS.length + 1}::bytea[]`);
-  return `INSERT INTO ${table} (${COLUMN_FIELDS.join(', ')}, body_z, body_dict) SELECT *, $${COLUMN_FIELDS.length + 2}::integer FROM unnest(${arrays.join(', ')}) ON CONFLICT (dispatched_at, id) DO NOTHING`;
+  arrays.push(`$${n + 1}::bytea[]`);
+  const insert = (from: string) =>
+    `INSERT INTO ${table} (${columns}, body_z, body_dict) SELECT ${columns}, body_z, $${n + 2}::integer FROM ${from} ON CONFLICT (dispatched_at, id) DO NOTHING`;
+  if (rollups === undefined)
+    return `WITH stored AS (${insert(`unnest(${arrays.join(', ')}) AS u(${columns}, body_z)`)} RETURNING 1) SELECT count(*)::int AS stored FROM stored`;
+  arrays.push(`$${n + 3}::smallint[]`, `$${n + 4}::bigint[]`);
+  return `WITH input AS (SELECT * FROM unnest(${arrays.join(', ')}) AS u(${columns}, body_z, bin, micros)),
+    stored AS (${insert('input')} RETURNING id),
+    fresh AS (SELECT input.* FROM input JOIN stored USING (id)),
+    ${rollupCtes(rollups, { h: n + 5, d: n + 6, c: n + 7 })}
+    SELECT count(*)::int AS stored FROM stored`;
 }
 
-/** The parameters of insertStatement for records and their encoded bodies. */
-export function insertParameters(records: readonly AuditRecord[], encoded: EncodedBodies): unknown[] {
-  const columns = COLUMN_FIELDS.map((field) => records.map((r) => r[field] ?? null));
-  return [...columns, encoded.bodies, encoded.dictionary];
+/** The parameters of insertStatement for records and their encoded bodies; with rollups, their bins, durations and the cutoffs at `nowMs`. */
+export function insertParameters(records: readonly AuditRecord[], encoded: EncodedBodies, rollups?: { retention: RollupRetention; nowMs: number }): unknown[] {
+  const params: unknown[] = COLUMN_FIELDS.map((field) => records.map((r) => r[field] ?? null));
+  params.push(encoded.bodies, encoded.dictionary);
+  if (rollups !== undefined) {
+    params.push(
+      records.map((r) => binOf(r.duration_ms)),
+      records.map((r) => Math.max(0, Math.round(r.duration_ms * 1000))),
+      ...cutoffs(rollups.retention, rollups.nowMs),
+    );
+  }
+  return params;
 }
 
 /** The JSON of a record's body: every field that is not a column of its own. */

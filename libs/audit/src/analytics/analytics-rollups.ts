@@ -16,7 +16,7 @@ import {
   type Granularity,
   type Tuple,
 } from './rollup-keys.js';
-import { readRollups } from './rollup-reader.js';
+import { readRollups, type RollupSource } from './rollup-reader.js';
 import { DAY_MS, ceilHour, countBuckets, floorDay, floorHour } from './time-buckets.js';
 import type { AnalyticsFilters, RollupQuery, RollupRecord } from './types.js';
 
@@ -33,6 +33,8 @@ export interface AnalyticsRollupsOptions {
   hourlyRetentionDays?: number;
   /** Run before each query: indexes what the audit trail has queued (the audit store's catchUp). */
   beforeRead?: () => Promise<unknown>;
+  /** Where queries read the rollups (default: the state store's counters, which writesFor feeds). */
+  source?: RollupSource;
 }
 
 const DEFAULT_RETENTION_DAYS = 400;
@@ -42,6 +44,14 @@ const DEFAULT_HOURLY_RETENTION_DAYS = 35;
 const MAX_ANALYTICS_BUCKETS = 10_000;
 const DEFAULT_TOP_N = 10;
 const GRANULARITIES: readonly Granularity[] = ['hour', 'day'];
+
+/** How long rollups of each granularity live after their bucket ends, from the options' days (and their defaults). */
+export function rollupRetentionMs(opts: Pick<AnalyticsRollupsOptions, 'retentionDays' | 'hourlyRetentionDays'>): Record<Granularity, number> {
+  const days = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
+  // Hours older than the daily rollups are never read (queries stop at the daily retention).
+  const hours = Math.min(days, opts.hourlyRetentionDays ?? DEFAULT_HOURLY_RETENTION_DAYS);
+  return { day: days * DAY_MS, hour: hours * DAY_MS };
+}
 
 function matches(f: AnalyticsFilters, t: Tuple): boolean {
   return (
@@ -64,15 +74,14 @@ export class AnalyticsRollups {
   private readonly clock: Clock;
   private readonly beforeRead: () => Promise<unknown>;
   private readonly retentionMs: Record<Granularity, number>;
+  private readonly source: RollupSource;
 
   constructor(opts: AnalyticsRollupsOptions) {
     this.state = opts.state;
     this.clock = opts.clock ?? systemClock;
     this.beforeRead = opts.beforeRead ?? (() => Promise.resolve());
-    const days = opts.retentionDays ?? DEFAULT_RETENTION_DAYS;
-    // Hours older than the daily rollups are never read (queries stop at the daily retention).
-    const hours = Math.min(days, opts.hourlyRetentionDays ?? DEFAULT_HOURLY_RETENTION_DAYS);
-    this.retentionMs = { day: days * DAY_MS, hour: hours * DAY_MS };
+    this.retentionMs = rollupRetentionMs(opts);
+    this.source = opts.source ?? ((segments, read) => readRollups(this.state, segments, read));
   }
 
   /** Adds one dispatch at once (the audit store's ingest applies writesFor in bulk instead). */
@@ -135,7 +144,7 @@ export class AnalyticsRollups {
       dayRetentionMs: this.retentionMs.day,
     });
     const accept = (t: Tuple) => matches(q, t) && (q.visible === undefined || q.visible(t.namespace, t.tenant));
-    const read = await readRollups(this.state, segments, { accept, tenant: q.tenant, latency: q.metric === 'latency' });
+    const read = await this.source(segments, { accept, tenant: q.tenant, latency: q.metric === 'latency' });
     const groupBy = q.groupBy ?? (q.metric === 'outcome_breakdown' ? 'outcome' : undefined);
     const result = aggregate(read, q.metric, groupBy, q.topN ?? DEFAULT_TOP_N);
     return {

@@ -12,13 +12,13 @@ interface TupleCount {
 }
 
 /** Actions of one tuple in one histogram bin of one segment. */
-interface CellCount extends IndexedCell {
+export interface CellCount extends IndexedCell {
   segment: Segment;
   count: number;
 }
 
 /** Summed durations (µs) of one tuple in one segment. */
-interface TupleSum {
+export interface TupleSum {
   segment: Segment;
   ref: TupleRef;
   micros: number;
@@ -38,6 +38,12 @@ export interface ReadOptions {
   /** Read the bin counters and sums (percentiles, averages) instead of the count counters. */
   latency: boolean;
 }
+
+/**
+ * Where a query's rollups come from: the state store's counters (readRollups, the default), or
+ * a database's rollup table (the PostgreSQL trail keeps its own).
+ */
+export type RollupSource = (segments: Segment[], opts: ReadOptions) => Promise<RollupRead>;
 
 const KEYS_PER_GET = 5000;
 const IN_FLIGHT = 32;

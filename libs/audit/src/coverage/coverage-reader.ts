@@ -9,6 +9,9 @@ export interface TupleCount {
   count: number;
 }
 
+/** Where a query's counters come from: the state store's (readCoverage, the default), or a database's table. */
+export type CoverageSource = (days: readonly number[], accept: (t: CoverageTuple) => boolean, tenant: string | undefined) => Promise<TupleCount[]>;
+
 const KEYS_PER_GET = 5000;
 const IN_FLIGHT = 32;
 

@@ -3,7 +3,7 @@ import type { BulkWriteOp, StateStore } from '@sluice/state';
 import { DAY_MS, floorDay } from '../analytics/time-buckets.js';
 import { counterKey, encodeMember, indexKey, tenantIndexKey, tupleRef } from './coverage-keys.js';
 import { foldEntries } from './coverage-fold.js';
-import { readCoverage } from './coverage-reader.js';
+import { readCoverage, type CoverageSource } from './coverage-reader.js';
 import type { CoverageRecord, CoverageRollupQuery, CoverageRollupResult } from './types.js';
 
 export interface CoverageRollupsOptions {
@@ -14,6 +14,8 @@ export interface CoverageRollupsOptions {
   retentionDays?: number;
   /** Run before each query: indexes what the audit trail has queued (the audit store's catchUp). */
   beforeRead?: () => Promise<unknown>;
+  /** Where queries read the counters (default: the state store's, which writesFor feeds). */
+  source?: CoverageSource;
 }
 
 /** Longest range one query may span. */
@@ -34,12 +36,14 @@ export class CoverageRollups {
   private readonly clock: Clock;
   private readonly beforeRead: () => Promise<unknown>;
   private readonly retentionMs: number;
+  private readonly source: CoverageSource;
 
   constructor(opts: CoverageRollupsOptions) {
     this.state = opts.state;
     this.clock = opts.clock ?? systemClock;
     this.beforeRead = opts.beforeRead ?? (() => Promise.resolve());
     this.retentionMs = (opts.retentionDays ?? 400) * DAY_MS;
+    this.source = opts.source ?? ((days, accept, tenant) => readCoverage(this.state, days, accept, tenant));
   }
 
   /** Adds one dispatch at once (the audit store's ingest applies writesFor in bulk instead). */
@@ -85,7 +89,7 @@ export class CoverageRollups {
       (q.tenant === undefined || q.tenant === t.tenant) &&
       (q.visible === undefined || q.visible(t.namespace, t.tenant));
     await this.beforeRead();
-    const counts = await readCoverage(this.state, days, accept, q.tenant);
+    const counts = await this.source(days, accept, q.tenant);
     return { scannedFromMs, scannedToMs, entries: foldEntries(counts) };
   }
 }

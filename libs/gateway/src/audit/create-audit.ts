@@ -38,20 +38,9 @@ const SPOOL_RETRY_MS = 1000;
 export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
   const compliance = resolveCompliance(config.compliance);
   if (!config.audit.enabled) return { compliance, store: null, postgres: null, analytics: null, coverage: null, recorder: undefined };
-  // The rollups read after the store indexed what is queued; the store feeds them as it indexes.
-  const catchUp = () => store.catchUp();
-  const analytics = new AnalyticsRollups({
-    state: deps.state,
-    clock: deps.clock,
-    retentionDays: config.audit.analytics_retention_days,
-    hourlyRetentionDays: config.audit.analytics_hourly_retention_days,
-    beforeRead: catchUp,
-  });
-  const coverage = new CoverageRollups({ state: deps.state, clock: deps.clock, retentionDays: config.audit.analytics_retention_days, beforeRead: catchUp });
   const log = deps.logger.child({ component: 'audit' });
   const ingest = {
     clock: deps.clock,
-    observers: [analytics, coverage],
     ingest: { batchSize: config.audit.index_batch_size, claimIdleMs: config.audit.index_claim_after_seconds * 1000 },
     onIndexed: ({ indexed, failedWrites, backlog }) => {
       deps.metrics.auditIndexed.inc(indexed);
@@ -63,25 +52,48 @@ export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
     },
     onIndexError: (err) => log.error({ err }, 'audit indexing'),
   } satisfies StateAuditStoreOptions;
+  const rollupDays = { retentionDays: config.audit.analytics_retention_days, hourlyRetentionDays: config.audit.analytics_hourly_retention_days };
   const postgres =
     config.audit.backend === 'postgres'
       ? openPostgresTrail(config.audit.postgres, 'sluice', process.env, (err) =>
           log.warn({ err }, 'audit database connection lost (reconnects when next used)'),
         )
       : null;
-  const store: IngestingAuditStore =
+  // On PostgreSQL the ingest keeps the rollups in the database, and queries read them there.
+  const pgStore =
     postgres === null
-      ? new StateAuditStore(deps.state, {
-          ...ingest,
-          maxRecords: config.audit.memory_max_records,
-          maxBytes: config.audit.memory_max_bytes,
-          onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
-        })
+      ? null
       : new PgAuditStore(deps.state, {
           ...ingest,
           ...postgres,
+          rollups: rollupDays,
           onPartitionsDropped: (names) => log.info({ partitions: names }, 'audit partitions dropped: every record in them had expired'),
         });
+  // The rollups read after the store indexed what is queued; on the state backend the store feeds them as it indexes.
+  const catchUp = () => store.catchUp();
+  const analytics = new AnalyticsRollups({
+    state: deps.state,
+    clock: deps.clock,
+    ...rollupDays,
+    beforeRead: catchUp,
+    ...(pgStore === null ? {} : { source: pgStore.analyticsSource() }),
+  });
+  const coverage = new CoverageRollups({
+    state: deps.state,
+    clock: deps.clock,
+    retentionDays: config.audit.analytics_retention_days,
+    beforeRead: catchUp,
+    ...(pgStore === null ? {} : { source: pgStore.coverageSource() }),
+  });
+  const store: IngestingAuditStore =
+    pgStore ??
+    new StateAuditStore(deps.state, {
+      ...ingest,
+      observers: [analytics, coverage],
+      maxRecords: config.audit.memory_max_records,
+      maxBytes: config.audit.memory_max_bytes,
+      onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
+    });
   const recorder = new AuditRecorder({
     store: store satisfies AuditStore,
     config: config.audit,
