@@ -4,8 +4,8 @@
  *    (PgAuditStore on the memory backend: appended, queued, flushed into PostgreSQL), timed;
  * 2. the newest AUDIT_CLUSTER_RECORDS through the cluster path: appended as an API replica does
  *    (the record and its message in Redis), then moved into PostgreSQL by AUDIT_INDEXERS
- *    indexer loops (as that many workers, each with its own Redis connection and pool), in
- *    rounds of AUDIT_ROUND records: append a round, then time its ingest alone.
+ *    indexer processes (as that many workers: audit-indexer-process.ts), in rounds of
+ *    AUDIT_ROUND records: append a round, then time its ingest alone.
  * Then reports bytes per record on disk (table and each index) and p50/p99 of every documented
  * query, with the analytics from the rollup tables and from SQL over the records.
  *   node --conditions=sluice-source --import tsx test/bench/audit-postgres-scale.ts
@@ -16,6 +16,7 @@
  * name servers to use (left running, with the data); AUDIT_LOAD=0 then skips the load and
  * measures what is there. Writes .bench-results/audit-postgres-scale.json and prints a table.
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
@@ -45,6 +46,26 @@ const INGEST_LOG = 'sluice:audit-ingest:{_:_}:log';
 const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.bench-results', 'audit-postgres-scale.json');
 
 const LOAD = process.env['AUDIT_LOAD'] !== '0';
+let stopIndexers = async (): Promise<unknown> => undefined;
+
+/** An indexer process (audit-indexer-process.ts), once it is connected. */
+function startIndexer(redisUrl: string, postgresUrl: string): Promise<ChildProcess> {
+  const child = fork(join(dirname(fileURLToPath(import.meta.url)), 'audit-indexer-process.ts'), [redisUrl, postgresUrl, SCHEMA], {
+    execArgv: process.execArgv,
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', () => resolve(child));
+    child.once('exit', (code) => reject(new Error(`indexer process exited (${code})`)));
+  });
+}
+
+/** Stops an indexer's run; its CPU ms during the run. */
+function cpuOfRun(child: ChildProcess): Promise<number> {
+  return new Promise((resolve) => {
+    child.once('message', (m: { cpuMs: number }) => resolve(m.cpuMs));
+    child.send({ run: false });
+  });
+}
 
 async function main(): Promise<void> {
   const external = process.env['REDIS_URL'] && process.env['POSTGRES_URL'] ? { redis: process.env['REDIS_URL'], postgres: process.env['POSTGRES_URL'] } : null;
@@ -70,8 +91,9 @@ async function main(): Promise<void> {
     const appender = new PgAuditStore(appenderState, { pool: admin, schema: SCHEMA });
     // The rollups the ingest keeps in the database, read as the gateway reads them.
     const rollups = new AnalyticsRollups({ state: appenderState, source: appender.analyticsSource() });
-    // The indexers, as workers: their own Redis connection and pool each.
-    const indexerParts = await Promise.all(Array.from({ length: INDEXERS }, async () => ({ state: await stateOf(), pool: poolOf(4) })));
+    // The indexers, as workers: processes of their own, each with its Redis connection and pool.
+    const indexers = await Promise.all(Array.from({ length: INDEXERS }, () => startIndexer(redis.url, url)));
+    stopIndexers = () => Promise.all(indexers.map((child) => new Promise((exited) => child.once('exit', exited).disconnect())));
     const windowStart = Date.now() - SPAN_MS;
     // Record i sits at i/N of the window (chronological, as traffic arrives), plus jitter.
     const draftOf = (i: number) => draftAt(Math.floor(windowStart + ((i + rand()) * SPAN_MS) / RECORDS));
@@ -106,8 +128,8 @@ async function main(): Promise<void> {
     let appended = LOAD ? bulk : RECORDS;
     let ingestMs = 0;
     let appendMs = 0;
-    /** CPU ms during the ingest phases: this process (the indexers), redis-server, and the machine (the rest is PostgreSQL). */
-    const cpu = { node: 0, redis: 0, machine: 0 };
+    /** CPU ms during the ingest phases: the indexer processes, this one, redis-server, and the machine (the rest is PostgreSQL). */
+    const cpu = { node: 0, own: 0, redis: 0, machine: 0 };
     const redisCpuMs = async () => {
       const info = await appenderState.client.info('cpu');
       const field = (name: string) => Number(new RegExp(`${name}:([\\d.]+)`).exec(info)?.[1] ?? 0);
@@ -126,16 +148,18 @@ async function main(): Promise<void> {
       // The round's ingest alone: indexers started, timed until the log is empty.
       const ingestStart = process.hrtime.bigint();
       const [node0, redis0, machine0] = [process.cpuUsage(), await redisCpuMs(), machineBusyMs()];
-      const indexers = indexerParts.map(({ state, pool }) => new PgAuditStore(state, { pool, schema: SCHEMA }));
-      for (const indexer of indexers) indexer.startIndexer();
+      for (const child of indexers) child.send({ run: true });
       while ((await appenderState.client.xlen(INGEST_LOG)) > 0) await new Promise((r) => setTimeout(r, 20));
       const took = elapsedMs(ingestStart);
       ingestMs += took;
-      const nodeUsed = process.cpuUsage(node0);
-      cpu.node += (nodeUsed.user + nodeUsed.system) / 1000;
-      cpu.redis += (await redisCpuMs()) - redis0;
-      cpu.machine += machineBusyMs() - machine0;
-      await Promise.all(indexers.map((i) => i.close()));
+      const [redis1, machine1] = [await redisCpuMs(), machineBusyMs()];
+      const indexersCpuMs = await Promise.all(indexers.map((child) => cpuOfRun(child)));
+      const ownUsed = process.cpuUsage(node0);
+      // The indexers' CPU, and this process's while it waited (its polling is part of the rest).
+      cpu.node += indexersCpuMs.reduce((a, b) => a + b, 0);
+      cpu.own += (ownUsed.user + ownUsed.system) / 1000;
+      cpu.redis += redis1 - redis0;
+      cpu.machine += machine1 - machine0;
       console.error(
         `  cluster: ${appended.toLocaleString('en-US')} records, round ingested at ${Math.round(round / (took / 1000)).toLocaleString('en-US')}/s, overall ${Math.round((appended - bulk) / (ingestMs / 1000)).toLocaleString('en-US')}/s`,
       );
@@ -239,7 +263,7 @@ async function main(): Promise<void> {
             cpu_us_per_record: {
               indexers_node: Math.round((cpu.node * 1000) / CLUSTER_RECORDS),
               redis: Math.round((cpu.redis * 1000) / CLUSTER_RECORDS),
-              postgres_and_rest: Math.round(((cpu.machine - cpu.node - cpu.redis) * 1000) / CLUSTER_RECORDS),
+              postgres_and_rest: Math.round(((cpu.machine - cpu.node - cpu.own - cpu.redis) * 1000) / CLUSTER_RECORDS),
             },
           }
         : null,
@@ -256,7 +280,7 @@ async function main(): Promise<void> {
             `One process (append + ingest): ${result.one_process.records.toLocaleString('en-US')} records at ${result.one_process.records_per_second?.toLocaleString('en-US') ?? '-'}/s. Cluster ingest: ${CLUSTER_RECORDS.toLocaleString('en-US')} records at ${result.ingest.records_per_second.toLocaleString('en-US')} records/s (CPU µs per record: indexers ${result.ingest.cpu_us_per_record.indexers_node}, Redis ${result.ingest.cpu_us_per_record.redis}, PostgreSQL and the rest ${result.ingest.cpu_us_per_record.postgres_and_rest}).`,
           ]
         : []),
-      `On disk ${sizes.bytes_per_record} B per record (table ${sizes.table_bytes_per_record} B, indexes ${sizes.index_bytes_per_record} B).`,
+      `On disk ${sizes.bytes_per_record} B per record (table ${sizes.table_bytes_per_record} B, indexes ${sizes.index_bytes_per_record} B); the rollup tables ${sizes.rollups.bytes_per_record} B more (analytics ${sizes.rollups.analytics_bytes_per_record}, coverage ${sizes.rollups.coverage_bytes_per_record}).`,
       '',
       '| query | p50 ms | p99 ms | records |',
       '|---|---|---|---|',
@@ -267,6 +291,7 @@ async function main(): Promise<void> {
     await reader.close();
     await appender.close();
   } finally {
+    await stopIndexers();
     for (const state of states) await state.close().catch(() => {});
     for (const pool of pools) await pool.end().catch(() => {});
     await postgres?.stop();
@@ -288,11 +313,24 @@ async function diskSizes(pool: pg.Pool) {
   const table = rows.filter((r) => r.kind === 'r').reduce((s, r) => s + Number(r.bytes), 0);
   const indexes = Object.fromEntries(rows.filter((r) => r.kind === 'i').map((r) => [r.name, perRecord(Number(r.bytes))]));
   const indexBytes = rows.filter((r) => r.kind === 'i').reduce((s, r) => s + Number(r.bytes), 0);
+  // The analytics and coverage rollups, apart: counters per hour, day and tuple, whose size follows the tuples more than the records.
+  const rollups = await pool.query<{ analytics: string; coverage: string; hourly: string; daily: string; coverage_rows: string }>(
+    `SELECT pg_total_relation_size('${SCHEMA}.audit_rollups') AS analytics, pg_total_relation_size('${SCHEMA}.audit_coverage') AS coverage,
+            (SELECT count(*) FROM ${SCHEMA}.audit_rollups WHERE granularity = 'h') AS hourly, (SELECT count(*) FROM ${SCHEMA}.audit_rollups WHERE granularity = 'd') AS daily,
+            (SELECT count(*) FROM ${SCHEMA}.audit_coverage) AS coverage_rows`,
+  );
+  const r = rollups.rows[0] as (typeof rollups.rows)[number];
   return {
     bytes_per_record: perRecord(table + indexBytes),
     table_bytes_per_record: perRecord(table),
     index_bytes_per_record: perRecord(indexBytes),
     indexes_bytes_per_record: indexes,
+    rollups: {
+      bytes_per_record: perRecord(Number(r.analytics) + Number(r.coverage)),
+      analytics_bytes_per_record: perRecord(Number(r.analytics)),
+      coverage_bytes_per_record: perRecord(Number(r.coverage)),
+      rows: { hourly: Number(r.hourly), daily: Number(r.daily), coverage: Number(r.coverage_rows) },
+    },
   };
 }
 

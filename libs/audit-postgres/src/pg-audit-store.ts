@@ -1,6 +1,10 @@
 import {
+  combinedCoverageSource,
+  combinedRollupSource,
   isExpired,
   rollupRetentionMs,
+  stateCoverageSource,
+  stateRollupSource,
   readChainHead,
   recordIdMs,
   StateAuditStore,
@@ -86,14 +90,18 @@ export class PgAuditStore implements IngestingAuditStore {
     });
   }
 
-  /** Where AnalyticsRollups reads: the rollup table the ingest keeps. */
+  /**
+   * Where AnalyticsRollups reads: the rollup table the ingest keeps, and the state store's
+   * rollups, which hold what releases before schema version 4 counted there (each record is in
+   * one or the other, so they add up; empty on an installation that started with version 4).
+   */
   analyticsSource(): RollupSource {
-    return pgRollupSource(this.opts.pool, this.rollupTables.analytics);
+    return combinedRollupSource(pgRollupSource(this.opts.pool, this.rollupTables.analytics), stateRollupSource(this.state));
   }
 
-  /** Where CoverageRollups reads: the coverage table the ingest keeps. */
+  /** Where CoverageRollups reads: the coverage table the ingest keeps, and (as analyticsSource) the state store's counters. */
   coverageSource(): CoverageSource {
-    return pgCoverageSource(this.opts.pool, this.rollupTables.coverage);
+    return combinedCoverageSource(pgCoverageSource(this.opts.pool, this.rollupTables.coverage), stateCoverageSource(this.state));
   }
 
   /** Starts moving records into the table (processes that consume jobs). */

@@ -16,7 +16,7 @@ import {
   type Granularity,
   type Tuple,
 } from './rollup-keys.js';
-import { readRollups, type RollupSource } from './rollup-reader.js';
+import { stateRollupSource, type RollupSource } from './rollup-reader.js';
 import { DAY_MS, ceilHour, countBuckets, floorDay, floorHour } from './time-buckets.js';
 import type { AnalyticsFilters, RollupQuery, RollupRecord } from './types.js';
 
@@ -81,7 +81,7 @@ export class AnalyticsRollups {
     this.clock = opts.clock ?? systemClock;
     this.beforeRead = opts.beforeRead ?? (() => Promise.resolve());
     this.retentionMs = rollupRetentionMs(opts);
-    this.source = opts.source ?? ((segments, read) => readRollups(this.state, segments, read));
+    this.source = opts.source ?? stateRollupSource(this.state);
   }
 
   /** Adds one dispatch at once (the audit store's ingest applies writesFor in bulk instead). */

@@ -31,7 +31,7 @@ export interface RollupRead {
   sums: TupleSum[];
 }
 
-export interface ReadOptions {
+interface ReadOptions {
   accept: (t: Tuple) => boolean;
   /** A tenant the query names: its own indexes are listed instead of the global ones. */
   tenant?: string | undefined;
@@ -44,6 +44,22 @@ export interface ReadOptions {
  * a database's rollup table (the PostgreSQL trail keeps its own).
  */
 export type RollupSource = (segments: Segment[], opts: ReadOptions) => Promise<RollupRead>;
+
+/** The state store's rollups as a source. */
+export function stateRollupSource(state: StateStore): RollupSource {
+  return (segments, opts) => readRollups(state, segments, opts);
+}
+
+/**
+ * The rollups of several sources as one: each record is counted by one of them (a trail that
+ * moved its rollups keeps reading what was counted before the move), so their reads add up.
+ */
+export function combinedRollupSource(...sources: RollupSource[]): RollupSource {
+  return async (segments, opts) => {
+    const reads = await Promise.all(sources.map((source) => source(segments, opts)));
+    return { counts: reads.flatMap((r) => r.counts), cells: reads.flatMap((r) => r.cells), sums: reads.flatMap((r) => r.sums) };
+  };
+}
 
 const KEYS_PER_GET = 5000;
 const IN_FLIGHT = 32;
@@ -87,7 +103,7 @@ async function listAccepted(state: StateStore, segments: Segment[], opts: ReadOp
  * tuples (x bins, for latency), never with the number of records. A latency read takes a tuple's
  * count as the sum of its bins, so counts and percentiles always agree.
  */
-export async function readRollups(state: StateStore, segments: Segment[], opts: ReadOptions): Promise<RollupRead> {
+async function readRollups(state: StateStore, segments: Segment[], opts: ReadOptions): Promise<RollupRead> {
   const perSegment = await listAccepted(state, segments, opts);
   const tuples: { segment: Segment; ref: TupleRef }[] = [];
   const cells: { segment: Segment; cell: IndexedCell }[] = [];

@@ -12,6 +12,16 @@ export interface TupleCount {
 /** Where a query's counters come from: the state store's (readCoverage, the default), or a database's table. */
 export type CoverageSource = (days: readonly number[], accept: (t: CoverageTuple) => boolean, tenant: string | undefined) => Promise<TupleCount[]>;
 
+/** The state store's counters as a source. */
+export function stateCoverageSource(state: StateStore): CoverageSource {
+  return (days, accept, tenant) => readCoverage(state, days, accept, tenant);
+}
+
+/** The counts of several sources as one: each record is counted by one of them, so they add up. */
+export function combinedCoverageSource(...sources: CoverageSource[]): CoverageSource {
+  return async (days, accept, tenant) => (await Promise.all(sources.map((source) => source(days, accept, tenant)))).flat();
+}
+
 const KEYS_PER_GET = 5000;
 const IN_FLIGHT = 32;
 
@@ -20,7 +30,7 @@ const IN_FLIGHT = 32;
  * day (the tenant's own index when the query names a tenant), then the counters in a few
  * getMany calls. Cost grows with days x distinct tuples, never with the number of records.
  */
-export async function readCoverage(
+async function readCoverage(
   state: StateStore,
   days: readonly number[],
   accept: (t: CoverageTuple) => boolean,

@@ -3,7 +3,7 @@ import type { BulkWriteOp, StateStore } from '@sluice/state';
 import { DAY_MS, floorDay } from '../analytics/time-buckets.js';
 import { counterKey, encodeMember, indexKey, tenantIndexKey, tupleRef } from './coverage-keys.js';
 import { foldEntries } from './coverage-fold.js';
-import { readCoverage, type CoverageSource } from './coverage-reader.js';
+import { stateCoverageSource, type CoverageSource } from './coverage-reader.js';
 import type { CoverageRecord, CoverageRollupQuery, CoverageRollupResult } from './types.js';
 
 export interface CoverageRollupsOptions {
@@ -43,7 +43,7 @@ export class CoverageRollups {
     this.clock = opts.clock ?? systemClock;
     this.beforeRead = opts.beforeRead ?? (() => Promise.resolve());
     this.retentionMs = (opts.retentionDays ?? 400) * DAY_MS;
-    this.source = opts.source ?? ((days, accept, tenant) => readCoverage(this.state, days, accept, tenant));
+    this.source = opts.source ?? stateCoverageSource(this.state);
   }
 
   /** Adds one dispatch at once (the audit store's ingest applies writesFor in bulk instead). */
