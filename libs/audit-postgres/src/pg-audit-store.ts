@@ -47,8 +47,13 @@ export interface PgAuditStoreOptions extends Pick<StateAuditStoreOptions, 'inges
 const MAX_RECORDS_PER_ACTION_ID = 1000;
 /** How often expire() sweeps the partitions (each sweep probes every ended day, and creates the days ahead). */
 const PARTITION_SWEEP_EVERY_MS = 60_000;
-/** Expired rollup rows one sweep deletes from each table, at most. */
-const ROLLUP_ROWS_PER_SWEEP = 10_000;
+/**
+ * Expired rollup rows are deleted in statements of this many per table, up to
+ * ROLLUP_BATCHES_PER_SWEEP a sweep (5 M rows a minute: rows expire at the rate traffic made them,
+ * about one per record at most).
+ */
+const ROLLUP_ROWS_PER_BATCH = 10_000;
+const ROLLUP_BATCHES_PER_SWEEP = 500;
 /** PostgreSQL's check_violation: a row whose day has no partition (retention dropped it meanwhile). */
 const NO_PARTITION = '23514';
 
@@ -168,7 +173,10 @@ export class PgAuditStore implements IngestingAuditStore {
         this.opts.onPartitionsDropped?.(result.dropped);
       }
       dropped = result.rows;
-      await deleteExpiredRollups(this.opts.pool, this.rollupTables, this.rollupRetention, nowMs, ROLLUP_ROWS_PER_SWEEP);
+      for (let batch = 0; batch < ROLLUP_BATCHES_PER_SWEEP; batch++) {
+        const deleted = await deleteExpiredRollups(this.opts.pool, this.rollupTables, this.rollupRetention, nowMs, ROLLUP_ROWS_PER_BATCH);
+        if (deleted < ROLLUP_ROWS_PER_BATCH) break;
+      }
     }
     return dropped + (await this.records.deleteDue(nowMs, limit));
   }

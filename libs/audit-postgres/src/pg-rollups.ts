@@ -68,7 +68,7 @@ export function cutoffs(retention: RollupRetention, nowMs: number): [string, str
   return [at(nowMs - retention.hourMs - HOUR_MS), at(nowMs - retention.dayMs - DAY_MS), at(nowMs - retention.coverageMs - DAY_MS)];
 }
 
-/** Deletes up to `limit` rows of each rollup table whose bucket has expired at `nowMs`; returns how many went. */
+/** Deletes up to `limit` rows of each rollup table whose bucket has expired at `nowMs`; returns the larger of the two counts. */
 export async function deleteExpiredRollups(
   pool: Pool,
   tables: { analytics: string; coverage: string },
@@ -85,7 +85,7 @@ export async function deleteExpiredRollups(
     c,
     limit,
   ]);
-  return (analytics.rowCount ?? 0) + (coverage.rowCount ?? 0);
+  return Math.max(analytics.rowCount ?? 0, coverage.rowCount ?? 0);
 }
 
 interface AnalyticsRow extends AnalyticsTuple {

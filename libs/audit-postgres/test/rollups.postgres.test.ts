@@ -68,22 +68,24 @@ async function appendAll(store: PgAuditStore, drafts: readonly NewAuditRecord[])
 }
 
 /**
- * Every third record counted in the state store's rollups, as a release before schema version 4
- * counted it (a rolling upgrade: old workers still indexing), the rest through the trail: the
- * contracts then hold only if the two sources add up.
+ * Writes every third record into the state store's rollups, as a release before schema version 4
+ * counted it (a rolling upgrade: old workers still indexing), and appends the rest to the trail:
+ * the contracts then hold only if the two sources add up.
  */
-const countedBefore = (i: number) => i % 3 === 0;
+function writeSplit<R extends Partial<NewAuditRecord>>(trail: { store: PgAuditStore }, countBefore: (record: R) => Promise<void>) {
+  return async (records: R[]): Promise<void> => {
+    await Promise.all(records.filter((_, i) => i % 3 === 0).map(countBefore));
+    const drafts = records.filter((_, i) => i % 3 !== 0).map((r) => draft({ ...r, dispatchedAtMs: Date.parse(r.dispatched_at as string) }));
+    await appendAll(trail.store, drafts);
+  };
+}
 
 analyticsContract('postgresql (rollup table kept by the ingest, and rollups counted before it)', async () => {
   const trail = await trailAt(ANALYTICS_END);
   const before = new AnalyticsRollups({ state: trail.state, clock: trail.clock });
   return {
     rollups: new AnalyticsRollups({ state: trail.state, clock: trail.clock, source: trail.store.analyticsSource(), beforeRead: () => trail.store.catchUp() }),
-    recordAll: async (records) => {
-      await Promise.all(records.filter((_, i) => countedBefore(i)).map((r) => before.record(r)));
-      const drafts = records.filter((_, i) => !countedBefore(i)).map((r) => draft({ ...r, dispatchedAtMs: Date.parse(r.dispatched_at) }));
-      await appendAll(trail.store, drafts);
-    },
+    recordAll: writeSplit(trail, (r) => before.record(r)),
     cleanup: () => trail.close(),
   };
 });
@@ -93,11 +95,7 @@ coverageContract('postgresql (coverage table kept by the ingest, and counters co
   const before = new CoverageRollups({ state: trail.state, clock: trail.clock });
   return {
     rollups: new CoverageRollups({ state: trail.state, clock: trail.clock, source: trail.store.coverageSource(), beforeRead: () => trail.store.catchUp() }),
-    recordAll: async (records) => {
-      await Promise.all(records.filter((_, i) => countedBefore(i)).map((r) => before.record(r)));
-      const drafts = records.filter((_, i) => !countedBefore(i)).map((r) => draft({ ...r, dispatchedAtMs: Date.parse(r.dispatched_at) }));
-      await appendAll(trail.store, drafts);
-    },
+    recordAll: writeSplit(trail, (r) => before.record(r)),
     cleanup: () => trail.close(),
   };
 });
