@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -46,6 +46,27 @@ describe('deploy/Dockerfile', () => {
     expect(buildRuns).toMatch(/npm ci --no-audit --no-fund && npm run build/);
     expect(one('RUN').join('\n')).toMatch(/npm ci --omit=dev --ignore-scripts/);
     expect(one('COPY')).toContain('--from=build /out/ ./');
+  });
+
+  it('builds the native addon in the build stage and carries it into the runtime one, whose install runs no scripts', () => {
+    const lock = JSON.parse(read('package-lock.json')) as { packages: Record<string, { hasInstallScript?: boolean; optional?: boolean }> };
+    // The native addons an install builds: msgpackr-extract only speeds msgpackr up (BullMQ's
+    // encoder falls back to JavaScript without it); zstd-napi the PostgreSQL trail needs.
+    const native = Object.keys(lock.packages).filter((p) => lock.packages[p]?.hasInstallScript && existsSync(join(REPO_ROOT, p, 'binding.gyp')));
+    expect(native).toEqual(['node_modules/msgpackr-extract', 'node_modules/zstd-napi']);
+    expect(build.find((s) => s.op === 'RUN' && s.args.includes('apt-get install'))?.args).toMatch(/python3 make g\+\+/);
+    const runtimeOps = runtime.map((s) => `${s.op} ${s.args}`);
+    const install = runtimeOps.findIndex((s) => s.includes('npm ci --omit=dev --ignore-scripts'));
+    const addon = runtimeOps.indexOf(
+      'COPY --from=build /src/node_modules/zstd-napi/build/Release/binding.node ./node_modules/zstd-napi/build/Release/binding.node',
+    );
+    const version = runtimeOps.findIndex((s) => s.includes('sluice --version'));
+    // After the install (which would remove it), before the first run of the CLI.
+    expect(install).toBeGreaterThanOrEqual(0);
+    expect(addon).toBeGreaterThan(install);
+    expect(version).toBeGreaterThan(addon);
+    // Where zstd-napi looks for it.
+    expect(read('node_modules/zstd-napi/binding.js')).toContain('./build/${buildType}/binding.node');
   });
 
   it('copies every workspace package generically (libs/*, apps/*): package.json, dist/ and bin/ only', () => {

@@ -1,6 +1,6 @@
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import type { Pool } from 'pg';
 import { DICTIONARY_BYTES, trainDictionary, type BodySample } from './body-dictionary.js';
+import { FrameReader, FrameWriter } from './body-frames.js';
 
 export interface BodyCodecOptions {
   /** A dictionary older than this is trained again from recent bodies, so that it follows what payloads look like (default a day). */
@@ -21,19 +21,13 @@ interface WriterDictionary {
   bytes: Buffer;
   createdMs: number;
   sampleRecords: number;
+  /** Compresses against it (loaded once). */
+  frames: FrameWriter;
 }
 
 const DAY_MS = 86_400_000;
 /** Dictionaries a reader keeps (8 KB each); more are loaded again when asked for. */
 const CACHED_DICTIONARIES = 256;
-/** Fastest deflate: the dictionary does the work, a higher level saves a few bytes for twice the CPU. */
-const LEVEL = 1;
-/**
- * zlib's output buffer per call. The default (16 KB) is allocated for every body and halves the
- * throughput in garbage collection; a body compresses to a few hundred bytes (a larger one takes
- * more rounds).
- */
-const CHUNK_BYTES = 1024;
 
 /**
  * Compresses record bodies for audit_records.body_z and back. Writers compress with the newest
@@ -52,6 +46,9 @@ export class BodyCodec {
   private readonly recent: BodySample[] = [];
   private recentNext = 0;
   private readonly cache = new Map<number, Buffer>();
+  private readonly reader = new FrameReader();
+  /** Compresses while no dictionary is fit (a first batch too small to train one). */
+  private plainFrames: FrameWriter | null = null;
 
   constructor(
     private readonly pool: Pool,
@@ -68,8 +65,9 @@ export class BodyCodec {
   async encode(samples: readonly BodySample[]): Promise<EncodedBodies> {
     this.remember(samples);
     const dictionary = await this.writerDictionary();
-    const opts = dictionary === null ? { level: LEVEL, chunkSize: CHUNK_BYTES } : { level: LEVEL, chunkSize: CHUNK_BYTES, dictionary: dictionary.bytes };
-    return { dictionary: dictionary?.id ?? null, bodies: samples.map((s) => deflateRawSync(s.body, opts)) };
+    this.plainFrames ??= dictionary === null ? new FrameWriter(null) : null;
+    const frames = dictionary?.frames ?? (this.plainFrames as FrameWriter);
+    return { dictionary: dictionary?.id ?? null, bodies: samples.map((s) => frames.write(s.body)) };
   }
 
   /** The bodies' JSON back, dictionaries loaded as needed. */
@@ -81,12 +79,16 @@ export class BodyCodec {
       ]);
       for (const row of rows) this.keep(row.id, row.dictionary);
     }
-    return encoded.map(({ body, dictionary }) => {
-      if (dictionary === null) return inflateRawSync(body, { chunkSize: CHUNK_BYTES }).toString();
-      const bytes = this.cache.get(dictionary);
+    // By dictionary, so that the reader loads each once, then back in the rows' order.
+    const order = encoded.map((_, i) => i).sort((a, b) => (encoded[a]?.dictionary ?? -1) - (encoded[b]?.dictionary ?? -1));
+    const decoded: string[] = new Array(encoded.length);
+    for (const i of order) {
+      const { body, dictionary } = encoded[i] as { body: Buffer; dictionary: number | null };
+      const bytes = dictionary === null ? null : this.cache.get(dictionary);
       if (bytes === undefined) throw new Error(`audit body dictionary ${dictionary} is missing from ${this.table}`);
-      return inflateRawSync(body, { chunkSize: CHUNK_BYTES, dictionary: bytes }).toString();
-    });
+      decoded[i] = this.reader.read(body, bytes);
+    }
+    return decoded;
   }
 
   private remember(samples: readonly BodySample[]): void {
@@ -105,7 +107,15 @@ export class BodyCodec {
         `SELECT id, dictionary, (extract(epoch FROM created_at) * 1000)::bigint AS created_ms, sample_records FROM ${this.table} ORDER BY id DESC LIMIT 1`,
       );
       const row = rows[0];
-      if (row !== undefined) this.writer = { id: row.id, bytes: row.dictionary, createdMs: Number(row.created_ms), sampleRecords: row.sample_records };
+      if (row !== undefined) {
+        this.writer = {
+          id: row.id,
+          bytes: row.dictionary,
+          createdMs: Number(row.created_ms),
+          sampleRecords: row.sample_records,
+          frames: new FrameWriter(row.dictionary),
+        };
+      }
       if (this.writer !== null && this.fit(this.writer)) return this.writer;
     }
     const bytes = trainDictionary(this.recent, DICTIONARY_BYTES);
@@ -116,7 +126,7 @@ export class BodyCodec {
       [new Date(createdMs).toISOString(), this.recent.length, bytes],
     );
     const stored = rows[0] as { id: number };
-    this.writer = { id: stored.id, bytes, createdMs, sampleRecords: this.recent.length };
+    this.writer = { id: stored.id, bytes, createdMs, sampleRecords: this.recent.length, frames: new FrameWriter(bytes) };
     this.keep(stored.id, bytes);
     return this.writer;
   }

@@ -1,3 +1,4 @@
+import { deflateRawSync } from 'node:zlib';
 import type { AuditRecord } from '@sluice/core';
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +9,9 @@ import { bodyJson } from '../src/record-columns.js';
 import { appendedRecords } from './support/appended-records.js';
 
 /*
- * Schema version 3: bodies deflated against dictionaries the writers train and store, rows of
- * version 2 (jsonb bodies) still read after the upgrade, and the narrow hashed indexes used.
+ * Schema version 3: bodies compressed against dictionaries the writers train and store (Zstandard
+ * frames; raw deflate before), rows of version 2 (jsonb bodies) still read after the upgrade, and
+ * the narrow hashed indexes used.
  */
 
 const BASE = Date.UTC(2026, 10, 20, 12);
@@ -74,6 +76,26 @@ describe('PostgreSQL audit records: compressed bodies', () => {
     expect(rows[0]?.jsonb).toBe(0);
     const page = await new PgAuditRecords(pool, schema).query({ limit: 1000, offset: 0 }, BASE);
     expect(page.records).toEqual([...all].sort(newestFirst));
+  });
+
+  it('reads bodies schema version 3 wrote (raw deflate, with and without a dictionary) beside the Zstandard frames written now', async () => {
+    await freshSchema();
+    const records = new PgAuditRecords(pool, schema);
+    await records.insert(all.slice(0, 100));
+    const { rows } = await pool.query<{ dictionary: Buffer }>(`SELECT dictionary FROM ${schema}.audit_dictionaries WHERE id = 1`);
+    const dictionary = (rows[0] as { dictionary: Buffer }).dictionary;
+    // Rewrite some rows as version 3 stored them: deflate against their dictionary, or alone.
+    for (const [i, record] of all.slice(0, 20).entries()) {
+      const body = Buffer.from(bodyJson(record));
+      const deflated = i % 2 === 0 ? deflateRawSync(body, { level: 1, dictionary }) : deflateRawSync(body, { level: 1 });
+      await pool.query(`UPDATE ${schema}.audit_records SET body_z = $1, body_dict = $2 WHERE id = $3`, [deflated, i % 2 === 0 ? 1 : null, record.id]);
+    }
+    const { rows: frames } = await pool.query<{ zstd: number }>(
+      `SELECT count(*) FILTER (WHERE substring(body_z FROM 1 FOR 4) = '\\x28b52ffd'::bytea)::int AS zstd FROM ${schema}.audit_records`,
+    );
+    expect(frames[0]?.zstd).toBe(80);
+    const page = await new PgAuditRecords(pool, schema).query({ limit: 1000, offset: 0 }, BASE);
+    expect(page.records).toEqual(all.slice(0, 100).sort(newestFirst));
   });
 
   it('shares the newest dictionary between writers, trains another once it is old or its sample was small, and reads rows of every one', async () => {
