@@ -26,7 +26,7 @@ interface WriterDictionary {
 }
 
 const DAY_MS = 86_400_000;
-/** Dictionaries a reader keeps (8 KB each); more are loaded again when asked for. */
+/** Dictionaries a reader keeps (up to 32 KB each); more are loaded again when asked for. */
 const CACHED_DICTIONARIES = 256;
 
 /**

@@ -13,11 +13,11 @@ export interface BodySample {
 }
 
 /**
- * Bytes of a dictionary. Compressing against it costs a little per byte (deflate hashes it before
- * each record), and a dictionary beyond a few KB gains little more (measured: 4 KB 155 B a body,
- * 8 KB 150 B, 32 KB 137 B).
+ * Bytes of a dictionary. A compressor loads it once (body-frames.ts), so its size costs nothing
+ * per body; a larger one holds more of the installation's shapes (measured on the scale script's
+ * bodies: 8 KB 156 B a body, 32 KB 146 B). Readers keep up to 256 (8 MB).
  */
-export const DICTIONARY_BYTES = 8192;
+export const DICTIONARY_BYTES = 32_768;
 
 /**
  * A dictionary from sample bodies: the newest body of each group, then older ones while room
