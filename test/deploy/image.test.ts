@@ -66,6 +66,7 @@ describe('deploy/Dockerfile', () => {
     expect(addon).toBeGreaterThan(install);
     expect(version).toBeGreaterThan(addon);
     // Where zstd-napi looks for it.
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: the text of zstd-napi's own template literal.
     expect(read('node_modules/zstd-napi/binding.js')).toContain('./build/${buildType}/binding.node');
   });
 

@@ -1,6 +1,6 @@
 /**
  * The compression dictionary of record bodies. A body (payload, details, metadata: ~600 bytes of
- * JSON) compresses poorly alone: deflate has nothing to refer back to. With a dictionary made of
+ * JSON) compresses poorly alone: a compressor has nothing to refer back to. With a dictionary made of
  * recent bodies of the same installation, most of one — its keys, templates, common values — is a
  * back-reference into the dictionary, and it shrinks to about a quarter.
  */

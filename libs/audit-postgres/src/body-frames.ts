@@ -60,7 +60,8 @@ export class FrameReader {
     if (!isZstd(frame)) {
       return inflateRawSync(frame, dictionary === null ? { chunkSize: INFLATE_CHUNK_BYTES } : { chunkSize: INFLATE_CHUNK_BYTES, dictionary }).toString();
     }
-    const decompressor = (this.decompressor ??= new (zstdNapi().Decompressor)());
+    this.decompressor ??= new (zstdNapi().Decompressor)();
+    const decompressor = this.decompressor;
     if (this.loaded !== dictionary) {
       // An empty dictionary unloads the last one (no dictionary: a plain frame).
       decompressor.loadDictionary(dictionary ?? Buffer.alloc(0));

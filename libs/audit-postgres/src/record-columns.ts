@@ -5,7 +5,7 @@ import { cutoffs, rollupCtes, type RollupRetention } from './pg-rollups.js';
 
 /**
  * How a record maps onto audit_records: the filter columns, and the rest of the record (payload,
- * details, metadata, hash-chain links...) as its body: deflated JSON in `body_z` (body-codec.ts),
+ * details, metadata, hash-chain links...) as its body: compressed JSON in `body_z` (body-codec.ts),
  * or `jsonb` in `body` on rows written before schema version 3. Reading puts the record back
  * together field for field, so what PostgreSQL returns is what was stored.
  */
