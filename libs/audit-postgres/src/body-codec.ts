@@ -65,7 +65,7 @@ export class BodyCodec {
   async encode(samples: readonly BodySample[]): Promise<EncodedBodies> {
     this.remember(samples);
     const dictionary = await this.writerDictionary();
-    this.plainFrames ??= dictionary === null ? new FrameWriter(null) : null;
+    if (dictionary === null) this.plainFrames ??= new FrameWriter(null);
     const frames = dictionary?.frames ?? (this.plainFrames as FrameWriter);
     return { dictionary: dictionary?.id ?? null, bodies: samples.map((s) => frames.write(s.body)) };
   }

@@ -81,8 +81,7 @@ export class PgAuditStore implements IngestingAuditStore {
     private readonly opts: PgAuditStoreOptions,
   ) {
     this.clock = opts.clock ?? systemClock;
-    const analyticsMs = rollupRetentionMs(opts.rollups ?? {});
-    this.rollupRetention = { hourMs: analyticsMs.hour, dayMs: analyticsMs.day, coverageMs: analyticsMs.day };
+    this.rollupRetention = rollupRetentionMs(opts.rollups ?? {});
     this.rollupTables = rollupTables(quoteSchema(opts.schema));
     this.records = new PgAuditRecords(opts.pool, opts.schema, { scanBudget: opts.scanBudget, rollups: this.rollupRetention, now: () => this.clock.now() });
     this.partitions = new KnownPartitions(opts.pool, opts.schema);

@@ -19,11 +19,13 @@ import type { Pool } from 'pg';
  * grants and aggregation are the same code on every backend.
  */
 
-/** How long rollup rows live after their bucket ends, as the state store's TTLs would keep them. */
+/**
+ * How long rollup rows live after their bucket ends, as the state store's TTLs would keep them
+ * (rollupRetentionMs): hourly ones `hour` ms, daily ones and coverage days `day` ms.
+ */
 export interface RollupRetention {
-  hourMs: number;
-  dayMs: number;
-  coverageMs: number;
+  hour: number;
+  day: number;
 }
 
 const HOUR_MS = 3_600_000;
@@ -36,12 +38,12 @@ export function rollupTables(quotedSchema: string): { analytics: string; coverag
 
 /**
  * The statements that add the rows of `fresh` (a CTE of the rows new to audit_records, with
- * their latency `bin` and `micros`) to the rollups, as CTEs; `$h`, `$d`, `$c` are the parameters
- * holding the bucket starts at or before which a bucket is past retention (cutoffs()). Each
+ * their latency `bin` and `micros`) to the rollups, as CTEs; `$h` and `$d` are the parameters
+ * holding the hour and day starts at or before which a bucket is past retention (cutoffs()). Each
  * groups first (one row per key, as ON CONFLICT DO UPDATE requires) and writes in key order, so
  * that two workers adding to the same keys lock them in the same order (no deadlock).
  */
-export function rollupCtes(tables: { analytics: string; coverage: string }, params: { h: number; d: number; c: number }): string {
+export function rollupCtes(tables: { analytics: string; coverage: string }, params: { h: number; d: number }): string {
   const tuple = 'tenant, namespace, provider, action_type, outcome, bin';
   const analytics = (name: string, granularity: 'h' | 'd', unit: 'hour' | 'day', cutoff: number) => `
     ${name} AS (
@@ -56,16 +58,16 @@ export function rollupCtes(tables: { analytics: string; coverage: string }, para
     covered AS (
       INSERT INTO ${tables.coverage} AS c (day, tenant, namespace, provider, action_type, matched_rule, actions)
       SELECT date_trunc('day', dispatched_at, 'UTC') AS day, ${covered}, count(*) FROM (SELECT *, coalesce(matched_rule, '') AS rule FROM fresh) AS f
-      GROUP BY day, ${covered} HAVING date_trunc('day', dispatched_at, 'UTC') > $${params.c}
+      GROUP BY day, ${covered} HAVING date_trunc('day', dispatched_at, 'UTC') > $${params.d}
       ORDER BY day, ${covered}
       ON CONFLICT (day, tenant, namespace, provider, action_type, matched_rule) DO UPDATE SET actions = c.actions + excluded.actions
     )`;
 }
 
 /** The values of rollupCtes' cutoff parameters at `nowMs`: a bucket at or before one has expired. */
-export function cutoffs(retention: RollupRetention, nowMs: number): [string, string, string] {
+export function cutoffs(retention: RollupRetention, nowMs: number): [string, string] {
   const at = (ms: number) => new Date(ms).toISOString();
-  return [at(nowMs - retention.hourMs - HOUR_MS), at(nowMs - retention.dayMs - DAY_MS), at(nowMs - retention.coverageMs - DAY_MS)];
+  return [at(nowMs - retention.hour - HOUR_MS), at(nowMs - retention.day - DAY_MS)];
 }
 
 /** Deletes up to `limit` rows of each rollup table whose bucket has expired at `nowMs`; returns the larger of the two counts. */
@@ -76,13 +78,13 @@ export async function deleteExpiredRollups(
   nowMs: number,
   limit: number,
 ): Promise<number> {
-  const [h, d, c] = cutoffs(retention, nowMs);
+  const [h, d] = cutoffs(retention, nowMs);
   const analytics = await pool.query(
     `DELETE FROM ${tables.analytics} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${tables.analytics} WHERE (granularity = 'h' AND bucket <= $1) OR (granularity = 'd' AND bucket <= $2) LIMIT $3))`,
     [h, d, limit],
   );
   const coverage = await pool.query(`DELETE FROM ${tables.coverage} WHERE ctid = ANY(ARRAY(SELECT ctid FROM ${tables.coverage} WHERE day <= $1 LIMIT $2))`, [
-    c,
+    d,
     limit,
   ]);
   return Math.max(analytics.rowCount ?? 0, coverage.rowCount ?? 0);

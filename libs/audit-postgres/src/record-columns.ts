@@ -70,7 +70,7 @@ export function insertStatement(table: string, rollups?: { analytics: string; co
       SELECT ${columns}, substring($${n + 4}::bytea FROM body_at FOR body_bytes), $${n + 3}::integer FROM input
       ON CONFLICT (dispatched_at, id) DO NOTHING RETURNING id`;
   const ctes = [`input AS (SELECT * FROM unnest(${arrays.join(', ')}) AS u(${names.join(', ')}))`, `stored AS (${insert})`];
-  if (rollups !== undefined) ctes.push('fresh AS (SELECT input.* FROM input JOIN stored USING (id))', rollupCtes(rollups, { h: n + 7, d: n + 8, c: n + 9 }));
+  if (rollups !== undefined) ctes.push('fresh AS (SELECT input.* FROM input JOIN stored USING (id))', rollupCtes(rollups, { h: n + 7, d: n + 8 }));
   return `WITH ${ctes.join(',\n    ')}\n    SELECT count(*)::int AS stored FROM stored`;
 }
 

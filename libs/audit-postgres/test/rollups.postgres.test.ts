@@ -109,7 +109,7 @@ describe('PostgreSQL rollups: counted once, within retention', () => {
     await migrate(pool, schema);
     await ensurePartitions(pool, schema, BASE - DAY_MS, 3);
     const records: AuditRecord[] = await appendedRecords(400, BASE);
-    const retention = { hourMs: 35 * DAY_MS, dayMs: 400 * DAY_MS, coverageMs: 400 * DAY_MS };
+    const retention = { hour: 35 * DAY_MS, day: 400 * DAY_MS };
     const writer = () => new PgAuditRecords(pool, schema, { rollups: retention, now: () => BASE });
     expect(await writer().insert(records.slice(0, 150))).toBe(150);
     // Two writers with overlapping batches at once, then the whole set again.
