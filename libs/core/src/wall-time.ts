@@ -44,9 +44,14 @@ function formatter(zone: string): Intl.DateTimeFormat {
   return fmt;
 }
 
-/** Whether `zone` is a time zone name Intl knows (IANA names and their links, case-insensitive). */
+/**
+ * Whether `zone` is a time zone name Intl knows (IANA names and their links, case-insensitive).
+ * Offsets such as `+01:00` are refused, as on Node 20, although Node 24's Intl accepts them
+ * (ECMA-402 offset time zones): the API takes IANA names, and a fixed offset has a name of its
+ * own (`Etc/GMT-1`), so the same configuration validates alike on every supported Node.
+ */
 export function isTimeZone(zone: string): boolean {
-  if (!zone) return false;
+  if (!zone || zone.startsWith('+') || zone.startsWith('-')) return false;
   try {
     formatter(zone);
     return true;
