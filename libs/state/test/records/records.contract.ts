@@ -298,5 +298,31 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
       clock.advance(1000);
       await expect.poll(() => loads).toBe(2);
     });
+
+    it('checks the generation once at a time: ticks that find a check in flight are skipped', async () => {
+      const state = pair!.stores[1];
+      let reads = 0;
+      // The store as the repository sees it, counting reads of the generation.
+      const counted = new Proxy(state, {
+        get(target, prop) {
+          if (prop === 'get')
+            return (key: Parameters<StateStore['get']>[0]) => {
+              reads++;
+              return target.get(key);
+            };
+          const value: unknown = Reflect.get(target, prop);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+      const r = repo(1, { state: counted, sync: { intervalMs: 1000, log: silentLog, reload: async () => {} } });
+      await r.start();
+      reads = 0;
+      // A day in one jump: 86,400 ticks fire before the first read answers.
+      clock.advance(86_400_000);
+      await expect.poll(() => reads).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      clock.advance(1000);
+      await expect.poll(() => reads).toBe(2);
+    });
   });
 }
