@@ -35,10 +35,10 @@ describe('deploy/Dockerfile', () => {
   const build = steps.filter((s) => s.stage === 0);
   const one = (op: string) => runtime.filter((s) => s.op === op).map((s) => s.args);
 
-  it('is multi-stage on Node 20 slim: build with dev dependencies, runtime with production ones', () => {
+  it('is multi-stage on Node 24 slim: build with dev dependencies, runtime with production ones', () => {
     // biome-ignore lint/suspicious/noTemplateCurlyInString: Dockerfile build-argument syntax, not a template literal.
     expect(stages.map((s) => s.args)).toEqual(['${NODE_IMAGE} AS build', '${NODE_IMAGE} AS runtime']);
-    expect(steps.find((s) => s.op === 'ARG')?.args).toMatch(/^NODE_IMAGE=node:20-[a-z]+-slim$/);
+    expect(steps.find((s) => s.op === 'ARG')?.args).toMatch(/^NODE_IMAGE=node:24-[a-z]+-slim$/);
     const buildRuns = build
       .filter((s) => s.op === 'RUN')
       .map((s) => s.args)
