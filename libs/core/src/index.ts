@@ -1,4 +1,5 @@
 export * from './clock.js';
+export { oneAtATime } from './one-at-a-time.js';
 export * from './compare.js';
 export * from './cron-fields.js';
 export * from './ids.js';

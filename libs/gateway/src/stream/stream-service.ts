@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { Clock, TimerHandle } from '@sluice/core';
+import { oneAtATime, type Clock, type TimerHandle } from '@sluice/core';
 import type { StateStore, Unsubscribe } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import type { InternalEvent, InternalEventBus } from '../events/internal-events.js';
@@ -58,10 +58,10 @@ export class StreamService {
   async start(): Promise<void> {
     const { clock } = this.deps;
     this.timers.push(clock.setRepeating(() => this.keepAlive(), this.deps.keepAliveMs));
-    this.timers.push(clock.setRepeating(() => this.renew(), Math.max(1, Math.floor(this.deps.leaseTtlMs / 3))));
+    this.timers.push(clock.setRepeating(() => void this.renew(), Math.max(1, Math.floor(this.deps.leaseTtlMs / 3))));
     if (this.deps.scope !== 'cluster') return;
     this.unsubscribes.push(await this.deps.state.subscribe(SUBSCRIBED_CHANNEL, () => this.listen(true)));
-    this.timers.push(clock.setRepeating(() => this.checkListeners(), this.deps.checkIntervalMs));
+    this.timers.push(clock.setRepeating(() => void this.checkListeners(), this.deps.checkIntervalMs));
     await this.checkListeners();
   }
 
@@ -145,21 +145,25 @@ export class StreamService {
     for (const sub of this.subscribers) sub.keepAlive();
   }
 
-  private renew(): void {
+  /** One renewal at a time, like checkListeners. */
+  private readonly renew = oneAtATime(async () => {
     if (this.held.size === 0) return;
     const renewing = new Map(this.held);
-    this.leases
-      .renew(renewing)
+    try {
+      await this.leases.renew(renewing);
       // A connection released while its renewal was in flight: take back what the renewal re-added.
-      .then(() => Promise.all([...renewing].filter(([id]) => !this.held.has(id)).map(([id, bucket]) => this.leases.release(bucket, id))))
-      .catch((err: unknown) => this.log.warn({ err }, 'stream leases not renewed'));
-  }
+      await Promise.all([...renewing].filter(([id]) => !this.held.has(id)).map(([id, bucket]) => this.leases.release(bucket, id)));
+    } catch (err) {
+      this.log.warn({ err }, 'stream leases not renewed');
+    }
+  });
 
-  private async checkListeners(): Promise<void> {
+  /** One check at a time (see oneAtATime): the period is short and the store may be slower. */
+  private readonly checkListeners = oneAtATime(async () => {
     try {
       this.listen(this.subscribers.size > 0 || (await this.leases.anyLive()));
     } catch (err) {
       this.log.warn({ err }, 'could not tell whether anyone listens to the stream');
     }
-  }
+  });
 }

@@ -1,4 +1,4 @@
-import { newId, type Clock, type TimerHandle } from '@sluice/core';
+import { newId, oneAtATime, type Clock, type TimerHandle } from '@sluice/core';
 import type { StateKey, StateStore, Unsubscribe } from '../state-store.js';
 
 /** The two log levels a sync reports at. */
@@ -38,7 +38,6 @@ export class GenerationSync {
   private generation: string | null = null;
   private unsubscribe: Unsubscribe | null = null;
   private timer: TimerHandle | null = null;
-  private polling = false;
   /** Reloads run one after another, so an older one can never finish last and install older data. */
   private reloading: Promise<void> = Promise.resolve();
 
@@ -91,21 +90,13 @@ export class GenerationSync {
     return run;
   }
 
-  /**
-   * One check at a time: when the state store answers slower than the interval (or a test's
-   * clock jumps days, firing every period on the way), ticks that find a check in flight are
-   * skipped instead of piling up reads.
-   */
-  private async poll(): Promise<void> {
-    if (this.polling) return;
-    this.polling = true;
+  /** One check at a time: a tick finding one in flight is skipped rather than piling up reads. */
+  private readonly poll = oneAtATime(async () => {
     try {
       const generation = await this.deps.state.get(this.deps.generationKey);
       if (generation !== this.generation) await this.apply();
     } catch (err) {
       this.deps.log.warn({ err }, 'shared configuration generation check failed');
-    } finally {
-      this.polling = false;
     }
-  }
+  });
 }

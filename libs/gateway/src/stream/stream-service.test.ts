@@ -1,0 +1,59 @@
+import { ManualClock } from '@sluice/core';
+import { MemoryStateStore, type StateStore } from '@sluice/state';
+import { createLogger } from '@sluice/telemetry';
+import { afterEach, describe, expect, it } from 'vitest';
+import { InternalEventBus } from '../events/internal-events.js';
+import { StreamService } from './stream-service.js';
+
+const logger = createLogger({ level: 'silent', role: 'test' });
+
+describe('StreamService in cluster scope', () => {
+  const closers: Array<() => Promise<void>> = [];
+  afterEach(async () => {
+    for (const close of closers.splice(0)) await close();
+  });
+
+  it('asks whether anyone listens once at a time: ticks finding a check in flight are skipped', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStateStore({ clock });
+    let counts = 0;
+    let answer: (() => void) | null = null;
+    // The store as the service sees it: counting the "anyone listening?" reads, held until answered.
+    const slow = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'indexCount')
+          return async (...args: Parameters<StateStore['indexCount']>) => {
+            counts++;
+            if (counts > 1) await new Promise<void>((resolve) => (answer = resolve));
+            return target.indexCount(...args);
+          };
+        const value: unknown = Reflect.get(target, prop);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const service = new StreamService({
+      state: slow,
+      clock,
+      logger,
+      bus: new InternalEventBus(),
+      scope: 'cluster',
+      maxConnectionsPerBucket: 10,
+      maxQueued: 10,
+      keepAliveMs: 15_000,
+      leaseTtlMs: 30_000,
+      checkIntervalMs: 1000,
+      onConnections: () => {},
+    });
+    closers.push(() => service.close());
+    await service.start();
+    expect(counts).toBe(1);
+    // A minute of ticks while the second check waits on the store: one check, not sixty.
+    await clock.advanceAsync(60_000);
+    expect(counts).toBe(2);
+    // Once it is answered (advanceAsync lets it end first), the next tick checks again.
+    answer!();
+    await clock.advanceAsync(1000);
+    expect(counts).toBe(3);
+    answer!();
+  });
+});
