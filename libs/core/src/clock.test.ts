@@ -100,16 +100,30 @@ describe('ManualClock timers', () => {
     expect(seen).toEqual(['b']);
   });
 
-  it('repeats once per period passed until cancelled', () => {
+  it('repeats once per jump, at the last period passed, until cancelled', () => {
     const clock = new ManualClock(0);
-    const seen: number[] = [];
-    const every = clock.setRepeating(() => seen.push(clock.now()), 100);
+    const seen: string[] = [];
+    const every = clock.setRepeating(() => seen.push(`every ${clock.now()}`), 100);
+    clock.setTimer(() => seen.push(`once ${clock.now()}`), 250);
     clock.advance(99);
     expect(seen).toEqual([]);
+    clock.advance(1);
+    expect(seen).toEqual(['every 100']);
+    // Periods 200 and 300 pass in one jump: one call, at 300, after the timer due before it.
     clock.advance(251);
-    expect(seen).toEqual([100, 200, 300]);
+    expect(seen).toEqual(['every 100', 'once 250', 'every 300']);
+    clock.advance(100);
+    expect(seen).toEqual(['every 100', 'once 250', 'every 300', 'every 400']);
     every.cancel();
     clock.advance(1000);
+    expect(seen).toHaveLength(4);
+  });
+
+  it('repeats once per period passed in advanceAsync, as if time had run steadily', async () => {
+    const clock = new ManualClock(0);
+    const seen: number[] = [];
+    clock.setRepeating(() => seen.push(clock.now()), 100);
+    await clock.advanceAsync(350);
     expect(seen).toEqual([100, 200, 300]);
   });
 
