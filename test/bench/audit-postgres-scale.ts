@@ -11,7 +11,8 @@
  *   node --conditions=sluice-source --import tsx test/bench/audit-postgres-scale.ts
  * Environment: AUDIT_RECORDS (default 10 000 000), AUDIT_CLUSTER_RECORDS (1 000 000),
  * AUDIT_TENANTS (200), AUDIT_INDEXERS (2), AUDIT_ROUND (250 000), AUDIT_CONCURRENCY (256 appends
- * in flight), AUDIT_ITERATIONS (200 per query), AUDIT_SEED (1). A private redis-server and
+ * in flight), AUDIT_ITERATIONS (200 per query), AUDIT_SEED (1), AUDIT_SPAN_HOURS (719: the
+ * records' time span, spread evenly). A private redis-server and
  * PostgreSQL (no fsync) are started and stopped at the end, unless REDIS_URL and POSTGRES_URL
  * name servers to use (left running, with the data); AUDIT_LOAD=0 then skips the load and
  * measures what is there. Writes .bench-results/audit-postgres-scale.json and prints a table.
@@ -40,8 +41,11 @@ const WARMUP = 10;
 const SCHEMA = 'sluice_audit';
 const DAY_MS = 86_400_000;
 const TTL_MS = 30 * DAY_MS;
-/** Records span the 30 days before the load, less an hour so that none expires while it runs. */
-const SPAN_MS = TTL_MS - 3_600_000;
+/**
+ * Records span the 30 days before the load, less an hour so that none expires while it runs;
+ * AUDIT_SPAN_HOURS spans fewer (the rollup tables' size follows the records per hour).
+ */
+const SPAN_MS = Math.min(TTL_MS - 3_600_000, envInt('AUDIT_SPAN_HOURS', 719) * 3_600_000);
 const INGEST_LOG = 'sluice:audit-ingest:{_:_}:log';
 const RESULTS_FILE = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '.bench-results', 'audit-postgres-scale.json');
 
