@@ -154,6 +154,35 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     const bad = await requestJson('GET', `${gw.url}/v1/audit?trace_id=${traceId.toUpperCase()}`);
     expect(bad).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
   });
+
+  it("a caller's unsampled trace records no span, and still reaches the provider and the trail", async () => {
+    const tenant = `unsampled-${backend}`;
+    const unsampledTrace = backend === 'memory' ? '5bf10d6c4e3b4c1f9a8e7d6c5b4a3928' : '5bf10d6c4e3b4c1f9a8e7d6c5b4a3929';
+    const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, provider: 'hook' }), {
+      traceparent: `00-${unsampledTrace}-${PARENT}-00`,
+      tracestate: 'vendor=kept',
+    });
+    expect(res.body).toMatchObject({ outcome: 'executed' });
+    // The webhook gets the caller's trace, unsampled, and its tracestate.
+    const call = await poll(
+      'the webhook call',
+      () => sink.received.find((c) => c.headers.traceparent?.includes(unsampledTrace)),
+      (c) => c !== undefined,
+    );
+    expect(call?.headers.traceparent).toMatch(new RegExp(`^00-${unsampledTrace}-[0-9a-f]{16}-00$`));
+    expect(call?.headers.tracestate).toBe('vendor=kept');
+    const found = await requestJson('GET', `${gw.url}/v1/audit?trace_id=${unsampledTrace}&tenant=${tenant}`);
+    expect((found.body as { records: { trace_id: string }[] }).records).toEqual([expect.objectContaining({ trace_id: unsampledTrace })]);
+    // A sampled dispatch after it is exported: had this one made spans, they would be there by now.
+    const after = `sampled-after-${backend}`;
+    await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant: after }), { traceparent });
+    await poll(
+      'the later dispatch span',
+      () => exporter.getFinishedSpans().find((s) => s.name === 'dispatch' && s.attributes['sluice.tenant'] === after),
+      (s) => s !== undefined,
+    );
+    expect(spansOf(unsampledTrace)).toEqual([]);
+  });
 });
 
 describe('tracing a recurring action (memory, manual clock)', () => {
