@@ -89,6 +89,8 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     expect(ancestors(dispatch)).toContain('request');
     const stages = spans.filter((s) => parentOf(s) === dispatch.spanContext().spanId).map((s) => s.name);
     expect(stages).toEqual(expect.arrayContaining(['stage rules', 'stage execute']));
+    // No rule matched: nothing to apply, no rule_action span.
+    expect(stages).not.toContain('stage rule_action');
     const execute = spans.find((s) => s.name === 'stage execute' && parentOf(s) === dispatch.spanContext().spanId) as ReadableSpan;
     expect(execute.attributes).toMatchObject({ 'sluice.provider': 'hook', 'sluice.attempts': 1 });
     // The provider call carries the trace on, and tracestate unchanged.
@@ -123,6 +125,13 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
       traceparent: `00-${trace}-${PARENT}-01`,
     });
     expect(pending.body).toMatchObject({ outcome: 'pending_approval' });
+    // The matched rule is applied in a span of its own.
+    const applied = await poll(
+      'the rule_action span',
+      () => spansOf(trace).find((s) => s.name === 'stage rule_action'),
+      (s) => s !== undefined,
+    );
+    expect(applied?.attributes['sluice.outcome']).toBe('pending_approval');
     // The approver's click carries no trace context: the execution runs in the link request's trace.
     const link = (pending.body as { approve_url: string }).approve_url.replace('http://sluice.example', gw.url);
     expect((await postJson(link, undefined)).body).toMatchObject({ outcome: { outcome: 'executed' } });

@@ -15,20 +15,23 @@ function annotate(span: Span, stage: Stage['name'], ctx: DispatchContext, outcom
 
 /**
  * The stage run inside a span named after it (`stage quota`, `stage rules`, …), so Redis
- * commands and provider calls it makes appear under it. Only built with tracing on.
+ * commands and provider calls it makes appear under it — for the dispatches `when` accepts.
+ * Only built with tracing on.
  */
-export function tracedStage(stage: Stage, tracer: Tracer): Stage {
+export function tracedStage(stage: Stage, tracer: Tracer, when: (ctx: DispatchContext) => boolean): Stage {
   const name = `stage ${stage.name}`;
   return {
     name: stage.name,
     inDryRun: stage.inDryRun,
     // A stage with nothing to wait for answers synchronously; traced, it still does.
     run: (ctx) =>
-      inSpanSync(
-        tracer,
-        name,
-        () => stage.run(ctx),
-        (span, outcome) => annotate(span, stage.name, ctx, outcome),
-      ),
+      !when(ctx)
+        ? stage.run(ctx)
+        : inSpanSync(
+            tracer,
+            name,
+            () => stage.run(ctx),
+            (span, outcome) => annotate(span, stage.name, ctx, outcome),
+          ),
   };
 }

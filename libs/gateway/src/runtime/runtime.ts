@@ -7,6 +7,8 @@ import type { Feature, FeatureContext, JobDefinition } from '../feature.js';
 import { Gateway } from '../gateway.js';
 import type { GroupService } from '../grouping/group-service.js';
 import { tracedStage } from '../pipeline/traced-stage.js';
+import type { DispatchContext } from '../pipeline/context.js';
+import type { Stage } from '../pipeline/stage.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import { checkQuotasConfig } from '../quotas/quotas-feature.js';
 import type { QuotaRepository } from '../quotas/quota-repository.js';
@@ -81,9 +83,21 @@ export interface RuntimeOptions {
 
 /**
  * The stages that get a span of their own: the ones that decide most dispatches or do the I/O
- * (Redis, the provider). A span for each of the others would cost more than it tells.
+ * (Redis, the provider), with when they get one. A span for each of the others would cost more
+ * than it tells, and so would rule_action's when no rule matched (it has nothing to apply).
  */
-const TRACED_STAGES = new Set<string>(['quota', 'rules', 'rule_action', 'execute']);
+const always = (): boolean => true;
+const TRACED_STAGES = new Map<string, (ctx: DispatchContext) => boolean>([
+  ['quota', always],
+  ['rules', always],
+  ['rule_action', (ctx) => ctx.decision !== null],
+  ['execute', always],
+]);
+
+function traced(stage: Stage, tracer: Tracer): Stage {
+  const when = TRACED_STAGES.get(stage.name);
+  return when ? tracedStage(stage, tracer, when) : stage;
+}
 
 /** The one runtime builder both apps compose on: shared parts, then the features, then the gateway over their stages. */
 export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions): Promise<Runtime> {
@@ -104,7 +118,7 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
   }
   const all: Feature[] = Object.values(features);
   const stages = all.flatMap((f) => f.stages ?? []);
-  const pipeline = new Pipeline(tracer ? stages.map((s) => (TRACED_STAGES.has(s.name) ? tracedStage(s, tracer) : s)) : stages);
+  const pipeline = new Pipeline(tracer ? stages.map((s) => traced(s, tracer)) : stages);
   const audit = features.audit.parts;
   const gateway = new Gateway({
     pipeline,
