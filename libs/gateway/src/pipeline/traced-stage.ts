@@ -25,13 +25,13 @@ export function tracedStage(stage: Stage, tracer: Tracer, when: (ctx: DispatchCo
     inDryRun: stage.inDryRun,
     // A stage with nothing to wait for answers synchronously; traced, it still does.
     run: (ctx) =>
-      !when(ctx)
-        ? stage.run(ctx)
-        : inSpanSync(
+      when(ctx)
+        ? inSpanSync(
             tracer,
             name,
             () => stage.run(ctx),
             (span, outcome) => annotate(span, stage.name, ctx, outcome),
-          ),
+          )
+        : stage.run(ctx),
   };
 }
