@@ -97,6 +97,24 @@ describe('deploy/Dockerfile', () => {
     expect(one('RUN').join('\n')).toContain('ln -s /app/apps/cli/bin/sluice.js /usr/local/bin/sluice');
   });
 
+  it("caps V8's young generation through NODE_OPTIONS, which node accepts: within 3 × 16 MB under churn", async () => {
+    const env = one('ENV').join(' ');
+    const options = /NODE_OPTIONS=(\S+)/.exec(env)?.[1];
+    expect(options).toBe('--max-semi-space-size=16');
+    // Allocation churn grows the young generation to its cap; node refuses an option not allowed there.
+    const churn = `let k=[];for(let i=0;i<3e6;i++){k.push({i});if(k.length>1e5)k=[]}
+      console.log(require('node:v8').getHeapSpaceStatistics().find((s)=>s.space_name==='new_space').space_size)`;
+    const child = spawn(process.execPath, ['-e', churn], { env: { ...process.env, NODE_OPTIONS: options } });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => {
+      out += d.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code).toBe(0);
+    expect(Number(out)).toBeGreaterThan(0);
+    expect(Number(out)).toBeLessThanOrEqual(3 * 16 * 2 ** 20);
+  });
+
   it('HEALTHCHECK probes the liveness endpoint with the script it copies in', () => {
     expect(one('HEALTHCHECK')[0]).toMatch(/CMD \["node", "\/app\/deploy\/healthcheck\.mjs"\]$/);
     expect(one('COPY')).toContain('deploy/healthcheck.mjs /app/deploy/healthcheck.mjs');
