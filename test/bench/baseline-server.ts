@@ -2,7 +2,11 @@
  * Scenario (a), the baseline: a bare Fastify server with one POST route that validates the
  * same body against the same JSON Schema as `POST /v1/dispatch` (ActionInput → JSON Schema
  * 2020-12, compiled by Ajv with the API's options) and answers an `executed`-shaped outcome.
- * No logger, no hooks, no pipeline. Usage: node --import tsx baseline-server.ts --port N
+ * No logger, no hooks, no pipeline. Usage: node --import tsx baseline-server.ts --port N [--work-us U]
+ *
+ * `--work-us U` spins the CPU for U microseconds in each request (no allocation, no I/O): the
+ * calibration scenario (x), which shows what a fixed amount of extra work per request costs on
+ * the machine at hand, so the other scenarios' ratios to (a) can be read against it.
  */
 import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
@@ -29,9 +33,18 @@ function jsonSchema(schema: z.ZodType): Record<string, unknown> {
   return rest;
 }
 
+/** Busy for `ms` milliseconds of wall time (the server runs alone on its core, so CPU time too). */
+function spin(ms: number): void {
+  const until = performance.now() + ms;
+  while (performance.now() < until) {
+    // spinning: the work stands for CPU a gateway would spend per request
+  }
+}
+
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { port: { type: 'string' } } });
+  const { values } = parseArgs({ options: { port: { type: 'string' }, 'work-us': { type: 'string' } } });
   const port = Number(values.port ?? 8080);
+  const workMs = Number(values['work-us'] ?? 0) / 1000;
   const app = Fastify();
   const bodyAjv = makeAjv(false);
   const queryAjv = makeAjv(true);
@@ -41,11 +54,10 @@ async function main(): Promise<void> {
   app.post<{ Body: { id?: string } }>(
     '/v1/dispatch',
     { schema: { body: jsonSchema(ActionInput), querystring: jsonSchema(DispatchQuery) } },
-    async (request) => ({
-      outcome: 'executed',
-      action_id: request.body.id ?? randomUUID(),
-      response: { status: 'success', body: {}, headers: {} },
-    }),
+    async (request) => {
+      if (workMs > 0) spin(workMs);
+      return { outcome: 'executed', action_id: request.body.id ?? randomUUID(), response: { status: 'success', body: {}, headers: {} } };
+    },
   );
   const stop = () => void app.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);

@@ -1,7 +1,8 @@
 /**
  * Keeps `npm run bench` from rotting: one memory scenario for about a second through the real
  * machinery (built CLI, forked autocannon driver, /proc sampling, report), asserting that it
- * produced numbers, not how fast they are; the silence scenario's set-up and checks with a
+ * produced numbers, not how fast they are; the calibration (x) for a second, its spin seen in its
+ * CPU per request; the silence scenario's set-up and checks with a
  * dozen silences instead of 1 020; the memory soak for five seconds; the heap per retained audit
  * record over 2,000 records; and the Redis counting proxy against the suite's
  * redis-server. The full suite is `npm run bench`.
@@ -50,6 +51,18 @@ describe('bench smoke', () => {
     expect(detailsTable([r])).toContain('| b |');
     const targets = checkTargets([r]);
     expect(targets.find((t) => t.target.includes('p99') && t.target.includes('(b)'))?.status).toMatch(/PASS|MISS/);
+  }, 60_000);
+
+  it('runs the calibration (x): the baseline spends its spin on every request', async () => {
+    const table = scenarioTable('smoke').find((s) => s.id === 'x');
+    if (!table?.baselineWorkUs) throw new Error('scenario x (calibration) is missing from the table');
+    // A spin far above bare Fastify's own CPU per request (≈ 0.04 ms), so it cannot pass without the spin.
+    const scenario = { ...table, baselineWorkUs: 500 };
+    const r = await runScenario(scenario, { durationS: 1, warmupS: 0, probeDispatches: 0, settleMs: 200 }, load);
+    expect(r.failures).toMatchObject({ non2xx: 0, errors: 0, timeouts: 0 });
+    // The spin is wall time: a server descheduled during it spends a little less CPU than it.
+    expect(r.cpuMsPerRequest).toBeGreaterThan(0.4);
+    expect(r.openLoop?.ok).toBeGreaterThan(0);
   }, 60_000);
 
   it("creates the silence scenario's silences and checks them before its load (scaled down)", async () => {

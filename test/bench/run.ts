@@ -7,7 +7,8 @@
  * .bench-results/bench.json.
  *
  * Scenarios (b) and (e) then run an open loop at half their throughput (open-loop.ts) for the
- * latency at a load the server carries.
+ * latency at a load the server carries. (x), the calibration, is the baseline spinning a fixed
+ * CPU time per request, open loop included: what the machine makes of added work alone.
  *
  * Options:
  *   --quick            3 s per scenario after a 1 s warm-up (default: 10 s after 2 s)

@@ -46,7 +46,9 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
   try {
     if (scenario.server === 'baseline') {
       const port = await freePort();
-      const base = await launchBenchScript({ role: 'baseline', file: 'baseline-server.ts', args: ['--port', String(port)], port, logFile: log('baseline') });
+      const work = scenario.baselineWorkUs ? ['--work-us', String(scenario.baselineWorkUs)] : [];
+      const args = ['--port', String(port), ...work];
+      const base = await launchBenchScript({ role: 'baseline', file: 'baseline-server.ts', args, port, logFile: log('baseline') });
       started.push(base);
       return { url: base.url, api: [base], gateway: [base], balancer: null, stop: stopAll };
     }
