@@ -6,27 +6,45 @@ const LONE_SURROGATE = /\p{Surrogate}/u;
 /** Paths are echoed in the error and the log: keys can be long. */
 const MAX_SHOWN_PATH = 200;
 
+/** A value still to look at, and how it was reached: its path is only spelled out for an error. */
+interface Visit {
+  value: unknown;
+  depth: number;
+  key: string;
+  parent: Visit | null;
+}
+
+function pathOf(visit: Visit): string {
+  const keys: string[] = [];
+  for (let at: Visit | null = visit; at !== null && at.parent !== null; at = at.parent) keys.push(at.key);
+  const path = keys.reverse().join('.');
+  return path.length > MAX_SHOWN_PATH ? `${path.slice(0, MAX_SHOWN_PATH)}…` : path || '(root)';
+}
+
 /**
  * What is wrong with a parsed JSON body, naming the path (`payload.a.b…`), or null: nesting
  * deeper than `max` levels, or a string or key holding a lone UTF-16 surrogate (JSON's `\ud800`
  * escape allows one; it is not Unicode, and Redis would store it as U+FFFD, merging two names).
- * Iterative: a body a million levels deep costs a loop, never the stack.
+ * Iterative: a body a million levels deep costs a loop, never the stack. It runs on every
+ * request, so a clean body costs one small object per value and no strings.
  */
 function bodyProblem(value: unknown, max: number): string | null {
-  const shown = (path: string) => (path.length > MAX_SHOWN_PATH ? `${path.slice(0, MAX_SHOWN_PATH)}…` : path || '(root)');
-  const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: '' }];
+  const stack: Visit[] = [{ value, depth: 0, key: '', parent: null }];
   while (stack.length > 0) {
-    const { value: current, depth, path } = stack.pop() as { value: unknown; depth: number; path: string };
+    const visit = stack.pop() as Visit;
+    const current = visit.value;
     if (typeof current === 'string') {
-      if (LONE_SURROGATE.test(current)) return `JSON body has a lone surrogate (not valid Unicode) at ${shown(path)}`;
+      if (LONE_SURROGATE.test(current)) return `JSON body has a lone surrogate (not valid Unicode) at ${pathOf(visit)}`;
       continue;
     }
     if (current === null || typeof current !== 'object') continue;
-    if (depth >= max) return `JSON body nested deeper than ${max} levels at ${shown(path)} (server.max_json_depth)`;
-    for (const [key, child] of Object.entries(current)) {
-      const at = path ? `${path}.${key}` : key;
-      if (LONE_SURROGATE.test(key)) return `JSON body has a lone surrogate (not valid Unicode) in a key at ${shown(at)}`;
-      stack.push({ value: child, depth: depth + 1, path: at });
+    if (visit.depth >= max) return `JSON body nested deeper than ${max} levels at ${pathOf(visit)} (server.max_json_depth)`;
+    const object = current as Record<string, unknown>;
+    for (const key in object) {
+      if (!Object.hasOwn(object, key)) continue;
+      const child: Visit = { value: object[key], depth: visit.depth + 1, key, parent: visit };
+      if (LONE_SURROGATE.test(key)) return `JSON body has a lone surrogate (not valid Unicode) in a key at ${pathOf(child)}`;
+      stack.push(child);
     }
   }
   return null;

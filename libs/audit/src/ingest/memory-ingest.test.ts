@@ -99,3 +99,28 @@ describe('the one-process ingest with a sink', () => {
     expect(rec.batches.flat()).toHaveLength(21);
   });
 });
+
+describe('the one-process ingest without a sink', () => {
+  it('indexes at once when flushAt records are queued, in batches of about that size, without waiting for the timer', async () => {
+    const batches: number[] = [];
+    const ingest = new MemoryAuditIngest(new MemoryStateStore(), {
+      observers: [],
+      flushAt: 4,
+      flushDelayMs: 10_000,
+      onIndexed: ({ indexed }) => batches.push(indexed),
+    });
+    const all = await entries(11);
+    const tick = () => new Promise((r) => setTimeout(r, 5));
+    for (const e of all.slice(0, 3)) await ingest.append(e);
+    await tick();
+    expect(batches).toEqual([]);
+    await ingest.append(all[3] as (typeof all)[number]);
+    await tick();
+    expect(batches).toEqual([4]);
+    // Seven in one go: the fourth of them starts a flush, which runs after all seven are queued.
+    for (const e of all.slice(4)) await ingest.append(e);
+    await tick();
+    expect(batches).toEqual([4, 7]);
+    await ingest.close();
+  });
+});
