@@ -89,8 +89,9 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     expect(ancestors(dispatch)).toContain('request');
     const stages = spans.filter((s) => parentOf(s) === dispatch.spanContext().spanId).map((s) => s.name);
     expect(stages).toEqual(expect.arrayContaining(['stage rules', 'stage execute']));
-    // No rule matched: nothing to apply, no rule_action span.
+    // No rule matched: nothing to apply, no rule_action span; no quota policy applies: nothing to count, no quota span.
     expect(stages).not.toContain('stage rule_action');
+    expect(stages).not.toContain('stage quota');
     const execute = spans.find((s) => s.name === 'stage execute' && parentOf(s) === dispatch.spanContext().spanId) as ReadableSpan;
     expect(execute.attributes).toMatchObject({ 'sluice.provider': 'hook', 'sluice.attempts': 1 });
     // The provider call carries the trace on, and tracestate unchanged.
@@ -117,6 +118,23 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     const [batch] = named(spans, 'dispatch_batch');
     expect(batch?.attributes['sluice.batch_size']).toBe(3);
     expect(named(spans, 'dispatch').map(parentOf)).toEqual(Array(3).fill(batch?.spanContext().spanId));
+  });
+
+  it('gives the quota stage a span once a quota policy applies to the tenant', async () => {
+    const tenant = `quota-${backend}`;
+    const trace = `${backend === 'memory' ? '5' : '6'}${'e'.repeat(31)}`;
+    const created = await postJson(`${gw.url}/v1/quotas`, { id: `traced-${backend}`, namespace: 'payments', tenant, max_actions: 100, window: 'daily' });
+    expect(created.status).toBe(201);
+    const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant }), { traceparent: `00-${trace}-${PARENT}-01` });
+    expect(res.body).toMatchObject({ outcome: 'executed' });
+    const spans = await poll(
+      'the dispatch span',
+      () => spansOf(trace),
+      (found) => named(found, 'dispatch').length > 0 && named(found, 'stage execute').length > 0,
+    );
+    const dispatch = named(spans, 'dispatch')[0] as ReadableSpan;
+    const stages = spans.filter((s) => parentOf(s) === dispatch.spanContext().spanId).map((s) => s.name);
+    expect(stages).toEqual(expect.arrayContaining(['stage quota', 'stage rules', 'stage execute']));
   });
 
   it("an approved action's execution links to the dispatch that asked for approval", async () => {

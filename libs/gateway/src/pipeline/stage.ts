@@ -12,4 +12,10 @@ export interface Stage {
   readonly inDryRun: boolean;
   /** May answer synchronously when it has nothing to wait for (no quota policy, no rules), saving a promise. */
   run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> | DispatchOutcome | undefined;
+  /**
+   * True when the stage has nothing to do for this action: `run` would answer undefined at once,
+   * with no I/O (no quota policy applies, no rules are loaded, no rule matched). Tracing starts
+   * no span for it: an empty span tells nothing its absence does not.
+   */
+  idle?(ctx: DispatchContext): boolean;
 }

@@ -15,23 +15,23 @@ function annotate(span: Span, stage: Stage['name'], ctx: DispatchContext, outcom
 
 /**
  * The stage run inside a span named after it (`stage quota`, `stage rules`, …), so Redis
- * commands and provider calls it makes appear under it — for the dispatches `when` accepts.
- * Only built with tracing on.
+ * commands and provider calls it makes appear under it — unless it has nothing to do for the
+ * action (Stage.idle). Only built with tracing on.
  */
-export function tracedStage(stage: Stage, tracer: Tracer, when: (ctx: DispatchContext) => boolean): Stage {
+export function tracedStage(stage: Stage, tracer: Tracer): Stage {
   const name = `stage ${stage.name}`;
   return {
     name: stage.name,
     inDryRun: stage.inDryRun,
     // A stage with nothing to wait for answers synchronously; traced, it still does.
     run: (ctx) =>
-      when(ctx)
-        ? inSpanSync(
+      stage.idle?.(ctx) === true
+        ? stage.run(ctx)
+        : inSpanSync(
             tracer,
             name,
             () => stage.run(ctx),
             (span, outcome) => annotate(span, stage.name, ctx, outcome),
-          )
-        : stage.run(ctx),
+          ),
   };
 }

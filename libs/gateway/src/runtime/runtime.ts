@@ -7,7 +7,6 @@ import type { Feature, FeatureContext, JobDefinition } from '../feature.js';
 import { Gateway } from '../gateway.js';
 import type { GroupService } from '../grouping/group-service.js';
 import { tracedStage } from '../pipeline/traced-stage.js';
-import type { DispatchContext } from '../pipeline/context.js';
 import type { Stage } from '../pipeline/stage.js';
 import { Pipeline } from '../pipeline/pipeline.js';
 import { checkQuotasConfig } from '../quotas/quotas-feature.js';
@@ -83,20 +82,13 @@ export interface RuntimeOptions {
 
 /**
  * The stages that get a span of their own: the ones that decide most dispatches or do the I/O
- * (Redis, the provider), with when they get one. A span for each of the others would cost more
- * than it tells, and so would rule_action's when no rule matched (it has nothing to apply).
+ * (Redis, the provider). A span for each of the others would cost more than it tells; so would
+ * one for a traced stage with nothing to do for the action (Stage.idle).
  */
-const always = (): boolean => true;
-const TRACED_STAGES = new Map<string, (ctx: DispatchContext) => boolean>([
-  ['quota', always],
-  ['rules', always],
-  ['rule_action', (ctx) => ctx.decision !== null],
-  ['execute', always],
-]);
+const TRACED_STAGES: ReadonlySet<string> = new Set(['quota', 'rules', 'rule_action', 'execute']);
 
 function traced(stage: Stage, tracer: Tracer): Stage {
-  const when = TRACED_STAGES.get(stage.name);
-  return when ? tracedStage(stage, tracer, when) : stage;
+  return TRACED_STAGES.has(stage.name) ? tracedStage(stage, tracer) : stage;
 }
 
 /** The one runtime builder both apps compose on: shared parts, then the features, then the gateway over their stages. */

@@ -30,6 +30,7 @@ export function quotaStage(deps: QuotaStageDeps): Stage {
       // No policy: answered synchronously, saving the pipeline an await.
       return policy ? consume(ctx, policy) : undefined;
     },
+    idle: (ctx) => deps.quotas.match(ctx.action.namespace, ctx.action.tenant) === undefined,
   };
 
   async function consume(ctx: DispatchContext, policy: QuotaPolicy): Promise<DispatchOutcome | undefined> {

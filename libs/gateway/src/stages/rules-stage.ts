@@ -74,6 +74,7 @@ export function rulesStage(deps: RulesStageDeps): Stage {
       const current = deps.currentState?.(ctx);
       return current instanceof Promise ? current.then((state) => decide(ctx, state)) : decide(ctx, current);
     },
+    idle: () => deps.rules.current.size === 0,
   };
 
   function decide(ctx: DispatchContext, current: string | undefined): Promise<DispatchOutcome | undefined> | undefined {
@@ -139,5 +140,6 @@ export function ruleActionStage(deps: Pick<RulesStageDeps, 'state' | 'clock' | '
       const decision = ctx.decision;
       return decision ? handlers[decision.action.type](ctx, decision, deps) : undefined;
     },
+    idle: (ctx) => ctx.decision === null,
   };
 }
