@@ -26,6 +26,12 @@ describe.each(BACKENDS)('hostile inputs (%s)', (backend) => {
     // A hundred thousand levels: refused as fast, and the server is still there.
     const raw = `{"namespace":"n","tenant":"${tenant}","provider":"p","action_type":"t","payload":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}`;
     expect((await postJson(`${gw.url}/v1/dispatch`, raw)).status).toBe(400);
+    // Arrays count as levels too, and their indexes name the path.
+    const arrays = await postJson(
+      `${gw.url}/v1/dispatch`,
+      sampleAction({ tenant, payload: { list: ['x', JSON.parse(`${'['.repeat(70)}1${']'.repeat(70)}`)] } }),
+    );
+    expect(arrays.body).toMatchObject({ code: 'BAD_REQUEST', error: expect.stringMatching(/deeper than 64 levels at payload\.list\.1(\.0)+ /) });
     expect((await requestJson('GET', `${gw.url}/health`)).status).toBe(200);
     expect(((await requestJson('GET', `${gw.url}/v1/audit?tenant=${tenant}`)).body as { total?: number; records: unknown[] }).records).toHaveLength(0);
     // Within the limit: accepted and audited.
@@ -49,6 +55,7 @@ describe.each(BACKENDS)('lone surrogates (%s)', (backend) => {
       ['"dedup_key":"\\udc00"', 'at dedup_key'],
       ['"metadata":{"labels":{"env":"x\\ud83d"}}', 'at metadata.labels.env'],
       ['"metadata":{"k\\udfff":1}', 'in a key at metadata.k'],
+      ['"metadata":{"list":["ok",{"v":["x\\udc00"]}]}', 'at metadata.list.1.v.0'],
     ] as const) {
       const res = await postJson(`${gw.url}/v1/dispatch`, body(field));
       expect(res.status, field).toBe(400);

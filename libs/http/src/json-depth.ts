@@ -10,13 +10,14 @@ const MAX_SHOWN_PATH = 200;
 interface Visit {
   value: unknown;
   depth: number;
-  key: string;
+  /** The key in its parent object, or the index in its parent array. */
+  key: string | number;
   parent: Visit | null;
 }
 
 function pathOf(visit: Visit): string {
   const keys: string[] = [];
-  for (let at: Visit | null = visit; at !== null && at.parent !== null; at = at.parent) keys.push(at.key);
+  for (let at: Visit | null = visit; at !== null && at.parent !== null; at = at.parent) keys.push(String(at.key));
   const path = keys.reverse().join('.');
   return path.length > MAX_SHOWN_PATH ? `${path.slice(0, MAX_SHOWN_PATH)}…` : path || '(root)';
 }
@@ -39,10 +40,17 @@ function bodyProblem(value: unknown, max: number): string | null {
     }
     if (current === null || typeof current !== 'object') continue;
     if (visit.depth >= max) return `JSON body nested deeper than ${max} levels at ${pathOf(visit)} (server.max_json_depth)`;
+    const depth = visit.depth + 1;
+    if (Array.isArray(current)) {
+      for (let i = 0; i < current.length; i++) stack.push({ value: current[i], depth, key: i, parent: visit });
+      continue;
+    }
     const object = current as Record<string, unknown>;
-    for (const key in object) {
-      if (!Object.hasOwn(object, key)) continue;
-      const child: Visit = { value: object[key], depth: visit.depth + 1, key, parent: visit };
+    // Object.keys, not for-in: on Node 24 a for-in over what JSON.parse built costs several times more.
+    const keys = Object.keys(object);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i] as string;
+      const child: Visit = { value: object[key], depth, key, parent: visit };
       if (LONE_SURROGATE.test(key)) return `JSON body has a lone surrogate (not valid Unicode) in a key at ${pathOf(child)}`;
       stack.push(child);
     }
