@@ -24,6 +24,8 @@
  *                      machine to be idle (≤ 0.2 busy cores): other work would land in the numbers
  *   --retries N        re-run a scenario up to N times (default 3, --quick 0) while other processes
  *                      used more than 0.25 cores during it; the least disturbed attempt is kept
+ *   --rounds N         run the (non-soak) scenarios N times in turn (default 1); each is reported
+ *                      by its median run by throughput, every run kept in the JSON (rounds.ts)
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -34,9 +36,10 @@ import { LoadClient } from './load-client.js';
 import { REPO_ROOT } from './process-launcher.js';
 import { auditHeapLine, detailsTable, machineInfo, openLoopTable, resultsTable, soakTable, targetsTable, writeJson } from './report.js';
 import { runSoak, type SoakResult, type SoakSettings } from './soak.js';
+import { medianRuns } from './rounds.js';
 import type { ScenarioResult } from './scenario-result.js';
 import { runScenario, type RunSettings } from './scenario-runner.js';
-import { OPEN_LOOP_SHARE, SCENARIO_IDS, scenarioTable, type ScenarioId } from './scenarios.js';
+import { OPEN_LOOP_SHARE, SCENARIO_IDS, scenarioTable, type Scenario, type ScenarioId } from './scenarios.js';
 import { waitForQuiet } from './quiet-machine.js';
 import { checkTargets } from './targets.js';
 
@@ -64,6 +67,41 @@ function parseOnly(raw: string | undefined): ScenarioId[] {
   return ids as ScenarioId[];
 }
 
+/** Runs a scenario, again (up to `retries` times) while other processes disturbed it; the least disturbed attempt. */
+async function runLeastDisturbed(
+  scenario: Scenario,
+  settings: RunSettings,
+  load: LoadClient,
+  opts: { retries: number; quietWaitS: number },
+): Promise<ScenarioResult> {
+  let best: ScenarioResult | undefined;
+  for (let attempt = 0; attempt <= opts.retries && (best === undefined || best.otherCores > DISTURBED_CORES); attempt++) {
+    let waited = false;
+    const quiet = await waitForQuiet(QUIET_CORES, opts.quietWaitS, (cores) => {
+      if (!waited) console.error(`  waiting for the machine to go quiet (${cores.toFixed(2)} cores busy) …`);
+      waited = true;
+    });
+    if (!quiet) console.error(`  the machine stayed busy for ${opts.quietWaitS} s; measuring anyway (see "other cores")`);
+    console.error(`  (${scenario.id}) ${scenario.title}${attempt > 0 ? ` — attempt ${attempt + 1}, the last one was disturbed` : ''} …`);
+    const r = await runScenario(scenario, settings, load);
+    const failed = r.failures.non2xx + r.failures.errors + r.failures.timeouts;
+    if (r.silences) console.error(`      set-up: ${r.silences.created} silences created in ${(r.silences.setupMs / 1000).toFixed(1)} s`);
+    console.error(
+      `      ${Math.round(r.reqPerSec)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms, other load ${r.otherCores.toFixed(2)} cores` +
+        `${failed ? `, ${failed} FAILED requests ${JSON.stringify(r.failures.statusCodes)}` : ''}`,
+    );
+    if (r.openLoop) {
+      const o = r.openLoop;
+      console.error(
+        `      open loop at ${o.offeredPerSec} req/s: p50 ${o.latency.p50.toFixed(2)} ms, p99 ${o.latency.p99.toFixed(2)} ms` +
+          `${o.failed + o.skipped ? `, ${o.failed} failed, ${o.skipped} not sent` : ''}`,
+      );
+    }
+    if (best === undefined || r.otherCores < best.otherCores) best = r;
+  }
+  return best as ScenarioResult;
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
@@ -77,6 +115,7 @@ async function main(): Promise<void> {
       'quiet-wait': { type: 'string' },
       retries: { type: 'string' },
       soak: { type: 'string' },
+      rounds: { type: 'string' },
     },
   });
   if (!existsSync(join(REPO_ROOT, 'apps/cli/dist/index.js'))) throw new Error('the CLI is not built: run `npm run build` first');
@@ -89,6 +128,7 @@ async function main(): Promise<void> {
   };
   const quietWaitS = positive('quiet-wait', values['quiet-wait'], quick ? 0 : 120);
   const retries = Math.round(positive('retries', values.retries, quick ? 0 : 3));
+  const rounds = Math.max(1, Math.round(positive('rounds', values.rounds, 1)));
   const out = resolve(values.out ?? join(REPO_ROOT, '.bench-results', 'bench.json'));
   const only = new Set(parseOnly(values.only));
   const table = scenarioTable(randomBytes(4).toString('hex')).filter((s) => only.has(s.id));
@@ -106,37 +146,13 @@ async function main(): Promise<void> {
   );
 
   const load = LoadClient.start();
-  const results: ScenarioResult[] = [];
+  const runs: ScenarioResult[] = [];
   const soaks: SoakResult[] = [];
   let auditHeap: AuditHeapResult | null = null;
   try {
-    for (const scenario of scenarios) {
-      let best: ScenarioResult | undefined;
-      for (let attempt = 0; attempt <= retries && (best === undefined || best.otherCores > DISTURBED_CORES); attempt++) {
-        let waited = false;
-        const quiet = await waitForQuiet(QUIET_CORES, quietWaitS, (cores) => {
-          if (!waited) console.error(`  waiting for the machine to go quiet (${cores.toFixed(2)} cores busy) …`);
-          waited = true;
-        });
-        if (!quiet) console.error(`  the machine stayed busy for ${quietWaitS} s; measuring anyway (see "other cores")`);
-        console.error(`  (${scenario.id}) ${scenario.title}${attempt > 0 ? ` — attempt ${attempt + 1}, the last one was disturbed` : ''} …`);
-        const r = await runScenario(scenario, settings, load);
-        const failed = r.failures.non2xx + r.failures.errors + r.failures.timeouts;
-        if (r.silences) console.error(`      set-up: ${r.silences.created} silences created in ${(r.silences.setupMs / 1000).toFixed(1)} s`);
-        console.error(
-          `      ${Math.round(r.reqPerSec)} req/s, p99 ${r.latencyMs.p99.toFixed(2)} ms, other load ${r.otherCores.toFixed(2)} cores` +
-            `${failed ? `, ${failed} FAILED requests ${JSON.stringify(r.failures.statusCodes)}` : ''}`,
-        );
-        if (r.openLoop) {
-          const o = r.openLoop;
-          console.error(
-            `      open loop at ${o.offeredPerSec} req/s: p50 ${o.latency.p50.toFixed(2)} ms, p99 ${o.latency.p99.toFixed(2)} ms` +
-              `${o.failed + o.skipped ? `, ${o.failed} failed, ${o.skipped} not sent` : ''}`,
-          );
-        }
-        if (best === undefined || r.otherCores < best.otherCores) best = r;
-      }
-      if (best) results.push(best);
+    for (let round = 1; round <= rounds; round++) {
+      if (rounds > 1) console.error(`  round ${round} of ${rounds}`);
+      for (const scenario of scenarios) runs.push(await runLeastDisturbed(scenario, settings, load, { retries, quietWaitS }));
     }
     for (const scenario of soakScenarios) {
       await waitForQuiet(QUIET_CORES, quietWaitS, () => {});
@@ -156,10 +172,11 @@ async function main(): Promise<void> {
     await load.close();
   }
 
+  const results = medianRuns(runs);
   const targets = checkTargets(results, soaks, auditHeap);
   const started = new Date().toISOString();
   console.log(
-    `## Sluice bench (${started}; ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}; ${settings.warmupS} s warm-up + ${settings.durationS} s per scenario)\n`,
+    `## Sluice bench (${started}; ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}; ${settings.warmupS} s warm-up + ${settings.durationS} s per scenario${rounds > 1 ? `; the median of ${rounds} rounds` : ''})\n`,
   );
   console.log(resultsTable(results));
   console.log('\n### Details\n');
@@ -171,9 +188,22 @@ async function main(): Promise<void> {
   if (auditHeap !== null) console.log(`\n### Heap per retained audit record (m)\n\n${auditHeapLine(auditHeap)}`);
   console.log('\n### Targets\n');
   console.log(targetsTable(targets));
-  writeJson(out, { generatedAt: started, machine, settings, soakSettings, quietWaitS, retries, results, soaks, auditHeap, targets });
+  writeJson(out, {
+    generatedAt: started,
+    machine,
+    settings,
+    soakSettings,
+    quietWaitS,
+    retries,
+    rounds,
+    results,
+    ...(rounds > 1 ? { runs } : {}),
+    soaks,
+    auditHeap,
+    targets,
+  });
   console.error(`\nJSON: ${out}`);
-  if (results.some((r) => r.failures.non2xx + r.failures.errors + r.failures.timeouts > 0) || soaks.some((s) => s.failed > 0)) process.exitCode = 1;
+  if (runs.some((r) => r.failures.non2xx + r.failures.errors + r.failures.timeouts > 0) || soaks.some((s) => s.failed > 0)) process.exitCode = 1;
 }
 
 main().catch((err: unknown) => {
