@@ -65,16 +65,17 @@ export function rulesStage(deps: RulesStageDeps): Stage {
     deps.onRuleError?.(rule);
     log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err) }, 'rule evaluation failed; treated as not matching');
   };
+  // No rules: nothing can match, so neither state.current nor the evaluation input is needed.
+  const noRules = (): boolean => deps.rules.current.size === 0;
   return {
     name: 'rules',
     inDryRun: true,
     run(ctx: DispatchContext): Promise<DispatchOutcome | undefined> | undefined {
-      // No rules: nothing can match, so neither state.current nor the evaluation input is needed.
-      if (deps.rules.current.size === 0) return undefined;
+      if (noRules()) return undefined;
       const current = deps.currentState?.(ctx);
       return current instanceof Promise ? current.then((state) => decide(ctx, state)) : decide(ctx, current);
     },
-    idle: () => deps.rules.current.size === 0,
+    idle: noRules,
   };
 
   function decide(ctx: DispatchContext, current: string | undefined): Promise<DispatchOutcome | undefined> | undefined {
