@@ -3,17 +3,20 @@
  * machinery (built CLI, forked autocannon driver, /proc sampling, report), asserting that it
  * produced numbers, not how fast they are; the calibration (x) for a second, its spin seen in its
  * CPU per request; the silence scenario's set-up and checks with a
- * dozen silences instead of 1 020; the memory soak for five seconds; the heap per retained audit
+ * dozen silences instead of 1 020; (a) and (b) interleaved for two one-second rounds; the memory
+ * soak for five seconds; the heap per retained audit
  * record over 2,000 records; and the Redis counting proxy against the suite's
  * redis-server. The full suite is `npm run bench`.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from '../support/redis-url.js';
+import { cpus } from 'node:os';
 import { measureAuditHeap } from './audit-heap.js';
+import { runInterleaved } from './interleave.js';
 import { LoadClient } from './load-client.js';
 import { RedisCountingProxy, trafficDelta } from './redis-counting-proxy.js';
-import { auditHeapLine, detailsTable, openLoopTable, resultsTable, soakTable } from './report.js';
+import { auditHeapLine, detailsTable, openLoopTable, resultsTable, roundRatiosTable, soakTable } from './report.js';
 import { runScenario } from './scenario-runner.js';
 import { scenarioTable } from './scenarios.js';
 import { runSoak, slope } from './soak.js';
@@ -76,6 +79,20 @@ describe('bench smoke', () => {
     expect(r.failures).toMatchObject({ non2xx: 0, errors: 0, timeouts: 0 });
     const target = checkTargets([{ ...r, id: 'i' }, r]).find((t) => t.target.startsWith('(j)'));
     expect(target?.status).toBe('PASS'); // the same run against itself: 1.00×
+  }, 60_000);
+
+  it('interleaves (a) and (b) side by side, pinned where the machine has two CPUs, a window each per round', async () => {
+    const pair = scenarioTable('smoke').filter((s) => s.id === 'a' || s.id === 'b');
+    const run = await runInterleaved(pair, { rounds: 2, windowS: 1, warmupS: 0, pin: cpus().length >= 2 }, load);
+    expect(run.windows.map((w) => `${w.round}${w.id}`)).toEqual(['1a', '1b', '2b', '2a']);
+    expect(run.results.map((r) => r.id)).toEqual(['a', 'b']);
+    for (const r of run.results) {
+      expect(r.requests).toBe(run.windows.filter((w) => w.id === r.id).reduce((n, w) => n + w.load.ok, 0));
+      expect(r.failures).toMatchObject({ non2xx: 0, errors: 0, timeouts: 0 });
+      expect(r.cpuMsPerRequest).toBeGreaterThan(0);
+    }
+    expect(run.ratios.get('b')?.length).toBe(2);
+    expect(roundRatiosTable(run.ratios)).toContain('| b |');
   }, 60_000);
 
   it('runs the memory soak for a few seconds: samples RSS and heap, their trend over the last third', async () => {

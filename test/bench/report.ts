@@ -99,6 +99,17 @@ export function soakTable(soaks: readonly SoakResult[]): string {
   ].join('\n');
 }
 
+/** `--interleave`: each round's throughput as a share of the first scenario's in that round, and their spread. */
+export function roundRatiosTable(ratios: ReadonlyMap<string, readonly number[]>): string {
+  const [first] = ratios.keys();
+  const rows = [...ratios].map(([id, list]) => {
+    const sorted = [...list].sort((x, y) => x - y);
+    const spread = sorted.length > 0 ? `${num(sorted[0] as number, 2)}–${num(sorted[sorted.length - 1] as number, 2)}` : '–';
+    return `| ${id} | ${spread} | ${list.map((r) => num(r, 2)).join(', ')} |`;
+  });
+  return [`| scenario | × (${first}) per round, lowest–highest | each round |`, '|---|--:|---|', ...rows].join('\n');
+}
+
 export function auditHeapLine(r: AuditHeapResult): string {
   return `${num(r.heapBytesPerRecord, 0)} bytes of heap per retained record (${num(r.recordChars, 0)} characters of record JSON each; ${num(r.records, 0)} records measured)`;
 }

@@ -26,15 +26,21 @@
  *                      used more than 0.25 cores during it; the least disturbed attempt is kept
  *   --rounds N         run the (non-soak) scenarios N times in turn (default 1); each is reported
  *                      by its median run by throughput, every run kept in the JSON (rounds.ts)
+ *   --interleave       start the selected scenarios side by side (single-process ones: a, x, b, c, d, g,
+ *                      i, j, k) and load them in turn, --window seconds each, for --rounds rounds
+ *                      (default 8, --quick 2); each reported by its windows' sums (interleave.ts)
+ *   --window S         seconds of each interleaved window (default 3, --quick 1)
+ *   --pin              with --interleave: the servers on the first CPUs, the load driver on the last
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { measureAuditHeap, type AuditHeapResult } from './audit-heap.js';
+import { runInterleaved, type InterleavedRun } from './interleave.js';
 import { LoadClient } from './load-client.js';
 import { REPO_ROOT } from './process-launcher.js';
-import { auditHeapLine, detailsTable, machineInfo, openLoopTable, resultsTable, soakTable, targetsTable, writeJson } from './report.js';
+import { auditHeapLine, detailsTable, machineInfo, openLoopTable, resultsTable, roundRatiosTable, soakTable, targetsTable, writeJson } from './report.js';
 import { runSoak, type SoakResult, type SoakSettings } from './soak.js';
 import { medianRuns } from './rounds.js';
 import type { ScenarioResult } from './scenario-result.js';
@@ -116,6 +122,9 @@ async function main(): Promise<void> {
       retries: { type: 'string' },
       soak: { type: 'string' },
       rounds: { type: 'string' },
+      interleave: { type: 'boolean', default: false },
+      window: { type: 'string' },
+      pin: { type: 'boolean', default: false },
     },
   });
   if (!existsSync(join(REPO_ROOT, 'apps/cli/dist/index.js'))) throw new Error('the CLI is not built: run `npm run build` first');
@@ -128,7 +137,10 @@ async function main(): Promise<void> {
   };
   const quietWaitS = positive('quiet-wait', values['quiet-wait'], quick ? 0 : 120);
   const retries = Math.round(positive('retries', values.retries, quick ? 0 : 3));
-  const rounds = Math.max(1, Math.round(positive('rounds', values.rounds, 1)));
+  const interleave = values.interleave ?? false;
+  const windowS = positive('window', values.window, quick ? 1 : 3);
+  if (values.pin && !interleave) throw new Error('--pin goes with --interleave');
+  const rounds = Math.max(1, Math.round(positive('rounds', values.rounds, interleave ? (quick ? 2 : 8) : 1)));
   const out = resolve(values.out ?? join(REPO_ROOT, '.bench-results', 'bench.json'));
   const only = new Set(parseOnly(values.only));
   const table = scenarioTable(randomBytes(4).toString('hex')).filter((s) => only.has(s.id));
@@ -147,12 +159,20 @@ async function main(): Promise<void> {
 
   const load = LoadClient.start();
   const runs: ScenarioResult[] = [];
+  let interleaved: InterleavedRun | null = null;
   const soaks: SoakResult[] = [];
   let auditHeap: AuditHeapResult | null = null;
   try {
-    for (let round = 1; round <= rounds; round++) {
-      if (rounds > 1) console.error(`  round ${round} of ${rounds}`);
-      for (const scenario of scenarios) runs.push(await runLeastDisturbed(scenario, settings, load, { retries, quietWaitS }));
+    if (interleave) {
+      console.error(`  interleaved: ${rounds} rounds of ${windowS} s windows${values.pin ? ', pinned' : ''}`);
+      await waitForQuiet(QUIET_CORES, quietWaitS, () => {});
+      interleaved = await runInterleaved(scenarios, { rounds, windowS, warmupS: settings.warmupS, pin: values.pin ?? false }, load);
+      runs.push(...interleaved.results);
+    } else {
+      for (let round = 1; round <= rounds; round++) {
+        if (rounds > 1) console.error(`  round ${round} of ${rounds}`);
+        for (const scenario of scenarios) runs.push(await runLeastDisturbed(scenario, settings, load, { retries, quietWaitS }));
+      }
     }
     for (const scenario of soakScenarios) {
       await waitForQuiet(QUIET_CORES, quietWaitS, () => {});
@@ -172,13 +192,15 @@ async function main(): Promise<void> {
     await load.close();
   }
 
-  const results = medianRuns(runs);
+  const results = interleaved ? interleaved.results : medianRuns(runs);
+  const runShape = interleaved
+    ? `${settings.warmupS} s warm-up, then ${rounds} rounds of ${windowS} s per scenario, interleaved${values.pin ? ' and pinned' : ''}`
+    : `${settings.warmupS} s warm-up + ${settings.durationS} s per scenario${rounds > 1 ? `; the median of ${rounds} rounds` : ''}`;
   const targets = checkTargets(results, soaks, auditHeap);
   const started = new Date().toISOString();
-  console.log(
-    `## Sluice bench (${started}; ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}; ${settings.warmupS} s warm-up + ${settings.durationS} s per scenario${rounds > 1 ? `; the median of ${rounds} rounds` : ''})\n`,
-  );
+  console.log(`## Sluice bench (${started}; ${machine.cpus} CPUs, ${machine.memoryGiB} GiB, Node ${machine.node}, Redis ${machine.redis}; ${runShape})\n`);
   console.log(resultsTable(results));
+  if (interleaved) console.log(`\n### Interleaved rounds\n\n${roundRatiosTable(interleaved.ratios)}`);
   console.log('\n### Details\n');
   console.log(detailsTable(results));
   const open = openLoopTable(results);
@@ -197,7 +219,8 @@ async function main(): Promise<void> {
     retries,
     rounds,
     results,
-    ...(rounds > 1 ? { runs } : {}),
+    ...(rounds > 1 && !interleaved ? { runs } : {}),
+    ...(interleaved ? { windows: interleaved.windows } : {}),
     soaks,
     auditHeap,
     targets,
