@@ -1,5 +1,5 @@
 import { SluiceError, errors, type ActionInput, type BatchItemResult, type Clock, type DispatchOutcome } from '@sluice/core';
-import { inSpan, traceIdOf, type Span, type Tracer } from '@sluice/telemetry';
+import { activeSpan, inSpan, traceIdOf, type Span, type Tracer } from '@sluice/telemetry';
 import type { AuditRecorder, AuditWriteResult } from './audit/audit-recorder.js';
 import type { InternalEventBus } from './events/internal-events.js';
 import { normalizeAction } from './normalize-action.js';
@@ -17,6 +17,13 @@ export interface DispatchOptions {
   chainId?: string | undefined;
   traceparent?: string | undefined;
   caller?: DispatchCaller | undefined;
+  /**
+   * With tracing on: the active span is this dispatch's (or this batch's) own, the span of a
+   * request that is nothing but it. It takes the dispatch's attributes and the stage spans (or
+   * the batch's items) instead of a child span that would say the same: a span fewer to record
+   * and export per request.
+   */
+  inRequestSpan?: boolean;
 }
 
 /** Where dispatch outcomes are counted (the process's Metrics). */
@@ -51,6 +58,8 @@ export class Gateway {
   dispatch(input: ActionInput, opts: DispatchOptions = {}): Promise<DispatchOutcome> {
     const { tracer } = this.deps;
     if (tracer === undefined) return this.run(input, opts, null);
+    const own = opts.inRequestSpan ? activeSpan() : undefined;
+    if (own !== undefined) return this.run(input, opts, own);
     return inSpan(tracer, 'dispatch', undefined, (span) => this.run(input, opts, span));
   }
 
@@ -139,9 +148,14 @@ export class Gateway {
    */
   dispatchBatch(inputs: readonly ActionInput[], opts: DispatchOptions = {}): Promise<BatchItemResult[]> {
     const { tracer } = this.deps;
-    if (tracer === undefined) return this.runBatch(inputs, opts);
-    // One span for the batch; each item's dispatch span is its child.
-    return inSpan(tracer, 'dispatch_batch', { 'sluice.batch_size': inputs.length }, () => this.runBatch(inputs, opts));
+    // The items are not the request: each gets a dispatch span of its own.
+    const { inRequestSpan, ...itemOpts } = opts;
+    if (tracer === undefined) return this.runBatch(inputs, itemOpts);
+    // One span for the batch (the request's, or one of its own); each item's dispatch span is its child.
+    const own = inRequestSpan ? activeSpan() : undefined;
+    if (own === undefined) return inSpan(tracer, 'dispatch_batch', { 'sluice.batch_size': inputs.length }, () => this.runBatch(inputs, itemOpts));
+    own.setAttribute('sluice.batch_size', inputs.length);
+    return this.runBatch(inputs, itemOpts);
   }
 
   private async runBatch(inputs: readonly ActionInput[], opts: DispatchOptions): Promise<BatchItemResult[]> {

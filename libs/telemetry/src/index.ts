@@ -2,4 +2,4 @@ export * from './logger.js';
 export * from './metrics.js';
 export { startTracing, type Tracing } from './tracing/start.js';
 export { currentTraceCarrier, withTraceCarrier } from './tracing/trace-carrier.js';
-export { inSpan, inSpanSync, traceIdOf, type Span, type Tracer } from './tracing/spans.js';
+export { activeSpan, inSpan, inSpanSync, traceIdOf, type Span, type Tracer } from './tracing/spans.js';

@@ -25,6 +25,8 @@ function optionsOf(request: FastifyRequest, caller: Caller): DispatchOptions {
     dryRun: (request.query as { dry_run: boolean }).dry_run,
     traceparent: traceparentOf(request),
     caller: { id: caller.id, method: caller.method },
+    // The request span (with tracing on) is the dispatch's, or the batch's.
+    inRequestSpan: true,
   };
 }
 

@@ -70,6 +70,11 @@ export function inSpanSync<T>(tracer: Tracer, name: string, work: () => T | Prom
   return result instanceof Promise ? result.then(done, failed) : done(result);
 }
 
+/** The span of the active context (a request's, while its handler runs), if any. */
+export function activeSpan(): Span | undefined {
+  return trace.getActiveSpan();
+}
+
 /** The trace id of a W3C `traceparent` header, or null when it is not a valid one. */
 export function traceIdOf(traceparent: string | undefined): string | null {
   const match = traceparent === undefined ? null : /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(traceparent);
