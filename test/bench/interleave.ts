@@ -9,7 +9,7 @@
  * other's core, the other half of the noise.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
@@ -30,6 +30,8 @@ export interface InterleaveSettings {
   windowS: number;
   warmupS: number;
   pin: boolean;
+  /** When set, sluice processes run with --cpu-prof and write profiles under <dir>/<scenario>. */
+  cpuProfDir?: string | undefined;
 }
 
 /** One scenario's measured window in one round. */
@@ -68,25 +70,32 @@ function pin(pids: readonly number[], cpuList: string): void {
   for (const pid of pids) execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpuList, String(pid)], { stdio: 'ignore' });
 }
 
-async function prepare(scenario: Scenario, collector: OtlpReceiver | null): Promise<Prepared> {
+async function prepare(scenario: Scenario, collector: OtlpReceiver | null, cpuProfDir: string | undefined): Promise<Prepared> {
   const workDir = mkdtempSync(join(tmpdir(), `sluice-bench-${scenario.id}-`));
   const rulesDir = writeRulesDir(scenario.rules);
-  const cleanup = async (topology?: Topology) => {
+  const cleanup = async (topology: Topology | undefined, keepLogs: boolean) => {
     await topology?.stop();
     if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
-    rmSync(workDir, { recursive: true, force: true });
+    if (!keepLogs) rmSync(workDir, { recursive: true, force: true });
   };
   let topology: Topology | undefined;
   try {
-    topology = await startTopology(scenario, { workDir, rulesDir, ...(scenario.tracing && collector ? { tracingEndpoint: collector.url } : {}) });
+    const profile = cpuProfDir && scenario.server === 'sluice' ? join(cpuProfDir, scenario.id) : undefined;
+    if (profile) mkdirSync(profile, { recursive: true });
+    topology = await startTopology(scenario, {
+      workDir,
+      rulesDir,
+      ...(scenario.tracing && collector ? { tracingEndpoint: collector.url } : {}),
+      ...(profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`] } : {}),
+    });
     await sleep(1000);
     const idleRssMb = new Map(topology.api.map((p) => [p.pid, memory(p.pid).rssMb]));
     const silences = scenario.silences ? await createSilences(topology.url, scenario.silences) : null;
     await sanityCheck(scenario, topology.url);
     const started = topology;
-    return { scenario, topology, idleRssMb, silences, cleanup: () => cleanup(started) };
+    return { scenario, topology, idleRssMb, silences, cleanup: () => cleanup(started, false) };
   } catch (err) {
-    await cleanup(topology);
+    await cleanup(topology, true);
     throw new Error(`scenario ${scenario.id} failed to start (logs in ${workDir}): ${err instanceof Error ? err.message : String(err)}`, { cause: err });
   }
 }
@@ -197,7 +206,7 @@ export async function runInterleaved(scenarios: readonly Scenario[], settings: I
   try {
     for (const scenario of scenarios) {
       console.error(`  (${scenario.id}) ${scenario.title}: starting …`);
-      prepared.push(await prepare(scenario, collector));
+      prepared.push(await prepare(scenario, collector, settings.cpuProfDir));
     }
     if (settings.pin) {
       pin(

@@ -166,7 +166,11 @@ async function main(): Promise<void> {
     if (interleave) {
       console.error(`  interleaved: ${rounds} rounds of ${windowS} s windows${values.pin ? ', pinned' : ''}`);
       await waitForQuiet(QUIET_CORES, quietWaitS, () => {});
-      interleaved = await runInterleaved(scenarios, { rounds, windowS, warmupS: settings.warmupS, pin: values.pin ?? false }, load);
+      interleaved = await runInterleaved(
+        scenarios,
+        { rounds, windowS, warmupS: settings.warmupS, pin: values.pin ?? false, cpuProfDir: settings.cpuProfDir },
+        load,
+      );
       runs.push(...interleaved.results);
     } else {
       for (let round = 1; round <= rounds; round++) {
