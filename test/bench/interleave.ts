@@ -18,6 +18,7 @@ import { dispatchedActions } from './dispatch-counter.js';
 import type { LoadClient } from './load-client.js';
 import type { LatencySummary, LoadResult } from './load-protocol.js';
 import { CpuMeter, machineBusyMs, memory } from './proc-stats.js';
+import { lowerMedianBy } from './rounds.js';
 import { writeRulesDir } from './rules-fixture.js';
 import { sanityCheck } from './sanity-check.js';
 import type { ProcessStats, ScenarioResult } from './scenario-result.js';
@@ -139,8 +140,7 @@ export function combineWindows(
   const cpuOf = (pid: number) => sum((w) => w.cpuMs[pid] ?? 0);
   const gatewayCpuMs = topology.gateway.reduce((total, g) => total + cpuOf(g.pid), 0);
   const apiCpuMs = topology.api.reduce((total, a) => total + cpuOf(a.pid), 0);
-  const median = [...own].sort((x, y) => x.load.ok / x.load.durationS - y.load.ok / y.load.durationS)[Math.floor((own.length - 1) / 2)] as WindowRun;
-  const latencyMs: LatencySummary = median.load.latency;
+  const latencyMs: LatencySummary = lowerMedianBy(own, (w) => w.load.ok / w.load.durationS).load.latency;
   const processes: ProcessStats[] = topology.gateway.map((g) => {
     const mem = memory(g.pid);
     return { role: g.role, pid: g.pid, cpuMs: cpuOf(g.pid), idleRssMb: idleRssMb.get(g.pid) ?? Number.NaN, rssMb: mem.rssMb, peakRssMb: mem.peakRssMb };

@@ -12,8 +12,13 @@ import type { ScenarioResult } from './scenario-result.js';
  */
 export function medianRun(runs: readonly ScenarioResult[]): ScenarioResult {
   if (runs.length === 0) throw new Error('medianRun: no runs');
-  const sorted = [...runs].sort((x, y) => x.reqPerSec - y.reqPerSec);
-  return sorted[Math.floor((sorted.length - 1) / 2)] as ScenarioResult;
+  return lowerMedianBy(runs, (r) => r.reqPerSec);
+}
+
+/** The item with the median `rate`; of an even number, the lower middle one. `items` must not be empty. */
+export function lowerMedianBy<T>(items: readonly T[], rate: (item: T) => number): T {
+  const sorted = [...items].sort((x, y) => rate(x) - rate(y));
+  return sorted[Math.floor((sorted.length - 1) / 2)] as T;
 }
 
 /** Each scenario's runs over the rounds, in the order the scenarios first ran, reduced to their median runs. */
