@@ -14,10 +14,10 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startOtlpReceiver, type OtlpReceiver } from '../support/otlp-receiver.js';
 import { actionsPerRequest } from './action-body.js';
-import { dispatchedActions } from './dispatch-counter.js';
 import type { LoadClient } from './load-client.js';
 import type { LatencySummary, LoadResult } from './load-protocol.js';
-import { CpuMeter, machineBusyMs, memory } from './proc-stats.js';
+import { DRAIN_MS, measureLoadWindow } from './load-window.js';
+import { memory } from './proc-stats.js';
 import { lowerMedianBy } from './rounds.js';
 import { writeRulesDir } from './rules-fixture.js';
 import { sanityCheck } from './sanity-check.js';
@@ -58,7 +58,6 @@ interface Prepared {
   cleanup(): Promise<void>;
 }
 
-const DRAIN_MS = 300;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Side by side needs one process per scenario and nothing shared: no Redis, no PostgreSQL, no replicas. */
@@ -102,19 +101,9 @@ async function prepare(scenario: Scenario, collector: OtlpReceiver | null, cpuPr
 }
 
 async function measureWindow(p: Prepared, round: number, durationS: number, load: LoadClient): Promise<WindowRun> {
-  const { scenario, topology } = p;
-  const countDispatches = scenario.server === 'sluice' ? () => dispatchedActions(topology.api.map((a) => a.url)) : undefined;
-  const before = await countDispatches?.();
-  const pids = topology.gateway.map((g) => g.pid);
-  const cpu = new CpuMeter([...pids, load.pid]);
-  const busyBefore = machineBusyMs();
-  const run = await load.run({ url: topology.url, path: scenario.path, body: scenario.body, connections: scenario.connections, durationS });
-  const clientCpuMs = cpu.elapsed().get(load.pid) ?? 0;
-  await sleep(DRAIN_MS);
-  const used = cpu.elapsed();
-  const busyMs = machineBusyMs() - busyBefore;
-  const dispatched = countDispatches && before !== undefined ? (await countDispatches()) - before : run.ok * actionsPerRequest(scenario.body);
-  return { id: scenario.id, round, load: run, dispatched, cpuMs: Object.fromEntries(pids.map((pid) => [pid, used.get(pid) ?? 0])), clientCpuMs, busyMs };
+  const w = await measureLoadWindow(p.scenario, p.topology, load, durationS);
+  const cpuMs = Object.fromEntries(p.topology.gateway.map((g) => [g.pid, w.cpuMs.get(g.pid) ?? 0]));
+  return { id: p.scenario.id, round, load: w.load, dispatched: w.dispatched, cpuMs, clientCpuMs: w.clientCpuMs, busyMs: w.busyMs };
 }
 
 /**

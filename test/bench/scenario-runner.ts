@@ -13,9 +13,9 @@ import { startRedisCluster, type RunningRedisCluster } from '../support/redis-cl
 import { startRedisSentinel, type RunningRedisSentinel } from '../support/redis-sentinel.js';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
 import { actionsPerRequest } from './action-body.js';
-import { dispatchedActions } from './dispatch-counter.js';
 import type { LoadClient } from './load-client.js';
-import { CpuMeter, machineBusyMs, memory } from './proc-stats.js';
+import { DRAIN_MS, measureLoadWindow } from './load-window.js';
+import { memory } from './proc-stats.js';
 import { probeRedisTraffic } from './redis-probe.js';
 import { RedisStats, type RedisDelta } from './redis-stats.js';
 import { writeRulesDir } from './rules-fixture.js';
@@ -40,9 +40,6 @@ export interface RunSettings {
 const DEDUP_PATTERN = 'sluice:dedup:*';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** After a load run stops, requests already sent still finish on the server: let them, before reading counters. */
-const DRAIN_MS = 300;
 
 export async function runScenario(scenario: Scenario, settings: RunSettings, load: LoadClient): Promise<ScenarioResult> {
   const workDir = mkdtempSync(join(tmpdir(), `sluice-bench-${scenario.id}-`));
@@ -104,23 +101,22 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
       if (settings.warmupS > 0) await load.run({ ...loadOptions, durationS: settings.warmupS });
       await sleep(DRAIN_MS);
 
-      // Sluice counts its dispatches; the baseline has no counter, its 2xx count stands in.
-      const countDispatches = scenario.server === 'sluice' ? () => dispatchedActions(topology.api.map((p) => p.url)) : undefined;
       const measured = [...topology.gateway, ...(topology.balancer ? [topology.balancer] : [])];
-      const dispatchedBefore = await countDispatches?.();
-      const cpu = new CpuMeter([...measured.map((p) => p.pid), load.pid]);
-      const busyBefore = machineBusyMs();
-      const redisBefore = await Promise.all(stats.map((s) => s.snapshot()));
-      const run = await load.run({ ...loadOptions, durationS: settings.durationS });
-      const clientCpuMs = cpu.elapsed().get(load.pid) ?? 0;
-      await sleep(DRAIN_MS);
-      const cpuUsed = cpu.elapsed();
-      const busyMs = machineBusyMs() - busyBefore;
-      const redisAfter = await Promise.all(stats.map((s) => s.snapshot()));
+      let redisBefore: Awaited<ReturnType<RedisStats['snapshot']>>[] = [];
+      let redisAfter: typeof redisBefore = [];
+      const snapshot = () => Promise.all(stats.map((s) => s.snapshot()));
+      const window = await measureLoadWindow(scenario, topology, load, settings.durationS, {
+        before: async () => {
+          redisBefore = await snapshot();
+        },
+        after: async () => {
+          redisAfter = await snapshot();
+        },
+      });
+      const { load: run, dispatched, clientCpuMs, busyMs, cpuMs: cpuUsed } = window;
       const perServer = redisAfter.map((after, n) => RedisStats.delta(after, redisBefore[n] as (typeof redisBefore)[number]));
       const redisDelta = perServer.length === 0 ? undefined : RedisStats.sum(perServer);
       const perRequest = actionsPerRequest(scenario.body);
-      const dispatched = countDispatches && dispatchedBefore !== undefined ? (await countDispatches()) - dispatchedBefore : run.ok * perRequest;
       // Latency at a load the server carries: the closed loop's p99 is throughput-bound (performance.md).
       const openLoop =
         scenario.openLoop && run.ok > 0
