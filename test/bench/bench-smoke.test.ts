@@ -4,14 +4,18 @@
  * produced numbers, not how fast they are; the calibration (x) for a second, its spin seen in its
  * CPU per request; the silence scenario's set-up and checks with a
  * dozen silences instead of 1 020; (a) and (b) interleaved for two one-second rounds; the memory
- * soak for five seconds; the heap per retained audit
+ * soak for five seconds; the spans the tracing floor (l) exports; the heap per retained audit
  * record over 2,000 records; and the Redis counting proxy against the suite's
  * redis-server. The full suite is `npm run bench`.
  */
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { testRedisUrl } from '../support/redis-url.js';
-import { cpus } from 'node:os';
+import { startOtlpReceiver } from '../support/otlp-receiver.js';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { SAMPLE_ACTION } from './action-body.js';
 import { measureAuditHeap } from './audit-heap.js';
 import { runInterleaved } from './interleave.js';
 import { LoadClient } from './load-client.js';
@@ -21,6 +25,7 @@ import { runScenario } from './scenario-runner.js';
 import { scenarioTable } from './scenarios.js';
 import { runSoak, slope } from './soak.js';
 import { checkTargets } from './targets.js';
+import { startTopology } from './topology.js';
 
 describe('bench smoke', () => {
   let load: LoadClient;
@@ -93,6 +98,29 @@ describe('bench smoke', () => {
     }
     expect(run.ratios.get('b')?.length).toBe(2);
     expect(roundRatiosTable(run.ratios)).toContain('| b |');
+  }, 60_000);
+
+  it('exports from (l), the tracing floor, the spans of a plain dispatch in (k)', async () => {
+    const scenario = scenarioTable('smoke').find((s) => s.id === 'l');
+    if (!scenario?.tracing || scenario.server !== 'baseline') throw new Error('scenario l (the tracing floor) is missing from the table');
+    const collector = await startOtlpReceiver();
+    const workDir = mkdtempSync(join(tmpdir(), 'sluice-bench-l-'));
+    try {
+      const topology = await startTopology(scenario, { workDir, rulesDir: null, tracingEndpoint: collector.url });
+      const res = await fetch(`${topology.url}/v1/dispatch`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(SAMPLE_ACTION),
+      });
+      expect(res.status).toBe(200);
+      await topology.stop(); // shutting down flushes the export queue
+    } finally {
+      await collector.close();
+      rmSync(workDir, { recursive: true, force: true });
+    }
+    const request = collector.spans.find((s) => s.name === 'request');
+    expect(request?.attributes?.map((a) => a.key)).toEqual(expect.arrayContaining(['sluice.action_id', 'sluice.tenant', 'sluice.outcome']));
+    expect(collector.spans.filter((s) => s.parentSpanId === request?.spanId).map((s) => s.name)).toEqual(['stage execute']);
   }, 60_000);
 
   it('runs the memory soak for a few seconds: samples RSS and heap, their trend over the last third', async () => {

@@ -26,7 +26,7 @@ function window(id: ScenarioId, round: number, ok: number, cpuMs: number, p99: n
 
 describe('bench --interleave', () => {
   it('takes the single-process scenarios only', () => {
-    expect(table.filter(interleavable).map((s) => s.id)).toEqual(['a', 'x', 'b', 'c', 'd', 'g', 'i', 'j', 'k']);
+    expect(table.filter(interleavable).map((s) => s.id)).toEqual(['a', 'x', 'b', 'c', 'd', 'g', 'i', 'j', 'k', 'l']);
   });
 
   it("sums a scenario's windows into one result: rates over the summed time, latency of the median window", () => {

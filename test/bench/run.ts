@@ -1,6 +1,6 @@
 /**
  * `npm run bench [-- options]`: runs the scenarios of issue 7, the silence pair (i, j), the tracing
- * scenario (k), the PostgreSQL audit trail (p), the soaks (s, t, soak.ts) and the heap per retained
+ * scenario (k) and its floor (l, the same spans on bare Fastify), the PostgreSQL audit trail (p), the soaks (s, t, soak.ts) and the heap per retained
  * audit record (m, audit-heap.ts) against
  * the built CLI (the `prebench` script builds it), prints a Markdown table with each scenario's
  * ratio to the bare-Fastify baseline (measured in the same run) and the targets, and writes
@@ -27,7 +27,7 @@
  *   --rounds N         run the (non-soak) scenarios N times in turn (default 1); each is reported
  *                      by its median run by throughput, every run kept in the JSON (rounds.ts)
  *   --interleave       start the selected scenarios side by side (single-process ones: a, x, b, c, d, g,
- *                      i, j, k) and load them in turn, --window seconds each, for --rounds rounds
+ *                      i, j, k, l) and load them in turn, --window seconds each, for --rounds rounds
  *                      (default 8, --quick 2); each reported by its windows' sums (interleave.ts)
  *   --window S         seconds of each interleaved window (default 3, --quick 1)
  *   --pin              with --interleave: the servers on the first CPUs, the load driver on the last

@@ -9,7 +9,7 @@ import type { RuleSetName } from './rules-fixture.js';
 import type { SilenceSpec } from './silences-fixture.js';
 
 /** (m) is not a load scenario: the heap per retained audit record (audit-heap.ts), selected with the rest by --only. */
-export const SCENARIO_IDS = ['a', 'x', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'p', 'r', 'v', 'w', 's', 't', 'm'] as const;
+export const SCENARIO_IDS = ['a', 'x', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'j', 'k', 'l', 'p', 'r', 'v', 'w', 's', 't', 'm'] as const;
 export type ScenarioId = (typeof SCENARIO_IDS)[number];
 
 export interface Scenario {
@@ -209,6 +209,17 @@ export function scenarioTable(runId: string): Scenario[] {
       rules: 'none',
       body: fixed,
       expectOutcome: 'executed',
+      tracing: true,
+    },
+    {
+      ...single,
+      id: 'l',
+      title: 'bare Fastify + the tracing of (k)',
+      server: 'baseline',
+      backend: null,
+      rules: 'none',
+      body: fixed,
+      expectOutcome: 'baseline',
       tracing: true,
     },
     // (s) and (t) are soaks (soak.ts): (b) and (e) held at half their throughput for minutes, memory sampled.

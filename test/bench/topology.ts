@@ -47,7 +47,8 @@ export async function startTopology(scenario: Scenario, opts: TopologyOptions): 
     if (scenario.server === 'baseline') {
       const port = await freePort();
       const work = scenario.baselineWorkUs ? ['--work-us', String(scenario.baselineWorkUs)] : [];
-      const args = ['--port', String(port), ...work];
+      const traced = scenario.tracing && opts.tracingEndpoint ? ['--tracing-endpoint', opts.tracingEndpoint] : [];
+      const args = ['--port', String(port), ...work, ...traced];
       const base = await launchBenchScript({ role: 'baseline', file: 'baseline-server.ts', args, port, logFile: log('baseline') });
       started.push(base);
       return { url: base.url, api: [base], gateway: [base], balancer: null, stop: stopAll };
