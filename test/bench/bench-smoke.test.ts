@@ -4,7 +4,8 @@
  * produced numbers, not how fast they are; the calibration (x) for a second, its spin seen in its
  * CPU per request; the silence scenario's set-up and checks with a
  * dozen silences instead of 1 020; (a) and (b) interleaved for two one-second rounds; the memory
- * soak for five seconds; the spans the tracing floor (l) exports; the heap per retained audit
+ * soak for five seconds; the spans the tracing floor (l) exports; a second of allocation
+ * sampling (bench:alloc); the heap per retained audit
  * record over 2,000 records; and the Redis counting proxy against the suite's
  * redis-server. The full suite is `npm run bench`.
  */
@@ -16,6 +17,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SAMPLE_ACTION } from './action-body.js';
+import { profileAllocations } from './alloc-profile.js';
 import { measureAuditHeap } from './audit-heap.js';
 import { runInterleaved } from './interleave.js';
 import { LoadClient } from './load-client.js';
@@ -121,6 +123,16 @@ describe('bench smoke', () => {
     const request = collector.spans.find((s) => s.name === 'request');
     expect(request?.attributes?.map((a) => a.key)).toEqual(expect.arrayContaining(['sluice.action_id', 'sluice.tenant', 'sluice.outcome']));
     expect(collector.spans.filter((s) => s.parentSpanId === request?.spanId).map((s) => s.name)).toEqual(['stage execute']);
+  }, 60_000);
+
+  it('samples what a dispatch of (b) allocates, by function and by gateway frame (bench:alloc)', async () => {
+    const scenario = scenarioTable('smoke').find((s) => s.id === 'b');
+    if (!scenario) throw new Error('scenario b is missing from the table');
+    const s = await profileAllocations(scenario, { windowS: 1, warmupS: 0 }, load);
+    expect(s.dispatches).toBeGreaterThan(0);
+    // A dispatch parses a body, builds a record and writes a log line: more than a kilobyte, whatever else changes.
+    expect(s.bytesPerDispatch).toBeGreaterThan(1024);
+    expect(s.byGatewayFrame.some((x) => /^\S+ (libs|apps)\//.test(x.frame))).toBe(true);
   }, 60_000);
 
   it('runs the memory soak for a few seconds: samples RSS and heap, their trend over the last third', async () => {
