@@ -1,7 +1,7 @@
 /**
  * `npm run bench [-- options]`: runs the scenarios of issue 7, the silence pair (i, j), the tracing
- * scenario (k) and its floor (l, the same spans on bare Fastify), the PostgreSQL audit trail (p), the soaks (s, t, soak.ts) and the heap per retained
- * audit record (m, audit-heap.ts) against
+ * scenario (k) and its floor (l, the same spans on bare Fastify), the PostgreSQL audit trail (p),
+ * the soaks (s, t, soak.ts) and the heap per retained audit record (m, audit-heap.ts) against
  * the built CLI (the `prebench` script builds it), prints a Markdown table with each scenario's
  * ratio to the bare-Fastify baseline (measured in the same run) and the targets, and writes
  * .bench-results/bench.json.
