@@ -1,5 +1,5 @@
 import { AuditFilterFields, type AuditFilterField } from '@sluice/core';
-import type { StateKey } from '@sluice/state';
+import { shareKey, type StateKey } from '@sluice/state';
 import type { IndexedRecord } from './ingest/ingest.js';
 import { auditShardOf, auditShards, chainIndexKey, expiryIndexKey, globalIndexKey, tenantIndexKey, type TenantScope } from './keys.js';
 
@@ -44,32 +44,67 @@ export function expiryIndexes(sharded: boolean): StateKey[] {
   return auditShards(sharded).map((shard) => expiryIndexKey(shard));
 }
 
-/** Where a stored record is indexed. */
+/** Where a stored record is indexed. Shared between records of one shape: read it, never change it. */
 export interface RecordPlacement {
   /** Scored by dispatched_at, member = compact id; in the record's slot. */
-  tenant: StateKey[];
+  readonly tenant: readonly StateKey[];
   /** Scored by dispatched_at, member = compact id + scope code; in the record id's shard when sharded. */
-  global: StateKey[];
+  readonly global: readonly StateKey[];
   /** Chain index (score = sequence_number), when the record is chained. */
-  chain: StateKey | null;
+  readonly chain: StateKey | null;
   /** Expiry index (score = expires_at), when the record expires. */
-  expiry: StateKey | null;
+  readonly expiry: StateKey | null;
 }
 
+/**
+ * Filter fields that are (nearly) one record's own: every trace, every chain. Their index keys
+ * are built per record; a shape that included them would be a new shape per record.
+ */
+const OWN_FIELDS: readonly AuditFilterField[] = ['chain_id', 'trace_id'];
+const SHAPE_FIELDS = GLOBAL_DIMENSIONS.filter((field) => !OWN_FIELDS.includes(field));
+
+/**
+ * Placements by record shape (its filter fields but its own, its shard, and whether it is
+ * chained and expires). Records of one shape share one placement, and so the same key objects,
+ * which the state store renders once (shareKey): most records of a batch share a shape. Cleared
+ * when full, so many shapes cost a bounded amount of memory and a re-render.
+ */
+const placements = new Map<string, RecordPlacement>();
+const MAX_PLACEMENTS = 1024;
+
 export function placementOf(record: IndexedRecord, sharded: boolean): RecordPlacement {
+  const shard = auditShardOf(record.id, sharded);
+  // JSON: unambiguous whatever the values hold.
+  const shape = JSON.stringify([shard ?? null, record.sequence_number === null, record.expires_at === null, ...SHAPE_FIELDS.map((field) => record[field])]);
+  let shared = placements.get(shape);
+  if (shared === undefined) {
+    if (placements.size >= MAX_PLACEMENTS) placements.clear();
+    shared = buildPlacement(record, shard);
+    placements.set(shape, shared);
+  }
+  const own: StateKey[] = [];
+  for (const field of OWN_FIELDS) {
+    const value = record[field];
+    if (value !== null) own.push(globalIndexKey({ field, value }, shard));
+  }
+  return own.length === 0 ? shared : { ...shared, global: [...shared.global, ...own] };
+}
+
+/** A shape's placement, its keys shared: every index but those of the record's own fields. */
+function buildPlacement(record: IndexedRecord, shard: number | undefined): RecordPlacement {
   const scope = { namespace: record.namespace, tenant: record.tenant };
   const tenant = [tenantIndexKey(scope), ...TENANT_DIMENSIONS.map((field) => tenantIndexKey(scope, { field, value: record[field] }))];
-  const shard = auditShardOf(record.id, sharded);
   const global = [globalIndexKey(undefined, shard)];
-  for (const field of GLOBAL_DIMENSIONS) {
+  for (const field of SHAPE_FIELDS) {
     const value = record[field];
     // A null value matches no filter, so it needs no entry.
     if (value !== null) global.push(globalIndexKey({ field, value }, shard));
   }
-  return {
-    tenant,
-    global,
-    chain: record.sequence_number === null ? null : chainIndexKey(scope),
-    expiry: record.expires_at === null ? null : expiryIndexKey(shard),
-  };
+  const shared = (key: StateKey | null) => (key === null ? null : shareKey(key));
+  return Object.freeze({
+    tenant: Object.freeze(tenant.map(shareKey)),
+    global: Object.freeze(global.map(shareKey)),
+    chain: shared(record.sequence_number === null ? null : chainIndexKey(scope)),
+    expiry: shared(record.expires_at === null ? null : expiryIndexKey(shard)),
+  });
 }

@@ -18,8 +18,25 @@ function unescapeComponent(part: string): string {
   return part.replace(/%([0-9A-F]{2})/g, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
 }
 
+/** The last rendering of each shared key (shareKey), with the prefix it was rendered under. */
+const sharedRenderings = new WeakMap<StateKey, { prefix: string; rendered: string } | null>();
+
+/**
+ * Marks a key that its caller reuses across many writes (the audit trail's index keys, one
+ * object per record shape): it is frozen, and rendered once per prefix instead of on every write.
+ * A fresh rendering is a new string that a map lookup must flatten and hash again.
+ */
+export function shareKey(key: StateKey): StateKey {
+  sharedRenderings.set(Object.freeze(key), null);
+  return key;
+}
+
 export function renderKey(prefix: string, key: StateKey): string {
-  return `${prefix}:${escapeComponent(key.kind)}:{${escapeComponent(key.namespace)}:${escapeComponent(key.tenant)}}:${escapeComponent(key.id)}`;
+  const shared = sharedRenderings.get(key);
+  if (shared?.prefix === prefix) return shared.rendered;
+  const rendered = `${prefix}:${escapeComponent(key.kind)}:{${escapeComponent(key.namespace)}:${escapeComponent(key.tenant)}}:${escapeComponent(key.id)}`;
+  if (shared !== undefined) sharedRenderings.set(key, { prefix, rendered });
+  return rendered;
 }
 
 /** Glob pattern matching every key of a kind, optionally narrowed to a namespace and tenant. */
