@@ -32,6 +32,9 @@ describe('placementOf', () => {
       expect(p).not.toBe(base);
       expect(rendered(p)).not.toEqual(rendered(base));
     }
+    // Sharded: the global keys live in the record id's shard, not in the unsharded scope.
+    const one = record();
+    expect(rendered(placementOf(one, true))).not.toEqual(rendered(placementOf(one, false)));
     expect(placementOf(record({}, { sequence_number: 3 }), false).chain).not.toBeNull();
     expect(placementOf(record({}, { expires_at: '2027-01-01T00:00:00.000Z' }), false).expiry).not.toBeNull();
   });
