@@ -16,14 +16,11 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { startOtlpReceiver } from '../support/otlp-receiver.js';
-import { interleavable } from './interleave.js';
+import { interleavable, prepareScenario } from './interleave.js';
 import { LoadClient } from './load-client.js';
 import { measureLoadWindow } from './load-window.js';
 import { REPO_ROOT } from './process-launcher.js';
-import { writeRulesDir } from './rules-fixture.js';
-import { sanityCheck } from './sanity-check.js';
 import { scenarioTable, type Scenario, type ScenarioId } from './scenarios.js';
-import { startTopology } from './topology.js';
 
 const SAMPLER = fileURLToPath(new URL('./alloc-sampler.mjs', import.meta.url));
 
@@ -115,22 +112,15 @@ export async function profileAllocations(
 ): Promise<AllocationSummary> {
   if (scenario.server !== 'sluice' || !interleavable(scenario))
     throw new Error(`alloc-profile takes single-process sluice scenarios without Redis; not (${scenario.id})`);
-  const workDir = mkdtempSync(join(tmpdir(), `sluice-alloc-${scenario.id}-`));
-  const out = join(workDir, 'allocations.json');
-  const rulesDir = writeRulesDir(scenario.rules);
+  const outDir = mkdtempSync(join(tmpdir(), `sluice-alloc-${scenario.id}-`));
+  const out = join(outDir, 'allocations.json');
   const collector = scenario.tracing ? await startOtlpReceiver({ collect: false }) : null;
   // The gateway inherits the environment at launch: the sampler finds its output path there.
   const saved = process.env.SLUICE_BENCH_ALLOC_OUT;
   process.env.SLUICE_BENCH_ALLOC_OUT = out;
   try {
-    const topology = await startTopology(scenario, {
-      workDir,
-      rulesDir,
-      nodeArgs: ['--import', SAMPLER],
-      ...(collector ? { tracingEndpoint: collector.url } : {}),
-    });
+    const { topology, cleanup } = await prepareScenario(scenario, collector, ['--import', SAMPLER]);
     try {
-      await sanityCheck(scenario, topology.url);
       if (opts.warmupS > 0) await measureLoadWindow(scenario, topology, load, opts.warmupS);
       const [gateway] = topology.gateway;
       if (gateway === undefined) throw new Error('alloc-profile: the scenario started no gateway');
@@ -141,14 +131,13 @@ export async function profileAllocations(
       if ('error' in profile) throw new Error(`alloc-profile: the sampler failed: ${profile.error}`);
       return summarizeAllocations(scenario.id, profile, Math.max(1, window.dispatched), opts.top);
     } finally {
-      await topology.stop();
+      await cleanup();
     }
   } finally {
     if (saved === undefined) delete process.env.SLUICE_BENCH_ALLOC_OUT;
     else process.env.SLUICE_BENCH_ALLOC_OUT = saved;
     await collector?.close();
-    if (rulesDir) rmSync(rulesDir, { recursive: true, force: true });
-    rmSync(workDir, { recursive: true, force: true });
+    rmSync(outDir, { recursive: true, force: true });
   }
 }
 

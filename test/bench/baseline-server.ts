@@ -21,6 +21,7 @@ import { activeSpan, inSpanSync, startTracing, type Tracing } from '@sluice/tele
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import Fastify from 'fastify';
 import { z } from 'zod';
+import { benchTracing } from './sluice-config.js';
 
 const KNOWN_FORMATS = ['date-time', 'date', 'time', 'duration', 'uri', 'email', 'uuid', 'ipv4', 'ipv6'] as const;
 
@@ -71,7 +72,7 @@ async function main(): Promise<void> {
   const port = Number(values.port ?? 8080);
   const workMs = Number(values['work-us'] ?? 0) / 1000;
   const endpoint = values['tracing-endpoint'];
-  const tracing = endpoint ? await startTracing({ enabled: true, exporter: 'otlp-http', endpoint, sample_ratio: 1, headers: {} }, { role: 'baseline' }) : null;
+  const tracing = endpoint ? await startTracing(benchTracing(endpoint), { role: 'baseline' }) : null;
   const app = Fastify();
   if (tracing) await app.register(tracing.fastifyPlugin);
   const bodyAjv = makeAjv(false);

@@ -50,7 +50,7 @@ export interface WindowRun {
 }
 
 /** A started scenario: what its windows need, and what its report says beside them. */
-interface Prepared {
+export interface Prepared {
   scenario: Scenario;
   topology: Topology;
   idleRssMb: Map<number, number>;
@@ -65,12 +65,25 @@ export function interleavable(s: Scenario): boolean {
   return s.replicas === 1 && s.backend !== 'redis' && !s.auditPostgres && !s.soak;
 }
 
+/** --cpu-prof into <dir>/<scenario> for a sluice scenario's processes, when profiling. */
+function cpuProfArgs(scenario: Scenario, cpuProfDir: string | undefined): string[] {
+  if (!cpuProfDir || scenario.server !== 'sluice') return [];
+  const profile = join(cpuProfDir, scenario.id);
+  mkdirSync(profile, { recursive: true });
+  return ['--cpu-prof', `--cpu-prof-dir=${profile}`];
+}
+
 /** `taskset` every thread of each pid onto the CPUs. */
 function pin(pids: readonly number[], cpuList: string): void {
   for (const pid of pids) execFileSync('taskset', ['--all-tasks', '--cpu-list', '--pid', cpuList, String(pid)], { stdio: 'ignore' });
 }
 
-async function prepare(scenario: Scenario, collector: OtlpReceiver | null, cpuProfDir: string | undefined): Promise<Prepared> {
+/**
+ * Starts one single-process scenario in a work directory of its own (with its collector when it
+ * traces, extra Node flags for its gateway), reads its idle RSS, creates its silences and checks
+ * its outcome; the logs stay when it fails to start. Shared by the interleaved runs and bench:alloc.
+ */
+export async function prepareScenario(scenario: Scenario, collector: OtlpReceiver | null, nodeArgs: readonly string[] = []): Promise<Prepared> {
   const workDir = mkdtempSync(join(tmpdir(), `sluice-bench-${scenario.id}-`));
   const rulesDir = writeRulesDir(scenario.rules);
   const cleanup = async (topology: Topology | undefined, keepLogs: boolean) => {
@@ -80,13 +93,11 @@ async function prepare(scenario: Scenario, collector: OtlpReceiver | null, cpuPr
   };
   let topology: Topology | undefined;
   try {
-    const profile = cpuProfDir && scenario.server === 'sluice' ? join(cpuProfDir, scenario.id) : undefined;
-    if (profile) mkdirSync(profile, { recursive: true });
     topology = await startTopology(scenario, {
       workDir,
       rulesDir,
       ...(scenario.tracing && collector ? { tracingEndpoint: collector.url } : {}),
-      ...(profile ? { nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profile}`] } : {}),
+      ...(nodeArgs.length > 0 ? { nodeArgs: [...nodeArgs] } : {}),
     });
     await sleep(1000);
     const idleRssMb = new Map(topology.api.map((p) => [p.pid, memory(p.pid).rssMb]));
@@ -195,7 +206,7 @@ export async function runInterleaved(scenarios: readonly Scenario[], settings: I
   try {
     for (const scenario of scenarios) {
       console.error(`  (${scenario.id}) ${scenario.title}: starting …`);
-      prepared.push(await prepare(scenario, collector, settings.cpuProfDir));
+      prepared.push(await prepareScenario(scenario, collector, cpuProfArgs(scenario, settings.cpuProfDir)));
     }
     if (settings.pin) {
       pin(

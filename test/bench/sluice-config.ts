@@ -24,6 +24,14 @@ export interface SluiceConfigOptions {
   auditPostgresUrl?: string;
 }
 
+/**
+ * The tracing of the bench's traced scenarios: every trace sampled, OTLP/HTTP to the local
+ * collector. (k) writes it into its config; (l), the bare baseline, starts tracing with it as is.
+ */
+export function benchTracing(endpoint: string) {
+  return { enabled: true, exporter: 'otlp-http', endpoint, sample_ratio: 1, headers: {} } as const;
+}
+
 export function writeSluiceConfig(dir: string, name: string, opts: SluiceConfigOptions): string {
   const config: Record<string, unknown> = {
     server: { host: '127.0.0.1' },
@@ -31,7 +39,7 @@ export function writeSluiceConfig(dir: string, name: string, opts: SluiceConfigO
     providers: [{ name: SAMPLE_ACTION.provider, type: 'noop' }],
     ...(opts.rulesDir ? { rules: { directory: opts.rulesDir } } : {}),
     ...(opts.workerPort !== undefined ? { worker: { host: '127.0.0.1', port: opts.workerPort } } : {}),
-    ...(opts.tracingEndpoint ? { telemetry: { tracing: { enabled: true, exporter: 'otlp-http', endpoint: opts.tracingEndpoint, sample_ratio: 1 } } } : {}),
+    ...(opts.tracingEndpoint ? { telemetry: { tracing: benchTracing(opts.tracingEndpoint) } } : {}),
     ...(opts.auditPostgresUrl ? { audit: { backend: 'postgres', postgres: { url: opts.auditPostgresUrl } } } : {}),
   };
   const file = join(dir, name);

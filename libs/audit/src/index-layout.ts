@@ -82,12 +82,15 @@ export function placementOf(record: IndexedRecord, sharded: boolean): RecordPlac
     shared = buildPlacement(record, shard);
     placements.set(shape, shared);
   }
-  const own: StateKey[] = [];
+  // Most records have neither: they get the shared placement itself, no array built.
+  let global: StateKey[] | undefined;
   for (const field of OWN_FIELDS) {
     const value = record[field];
-    if (value !== null) own.push(globalIndexKey({ field, value }, shard));
+    if (value === null) continue;
+    global ??= [...shared.global];
+    global.push(globalIndexKey({ field, value }, shard));
   }
-  return own.length === 0 ? shared : { ...shared, global: [...shared.global, ...own] };
+  return global === undefined ? shared : { ...shared, global };
 }
 
 /** A shape's placement, its keys shared: every index but those of the record's own fields. */
