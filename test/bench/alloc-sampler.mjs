@@ -4,7 +4,7 @@
  * request allocates, not what it keeps); the next one writes the samples to
  * $SLUICE_BENCH_ALLOC_OUT. Plain JavaScript: the gateway runs built code, without tsx.
  */
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector';
 
 const out = process.env.SLUICE_BENCH_ALLOC_OUT;
@@ -21,6 +21,8 @@ process.on('SIGUSR2', () => {
   }
   sampling = false;
   session.post('HeapProfiler.stopSampling', (err, result) => {
-    writeFileSync(out, JSON.stringify(err ? { error: String(err) } : result.profile));
+    // Written aside and renamed, so the reader polling for the file never sees half of it.
+    writeFileSync(`${out}.partial`, JSON.stringify(err ? { error: String(err) } : result.profile));
+    renameSync(`${out}.partial`, out);
   });
 });
