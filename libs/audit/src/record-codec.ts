@@ -1,4 +1,5 @@
 import { AuditRecord } from '@sluice/core';
+import type { IndexedRecord } from './ingest/ingest.js';
 
 /** Stored form of a record: its JSON. */
 export function encodeRecord(record: AuditRecord): string {
@@ -7,6 +8,10 @@ export function encodeRecord(record: AuditRecord): string {
 
 /** Null for absent or unreadable values: a reader treats both as a missing record. */
 export function decodeRecord(value: string | null): AuditRecord | null {
+  return decodeWith(AuditRecord, value);
+}
+
+function decodeWith<T>(schema: { safeParse(value: unknown): { success: true; data: T } | { success: false } }, value: string | null): T | null {
   if (value === null) return null;
   let parsed: unknown;
   try {
@@ -14,8 +19,37 @@ export function decodeRecord(value: string | null): AuditRecord | null {
   } catch {
     return null;
   }
-  const result = AuditRecord.safeParse(parsed);
+  const result = schema.safeParse(parsed);
   return result.success ? result.data : null;
+}
+
+/** What removing a record reads of it: the parts of its keys, not its payload or details. */
+const RemovableFields = AuditRecord.pick({
+  id: true,
+  action_id: true,
+  dispatched_at: true,
+  expires_at: true,
+  sequence_number: true,
+  duration_ms: true,
+  namespace: true,
+  tenant: true,
+  provider: true,
+  action_type: true,
+  outcome: true,
+  verdict: true,
+  matched_rule: true,
+  caller_id: true,
+  chain_id: true,
+  trace_id: true,
+});
+export type RemovableRecord = Pick<AuditRecord, keyof IndexedRecord | 'action_id'>;
+
+/**
+ * The removable part of a stored record: null as decodeRecord's. Eviction and expiry decode
+ * every record they remove; checking (and copying) its payload and details would be waste.
+ */
+export function decodeRemovable(value: string | null): RemovableRecord | null {
+  return decodeWith(RemovableFields, value);
 }
 
 /** Epoch ms of dispatched_at: the score of every time index. */

@@ -1,7 +1,7 @@
 import type { AuditRecord } from '@sluice/core';
 import type { StateStore } from '@sluice/state';
 import { recordKey, type TenantScope } from './keys.js';
-import { decodeRecord } from './record-codec.js';
+import { decodeRecord, decodeRemovable, type RemovableRecord } from './record-codec.js';
 import { memberRecordId, memberScopeCode, type RecordRef } from './record-ref.js';
 import type { ScopeCodes } from './scope-codes.js';
 
@@ -17,6 +17,11 @@ export class RecordReader {
     return this.readRefs(await this.refsOf(members, indexScope));
   }
 
+  /** As readMembers, only what removing each record needs of it (its global members: no index scope). */
+  async readRemovable(members: readonly string[]): Promise<(RemovableRecord | null)[]> {
+    return this.readRefs(await this.refsOf(members, null), decodeRemovable);
+  }
+
   /** `indexScope` is the scope of a tenant-scope index; null for global members (they carry a scope code). */
   async refsOf(members: readonly string[], indexScope: TenantScope | null): Promise<(RecordRef | null)[]> {
     const scopes = indexScope === null ? await this.scopes.resolve(members.map(memberScopeCode)) : null;
@@ -27,13 +32,15 @@ export class RecordReader {
     });
   }
 
-  async readRefs(refs: readonly (RecordRef | null)[]): Promise<(AuditRecord | null)[]> {
+  readRefs(refs: readonly (RecordRef | null)[]): Promise<(AuditRecord | null)[]>;
+  readRefs<T extends RecordRef>(refs: readonly (RecordRef | null)[], decode: (value: string | null) => T | null): Promise<(T | null)[]>;
+  async readRefs(refs: readonly (RecordRef | null)[], decode: (value: string | null) => RecordRef | null = decodeRecord): Promise<(RecordRef | null)[]> {
     const present = refs.filter((ref): ref is RecordRef => ref !== null);
     if (present.length === 0) return refs.map(() => null);
     const values = await this.store.getMany(present.map((ref) => recordKey(ref, ref.id)));
-    const byRef = new Map<RecordRef, AuditRecord | null>();
+    const byRef = new Map<RecordRef, RecordRef | null>();
     present.forEach((ref, i) => {
-      byRef.set(ref, decodeRecord(values[i] ?? null));
+      byRef.set(ref, decode(values[i] ?? null));
     });
     return refs.map((ref) => {
       const record = ref === null ? null : (byRef.get(ref) ?? null);

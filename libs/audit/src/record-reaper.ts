@@ -1,7 +1,7 @@
-import type { StateKey, StateStore } from '@sluice/state';
+import type { StateKey, StateStore, WriteOp } from '@sluice/state';
 import type { RecordReader } from './record-reader.js';
 import { memberScopeCode } from './record-ref.js';
-import { removeRecord } from './record-writes.js';
+import { removeRecords, type Removal } from './record-writes.js';
 
 /**
  * Removes the records named by members of a global index (the expiry index, or the global index
@@ -11,14 +11,15 @@ import { removeRecord } from './record-writes.js';
  */
 export async function reapMembers(store: StateStore, reader: RecordReader, source: StateKey, members: readonly string[]): Promise<number> {
   if (members.length === 0) return 0;
-  const records = await reader.readMembers(members, null);
-  const removed = await Promise.all(
-    members.map(async (member, i) => {
-      const record = records[i] ?? null;
-      if (record !== null) return removeRecord(store, record, memberScopeCode(member));
-      await store.indexRemove(source, member);
-      return false;
-    }),
-  );
-  return removed.filter(Boolean).length;
+  const records = await reader.readRemovable(members);
+  const removals: Removal[] = [];
+  const gone: WriteOp[] = [];
+  members.forEach((member, i) => {
+    const record = records[i] ?? null;
+    if (record !== null) removals.push({ record, scopeCode: memberScopeCode(member) });
+    else gone.push({ op: 'indexRemove', index: source, member });
+  });
+  const deleted = await removeRecords(store, removals);
+  if (gone.length > 0) await store.writeBatch(gone);
+  return deleted.filter(Boolean).length;
 }

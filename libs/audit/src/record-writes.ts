@@ -3,7 +3,7 @@ import type { BulkWriteOp, StateStore, WriteOp } from '@sluice/state';
 import { placementOf, type RecordPlacement } from './index-layout.js';
 import type { IndexedRecord } from './ingest/ingest.js';
 import { actionPointerKey, recordKey } from './keys.js';
-import { dispatchedAtMs, encodeRecord, expiresAtMs } from './record-codec.js';
+import { dispatchedAtMs, encodeRecord, expiresAtMs, type RemovableRecord } from './record-codec.js';
 import { globalMember, tenantMember } from './record-ref.js';
 
 /*
@@ -55,26 +55,37 @@ export function pointerWrite(record: AuditRecord, scopeCode: string): WriteOp {
   };
 }
 
+/** A record to remove, and the scope code of its global members. */
+export interface Removal {
+  record: RemovableRecord;
+  scopeCode: string;
+}
+
 /**
- * Deletes a record and its entries in every index placementOf names. Idempotent, so a rerun
- * after a crash, or two reapers racing on one record, are harmless. True when this call deleted
- * the record value. Order: index entries, then the value, then the expiry entry last, so a
- * reaper that dies part-way leaves the expiry entry behind and the next run finishes the job.
+ * Deletes records and their entries in every index placementOf names. Idempotent, so a rerun
+ * after a crash, or two reapers racing on one record, are harmless. Returns, per record, whether
+ * this call deleted its value (racing reapers never count one twice). Order, each a batch for
+ * all the records: index entries, then the values, then the expiry entries last, so a reaper that
+ * dies part-way leaves the expiry entries behind and the next run finishes the job.
  */
-export async function removeRecord(store: StateStore, record: AuditRecord, scopeCode: string): Promise<boolean> {
-  const placement = placementOf(record, store.sharded);
-  const tm = tenantMember(record.id);
-  const gm = globalMember(record.id, scopeCode);
-  // Each entry's score goes along: the memory backend finds fixed-score entries by it.
-  const at = dispatchedAtMs(record);
-  const removals: Promise<unknown>[] = [
-    ...placement.tenant.map((index) => store.indexRemove(index, tm, at)),
-    ...placement.global.map((index) => store.indexRemove(index, gm, at)),
-  ];
-  if (placement.chain !== null) removals.push(store.indexRemove(placement.chain, tm, record.sequence_number ?? undefined));
-  removals.push(store.indexRemove(actionPointerKey(record.action_id), gm, at));
-  await Promise.all(removals);
-  const deleted = await store.delete(recordKey(record, record.id));
-  if (placement.expiry !== null) await store.indexRemove(placement.expiry, gm, expiresAtMs(record) ?? undefined);
+export async function removeRecords(store: StateStore, removals: readonly Removal[]): Promise<boolean[]> {
+  if (removals.length === 0) return [];
+  const entries: WriteOp[] = [];
+  const expiries: WriteOp[] = [];
+  for (const { record, scopeCode } of removals) {
+    const placement = placementOf(record, store.sharded);
+    const tm = tenantMember(record.id);
+    const gm = globalMember(record.id, scopeCode);
+    // Each entry's score goes along: the memory backend finds fixed-score entries by it.
+    const at = dispatchedAtMs(record);
+    for (const index of placement.tenant) entries.push({ op: 'indexRemove', index, member: tm, score: at });
+    for (const index of placement.global) entries.push({ op: 'indexRemove', index, member: gm, score: at });
+    if (placement.chain !== null) entries.push({ op: 'indexRemove', index: placement.chain, member: tm, score: record.sequence_number ?? undefined });
+    entries.push({ op: 'indexRemove', index: actionPointerKey(record.action_id), member: gm, score: at });
+    if (placement.expiry !== null) expiries.push({ op: 'indexRemove', index: placement.expiry, member: gm, score: expiresAtMs(record) ?? undefined });
+  }
+  await store.writeBatch(entries);
+  const deleted = await Promise.all(removals.map(({ record }) => store.delete(recordKey(record, record.id))));
+  if (expiries.length > 0) await store.writeBatch(expiries);
   return deleted;
 }
