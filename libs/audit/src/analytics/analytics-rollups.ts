@@ -3,19 +3,8 @@ import type { BulkWriteOp, StateStore } from '@sluice/state';
 import { aggregate } from './aggregate.js';
 import { binOf } from './histogram.js';
 import { planSegments } from './read-plan.js';
-import {
-  binKey,
-  countKey,
-  encodeMember,
-  granularityMs,
-  indexKey,
-  memberScore,
-  sumKey,
-  tenantIndexKey,
-  tupleRef,
-  type Granularity,
-  type Tuple,
-} from './rollup-keys.js';
+import { CellMemo } from './cell-memo.js';
+import { cellNumber, granularityMs, rollupCell, sameTuple, tupleRef, type Granularity, type RollupCell, type Tuple } from './rollup-keys.js';
 import { stateRollupSource, type RollupSource } from './rollup-reader.js';
 import { DAY_MS, ceilHour, countBuckets, floorDay, floorHour } from './time-buckets.js';
 import type { AnalyticsFilters, RollupQuery, RollupRecord } from './types.js';
@@ -75,6 +64,7 @@ export class AnalyticsRollups {
   private readonly beforeRead: () => Promise<unknown>;
   private readonly retentionMs: Record<Granularity, number>;
   private readonly source: RollupSource;
+  private readonly cells: Record<Granularity, CellMemo<RollupCell>> = { hour: new CellMemo(), day: new CellMemo() };
 
   constructor(opts: AnalyticsRollupsOptions) {
     this.state = opts.state;
@@ -102,8 +92,6 @@ export class AnalyticsRollups {
       outcome: record.outcome,
     });
     const bin = binOf(record.duration_ms);
-    const member = encodeMember(ref.tuple, bin);
-    const score = memberScore(ref, bin);
     const micros = Math.max(0, Math.round(record.duration_ms * 1000));
     const now = this.clock.now();
     const ops: BulkWriteOp[] = [];
@@ -112,13 +100,18 @@ export class AnalyticsRollups {
       // Set once, when a key is created: every key of the bucket expires `retention` after the bucket ends.
       const ttlMs = start + granularityMs(g) + this.retentionMs[g] - now;
       if (ttlMs <= 0) continue;
+      const n = cellNumber(g, start, bin);
+      let cell = this.cells[g].get(ref.hash, n);
+      // The hash stands for the tuple; a cell of another tuple under it (a collision) is rebuilt.
+      if (cell === undefined || !sameTuple(cell.tuple, ref.tuple)) cell = this.cells[g].set(ref.hash, n, rollupCell(g, start, ref, bin));
+      const { member, score } = cell;
       ops.push(
-        { op: 'increment', key: binKey(g, start, ref, bin), by: 1, ttlMs },
-        { op: 'increment', key: sumKey(g, start, ref), by: micros, ttlMs },
-        { op: 'increment', key: countKey(g, start, ref), by: 1, ttlMs },
+        { op: 'increment', key: cell.bin, by: 1, ttlMs },
+        { op: 'increment', key: cell.sum, by: micros, ttlMs },
+        { op: 'increment', key: cell.count, by: 1, ttlMs },
         // After the counters: a crash in between leaves an uncounted action, not a dangling entry.
-        { op: 'indexAdd', index: indexKey(g, start), member, score, ttlMs },
-        { op: 'indexAdd', index: tenantIndexKey(g, start, ref.tuple.tenant), member, score, ttlMs },
+        { op: 'indexAdd', index: cell.index, member, score, ttlMs },
+        { op: 'indexAdd', index: cell.tenantIndex, member, score, ttlMs },
       );
     }
     return ops;

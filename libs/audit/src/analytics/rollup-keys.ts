@@ -1,4 +1,4 @@
-import { GLOBAL_SCOPE, type StateKey } from '@sluice/state';
+import { GLOBAL_SCOPE, shareKey, type StateKey } from '@sluice/state';
 import { DAY_MS, HOUR_MS } from './time-buckets.js';
 import { tupleHash } from './tuple-hash.js';
 
@@ -84,6 +84,40 @@ export function sumKey(g: Granularity, startMs: number, ref: TupleRef): StateKey
 
 export function countKey(g: Granularity, startMs: number, ref: TupleRef): StateKey {
   return counterKey(g, startMs, ref, 'c');
+}
+
+/** What one record writes in one bucket for its tuple and latency bin: keys shared (shareKey), built once per cell. */
+export interface RollupCell {
+  tuple: Tuple;
+  bin: StateKey;
+  sum: StateKey;
+  count: StateKey;
+  index: StateKey;
+  tenantIndex: StateKey;
+  member: string;
+  score: number;
+}
+
+export function rollupCell(g: Granularity, startMs: number, ref: TupleRef, bin: number): RollupCell {
+  return {
+    tuple: ref.tuple,
+    bin: shareKey(binKey(g, startMs, ref, bin)),
+    sum: shareKey(sumKey(g, startMs, ref)),
+    count: shareKey(countKey(g, startMs, ref)),
+    index: shareKey(indexKey(g, startMs)),
+    tenantIndex: shareKey(tenantIndexKey(g, startMs, ref.tuple.tenant)),
+    member: encodeMember(ref.tuple, bin),
+    score: memberScore(ref, bin),
+  };
+}
+
+/** A cell's bucket and bin as one number (hours since the epoch stay far below 2^46). */
+export function cellNumber(g: Granularity, startMs: number, bin: number): number {
+  return Math.floor(startMs / granularityMs(g)) * BIN_SLOTS + bin;
+}
+
+export function sameTuple(a: Tuple, b: Tuple): boolean {
+  return a.namespace === b.namespace && a.tenant === b.tenant && a.provider === b.provider && a.action_type === b.action_type && a.outcome === b.outcome;
 }
 
 export function encodeMember(t: Tuple, bin: number): string {

@@ -1,4 +1,4 @@
-import { GLOBAL_SCOPE, type StateKey } from '@sluice/state';
+import { GLOBAL_SCOPE, shareKey, type StateKey } from '@sluice/state';
 import { DAY_MS } from '../analytics/time-buckets.js';
 import { tupleHash } from '../analytics/tuple-hash.js';
 
@@ -56,6 +56,33 @@ export function tupleRef(tuple: CoverageTuple): TupleRef {
 
 export function counterKey(dayMs: number, ref: TupleRef): StateKey {
   return { kind: COUNTER_KIND, namespace: ref.tuple.namespace, tenant: ref.tuple.tenant, id: `${dayTag(dayMs)}/${ref.hash}` };
+}
+
+/** What one record writes in one day for its tuple: keys shared (shareKey), built once per cell. */
+export interface CoverageCell {
+  tuple: CoverageTuple;
+  counter: StateKey;
+  index: StateKey;
+  tenantIndex: StateKey;
+  member: string;
+  score: number;
+}
+
+export function coverageCell(dayMs: number, ref: TupleRef): CoverageCell {
+  return {
+    tuple: ref.tuple,
+    counter: shareKey(counterKey(dayMs, ref)),
+    index: shareKey(indexKey(dayMs)),
+    tenantIndex: shareKey(tenantIndexKey(dayMs, ref.tuple.tenant)),
+    member: encodeMember(ref.tuple),
+    score: ref.rank,
+  };
+}
+
+export function sameTuple(a: CoverageTuple, b: CoverageTuple): boolean {
+  return (
+    a.namespace === b.namespace && a.tenant === b.tenant && a.provider === b.provider && a.action_type === b.action_type && a.matched_rule === b.matched_rule
+  );
 }
 
 export function encodeMember(t: CoverageTuple): string {

@@ -1,7 +1,8 @@
 import { errors, systemClock, type Clock } from '@sluice/core';
 import type { BulkWriteOp, StateStore } from '@sluice/state';
 import { DAY_MS, floorDay } from '../analytics/time-buckets.js';
-import { counterKey, encodeMember, indexKey, tenantIndexKey, tupleRef } from './coverage-keys.js';
+import { CellMemo } from '../analytics/cell-memo.js';
+import { coverageCell, sameTuple, tupleRef, type CoverageCell } from './coverage-keys.js';
 import { foldEntries } from './coverage-fold.js';
 import { stateCoverageSource, type CoverageSource } from './coverage-reader.js';
 import type { CoverageRecord, CoverageRollupQuery, CoverageRollupResult } from './types.js';
@@ -37,6 +38,7 @@ export class CoverageRollups {
   private readonly beforeRead: () => Promise<unknown>;
   private readonly retentionMs: number;
   private readonly source: CoverageSource;
+  private readonly cells = new CellMemo<CoverageCell>();
 
   constructor(opts: CoverageRollupsOptions) {
     this.state = opts.state;
@@ -62,12 +64,16 @@ export class CoverageRollups {
     if (ttlMs <= 0) return [];
     const { namespace, tenant, provider, action_type, matched_rule } = record;
     const ref = tupleRef({ namespace, tenant, provider, action_type, matched_rule });
-    const member = encodeMember(ref.tuple);
+    const n = day / DAY_MS;
+    let cell = this.cells.get(ref.hash, n);
+    // The hash stands for the tuple; a cell of another tuple under it (a collision) is rebuilt.
+    if (cell === undefined || !sameTuple(cell.tuple, ref.tuple)) cell = this.cells.set(ref.hash, n, coverageCell(day, ref));
+    const { member, score } = cell;
     return [
-      { op: 'increment', key: counterKey(day, ref), by: 1, ttlMs },
+      { op: 'increment', key: cell.counter, by: 1, ttlMs },
       // After the counter: a crash in between leaves an uncounted action, not a dangling entry.
-      { op: 'indexAdd', index: indexKey(day), member, score: ref.rank, ttlMs },
-      { op: 'indexAdd', index: tenantIndexKey(day, tenant), member, score: ref.rank, ttlMs },
+      { op: 'indexAdd', index: cell.index, member, score, ttlMs },
+      { op: 'indexAdd', index: cell.tenantIndex, member, score, ttlMs },
     ];
   }
 

@@ -117,9 +117,16 @@ export function sumCounters(writes: readonly BulkWriteOp[]): BulkWriteOp[] {
   return [...counters.values(), ...others];
 }
 
+/** Names of shared keys (shareKey freezes them, so a name cannot go stale): built once, not per write. */
+const sharedNames = new WeakMap<StateKey, string>();
+
 /** A key's identity as one string (its fields cannot contain NUL). */
 export function keyName(key: StateKey): string {
-  return `${key.kind}\u0000${key.namespace}\u0000${key.tenant}\u0000${key.id}`;
+  const known = sharedNames.get(key);
+  if (known !== undefined) return known;
+  const name = `${key.kind}\u0000${key.namespace}\u0000${key.tenant}\u0000${key.id}`;
+  if (Object.isFrozen(key)) sharedNames.set(key, name);
+  return name;
 }
 
 /** The message format's version: a consumer leaves a message of a newer one pending for a consumer that reads it. */

@@ -165,6 +165,18 @@ export class SortedIndex {
 
   /** Inserts the entry; with `unlessPresent`, an entry (score, member) already there is left as the only one. */
   private insert(member: string, score: number, unlessPresent = false): void {
+    const last = this.chunks.at(-1);
+    if (last !== undefined && last.members.length < 2 * this.chunkSize) {
+      const end = last.members.length - 1;
+      // The audit's time indexes add their newest entry, after every other: no search.
+      if (precedes(last.scores[end] as number, last.members[end] as string, score, member)) {
+        flatten(member);
+        last.members.push(member);
+        last.scores.push(score);
+        this.total++;
+        return;
+      }
+    }
     const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
     const c = Math.min(this.chunkWith(atOrAfter), this.chunks.length - 1);
     const chunk = this.chunks[c];
@@ -186,6 +198,15 @@ export class SortedIndex {
 
   /** Removes the entry (score, member); false when there is no such entry. */
   private removeAt(score: number, member: string): boolean {
+    const first = this.chunks[0];
+    // Eviction and expiry remove the oldest entry, first of all: no search.
+    if (first !== undefined && first.scores[0] === score && first.members[0] === member) {
+      first.members.shift();
+      first.scores.shift();
+      if (first.members.length === 0) this.chunks.shift();
+      this.total--;
+      return true;
+    }
     const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
     const c = this.chunkWith(atOrAfter);
     const chunk = this.chunks[c];
