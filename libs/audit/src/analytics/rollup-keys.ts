@@ -124,7 +124,7 @@ export function encodeMember(t: Tuple, bin: number): string {
   return JSON.stringify([t.namespace, t.tenant, t.provider, t.action_type, t.outcome, bin]);
 }
 
-export function memberScore(ref: TupleRef, bin: number): number {
+function memberScore(ref: TupleRef, bin: number): number {
   return ref.rank * BIN_SLOTS + bin;
 }
 

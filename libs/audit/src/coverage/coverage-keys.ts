@@ -85,7 +85,7 @@ export function sameTuple(a: CoverageTuple, b: CoverageTuple): boolean {
   );
 }
 
-export function encodeMember(t: CoverageTuple): string {
+function encodeMember(t: CoverageTuple): string {
   return JSON.stringify([t.namespace, t.tenant, t.provider, t.action_type, t.matched_rule]);
 }
 
