@@ -169,7 +169,8 @@ async function main(): Promise<void> {
       console.error(`  (${scenario.id}) ${scenario.title}: sampling allocations …`);
       const summary = await profileAllocations(
         scenario,
-        { windowS: Number(values.window ?? 5), warmupS: Number(values.warmup ?? 2), top: Number(values.top ?? 20) },
+        // 8 s: long enough for (b) to fill the audit trail's byte cap, past which every batch also evicts (its steady state).
+        { windowS: Number(values.window ?? 5), warmupS: Number(values.warmup ?? 8), top: Number(values.top ?? 20) },
         load,
       );
       console.log(allocationTables(summary));
