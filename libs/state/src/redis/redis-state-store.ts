@@ -20,6 +20,7 @@ import type {
   WriteBatchOptions,
   WriteOp,
 } from '../state-store.js';
+import { coalesceCommands } from './write-coalescing.js';
 import { writeBatch } from './batch.js';
 import { finishStagedBatches, logAckWith, type MarkerKey } from './log-ack-with.js';
 import { compareAndSwapWith } from './compare-and-swap-with.js';
@@ -79,10 +80,12 @@ export class RedisStateStore implements StateStore {
       this.lastError = err;
     });
     registerScripts(this.client);
+    coalesceCommands(this.client);
     if (opts.waitReplicas !== undefined && opts.waitReplicas.replicas > 0) {
       this.durable = createClient({ ...opts, clientName: opts.clientName === undefined ? undefined : `${opts.clientName}-durable` });
       this.durable.on('error', () => {});
       registerScripts(this.durable);
+      coalesceCommands(this.durable);
       this.replicaWaiter = new ReplicaWaiter(this.durable, opts.waitReplicas);
     } else {
       this.durable = this.client;
