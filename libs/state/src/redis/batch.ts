@@ -5,9 +5,12 @@ import { groupBySlot } from './slots.js';
 import { scoreArg } from './time-index.js';
 
 /*
- * writeBatch: one pipeline (not MULTI), so one round trip and no cross-key atomicity. Redis runs
- * every command of a pipeline even when an earlier one fails; the call then rejects. On Redis
- * Cluster, one pipeline per slot, sent together.
+ * writeBatch: a pipeline on the wire (not MULTI): every command sent at once, so one round trip
+ * and no cross-key atomicity. Redis runs every command even when an earlier one fails; the call
+ * then rejects. On Redis Cluster, one such pipeline per slot, sent together. Not ioredis's
+ * Pipeline class: each one copies onto itself every script the client defined (and defines a
+ * getter), which cost a quarter or more of a replica's CPU per dispatch (docs/performance.md);
+ * the corked connection sends the commands in one write all the same (write-coalescing.ts).
  */
 
 type Command = [name: string, ...args: (string | number)[]];
@@ -95,17 +98,15 @@ function appendCommand(append: LogAppend): Command {
   return ['xadd', append.log, '*', 'm', append.message];
 }
 
-/** The commands as one pipeline (all of one slot, on Redis Cluster); rejects with the first error after all ran. */
+/** The commands, sent in this turn (one write); rejects with the first error once all have answered. */
 async function send(client: RedisClient, commands: Command[]): Promise<void> {
-  if (commands.length === 0) return;
-  // One command needs no pipeline (its object, per-command promises and result array): an intent's ZADD, per dispatch.
-  const [only] = commands;
-  if (commands.length === 1 && only !== undefined) {
-    await client.call(...only);
-    return;
-  }
-  const results = await client.pipeline(commands).exec();
-  if (results === null) throw new Error('writeBatch: the pipeline was discarded');
-  const failed = results.find(([err]) => err !== null);
-  if (failed !== undefined) throw failed[0];
+  let failure: { error: unknown } | undefined;
+  await Promise.all(
+    commands.map((command) =>
+      client.call(...command).catch((error: unknown) => {
+        failure ??= { error };
+      }),
+    ),
+  );
+  if (failure !== undefined) throw failure.error;
 }
