@@ -8,6 +8,8 @@ import { Redis } from 'ioredis';
 export interface RedisSnapshot {
   /** calls per command name (lower case, subcommands as `config|resetstat`). */
   calls: Record<string, number>;
+  /** Microseconds Redis spent in each command (INFO commandstats `usec`). */
+  usec: Record<string, number>;
   readsProcessed: number;
   netInputBytes: number;
   cpuMs: number;
@@ -18,6 +20,8 @@ export interface RedisDelta {
   /** All commands executed, without this module's own INFO calls. */
   commands: number;
   byCommand: Record<string, number>;
+  /** Microseconds spent in each command (a script's own time includes the commands it runs). */
+  usecByCommand: Record<string, number>;
   readsProcessed: number;
   netInputBytes: number;
   cpuMs: number;
@@ -44,14 +48,16 @@ const OWN_COMMANDS = new Set(['info']);
 function parseInfo(text: string): RedisSnapshot {
   const fields = new Map<string, string>();
   const calls: Record<string, number> = {};
+  const usec: Record<string, number> = {};
   for (const line of text.split('\r\n')) {
     const colon = line.indexOf(':');
     if (line.startsWith('#') || colon === -1) continue;
     const key = line.slice(0, colon);
     const value = line.slice(colon + 1);
     if (key.startsWith('cmdstat_')) {
-      const m = /(?:^|,)calls=(\d+)/.exec(value);
-      calls[key.slice('cmdstat_'.length)] = m ? Number(m[1]) : 0;
+      const name = key.slice('cmdstat_'.length);
+      calls[name] = Number(/(?:^|,)calls=(\d+)/.exec(value)?.[1] ?? 0);
+      usec[name] = Number(/(?:^|,)usec=(\d+)/.exec(value)?.[1] ?? 0);
     } else {
       fields.set(key, value);
     }
@@ -59,6 +65,7 @@ function parseInfo(text: string): RedisSnapshot {
   const num = (k: string) => Number(fields.get(k) ?? Number.NaN);
   return {
     calls,
+    usec,
     readsProcessed: num('total_reads_processed'),
     netInputBytes: num('total_net_input_bytes'),
     cpuMs: (num('used_cpu_sys') + num('used_cpu_user')) * 1000,
@@ -82,12 +89,20 @@ export class RedisStats {
 
   /** Deltas of several servers (a Cluster's primaries) added up. */
   static sum(deltas: readonly RedisDelta[]): RedisDelta {
+    const add = (into: Record<string, number>, from: Record<string, number>) => {
+      for (const [name, n] of Object.entries(from)) into[name] = (into[name] ?? 0) + n;
+    };
     const byCommand: Record<string, number> = {};
-    for (const d of deltas) for (const [name, n] of Object.entries(d.byCommand)) byCommand[name] = (byCommand[name] ?? 0) + n;
+    const usecByCommand: Record<string, number> = {};
+    for (const d of deltas) {
+      add(byCommand, d.byCommand);
+      add(usecByCommand, d.usecByCommand);
+    }
     const total = (f: (d: RedisDelta) => number) => deltas.reduce((sum, d) => sum + f(d), 0);
     return {
       commands: total((d) => d.commands),
       byCommand,
+      usecByCommand,
       readsProcessed: total((d) => d.readsProcessed),
       netInputBytes: total((d) => d.netInputBytes),
       cpuMs: total((d) => d.cpuMs),
@@ -97,16 +112,19 @@ export class RedisStats {
 
   static delta(after: RedisSnapshot, before: RedisSnapshot): RedisDelta {
     const byCommand: Record<string, number> = {};
+    const usecByCommand: Record<string, number> = {};
     let commands = 0;
     for (const [name, n] of Object.entries(after.calls)) {
       const d = n - (before.calls[name] ?? 0);
       if (d <= 0 || OWN_COMMANDS.has(name)) continue;
       byCommand[name] = d;
+      usecByCommand[name] = (after.usec[name] ?? 0) - (before.usec[name] ?? 0);
       commands += d;
     }
     return {
       commands,
       byCommand,
+      usecByCommand,
       readsProcessed: after.readsProcessed - before.readsProcessed,
       netInputBytes: after.netInputBytes - before.netInputBytes,
       cpuMs: after.cpuMs - before.cpuMs,

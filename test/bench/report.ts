@@ -64,6 +64,27 @@ export function detailsTable(results: readonly ScenarioResult[]): string {
   ].join('\n');
 }
 
+/**
+ * Where Redis's time per dispatch goes, by command (INFO commandstats), for the scenarios on
+ * Redis: the commands' own time, without the reads and writes of their sockets that `INFO cpu`
+ * counts too. Empty string when no scenario ran on Redis.
+ */
+export function redisCommandsTable(results: readonly ScenarioResult[], top = 8): string {
+  const rows = results.flatMap((r) => {
+    const usec = r.redis?.commandUsecPerDispatch;
+    if (!usec) return [];
+    const total = Object.values(usec).reduce((a, b) => a + b, 0);
+    const largest = Object.entries(usec)
+      .sort(([, a], [, b]) => b - a)
+      .slice(0, top)
+      .map(([name, n]) => `${name} ${num(n, 1)}`)
+      .join(', ');
+    return [`| ${r.id} | ${num(r.redis?.cpuMsPerDispatch ? r.redis.cpuMsPerDispatch * 1000 : 0, 1)} | ${num(total, 1)} | ${largest} |`];
+  });
+  if (rows.length === 0) return '';
+  return ['| scenario | Redis CPU µs/dispatch | in commands | largest, µs per dispatch |', '|---|--:|--:|---|', ...rows].join('\n');
+}
+
 /** The open-loop runs (empty string when no scenario had one). */
 export function openLoopTable(results: readonly ScenarioResult[]): string {
   const rows = results.flatMap((r) => {

@@ -40,7 +40,18 @@ import { measureAuditHeap, type AuditHeapResult } from './audit-heap.js';
 import { runInterleaved, type InterleavedRun } from './interleave.js';
 import { LoadClient } from './load-client.js';
 import { REPO_ROOT } from './process-launcher.js';
-import { auditHeapLine, detailsTable, machineInfo, openLoopTable, resultsTable, roundRatiosTable, soakTable, targetsTable, writeJson } from './report.js';
+import {
+  auditHeapLine,
+  detailsTable,
+  machineInfo,
+  openLoopTable,
+  redisCommandsTable,
+  resultsTable,
+  roundRatiosTable,
+  soakTable,
+  targetsTable,
+  writeJson,
+} from './report.js';
 import { runSoak, type SoakResult, type SoakSettings } from './soak.js';
 import { medianRuns } from './rounds.js';
 import type { ScenarioResult } from './scenario-result.js';
@@ -207,6 +218,8 @@ async function main(): Promise<void> {
   if (interleaved) console.log(`\n### Interleaved rounds\n\n${roundRatiosTable(interleaved.ratios)}`);
   console.log('\n### Details\n');
   console.log(detailsTable(results));
+  const commands = redisCommandsTable(results);
+  if (commands) console.log(`\n### Redis time by command (INFO commandstats)\n\n${commands}`);
   const open = openLoopTable(results);
   if (open) console.log(`\n### Open loop (${Math.round(OPEN_LOOP_SHARE * 100)} % of each scenario's throughput, evenly spaced)\n\n${open}`);
   if (soaks.length > 0)

@@ -34,6 +34,8 @@ export interface RedisResult {
   /** INFO commandstats delta over the measured run / dispatches (includes commands run by Lua scripts). */
   commandsPerDispatch: number;
   byCommandPerDispatch: Record<string, number>;
+  /** INFO commandstats `usec` delta / dispatches: Redis's time in each command, µs per dispatch (a script's includes what it runs). */
+  commandUsecPerDispatch: Record<string, number>;
   /** Server read events per dispatch under load (concurrent requests coalesce, so ≤ round trips). */
   readsPerDispatch: number;
   netInputBytesPerDispatch: number;

@@ -201,6 +201,7 @@ function redisResult(d: RedisDelta, dispatches: number, perPrimary: readonly Red
     primaryCpuMsPerDispatch: perPrimary === null ? null : perPrimary.map((p) => per(p.cpuMs)),
     commandsPerDispatch: per(d.commands),
     byCommandPerDispatch: Object.fromEntries(Object.entries(d.byCommand).map(([name, n]) => [name, per(n)])),
+    commandUsecPerDispatch: Object.fromEntries(Object.entries(d.usecByCommand).map(([name, n]) => [name, per(n)])),
     readsPerDispatch: per(d.readsProcessed),
     netInputBytesPerDispatch: per(d.netInputBytes),
     cpuMsPerDispatch: per(d.cpuMs),
