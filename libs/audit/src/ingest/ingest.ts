@@ -1,5 +1,5 @@
 import { AuditFilterFields, type AuditFilterField, type AuditRecord } from '@sluice/core';
-import type { BulkWriteOp, StateKey } from '@sluice/state';
+import type { BulkWriteOp, StateKey, WriteOp } from '@sluice/state';
 import { placementOf } from '../index-layout.js';
 import { intentIndexOf, intentIndexes } from '../keys.js';
 import { memberScopeCode } from '../record-ref.js';
@@ -79,42 +79,43 @@ export interface IndexItem {
  */
 export function indexWritesOf(items: readonly IndexItem[], observers: readonly AuditObserver[], recordIndexes = true, sharded = false): BulkWriteOp[] {
   const writes: BulkWriteOp[] = [];
-  for (const { record, scopeCode, intent, actionId } of items) {
-    if (record !== null) {
-      if (recordIndexes) {
-        const placement = placementOf(record, sharded);
-        for (const w of tenantIndexWrites(record, placement)) writes.push(w);
-        for (const w of globalIndexWrites(record, scopeCode, placement)) writes.push(w);
-      }
-      for (const observer of observers) for (const w of observer.writesFor(record)) writes.push(w);
-    }
-    if (intent === undefined) continue;
-    // On a sharded state, an intent whose action the message does not name (an older writer's) may be in any shard.
-    const indexes = actionId === undefined || actionId === null ? intentIndexes(sharded) : [intentIndexOf(actionId, sharded)];
-    for (const index of indexes) writes.push({ op: 'indexRemove', index, member: intent });
-  }
+  for (const item of items) addIndexWrites(writes, item, observers, recordIndexes, sharded);
   return writes;
+}
+
+/** One item's writes of indexWritesOf, appended to `into`. */
+export function addIndexWrites(into: BulkWriteOp[], item: IndexItem, observers: readonly AuditObserver[], recordIndexes: boolean, sharded = false): void {
+  const { record, scopeCode, intent, actionId } = item;
+  if (record !== null) {
+    if (recordIndexes) {
+      const placement = placementOf(record, sharded);
+      for (const w of tenantIndexWrites(record, placement)) into.push(w);
+      for (const w of globalIndexWrites(record, scopeCode, placement)) into.push(w);
+    }
+    for (const observer of observers) for (const w of observer.writesFor(record)) into.push(w);
+  }
+  if (intent === undefined) return;
+  // On a sharded state, an intent whose action the message does not name (an older writer's) may be in any shard.
+  const indexes = actionId === undefined || actionId === null ? intentIndexes(sharded) : [intentIndexOf(actionId, sharded)];
+  for (const index of indexes) into.push({ op: 'indexRemove', index, member: intent });
 }
 
 /**
  * The same writes with the increments of each counter summed into one (its first TTL kept) and
- * placed first, the index writes after in their order: a batch of records of one hour touches
- * each rollup counter once.
+ * placed first, the index writes after in their order, appended to `into`: a batch of records of
+ * one hour touches each rollup counter once.
  */
-export function sumCounters(writes: readonly BulkWriteOp[]): BulkWriteOp[] {
+export function addSummedCounters(into: WriteOp[], writes: readonly BulkWriteOp[]): void {
   const counters = new Map<string, Extract<BulkWriteOp, { op: 'increment' }>>();
-  const others: BulkWriteOp[] = [];
   for (const w of writes) {
-    if (w.op !== 'increment') {
-      others.push(w);
-      continue;
-    }
+    if (w.op !== 'increment') continue;
     const name = keyName(w.key);
     const seen = counters.get(name);
     if (seen === undefined) counters.set(name, { ...w });
     else seen.by += w.by;
   }
-  return [...counters.values(), ...others];
+  for (const w of counters.values()) into.push(w);
+  for (const w of writes) if (w.op !== 'increment') into.push(w);
 }
 
 /** Names of shared keys (shareKey freezes them, so a name cannot go stale): built once, not per write. */

@@ -1,6 +1,7 @@
 import { MemoryStateStore } from '@sluice/state';
 import { describe, expect, it } from 'vitest';
 import { draft } from '../../test/support/records.js';
+import { recordKey } from '../keys.js';
 import { StateAuditStore } from '../state-audit-store.js';
 import type { RecordSink, StoredRecord } from './ingest.js';
 import { MemoryAuditIngest } from './memory-ingest.js';
@@ -121,6 +122,33 @@ describe('the one-process ingest without a sink', () => {
     for (const e of all.slice(4)) await ingest.append(e);
     await tick();
     expect(batches).toEqual([4, 7]);
+    await ingest.close();
+  });
+});
+
+describe('the one-process ingest without a sink', () => {
+  it('stores a record whose indexing throws, without any of its index entries, and indexes the rest of its batch', async () => {
+    const state = new MemoryStateStore();
+    const [good, bad] = await entries(2);
+    const errors: unknown[] = [];
+    // Throws for the second record after its own index entries were built: none of them may be written.
+    const observer = {
+      writesFor(record: { id: string }) {
+        if (record.id === bad?.record.id) throw new Error('observer broke');
+        return [];
+      },
+    };
+    const ingest = new MemoryAuditIngest(state, { observers: [observer], onError: (err) => errors.push(err) });
+    for (const e of [good, bad]) if (e) await ingest.append(e);
+    await ingest.catchUp();
+    expect(errors).toHaveLength(1);
+    const trail = new StateAuditStore(state);
+    // A tenant's indexes: their members name no scope code (these entries' 'S' is made up).
+    const listed = (await trail.query({ namespace: 'ns', tenant: 't1', limit: 10, offset: 0 })).records.map((r) => r.action_id);
+    expect(listed).toEqual(['a-0']);
+    // Stored all the same (its value and action pointer are not index writes).
+    if (bad) expect(await state.get(recordKey(bad.record, bad.record.id))).not.toBeNull();
+    await trail.close();
     await ingest.close();
   });
 });

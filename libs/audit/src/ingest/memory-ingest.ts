@@ -1,7 +1,7 @@
 import type { AuditRecord } from '@sluice/core';
 import type { BulkWriteOp, StateStore, WriteOp } from '@sluice/state';
 import { pointerWrite, valueWrite } from '../record-writes.js';
-import { indexWritesOf, sumCounters, type AuditIngest, type AuditObserver, type IngestEntry, type IngestReport, type RecordSink } from './ingest.js';
+import { addIndexWrites, addSummedCounters, type AuditIngest, type AuditObserver, type IngestEntry, type IngestReport, type RecordSink } from './ingest.js';
 
 export interface MemoryIngestOptions {
   observers: readonly AuditObserver[];
@@ -145,22 +145,21 @@ export class MemoryAuditIngest implements AuditIngest {
       const { entry, from } = queued;
       const { record, scopeCode, valueWritten, intent } = entry;
       const sunk = from.opts.sink !== undefined;
-      let indexWrites: BulkWriteOp[];
+      const mark = bulk.length;
       try {
-        indexWrites = indexWritesOf([{ record, scopeCode, intent }], from.opts.observers, !sunk);
+        addIndexWrites(bulk, { record, scopeCode, intent }, from.opts.observers, !sunk);
       } catch (err) {
         // Stored and findable all the same; only its index entries and rollups are missing.
+        bulk.length = mark;
         from.opts.onError?.(err);
-        indexWrites = [];
       }
       if (!sunk) {
         if (!valueWritten) writes.push(valueWrite(record));
         writes.push(pointerWrite(record, scopeCode));
       }
-      for (const w of indexWrites) bulk.push(w);
       origins.set(from, (origins.get(from) ?? 0) + 1);
     }
-    for (const w of sumCounters(bulk)) writes.push(w);
+    addSummedCounters(writes, bulk);
     await this.store.writeBatch(writes);
     for (const [from, indexed] of origins) {
       from.opts.onIndexed?.({ indexed, failedWrites: 0, backlog: queue.pending.length });
