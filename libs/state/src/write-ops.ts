@@ -18,23 +18,61 @@ export function checkWrites(ops: readonly WriteOp[]): CheckedWrite[] {
   return ops.map(checkWrite);
 }
 
+/**
+ * The same checks as checkWrites, without copying the ops: the memory backend applies them as
+ * they are (writeKey, writeTtl), where a copy of every write was ~5 % of what a dispatch
+ * allocated in one process.
+ */
+export function validateWrites<T extends WriteOp>(ops: readonly T[]): readonly T[] {
+  for (const op of ops) validateWrite(op);
+  return ops;
+}
+
+/** The key a write changes: an index op's index, any other's key. */
+export function writeKey(op: WriteOp): StateKey {
+  return op.op === 'indexAdd' || op.op === 'indexRemove' ? op.index : op.key;
+}
+
+/** A validated write's TTL as whole ms (rounded up), or undefined. */
+export function writeTtl(op: WriteOp): number | undefined {
+  return op.ttlMs === undefined ? undefined : Math.ceil(op.ttlMs);
+}
+
+function validateWrite(op: WriteOp): void {
+  if (op.ttlMs !== undefined) positiveMs(op.ttlMs, 'ttlMs');
+  switch (op.op) {
+    case 'set':
+    case 'delete':
+      return;
+    case 'increment':
+      if (!Number.isSafeInteger(op.by)) throw new RangeError(`increment by must be an integer, got ${op.by}`);
+      return;
+    case 'indexAdd':
+      checkScore(op.score);
+      return;
+    case 'indexRemove':
+      if (op.score !== undefined) checkScore(op.score);
+      return;
+    default:
+      // Reachable from untyped callers only.
+      throw new RangeError(`unknown write op ${JSON.stringify((op as { op: unknown }).op)}`);
+  }
+}
+
 function checkWrite(op: WriteOp): CheckedWrite {
-  const ttl = op.ttlMs === undefined ? undefined : positiveMs(op.ttlMs, 'ttlMs');
+  validateWrite(op);
+  const ttl = writeTtl(op);
   switch (op.op) {
     case 'set':
       return { op: 'set', key: op.key, value: op.value, ttl };
     case 'increment':
-      if (!Number.isSafeInteger(op.by)) throw new RangeError(`increment by must be an integer, got ${op.by}`);
       return { op: 'increment', key: op.key, by: op.by, ttl };
     case 'indexAdd':
-      return { op: 'indexAdd', key: op.index, member: op.member, score: checkScore(op.score), ttl, fixedScore: op.fixedScore === true };
+      return { op: 'indexAdd', key: op.index, member: op.member, score: op.score, ttl, fixedScore: op.fixedScore === true };
     case 'indexRemove':
-      return { op: 'indexRemove', key: op.index, member: op.member, ttl: undefined, score: op.score === undefined ? undefined : checkScore(op.score) };
+      return { op: 'indexRemove', key: op.index, member: op.member, ttl: undefined, score: op.score };
     case 'delete':
       return { op: 'delete', key: op.key, ttl: undefined };
-    default:
-      // Reachable from untyped callers only.
-      throw new RangeError(`unknown write op ${JSON.stringify((op as { op: unknown }).op)}`);
   }
 }
 
@@ -49,11 +87,12 @@ export function checkBulk(ops: readonly WriteOp[]): readonly WriteOp[] {
 }
 
 /** compareAndSwapWith runs as one script, so every key must live in the CAS key's slot; it only adds. */
-export function checkSameScope(key: StateKey, writes: readonly CheckedWrite[]): void {
+export function checkSameScope(key: StateKey, writes: readonly WriteOp[]): void {
   for (const w of writes) {
     if (w.op === 'indexRemove' || w.op === 'delete') throw new RangeError(`compareAndSwapWith: ${w.op} is a writeBatch op`);
-    if (w.key.namespace !== key.namespace || w.key.tenant !== key.tenant) {
-      throw new RangeError(`compareAndSwapWith: write to ${w.key.namespace}/${w.key.tenant} outside the CAS key's scope ${key.namespace}/${key.tenant}`);
+    const target = writeKey(w);
+    if (target.namespace !== key.namespace || target.tenant !== key.tenant) {
+      throw new RangeError(`compareAndSwapWith: write to ${target.namespace}/${target.tenant} outside the CAS key's scope ${key.namespace}/${key.tenant}`);
     }
   }
 }

@@ -22,7 +22,7 @@ import type {
   WriteOp,
 } from '../state-store.js';
 import { checkScore, logMaxLen, maxMembersArg, popLimit, rangeArgs, scanCount, scoreBounds, ttlOf, windowArgs } from '../store-args.js';
-import { checkBulk, checkSameScope, checkWrites, type CheckedWrite } from '../write-ops.js';
+import { checkBulk, checkSameScope, validateWrites, writeKey } from '../write-ops.js';
 import { compareLogIds } from '../log-ids.js';
 import { Keyspace, type KeyspaceLimits } from './memory-keyspace.js';
 import { LocalBus } from './memory-pubsub.js';
@@ -220,17 +220,17 @@ export class MemoryStateStore implements StateStore {
    * ones after it, as in a Redis pipeline; the call then rejects with the first error.
    */
   async writeBatch(ops: readonly WriteOp[], opts: WriteBatchOptions = {}): Promise<void> {
-    const errors = this.applyEach(checkWrites(ops));
+    const errors = this.applyEach(validateWrites(ops));
     if (opts.append !== undefined) this.append(opts.append.log, opts.append.message, undefined);
     if (errors.length > 0) throw errors[0];
   }
 
   /** Applies every write, as a Redis pipeline runs every command: one that fails does not stop the others. Returns the errors. */
-  private applyEach(writes: readonly CheckedWrite[]): unknown[] {
+  private applyEach(writes: readonly WriteOp[]): unknown[] {
     const errors: unknown[] = [];
     for (const w of writes) {
       try {
-        applyWrite(this.ks, r(w.key), w);
+        applyWrite(this.ks, r(writeKey(w)), w);
       } catch (error) {
         errors.push(error);
       }
@@ -240,18 +240,22 @@ export class MemoryStateStore implements StateStore {
 
   /** Mirrors lua/compare-and-swap-with-1.ts: every write is checked before anything is written. */
   async compareAndSwapWith(key: StateKey, expectedVersion: number, value: string, writes: readonly WriteOp[]): Promise<CasResult> {
-    const checked = checkWrites(writes);
+    const checked = validateWrites(writes);
     checkSameScope(key, checked);
     const current = this.ks.typed(r(key), 'hash')?.version ?? 0;
     if (current !== expectedVersion) return { ok: false, version: current };
-    for (const w of checked) checkApplicable(this.ks, r(w.key), w);
+    for (const w of checked) checkApplicable(this.ks, r(writeKey(w)), w);
     this.ks.assertRoom([
       { rendered: r(key), kind: key.kind, size: value.length },
-      ...checked.map((w) => ({ rendered: r(w.key), kind: w.key.kind, size: w.op === 'set' ? w.value.length : w.op === 'increment' ? String(w.by).length : 0 })),
+      ...checked.map((w) => ({
+        rendered: r(writeKey(w)),
+        kind: writeKey(w).kind,
+        size: w.op === 'set' ? w.value.length : w.op === 'increment' ? String(w.by).length : 0,
+      })),
     ]);
     const version = current + 1;
     this.ks.put(r(key), { type: 'hash', kind: key.kind, value, version, expiresAt: undefined });
-    for (const w of checked) applyWrite(this.ks, r(w.key), w);
+    for (const w of checked) applyWrite(this.ks, r(writeKey(w)), w);
     return { ok: true, version };
   }
 
@@ -369,7 +373,7 @@ export class MemoryStateStore implements StateStore {
     writes: readonly BulkWriteOp[],
   ): Promise<{ applied: boolean; failed: number }> {
     if (ids.length === 0) throw new RangeError('logGroupAckWith: no message ids');
-    const checked = checkWrites(checkBulk(writes));
+    const checked = validateWrites(checkBulk(writes));
     const { entry, g } = this.group(log, group);
     if (!ids.every((id) => g.pending.get(id)?.consumer === consumer)) return { applied: false, failed: 0 };
     const failed = this.applyEach(checked).length;

@@ -1,5 +1,5 @@
-import type { StateKey } from '../state-store.js';
-import type { CheckedWrite } from '../write-ops.js';
+import type { StateKey, WriteOp } from '../state-store.js';
+import { writeTtl } from '../write-ops.js';
 import type { Entry, Keyspace } from './memory-keyspace.js';
 import { SortedIndex } from './sorted-index.js';
 
@@ -44,17 +44,20 @@ export function addToIndex(ks: Keyspace, rendered: string, key: StateKey, member
   return created;
 }
 
-export function applyWrite(ks: Keyspace, rendered: string, w: CheckedWrite): void {
+/** A write as validateWrites left it (not copied: this runs for every write of every batch). */
+export function applyWrite(ks: Keyspace, rendered: string, w: WriteOp): void {
   switch (w.op) {
-    case 'set':
+    case 'set': {
       // SET [PX]: replaces (or clears) the TTL, like set().
-      ks.put(rendered, { type: 'string', kind: w.key.kind, value: w.value, expiresAt: w.ttl === undefined ? undefined : ks.now() + w.ttl });
+      const ttl = writeTtl(w);
+      ks.put(rendered, { type: 'string', kind: w.key.kind, value: w.value, expiresAt: ttl === undefined ? undefined : ks.now() + ttl });
       return;
+    }
     case 'increment':
-      expireIfPersistent(ks, incrementBy(ks, rendered, w.key, w.by), w.ttl);
+      expireIfPersistent(ks, incrementBy(ks, rendered, w.key, w.by), writeTtl(w));
       return;
     case 'indexAdd':
-      expireIfPersistent(ks, addToIndex(ks, rendered, w.key, w.member, w.score, w.fixedScore), w.ttl);
+      expireIfPersistent(ks, addToIndex(ks, rendered, w.index, w.member, w.score, w.fixedScore === true), writeTtl(w));
       return;
     case 'indexRemove': {
       // ZREM: an index left empty is gone, as in Redis.
@@ -69,7 +72,7 @@ export function applyWrite(ks: Keyspace, rendered: string, w: CheckedWrite): voi
 }
 
 /** Throws where applyWrite would fail on the key's current type or value, changing nothing (for all-or-nothing). */
-export function checkApplicable(ks: Keyspace, rendered: string, w: CheckedWrite): void {
+export function checkApplicable(ks: Keyspace, rendered: string, w: WriteOp): void {
   if (w.op === 'increment') {
     const entry = ks.typed(rendered, 'string');
     if (entry !== undefined) integer(entry.value);

@@ -15,7 +15,7 @@ export function compareAndSwapWithArgs(
   render: (key: StateKey) => string,
 ): ScriptCall {
   const checked = checkWrites(writes);
-  checkSameScope(key, checked);
+  checkSameScope(key, writes);
   return {
     keys: [render(key), ...checked.map((w) => render(w.key))],
     args: [expectedVersion, value, ...checked.flatMap(writeArgs)],
