@@ -17,6 +17,9 @@ rules:
  * tenants whose slots were on the surviving primaries have exact counts. The outage clients saw
  * is measured and printed.
  */
+/** Dispatchers sending one charge at a time each. */
+const LANES = 6;
+
 describe.each(['sentinel', 'cluster'] as const)('the Redis primary dies under load (%s)', (deployment) => {
   let cluster: Cluster;
   beforeAll(async () => {
@@ -47,7 +50,7 @@ describe.each(['sentinel', 'cluster'] as const)('the Redis primary dies under lo
       const servers = deployment === 'sentinel' ? cluster.sentinel.servers : cluster.redisCluster.servers;
       await servers.find((s) => s.port === port)?.kill();
     })();
-    const answers = await chargeLoad(cluster, 14_000, 6);
+    const answers = await chargeLoad(cluster, 14_000, LANES);
     await killer;
     const outage = outageAfter(answers, killedAt);
     const failed = answers.filter((a) => a.status !== 200);
@@ -64,7 +67,10 @@ describe.each(['sentinel', 'cluster'] as const)('the Redis primary dies under lo
     const acknowledged = answers.filter((a) => a.status === 200);
     expect(acknowledged.every((a) => a.outcome === 'executed')).toBe(true);
     // Window counters: each tenant's quota count holds every charge acknowledged, and no more than
-    // were sent (a refused one may have counted before its refusal). Where the primary lived, exact.
+    // were sent (a refused one may have counted before its refusal) — but for the charges in flight
+    // when the primary died: one that it ran and replicated without its answer getting out is sent
+    // again by the client after the promotion, and counts twice. A lane has one dispatch in flight,
+    // so that is at most one per lane, over all tenants. Where the primary lived, exact.
     const tenants = [...new Set(answers.map((a) => a.tenant))];
     const counts = await Promise.all(
       tenants.map(async (tenant) => {
@@ -79,9 +85,10 @@ describe.each(['sentinel', 'cluster'] as const)('the Redis primary dies under lo
     );
     for (const c of counts) {
       expect(c.used, c.tenant).toBeGreaterThanOrEqual(c.executed);
-      expect(c.used, c.tenant).toBeLessThanOrEqual(c.executed + c.refused);
       if (c.survived) expect(c.used, c.tenant).toBe(c.executed);
     }
+    const countedAgain = counts.reduce((sum, c) => sum + Math.max(0, c.used - (c.executed + c.refused)), 0);
+    expect(countedAgain).toBeLessThanOrEqual(LANES);
     expect(counts.some((c) => c.survived)).toBe(deployment === 'cluster');
     // Nothing acknowledged is lost: the same dedup key again is deduplicated, for every one of them.
     expect(await notDeduplicatedAgain(cluster, acknowledged)).toEqual([]);

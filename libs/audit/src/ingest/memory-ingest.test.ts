@@ -124,9 +124,7 @@ describe('the one-process ingest without a sink', () => {
     expect(batches).toEqual([4, 7]);
     await ingest.close();
   });
-});
 
-describe('the one-process ingest without a sink', () => {
   it('stores a record whose indexing throws, without any of its index entries, and indexes the rest of its batch', async () => {
     const state = new MemoryStateStore();
     const [good, bad] = await entries(2);
