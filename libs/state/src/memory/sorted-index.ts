@@ -165,53 +165,48 @@ export class SortedIndex {
 
   /** Inserts the entry; with `unlessPresent`, an entry (score, member) already there is left as the only one. */
   private insert(member: string, score: number, unlessPresent = false): void {
-    const last = this.chunks.at(-1);
-    if (last !== undefined && last.members.length < 2 * this.chunkSize) {
-      const end = last.members.length - 1;
-      // The audit's time indexes add their newest entry, after every other: no search.
-      if (precedes(last.scores[end] as number, last.members[end] as string, score, member)) {
-        flatten(member);
-        last.members.push(member);
-        last.scores.push(score);
-        this.total++;
-        return;
-      }
-    }
-    const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
-    const c = Math.min(this.chunkWith(atOrAfter), this.chunks.length - 1);
-    const chunk = this.chunks[c];
     flatten(member);
-    if (chunk === undefined) {
+    const lastChunk = this.chunks.length - 1;
+    const last = this.chunks[lastChunk];
+    if (last === undefined) {
       // Empty: a new array of one (push would reserve 17 slots; most sets of the audit's action pointers keep one member).
       this.chunks = [{ members: [member], scores: [score] }];
-    } else {
-      const at = search(chunk, atOrAfter);
-      if (unlessPresent && chunk.members[at] === member && chunk.scores[at] === score) return;
-      insertInto(chunk.members, at, member);
-      insertInto(chunk.scores, at, score);
-      if (chunk.members.length > 2 * this.chunkSize) {
-        this.chunks.splice(c + 1, 0, { members: chunk.members.splice(this.chunkSize), scores: chunk.scores.splice(this.chunkSize) });
-      }
+      this.total++;
+      return;
+    }
+    const end = last.members.length;
+    let c = lastChunk;
+    let at = end;
+    // The audit's time indexes add their newest entry, after every other: no search.
+    if (!precedes(last.scores[end - 1] as number, last.members[end - 1] as string, score, member)) {
+      const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
+      c = Math.min(this.chunkWith(atOrAfter), lastChunk);
+      at = search(this.chunks[c] as Chunk, atOrAfter);
+    }
+    const chunk = this.chunks[c] as Chunk;
+    if (unlessPresent && chunk.members[at] === member && chunk.scores[at] === score) return;
+    insertInto(chunk.members, at, member);
+    insertInto(chunk.scores, at, score);
+    if (chunk.members.length > 2 * this.chunkSize) {
+      this.chunks.splice(c + 1, 0, { members: chunk.members.splice(this.chunkSize), scores: chunk.scores.splice(this.chunkSize) });
     }
     this.total++;
   }
 
   /** Removes the entry (score, member); false when there is no such entry. */
   private removeAt(score: number, member: string): boolean {
+    let c = 0;
+    let at = 0;
     const first = this.chunks[0];
     // Eviction and expiry remove the oldest entry, first of all: no search.
-    if (first !== undefined && first.scores[0] === score && first.members[0] === member) {
-      first.members.shift();
-      first.scores.shift();
-      if (first.members.length === 0) this.chunks.shift();
-      this.total--;
-      return true;
+    if (first === undefined || first.scores[0] !== score || first.members[0] !== member) {
+      const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
+      c = this.chunkWith(atOrAfter);
+      const found = this.chunks[c];
+      if (found === undefined) return false;
+      at = search(found, atOrAfter);
     }
-    const atOrAfter: AtOrAfter = (s, m) => !precedes(s, m, score, member);
-    const c = this.chunkWith(atOrAfter);
-    const chunk = this.chunks[c];
-    if (chunk === undefined) return false;
-    const at = search(chunk, atOrAfter);
+    const chunk = this.chunks[c] as Chunk;
     if (chunk.members[at] !== member || chunk.scores[at] !== score) return false;
     removeFrom(chunk.members, at);
     removeFrom(chunk.scores, at);
