@@ -197,11 +197,12 @@ export async function runScenario(scenario: Scenario, settings: RunSettings, loa
 
 function redisResult(d: RedisDelta, dispatches: number, perPrimary: readonly RedisDelta[] | null): RedisResult {
   const per = (n: number) => n / Math.max(1, dispatches);
+  const perEach = (counts: Record<string, number>) => Object.fromEntries(Object.entries(counts).map(([name, n]) => [name, per(n)]));
   return {
     primaryCpuMsPerDispatch: perPrimary === null ? null : perPrimary.map((p) => per(p.cpuMs)),
     commandsPerDispatch: per(d.commands),
-    byCommandPerDispatch: Object.fromEntries(Object.entries(d.byCommand).map(([name, n]) => [name, per(n)])),
-    commandUsecPerDispatch: Object.fromEntries(Object.entries(d.usecByCommand).map(([name, n]) => [name, per(n)])),
+    byCommandPerDispatch: perEach(d.byCommand),
+    commandUsecPerDispatch: perEach(d.usecByCommand),
     readsPerDispatch: per(d.readsProcessed),
     netInputBytesPerDispatch: per(d.netInputBytes),
     cpuMsPerDispatch: per(d.cpuMs),
