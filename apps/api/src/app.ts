@@ -9,6 +9,7 @@ import { installAdminUi } from './plugins/admin-ui.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { alertmanagerRoutes } from './routes/alertmanager.js';
 import { alertmanagerSilencesRoutes } from './routes/alertmanager-silences.js';
+import { lazyRequestLogger } from './plugins/lazy-request-logger.js';
 import { installRequestLog } from './plugins/request-log.js';
 import { installValidation } from './plugins/validation.js';
 import { RateLimiter } from './rate-limiter.js';
@@ -44,6 +45,8 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   const app = Fastify({
     // pino's Logger carries extra generics; Fastify only needs its base logger shape.
     loggerInstance: logger as FastifyBaseLogger,
+    // request.log becomes pino's child only when a request logs through it.
+    childLoggerFactory: lazyRequestLogger,
     // Our onResponse hook writes the one line per request (request-log.ts).
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: maxBodyBytes,
