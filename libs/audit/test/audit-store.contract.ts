@@ -116,6 +116,16 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
         expect(first).toMatchObject({ sequence_number: null, previous_hash: null, record_hash: null });
         expect(await audit.get('act-1')).toEqual(second);
       });
+
+      it('keeps every field of the draft, the id first, a silence comment included', async () => {
+        const given = draft({ action_id: 'act-fields', dispatchedAtMs: NOW, silence_comment: 'maintenance window', trace_id: 'a'.repeat(32) });
+        const appended = await audit.append(given, { ttlMs: null, chain: false });
+        const read = await audit.get('act-fields');
+        expect(read).toEqual(appended);
+        expect(Object.keys(appended)[0]).toBe('id');
+        const { id: _id, sequence_number: _s, previous_hash: _p, record_hash: _r, ...fields } = appended;
+        expect(fields).toEqual(given);
+      });
     });
 
     describe('query', () => {
