@@ -1,6 +1,7 @@
 import { isoString } from '@sluice/core';
 import { trace } from '@opentelemetry/api';
 import { pino, type Logger, type LoggerOptions } from 'pino';
+import { processStdout } from './turn-buffered-destination.js';
 
 export type { Logger } from 'pino';
 
@@ -50,5 +51,5 @@ export function createLogger(settings: LoggerSettings): Logger {
     timestamp: isoTime,
     ...(settings.traceIds ? { mixin: activeSpanIds } : {}),
   };
-  return settings.destination ? pino(options, settings.destination) : pino(options);
+  return pino(options, settings.destination ?? processStdout());
 }
