@@ -22,37 +22,46 @@ function pathOf(visit: Visit): string {
   return path.length > MAX_SHOWN_PATH ? `${path.slice(0, MAX_SHOWN_PATH)}…` : path || '(root)';
 }
 
+/** A child value's problem: a string is checked at once, an object or array waits on the stack. */
+function problemIn(stack: Visit[], value: unknown, key: string | number, parent: Visit, depth: number): string | null {
+  if (typeof value === 'string') {
+    return LONE_SURROGATE.test(value) ? `JSON body has a lone surrogate (not valid Unicode) at ${pathOf({ value, depth, key, parent })}` : null;
+  }
+  if (value !== null && typeof value === 'object') stack.push({ value, depth, key, parent });
+  return null;
+}
+
 /**
  * What is wrong with a parsed JSON body, naming the path (`payload.a.b…`), or null: nesting
  * deeper than `max` levels, or a string or key holding a lone UTF-16 surrogate (JSON's `\ud800`
  * escape allows one; it is not Unicode, and Redis would store it as U+FFFD, merging two names).
  * Iterative: a body a million levels deep costs a loop, never the stack. It runs on every
- * request, so a clean body costs one small object per value and no strings.
+ * request, so a clean body costs one small object per object or array in it (strings are checked
+ * where they are found) and no strings.
  */
-function bodyProblem(value: unknown, max: number): string | null {
-  const stack: Visit[] = [{ value, depth: 0, key: '', parent: null }];
+function bodyProblem(body: object, max: number): string | null {
+  const stack: Visit[] = [{ value: body, depth: 0, key: '', parent: null }];
   while (stack.length > 0) {
     const visit = stack.pop() as Visit;
-    const current = visit.value;
-    if (typeof current === 'string') {
-      if (LONE_SURROGATE.test(current)) return `JSON body has a lone surrogate (not valid Unicode) at ${pathOf(visit)}`;
-      continue;
-    }
-    if (current === null || typeof current !== 'object') continue;
     if (visit.depth >= max) return `JSON body nested deeper than ${max} levels at ${pathOf(visit)} (server.max_json_depth)`;
     const depth = visit.depth + 1;
-    if (Array.isArray(current)) {
-      for (let i = 0; i < current.length; i++) stack.push({ value: current[i], depth, key: i, parent: visit });
+    if (Array.isArray(visit.value)) {
+      const array: unknown[] = visit.value;
+      for (let i = 0; i < array.length; i++) {
+        const problem = problemIn(stack, array[i], i, visit, depth);
+        if (problem !== null) return problem;
+      }
       continue;
     }
-    const object = current as Record<string, unknown>;
+    const object = visit.value as Record<string, unknown>;
     // Object.keys, not for-in: on Node 24 a for-in over what JSON.parse built costs several times more.
     const keys = Object.keys(object);
     for (let i = 0; i < keys.length; i++) {
       const key = keys[i] as string;
-      const child: Visit = { value: object[key], depth, key, parent: visit };
-      if (LONE_SURROGATE.test(key)) return `JSON body has a lone surrogate (not valid Unicode) in a key at ${pathOf(child)}`;
-      stack.push(child);
+      if (LONE_SURROGATE.test(key))
+        return `JSON body has a lone surrogate (not valid Unicode) in a key at ${pathOf({ value: object[key], depth, key, parent: visit })}`;
+      const problem = problemIn(stack, object[key], key, visit, depth);
+      if (problem !== null) return problem;
     }
   }
   return null;
