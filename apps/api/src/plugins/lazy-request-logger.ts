@@ -8,7 +8,7 @@ type Level = FastifyBaseLogger['level'];
 /**
  * A request's logger (`request.log`) that becomes pino's child logger when first used. Fastify
  * makes a child per request to bind its `reqId`; pino builds the child's bindings through its
- * redaction, which cost about a microsecond and 2 KiB per request, while most requests log
+ * redaction, which cost about a microsecond and 1.6 KiB per request, while most requests log
  * nothing through it: their one line is the request log's (request-log.ts), which binds the id
  * itself. Requests that do log (a 4xx, an error, a stream that ended) get the same line as from
  * pino's own child.
