@@ -18,25 +18,23 @@ export function valueWrite(record: AuditRecord): WriteOp {
   return { op: 'set', key: recordKey(record, record.id), value: encodeRecord(record) };
 }
 
-/** Tenant indexes and the chain index: in the record's slot (sharded or not, the same keys). */
-export function tenantIndexWrites(record: IndexedRecord, placement: RecordPlacement = placementOf(record, false)): BulkWriteOp[] {
+/** Tenant indexes and the chain index, appended to `into`: in the record's slot (sharded or not, the same keys). */
+export function addTenantIndexWrites(into: WriteOp[], record: IndexedRecord, placement: RecordPlacement = placementOf(record, false)): void {
   const member = tenantMember(record.id);
   const score = dispatchedAtMs(record);
-  const ops: BulkWriteOp[] = placement.tenant.map((index) => ({ op: 'indexAdd', index, member, score, fixedScore: true }));
+  for (const index of placement.tenant) into.push({ op: 'indexAdd', index, member, score, fixedScore: true });
   if (placement.chain !== null && record.sequence_number !== null) {
-    ops.push({ op: 'indexAdd', index: placement.chain, member, score: record.sequence_number, fixedScore: true });
+    into.push({ op: 'indexAdd', index: placement.chain, member, score: record.sequence_number, fixedScore: true });
   }
-  return ops;
 }
 
-/** Global indexes and the expiry index: in the global scope, or in the record's shard of a sharded state. */
-export function globalIndexWrites(record: IndexedRecord, scopeCode: string, placement: RecordPlacement): BulkWriteOp[] {
+/** Global indexes and the expiry index, appended to `into`: in the global scope, or in the record's shard of a sharded state. */
+export function addGlobalIndexWrites(into: BulkWriteOp[], record: IndexedRecord, scopeCode: string, placement: RecordPlacement): void {
   const member = globalMember(record.id, scopeCode);
   const score = dispatchedAtMs(record);
-  const ops: BulkWriteOp[] = placement.global.map((index) => ({ op: 'indexAdd', index, member, score, fixedScore: true }));
+  for (const index of placement.global) into.push({ op: 'indexAdd', index, member, score, fixedScore: true });
   const expiry = expiresAtMs(record);
-  if (placement.expiry !== null && expiry !== null) ops.push({ op: 'indexAdd', index: placement.expiry, member, score: expiry, fixedScore: true });
-  return ops;
+  if (placement.expiry !== null && expiry !== null) into.push({ op: 'indexAdd', index: placement.expiry, member, score: expiry, fixedScore: true });
 }
 
 /**

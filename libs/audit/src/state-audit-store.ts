@@ -23,7 +23,7 @@ import { isExpired } from './record-codec.js';
 import { RecordIdGenerator } from './record-id.js';
 import { RecordReader } from './record-reader.js';
 import { reapMembers } from './record-reaper.js';
-import { tenantIndexWrites, valueWrite } from './record-writes.js';
+import { addTenantIndexWrites, valueWrite } from './record-writes.js';
 import { ScopeCodes } from './scope-codes.js';
 
 export interface StateAuditStoreOptions {
@@ -178,9 +178,11 @@ export class StateAuditStore implements IngestingAuditStore {
     if (opts.chain) {
       // The value and tenant indexes join the head's CAS (one slot), so verify sees every link
       // (with a sink, the value only: the sink indexes what it stores).
-      const record = await linkIntoChain(this.store, unlinked, (linked) =>
-        this.sinking ? [valueWrite(linked)] : [valueWrite(linked), ...tenantIndexWrites(linked)],
-      );
+      const record = await linkIntoChain(this.store, unlinked, (linked) => {
+        const writes = [valueWrite(linked)];
+        if (!this.sinking) addTenantIndexWrites(writes, linked);
+        return writes;
+      });
       await this.ingest.append({ record, scopeCode, valueWritten: true, intent: opts.intent });
       return record;
     }

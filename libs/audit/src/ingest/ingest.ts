@@ -3,7 +3,7 @@ import type { BulkWriteOp, StateKey, WriteOp } from '@sluice/state';
 import { placementOf } from '../index-layout.js';
 import { intentIndexOf, intentIndexes } from '../keys.js';
 import { memberScopeCode } from '../record-ref.js';
-import { globalIndexWrites, tenantIndexWrites } from '../record-writes.js';
+import { addGlobalIndexWrites, addTenantIndexWrites } from '../record-writes.js';
 
 /** What indexing reads of a record: its id, times, chain position and filter fields (not the payload). */
 export type IndexedRecord = Pick<AuditRecord, 'id' | 'dispatched_at' | 'expires_at' | 'sequence_number' | 'duration_ms' | AuditFilterField>;
@@ -89,8 +89,8 @@ export function addIndexWrites(into: BulkWriteOp[], item: IndexItem, observers: 
   if (record !== null) {
     if (recordIndexes) {
       const placement = placementOf(record, sharded);
-      for (const w of tenantIndexWrites(record, placement)) into.push(w);
-      for (const w of globalIndexWrites(record, scopeCode, placement)) into.push(w);
+      addTenantIndexWrites(into, record, placement);
+      addGlobalIndexWrites(into, record, scopeCode, placement);
     }
     for (const observer of observers) for (const w of observer.writesFor(record)) into.push(w);
   }
