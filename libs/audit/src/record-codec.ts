@@ -46,10 +46,32 @@ export type RemovableRecord = Pick<AuditRecord, keyof IndexedRecord | 'action_id
 
 /**
  * The removable part of a stored record: null as decodeRecord's. Eviction and expiry decode
- * every record they remove; checking (and copying) its payload and details would be waste.
+ * every record they remove; parsing, checking and copying its payload and details would be
+ * waste, so they are cut out of the JSON first when it is laid out as encodeRecord writes it.
+ * Any other layout is parsed whole.
  */
 export function decodeRemovable(value: string | null): RemovableRecord | null {
-  return decodeWith(RemovableFields, value);
+  const slim = value === null ? null : withoutBody(value);
+  return (slim === null ? null : decodeWith(RemovableFields, slim)) ?? decodeWith(RemovableFields, value);
+}
+
+/** Where a stored record's body (payload, details, metadata) starts, and the key that follows it. */
+const BODY_START = ',"action_payload":';
+const BODY_END = ',"dispatched_at":';
+
+/**
+ * The record's JSON without its body, as encodeRecord lays it out (null when either key is
+ * missing or they are out of order). In that layout neither key can be matched anywhere else:
+ * every value before the body is a string or null (whose quotes are escaped), so the first
+ * `action_payload` key is the record's own; every value after the record's `dispatched_at` is a
+ * string, a number or null, so the last `dispatched_at` key is the record's own, whatever keys
+ * the payload or metadata hold. A record laid out otherwise may be cut wrongly: what does not
+ * then decode is read whole (decodeRemovable).
+ */
+export function withoutBody(json: string): string | null {
+  const start = json.indexOf(BODY_START);
+  const end = json.lastIndexOf(BODY_END);
+  return start > 0 && end > start ? json.slice(0, start) + json.slice(end) : null;
 }
 
 /** Epoch ms of dispatched_at: the score of every time index. */
