@@ -1,26 +1,10 @@
-import type { AuditRecord } from '@sluice/core';
+import { AuditFilterFields, type AuditRecord } from '@sluice/core';
 import { describe, expect, it } from 'vitest';
 import { decodeRecord, decodeRemovable, encodeRecord, withoutBody } from '../src/record-codec.js';
 import { draft } from './support/records.js';
 
-const REMOVABLE = [
-  'id',
-  'action_id',
-  'dispatched_at',
-  'expires_at',
-  'sequence_number',
-  'duration_ms',
-  'namespace',
-  'tenant',
-  'provider',
-  'action_type',
-  'outcome',
-  'verdict',
-  'matched_rule',
-  'caller_id',
-  'chain_id',
-  'trace_id',
-] as const;
+/** What removal reads of a record: every filter field, and what places its entries. */
+const REMOVABLE = [...AuditFilterFields, 'id', 'action_id', 'dispatched_at', 'expires_at', 'sequence_number', 'duration_ms'] as const;
 
 function record(overrides: Partial<AuditRecord> = {}): AuditRecord {
   return {
