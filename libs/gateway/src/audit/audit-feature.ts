@@ -4,7 +4,7 @@ import type { RetentionRepository } from '../retention/retention-repository.js';
 import { ActionIntents } from './action-intents.js';
 import type { AuditRecorder } from './audit-recorder.js';
 import { createAudit, type AuditParts } from './create-audit.js';
-import { checkPostgresTrail, migratePostgresTrail } from './postgres-trail.js';
+import { loadPostgresTrail } from './load-postgres-trail.js';
 
 /** The job kind (a durable BullMQ queue name: never rename) and schedule of the intent sweeper. */
 const INTENT_SWEEP_KIND = 'intent-sweep';
@@ -30,7 +30,7 @@ function intentGraceMs(config: SluiceConfig): number {
 
 /** The audit trail, its analytics and coverage rollups, the recorder the gateway writes each dispatch through, and the intents of provider calls in flight. */
 export async function auditFeature(ctx: FeatureContext, retention: RetentionRepository): Promise<AuditFeature> {
-  const parts = createAudit(ctx.config, { ...ctx, retention });
+  const parts = await createAudit(ctx.config, { ...ctx, retention });
   const { recorder, store, postgres } = parts;
   if (!recorder || !store) return { name: 'audit', parts, intents: null };
   // The spool first (its records go through the ingest), then the ingest, then its database.
@@ -40,13 +40,14 @@ export async function auditFeature(ctx: FeatureContext, retention: RetentionRepo
     await postgres?.pool.end();
   };
   // Every process checks the PostgreSQL schema (a newer one stops it here); those that run jobs migrate it.
-  if (postgres !== null)
-    await checkPostgresTrail(postgres, ctx.logger.child({ component: 'audit' })).catch(async (err: unknown) => {
+  const pgTrail = postgres === null ? null : await loadPostgresTrail();
+  if (pgTrail !== null && postgres !== null)
+    await pgTrail.checkPostgresTrail(postgres, ctx.logger.child({ component: 'audit' })).catch(async (err: unknown) => {
       await postgres.pool.end();
       throw err;
     });
   const migrateTrail = async () => {
-    if (postgres !== null) await migratePostgresTrail(postgres, ctx.clock.now());
+    if (pgTrail !== null && postgres !== null) await pgTrail.migratePostgresTrail(postgres, ctx.clock.now());
   };
   if (ctx.state.backend === 'memory') return { name: 'audit', parts, intents: null, close, declareSchedules: migrateTrail };
   const intents = new ActionIntents({

@@ -1,5 +1,4 @@
 import { AnalyticsRollups, CoverageRollups, StateAuditStore, type AuditStore, type IngestingAuditStore, type StateAuditStoreOptions } from '@sluice/audit';
-import { PgAuditStore } from '@sluice/audit-postgres';
 import type { Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import type { StateStore } from '@sluice/state';
@@ -8,7 +7,8 @@ import { effectiveAuditTtlMs } from '../retention/effective-ttl.js';
 import type { RetentionRepository } from '../retention/retention-repository.js';
 import { AuditRecorder } from './audit-recorder.js';
 import { resolveCompliance, type ComplianceStatus } from './compliance.js';
-import { openPostgresTrail, type PostgresTrail } from './postgres-trail.js';
+import { loadPostgresTrail } from './load-postgres-trail.js';
+import type { PostgresTrail } from './postgres-trail.js';
 
 export interface AuditParts {
   compliance: ComplianceStatus;
@@ -35,7 +35,7 @@ export interface AuditDeps {
 const SPOOL_RETRY_MS = 1000;
 
 /** The audit trail, its analytics and coverage rollups and the per-dispatch recorder, from the audit and compliance config. */
-export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
+export async function createAudit(config: SluiceConfig, deps: AuditDeps): Promise<AuditParts> {
   const compliance = resolveCompliance(config.compliance);
   if (!config.audit.enabled) return { compliance, store: null, postgres: null, analytics: null, coverage: null, recorder: undefined };
   const log = deps.logger.child({ component: 'audit' });
@@ -53,17 +53,18 @@ export function createAudit(config: SluiceConfig, deps: AuditDeps): AuditParts {
     onIndexError: (err) => log.error({ err }, 'audit indexing'),
   } satisfies StateAuditStoreOptions;
   const rollupDays = { retentionDays: config.audit.analytics_retention_days, hourlyRetentionDays: config.audit.analytics_hourly_retention_days };
+  const pgTrail = config.audit.backend === 'postgres' ? await loadPostgresTrail() : null;
   const postgres =
-    config.audit.backend === 'postgres'
-      ? openPostgresTrail(config.audit.postgres, 'sluice', process.env, (err) =>
+    pgTrail === null
+      ? null
+      : pgTrail.openPostgresTrail(config.audit.postgres, 'sluice', process.env, (err) =>
           log.warn({ err }, 'audit database connection lost (reconnects when next used)'),
-        )
-      : null;
+        );
   // On PostgreSQL the ingest keeps the rollups in the database, and queries read them there.
   const pgStore =
-    postgres === null
+    pgTrail === null || postgres === null
       ? null
-      : new PgAuditStore(deps.state, {
+      : new pgTrail.PgAuditStore(deps.state, {
           ...ingest,
           ...postgres,
           rollups: rollupDays,

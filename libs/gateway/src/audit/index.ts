@@ -3,4 +3,4 @@ export * from './audit-recorder.js';
 export * from './compliance.js';
 export * from './redact.js';
 export * from './create-audit.js';
-export { migratePostgresTrail, openPostgresTrail } from './postgres-trail.js';
+export { loadPostgresTrail } from './load-postgres-trail.js';

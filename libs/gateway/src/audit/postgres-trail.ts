@@ -4,6 +4,8 @@ import { ConfigError, type SluiceConfig } from '@sluice/config';
 import type { Logger } from '@sluice/telemetry';
 import pg from 'pg';
 
+export { PgAuditStore } from '@sluice/audit-postgres';
+
 type PostgresConfig = SluiceConfig['audit']['postgres'];
 
 const CONNECT_TIMEOUT_MS = 10_000;
