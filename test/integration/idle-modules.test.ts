@@ -22,6 +22,7 @@ const NOT_LOADED = {
   argon2: 'auth.enabled',
   jose: 'auth.enabled',
   '@opentelemetry/sdk-trace-node': 'telemetry.tracing.enabled',
+  undici: 'the first webhook or LLM guardrail call',
 };
 
 describe('modules a default sluice serve loads', () => {

@@ -3,6 +3,7 @@ export * from './spec.js';
 export * from './noop-provider.js';
 export * from './log-provider.js';
 export * from './webhook-provider.js';
+export * from './lazy-undici.js';
 export * from './registry.js';
 export * from './semaphore.js';
 export * from './executor.js';

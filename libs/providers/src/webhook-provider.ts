@@ -1,6 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Action, ProviderResponse } from '@sluice/core';
-import { Agent, request } from 'undici';
+import type { Agent, Dispatcher } from 'undici';
+import { loadUndici } from './lazy-undici.js';
 import { actionView } from './log-provider.js';
 import { ProviderError, type ExecuteContext, type Provider } from './provider.js';
 import { flattenHeaders, parseBody, readBounded } from './response-body.js';
@@ -32,7 +33,8 @@ export class WebhookProvider implements Provider {
   readonly #url: URL;
   readonly #headers: Record<string, string>;
   readonly #opts: WebhookOptions;
-  readonly #agent = new Agent({ keepAliveTimeout: 4_000 });
+  /** Its keep-alive pool, made on the first call (undici is loaded then). */
+  #agent: Agent | undefined;
 
   constructor(
     readonly name: string,
@@ -57,8 +59,10 @@ export class WebhookProvider implements Provider {
     const signal = own === undefined ? ctx.signal : AbortSignal.any([ctx.signal, own]);
     const signals = { ctx: ctx.signal, own, timeoutMs };
 
-    let res: Awaited<ReturnType<typeof request>>;
+    let res: Dispatcher.ResponseData;
     try {
+      const { Agent, request } = await loadUndici();
+      this.#agent ??= new Agent({ keepAliveTimeout: 4_000 });
       res = await request(this.#url, { dispatcher: this.#agent, method: 'POST', headers, body, signal });
     } catch (err) {
       throw classifyRequestError(err, this.name, signals);
@@ -84,7 +88,7 @@ export class WebhookProvider implements Provider {
   }
 
   async close(): Promise<void> {
-    await this.#agent.close();
+    await this.#agent?.close();
   }
 
   #serialize(action: Action): Buffer {

@@ -1,4 +1,4 @@
-import { request } from 'undici';
+import { loadUndici } from '@sluice/providers';
 
 /**
  * POSTs JSON to an OpenAI-compatible API (`<endpoint><path>`) and returns the parsed answer;
@@ -8,6 +8,7 @@ import { request } from 'undici';
 export async function postOpenAi(endpoint: string, path: string, body: unknown, opts: { apiKey: string | undefined; timeoutMs: number }): Promise<unknown> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.apiKey !== undefined) headers.authorization = `Bearer ${opts.apiKey}`;
+  const { request } = await loadUndici();
   const res = await request(`${endpoint.replace(/\/+$/, '')}${path}`, {
     method: 'POST',
     headers,
