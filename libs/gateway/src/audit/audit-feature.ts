@@ -40,14 +40,18 @@ export async function auditFeature(ctx: FeatureContext, retention: RetentionRepo
     await postgres?.pool.end();
   };
   // Every process checks the PostgreSQL schema (a newer one stops it here); those that run jobs migrate it.
-  const pgTrail = postgres === null ? null : await loadPostgresTrail();
-  if (pgTrail !== null && postgres !== null)
-    await pgTrail.checkPostgresTrail(postgres, ctx.logger.child({ component: 'audit' })).catch(async (err: unknown) => {
+  // With a trail, its module is loaded already: createAudit opened the trail with it.
+  if (postgres !== null) {
+    const { checkPostgresTrail } = await loadPostgresTrail();
+    await checkPostgresTrail(postgres, ctx.logger.child({ component: 'audit' })).catch(async (err: unknown) => {
       await postgres.pool.end();
       throw err;
     });
+  }
   const migrateTrail = async () => {
-    if (pgTrail !== null && postgres !== null) await pgTrail.migratePostgresTrail(postgres, ctx.clock.now());
+    if (postgres === null) return;
+    const { migratePostgresTrail } = await loadPostgresTrail();
+    await migratePostgresTrail(postgres, ctx.clock.now());
   };
   if (ctx.state.backend === 'memory') return { name: 'audit', parts, intents: null, close, declareSchedules: migrateTrail };
   const intents = new ActionIntents({

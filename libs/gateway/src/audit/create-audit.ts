@@ -1,4 +1,5 @@
 import { AnalyticsRollups, CoverageRollups, StateAuditStore, type AuditStore, type IngestingAuditStore, type StateAuditStoreOptions } from '@sluice/audit';
+import type { PgAuditStore } from '@sluice/audit-postgres';
 import type { Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import type { StateStore } from '@sluice/state';
@@ -53,23 +54,21 @@ export async function createAudit(config: SluiceConfig, deps: AuditDeps): Promis
     onIndexError: (err) => log.error({ err }, 'audit indexing'),
   } satisfies StateAuditStoreOptions;
   const rollupDays = { retentionDays: config.audit.analytics_retention_days, hourlyRetentionDays: config.audit.analytics_hourly_retention_days };
-  const pgTrail = config.audit.backend === 'postgres' ? await loadPostgresTrail() : null;
-  const postgres =
-    pgTrail === null
-      ? null
-      : pgTrail.openPostgresTrail(config.audit.postgres, 'sluice', process.env, (err) =>
-          log.warn({ err }, 'audit database connection lost (reconnects when next used)'),
-        );
   // On PostgreSQL the ingest keeps the rollups in the database, and queries read them there.
-  const pgStore =
-    pgTrail === null || postgres === null
-      ? null
-      : new pgTrail.PgAuditStore(deps.state, {
-          ...ingest,
-          ...postgres,
-          rollups: rollupDays,
-          onPartitionsDropped: (names) => log.info({ partitions: names }, 'audit partitions dropped: every record in them had expired'),
-        });
+  let postgres: PostgresTrail | null = null;
+  let pgStore: PgAuditStore | null = null;
+  if (config.audit.backend === 'postgres') {
+    const trail = await loadPostgresTrail();
+    postgres = trail.openPostgresTrail(config.audit.postgres, 'sluice', process.env, (err) =>
+      log.warn({ err }, 'audit database connection lost (reconnects when next used)'),
+    );
+    pgStore = new trail.PgAuditStore(deps.state, {
+      ...ingest,
+      ...postgres,
+      rollups: rollupDays,
+      onPartitionsDropped: (names) => log.info({ partitions: names }, 'audit partitions dropped: every record in them had expired'),
+    });
+  }
   // The rollups read after the store indexed what is queued; on the state backend the store feeds them as it indexes.
   const catchUp = () => store.catchUp();
   const analytics = new AnalyticsRollups({
