@@ -70,14 +70,18 @@ const CASES: Record<string, Case> = {
   'rule group.group_interval_seconds': {
     field: 'action.group_interval_seconds',
     max: WAIT,
-    send: rule({ type: 'group', group_by: ['tenant'], group_interval_seconds: VALUE }),
+    send: rule({ type: 'group', group_by: ['tenant'], group_wait_seconds: 0, group_interval_seconds: VALUE }),
   },
   'rule group.repeat_interval_seconds': {
     field: 'action.repeat_interval_seconds',
     max: WAIT,
-    send: rule({ type: 'group', group_by: ['tenant'], repeat_interval_seconds: VALUE }),
+    send: rule({ type: 'group', group_by: ['tenant'], group_wait_seconds: 0, repeat_interval_seconds: VALUE }),
   },
-  'rule group.max_group_size': { field: 'action.max_group_size', max: GROUP_SIZE, send: rule({ type: 'group', group_by: ['tenant'], max_group_size: VALUE }) },
+  'rule group.max_group_size': {
+    field: 'action.max_group_size',
+    max: GROUP_SIZE,
+    send: rule({ type: 'group', group_by: ['tenant'], group_wait_seconds: 0, max_group_size: VALUE }),
+  },
   'rule require_approval.ttl_seconds': { field: 'action.ttl_seconds', max: WAIT, send: rule({ type: 'require_approval', ttl_seconds: VALUE }) },
   'rule request_approval.timeout_seconds (alias)': {
     field: 'action.timeout_seconds',

@@ -24,6 +24,25 @@ describe('error responses', () => {
     expect(res.body?.code).toBe('INVALID_JSON');
   });
 
+  it('400 VALIDATION_FAILED naming a key that could change object prototypes, and nothing is recorded', async () => {
+    const action = JSON.stringify(sampleAction({ namespace: 'proto-ns' }));
+    const cases: [string, string][] = [
+      [action.replace('"payload":{', '"payload":{"__proto__":{"admin":true},'), 'payload.__proto__'],
+      [action.replace('"payload":{', '"payload":{"items":[1,{"constructor":{"prototype":{"x":1}}}],'), 'payload.items.1.constructor.prototype'],
+    ];
+    for (const [body, path] of cases) {
+      expect(body).not.toBe(action);
+      const res = await postJson(`${gw.url}/v1/dispatch`, body);
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path }] });
+    }
+    // A `constructor` key without `prototype` is an ordinary key.
+    const plain = await postJson(`${gw.url}/v1/dispatch`, action.replace('"payload":{', '"payload":{"constructor":{"name":"x"},'));
+    expect(plain.status).toBe(200);
+    const audit = await fetch(`${gw.url}/v1/audit?namespace=proto-ns`).then((r) => r.json() as Promise<{ total: number }>);
+    expect(audit.total).toBe(1);
+  });
+
   it('400 VALIDATION_FAILED naming a missing tenant', async () => {
     const { tenant: _omit, ...action } = sampleAction();
     const res = await postJson(`${gw.url}/v1/dispatch`, action);

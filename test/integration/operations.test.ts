@@ -20,6 +20,11 @@ describe.each(BACKENDS)('operations endpoints (%s backend)', (backend) => {
     const after = (await (await fetch(`${gw.url}/health`)).json()) as { metrics: Record<string, number> };
     expect(after.metrics.dispatched).toBe((before.metrics.dispatched ?? 0) + 1);
     expect(after.metrics.executed).toBe((before.metrics.executed ?? 0) + 1);
+    // A dry run dispatches nothing, alone or in a batch (its outcome has its own Prometheus series).
+    expect((await postJson(`${gw.url}/v1/dispatch?dry_run=true`, sampleAction())).body?.outcome).toBe('dry_run');
+    expect((await postJson(`${gw.url}/v1/dispatch/batch?dry_run=true`, { actions: [sampleAction(), sampleAction()] })).status).toBe(200);
+    const afterDryRuns = (await (await fetch(`${gw.url}/health`)).json()) as { metrics: Record<string, number> };
+    expect(afterDryRuns.metrics).toEqual(after.metrics);
   });
 
   it('GET /metrics is Prometheus text by default and JSON counters on request', async () => {

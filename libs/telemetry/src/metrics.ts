@@ -66,9 +66,12 @@ export class Metrics {
     if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
   }
 
-  /** Counts one finished dispatch. `outcome` is the wire name (executed, dry_run, ...). */
+  /**
+   * Counts one finished dispatch. `outcome` is the wire name (executed, dry_run, ...). A dry run
+   * has its own outcome series but is not `dispatched`: nothing was (docs/dispatch.md).
+   */
   recordDispatch(outcome: string, seconds: number): void {
-    this.counts.dispatched += 1;
+    if (outcome !== 'dry_run') this.counts.dispatched += 1;
     if (outcome in this.counts) this.counts[outcome as CounterName] += 1;
     const children = this.byOutcome.get(outcome);
     children.count.inc();

@@ -1,6 +1,7 @@
 import { Ajv2020, type ErrorObject, type ValidateFunction } from 'ajv/dist/2020.js';
 import { errors } from '@sluice/core';
 import type { FastifyInstance } from 'fastify';
+import { forbiddenKeyPath } from './forbidden-json-key.js';
 
 /** zod emits these formats; each also carries a pattern, so Ajv knows the names and leaves checking to the pattern. */
 const KNOWN_FORMATS = ['date-time', 'date', 'time', 'duration', 'uri', 'email', 'uuid', 'ipv4', 'ipv6'] as const;
@@ -76,10 +77,25 @@ export function installValidation(app: FastifyInstance): void {
       done(errors.invalidJson('the body is not valid UTF-8'), undefined);
       return;
     }
-    parseJson(request, text, done);
+    parseJson(request, text, (err, parsed) => {
+      if (err === null) return done(null, parsed);
+      done(forbiddenKeyError(text) ?? err, undefined);
+    });
   });
   // Only JSON bodies exist in this API: without the default text/plain parser, a text body is a 415, not a 400.
   app.removeContentTypeParser('text/plain');
   // Responses are documented with schemas but serialized as-is: the schema must never drop a field.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+}
+
+/** When a refused body is JSON after all, the refusal was a forbidden key: say which. */
+function forbiddenKeyError(text: string): Error | null {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return null;
+  }
+  const path = forbiddenKeyPath(parsed);
+  return path === null ? null : errors.validation([{ path, message: 'is not allowed (a key that could change object prototypes)' }]);
 }

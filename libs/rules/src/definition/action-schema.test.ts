@@ -52,8 +52,9 @@ describe('rule actions: canonical forms', () => {
 });
 
 describe('rule actions: defaults', () => {
-  it('group defaults wait 30, interval 300, max size 100', () => {
-    expect(actionOf({ type: 'group', group_by: ['payload.host'] })).toEqual({
+  it('group requires its wait (the spec), defaults interval 300, max size 100', () => {
+    expect(actionIssues({ type: 'group', group_by: ['payload.host'] })[0]?.path).toBe('action.group_wait_seconds');
+    expect(actionOf({ type: 'group', group_by: ['payload.host'], group_wait_seconds: 30 })).toEqual({
       type: 'group',
       group_by: ['payload.host'],
       group_wait_seconds: 30,
@@ -163,9 +164,9 @@ describe('rule actions: limits', () => {
     [{ type: 'throttle', max_count: 1_000_000_000, window_seconds: DAYS_30 }, 'window_seconds', `must be <= ${DAYS_30} (30 days)`],
     [{ type: 'throttle', max_count: 1_000_000_000, window_seconds: 60 }, 'max_count', 'must be <= 1000000000'],
     [{ type: 'group', group_by: ['a'], group_wait_seconds: DAYS_30 }, 'group_wait_seconds', `must be <= ${DAYS_30} (30 days)`],
-    [{ type: 'group', group_by: ['a'], group_interval_seconds: DAYS_30 }, 'group_interval_seconds', `must be <= ${DAYS_30} (30 days)`],
-    [{ type: 'group', group_by: ['a'], repeat_interval_seconds: DAYS_30 }, 'repeat_interval_seconds', `must be <= ${DAYS_30} (30 days)`],
-    [{ type: 'group', group_by: ['a'], max_group_size: 1000 }, 'max_group_size', 'must be <= 1000'],
+    [{ type: 'group', group_by: ['a'], group_wait_seconds: 0, group_interval_seconds: DAYS_30 }, 'group_interval_seconds', `must be <= ${DAYS_30} (30 days)`],
+    [{ type: 'group', group_by: ['a'], group_wait_seconds: 0, repeat_interval_seconds: DAYS_30 }, 'repeat_interval_seconds', `must be <= ${DAYS_30} (30 days)`],
+    [{ type: 'group', group_by: ['a'], group_wait_seconds: 0, max_group_size: 1000 }, 'max_group_size', 'must be <= 1000'],
     [{ type: 'require_approval', ttl_seconds: DAYS_30 }, 'ttl_seconds', `must be <= ${DAYS_30} (30 days)`],
     [{ type: 'request_approval', timeout_seconds: DAYS_30 }, 'timeout_seconds', `must be <= ${DAYS_30} (30 days)`],
   ])('%j is the largest accepted %s', (atMax, field, message) => {
@@ -184,7 +185,9 @@ describe('rule actions: limits', () => {
   it('group_wait_seconds may be 0; the other durations and counts start at 1', () => {
     expect(actionOf({ type: 'group', group_by: ['a'], group_wait_seconds: 0 })).toMatchObject({ group_wait_seconds: 0 });
     expect(actionIssues({ type: 'group', group_by: ['a'], group_wait_seconds: -1 })).toEqual([{ path: 'action.group_wait_seconds', message: 'must be >= 0' }]);
-    expect(actionIssues({ type: 'group', group_by: ['a'], max_group_size: 0 })).toEqual([{ path: 'action.max_group_size', message: 'must be >= 1' }]);
+    expect(actionIssues({ type: 'group', group_by: ['a'], group_wait_seconds: 0, max_group_size: 0 })).toEqual([
+      { path: 'action.max_group_size', message: 'must be >= 1' },
+    ]);
   });
 });
 

@@ -27,7 +27,8 @@ const ACTION_SCHEMAS = {
   group: z.strictObject({
     type: z.literal('group'),
     group_by: z.array(Name).min(1),
-    group_wait_seconds: durationSeconds(MAX_WAIT_SECONDS, 0).default(30),
+    // Required by the spec (the reference defaults it to 30 s): docs/compatibility.md.
+    group_wait_seconds: durationSeconds(MAX_WAIT_SECONDS, 0),
     group_interval_seconds: WaitSeconds.default(300),
     repeat_interval_seconds: WaitSeconds.optional(),
     max_group_size: boundedCount(MAX_GROUP_SIZE).default(100),
