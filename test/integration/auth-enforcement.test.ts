@@ -200,6 +200,24 @@ describe.each(BACKENDS)('grant and role enforcement (%s backend)', (backend) => 
     expect((await del('acme-child', 'acme-admin')).status).toBe(204);
   });
 
+  it('lists only the audit records the caller could read by id: provider and action type count too', async () => {
+    const namespace = 'payments';
+    const tenant = 'acme.listing';
+    const mine = await recorded(gw, { ...BASE, tenant });
+    const otherProvider = await recorded(gw, { ...BASE, tenant, provider: 'sms' });
+    const otherAction = await recorded(gw, { ...BASE, tenant, action_type: 'refund' });
+    const listed = async (caller: string) => {
+      const res = await get(`${gw.url}/v1/audit?namespace=${namespace}&tenant=${tenant}`, caller);
+      expect(res.status).toBe(200);
+      return (res.body as { records: { action_id: string }[] }).records.map((r) => r.action_id).sort();
+    };
+    expect(await listed('acme-op')).toEqual([mine]);
+    expect((await get(`${gw.url}/v1/audit/${otherProvider}`, 'acme-op')).status).toBe(404);
+    expect(await listed('root')).toEqual([mine, otherAction, otherProvider].sort());
+    // A grant on the tenant without provider or action limits sees them all.
+    expect(await listed('acme-admin')).toEqual([mine, otherAction, otherProvider].sort());
+  });
+
   it('auto-scopes lists for a single-tenant caller and filters them to the grants of others', async () => {
     const ids = async (caller: string, query = '') => {
       const res = await get(`${gw.url}/v1/quotas${query}`, caller);

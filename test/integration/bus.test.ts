@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
 import { freePort } from '../support/free-port.js';
 import { openStream } from '../support/sse-client.js';
 import { uniquePrefix } from '../support/redis-url.js';
@@ -256,5 +257,36 @@ describe('message bus shared by two replicas (redis)', () => {
       { path: '', message: "must have required property 'id'" },
     ]);
     expect((await postJson(`${b.url}/v1/bus/publish`, { topic: 'orders.acme.kept', payload: { id: 1 } })).status).toBe(201);
+  });
+});
+
+describe.each(BACKENDS)('message bus under grants (%s)', (backend) => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    const grant = { namespaces: ['orders'], providers: ['bus'], actions: ['*'] };
+    const { file } = credentialsFile({
+      keys: [
+        { name: 'root', role: 'admin', grants: [WILDCARD_GRANT] },
+        { name: 'acme-op', role: 'operator', grants: [{ ...grant, tenants: ['acme'] }] },
+      ],
+    });
+    gw = await startGateway(backend, { bus: { enabled: true }, auth: { enabled: true, file } });
+    expect((await postJson(`${gw.url}/v1/bus/topics`, { namespace: 'orders', tenant: 'globex', name: 'payroll' }, keyHeader('root'))).status).toBe(201);
+  });
+  afterAll(() => gw.close());
+
+  it('checks the topic’s tenant before looking it up: another tenant’s topic is 403 whether it exists or not', async () => {
+    for (const [path, action] of [
+      ['/v1/bus/publish', { payload: {} }],
+      ['/v1/bus/subscriptions', {}],
+    ] as const) {
+      for (const topic of ['orders.globex.payroll', 'orders.globex.nothere']) {
+        const res = await postJson(`${gw.url}${path}`, { topic, ...action }, keyHeader('acme-op'));
+        expect(res).toMatchObject({ status: 403, body: { code: 'FORBIDDEN' } });
+      }
+      // Its own tenant's missing topic is a plain 404.
+      expect((await postJson(`${gw.url}${path}`, { topic: 'orders.acme.nothere', ...action }, keyHeader('acme-op'))).status).toBe(404);
+    }
+    expect((await postJson(`${gw.url}/v1/bus/publish`, { topic: 'orders.globex.payroll', payload: {} }, keyHeader('root'))).status).toBe(201);
   });
 });

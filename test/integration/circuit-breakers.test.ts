@@ -122,12 +122,15 @@ describe('circuit breakers: off, and guarded', () => {
     }
   });
 
-  it('needs the admin or operator role (403 for a viewer)', async () => {
+  it('needs the admin or operator role (403 for a viewer), and a grant over every tenant of the provider to trip or reset', async () => {
     const grant = { tenants: ['*'], namespaces: ['*'], actions: ['*'] };
     const { file } = credentialsFile({
       keys: [
         { name: 'op', role: 'operator', grants: [grant] },
         { name: 'viewer', role: 'viewer', grants: [grant] },
+        { name: 'tenant-op', role: 'operator', grants: [{ ...grant, tenants: ['acme'] }] },
+        { name: 'other-provider-op', role: 'operator', grants: [{ ...grant, providers: ['q'] }] },
+        { name: 'one-action-op', role: 'operator', grants: [{ ...grant, actions: ['send'] }] },
       ],
     });
     const gw = await startGateway('memory', {
@@ -138,7 +141,19 @@ describe('circuit breakers: off, and guarded', () => {
     try {
       expect((await requestJson('GET', `${gw.url}/admin/circuit-breakers`, undefined, keyHeader('viewer'))).status).toBe(403);
       expect((await postJson(`${gw.url}/admin/circuit-breakers/p/trip`, {}, keyHeader('viewer'))).status).toBe(403);
+      // A tenant's operator must not cut the provider off for every tenant; the breaker stays closed.
+      for (const caller of ['tenant-op', 'other-provider-op', 'one-action-op']) {
+        const refused = await postJson(`${gw.url}/admin/circuit-breakers/p/trip`, {}, keyHeader(caller));
+        expect(refused).toMatchObject({
+          status: 403,
+          body: { code: 'FORBIDDEN', error: expect.stringMatching(/^forbidden: no grant covers tenant=\*, namespace=\*, provider=p/) },
+        });
+      }
+      const listed = await requestJson('GET', `${gw.url}/admin/circuit-breakers`, undefined, keyHeader('tenant-op'));
+      expect(listed.body).toMatchObject({ circuit_breakers: [{ provider: 'p', state: 'closed' }] });
       expect((await postJson(`${gw.url}/admin/circuit-breakers/p/trip`, {}, keyHeader('op'))).status).toBe(200);
+      expect((await postJson(`${gw.url}/admin/circuit-breakers/p/reset`, {}, keyHeader('tenant-op'))).status).toBe(403);
+      expect((await postJson(`${gw.url}/admin/circuit-breakers/p/reset`, {}, keyHeader('op'))).status).toBe(200);
       expect((await requestJson('GET', `${gw.url}/admin/circuit-breakers`)).status).toBe(401);
     } finally {
       await gw.close();

@@ -1,4 +1,4 @@
-import { callerCoversScope, callerScope, noGrantCovers, type HasGrants, type ScopeTuple } from './grants.js';
+import { callerCovers, callerCoversScope, callerScope, noGrantCovers, type ActionTuple, type HasGrants, type ScopeTuple } from './grants.js';
 
 /**
  * The tenant a list or read endpoint filters on for this caller: the tenant the request names
@@ -22,4 +22,15 @@ export function visibleTo(caller: HasGrants, record: ScopeTuple): boolean {
 /** True when some grant covers every tenant and namespace: list queries then need no per-record filter. */
 export function seesEverything(caller: HasGrants): boolean {
   return caller.grants.some((g) => g.tenants.includes('*') && g.namespaces.includes('*'));
+}
+
+/**
+ * The filter of a list of records that are each one action (audit records): a record is listed
+ * only when reading it by id would be allowed, its provider and action type included. Undefined
+ * when some grant covers every action.
+ */
+export function actionRecordFilter(caller: HasGrants): ((record: ActionTuple) => boolean) | undefined {
+  if (caller.grants.some((g) => g.tenants.includes('*') && g.namespaces.includes('*') && g.providers.includes('*') && g.actions.includes('*')))
+    return undefined;
+  return (record) => callerCovers(caller, record);
 }

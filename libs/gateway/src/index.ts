@@ -33,6 +33,7 @@ export * from './chains/chain-run-record.js';
 export * from './resilience/circuit-breakers.js';
 export * from './stream/stream-service.js';
 export * from './bus/bus-service.js';
+export { topicScope } from './bus/bus-topics.js';
 export * from './guardrails/embedding-service.js';
 export * from './plugins/plugin-registry.js';
 export * from './alertmanager/alert-actions.js';

@@ -1,5 +1,5 @@
 import type { AuditStore, StoreQuery } from '@sluice/audit';
-import { callerCovers, callerCoversScope, seesEverything, tenantFilterFor, visibleTo, assertCallerCoversScope, type Caller } from '@sluice/auth';
+import { actionRecordFilter, callerCovers, callerCoversScope, tenantFilterFor, assertCallerCoversScope, type Caller } from '@sluice/auth';
 import {
   ActionIdParams,
   AuditPage,
@@ -43,15 +43,17 @@ function window(q: { from?: string | undefined; to?: string | undefined }): { fr
   return { ...(fromMs !== undefined ? { fromMs } : {}), ...(toMs !== undefined ? { toMs } : {}) };
 }
 
-/** The caller's view of the trail: a named tenant must be granted, a single-tenant caller is scoped to its own. */
+/** The caller's view of the trail: a named tenant must be granted, a single-tenant caller is scoped to its own, records are those its grants cover. */
 function scopedQuery(caller: Caller, q: Filters): Omit<StoreQuery, 'limit' | 'offset'> {
   const { from: _from, to: _to, ...filters } = q;
   const tenant = tenantFilterFor(caller, q);
+  const visible = actionRecordFilter(caller);
   return {
     ...filters,
     ...(tenant !== undefined ? { tenant } : {}),
     ...window(q),
-    ...(seesEverything(caller) ? {} : { visible: (r: AuditRecord) => visibleTo(caller, r) }),
+    // What the caller could read by id: the provider and action type too, not the scope alone.
+    ...(visible === undefined ? {} : { visible }),
   };
 }
 

@@ -28,7 +28,7 @@ import {
   errors,
 } from '@sluice/core';
 import { assertCallerCovers, assertCallerCoversScope, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
-import type { BusService } from '@sluice/gateway';
+import { topicScope, type BusService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -239,12 +239,18 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
       },
     },
     async (request, reply) => {
-      const topic = await bus.topicOf(request.body.topic);
       // Grants name the bus as the provider and publish as the action, as for any dispatch.
-      assertCallerCovers(callerOf(request), { namespace: topic.namespace, tenant: topic.tenant, provider: 'bus', action_type: 'publish' });
+      const topic = await topicFor(request, request.body.topic, 'publish');
       return reply.status(201).send(await bus.publish(topic, request.body));
     },
   );
+
+  /** The named topic, its tenant's grant checked first: 403 before 404, so a missing topic of another tenant looks like an existing one. */
+  const topicFor = async (request: Parameters<typeof callerOf>[0], name: string, action_type: 'publish' | 'subscribe') => {
+    const scope = topicScope(name);
+    if (scope !== null) assertCallerCovers(callerOf(request), { ...scope, provider: 'bus', action_type });
+    return bus.topicOf(name);
+  };
 
   const subscriptionParams = requestSchema(BusSubscriptionParams);
   const streams = eventStreams(app);
@@ -270,8 +276,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
     },
     async (request, reply) => {
       const input = parseRequest(BusSubscriptionInput, request.body);
-      const topic = await bus.topicOf(input.topic);
-      assertCallerCovers(callerOf(request), { namespace: topic.namespace, tenant: topic.tenant, provider: 'bus', action_type: 'subscribe' });
+      const topic = await topicFor(request, input.topic, 'subscribe');
       return reply.status(201).send(await bus.subscriptions.create(topic, input));
     },
   );

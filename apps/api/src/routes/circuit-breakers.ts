@@ -1,7 +1,9 @@
 import { CircuitBreakerChanged, CircuitBreakerList, ErrorBody, ProviderParams, errors } from '@sluice/core';
 import type { CircuitBreakers } from '@sluice/gateway';
-import type { FastifyInstance } from 'fastify';
+import { assertCallerCovers } from '@sluice/auth';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
+import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['circuit-breakers'];
 const error = responseSchema(ErrorBody);
@@ -10,6 +12,14 @@ const manage = { access: 'circuit_breaker_manage' } as const;
 const params = requestSchema(ProviderParams);
 
 type ProviderRoute = { Params: { provider: string } };
+
+/**
+ * A breaker is the provider's for every tenant: forcing it open or closed takes a grant over every
+ * tenant, namespace and action type of that provider, as a rule write does (the role alone would
+ * let a tenant's operator cut the provider off for all tenants).
+ */
+const everyCallOfProvider = async (request: FastifyRequest<ProviderRoute>) =>
+  assertCallerCovers(callerOf(request), { tenant: '*', namespace: '*', provider: request.params.provider, action_type: '*' });
 
 export async function circuitBreakersRoutes(app: FastifyInstance, opts: { breakers: CircuitBreakers | null }): Promise<void> {
   const breakers = (): CircuitBreakers => {
@@ -36,13 +46,13 @@ export async function circuitBreakersRoutes(app: FastifyInstance, opts: { breake
       `/admin/circuit-breakers/:provider/${verb}`,
       {
         config: manage,
+        preHandler: everyCallOfProvider,
         schema: {
           tags,
           summary: verb === 'trip' ? 'Force a breaker open: calls are rejected or sent to its fallback' : 'Force a breaker closed',
-          description:
-            verb === 'trip'
-              ? 'Open until reset, or until the recovery timeout lets a probe through. 404 when breakers are off or the provider is unknown.'
-              : 'Closed with its failure count cleared. 404 when breakers are off or the provider is unknown.',
+          description: `${
+            verb === 'trip' ? 'Open until reset, or until the recovery timeout lets a probe through.' : 'Closed with its failure count cleared.'
+          } 404 when breakers are off or the provider is unknown; 403 unless a grant covers every tenant, namespace and action type of the provider.`,
           params,
           response: { 200: responseSchema(CircuitBreakerChanged), 403: error, 404: error },
         },

@@ -11,6 +11,17 @@ const StoredTopic = BusTopic.extend({ id: BusTopic.shape.topic });
 
 const topicName = (t: BusTopicParams) => `${t.namespace}.${t.tenant}.${t.name}`;
 
+/**
+ * The namespace and tenant a topic name belongs to, read from the name alone (neither holds a
+ * dot), so grants are checked before the lookup and a 404 never says another tenant's topic
+ * exists; null when the name has no three parts (no topic has it).
+ */
+export function topicScope(name: string): { namespace: string; tenant: string } | null {
+  const [namespace, tenant, ...rest] = name.split('.');
+  if (!namespace || !tenant || rest.length === 0) return null;
+  return { namespace, tenant };
+}
+
 /** Where a topic's messages are appended (a Redis Stream in Redis mode). */
 export const topicLog = (t: BusTopicParams): StateKey => ({ kind: LOG_KIND, namespace: t.namespace, tenant: t.tenant, id: t.name });
 
