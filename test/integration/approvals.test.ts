@@ -66,6 +66,13 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
       message: 'check the amount',
       action_id: pending.action_id,
     });
+    // The links are credentials: the trail, readable by viewers, keeps them redacted.
+    const record = await requestJson('GET', `${gw.url}/v1/audit/${pending.action_id}`);
+    expect(record.body).toMatchObject({
+      outcome: 'pending_approval',
+      outcome_details: { approval_id: id, approve_url: '[redacted]', reject_url: '[redacted]' },
+    });
+    expect(JSON.stringify(record.body)).not.toContain('sig=');
   });
 
   it('approves once: the action executes exactly once; a second decision is 410', async () => {

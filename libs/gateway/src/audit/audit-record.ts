@@ -32,8 +32,15 @@ export interface RecordInput {
 }
 
 /**
+ * Outcome fields the trail keeps as `[redacted]`: a signed approval link is a credential (whoever
+ * holds it decides), and the trail is readable by callers who may not decide (a viewer).
+ */
+const CREDENTIAL_FIELDS = new Set(['approve_url', 'reject_url']);
+
+/**
  * The outcome's own fields (without outcome and action_id); a provider response is reduced to its
- * status. A loop, not rest destructuring: this runs on every dispatch and object rest is V8's slow path.
+ * status, approval links are redacted. A loop, not rest destructuring: this runs on every dispatch
+ * and object rest is V8's slow path.
  */
 function outcomeDetails(outcome: RecordInput['outcome']): Record<string, unknown> {
   const details: Record<string, unknown> = {};
@@ -41,7 +48,7 @@ function outcomeDetails(outcome: RecordInput['outcome']): Record<string, unknown
     if (key === 'outcome' || key === 'action_id') continue;
     const value = (outcome as Record<string, unknown>)[key];
     if (key === 'response') details.status = (value as { status: unknown }).status;
-    else details[key] = value;
+    else details[key] = CREDENTIAL_FIELDS.has(key) ? '[redacted]' : value;
   }
   return details;
 }
