@@ -122,8 +122,15 @@ describe.each(BACKENDS)('validation edges (%s)', (backend) => {
         expect(res.status, `limit=${limit}`).toBe(400);
         expectErrorBody(res.body, 'VALIDATION_FAILED');
       }
+      // A misspelt filter would widen what is re-dispatched: 400 naming it.
+      const misspelt = await post(`/v1/audit/replay?tenat=${tenant}&limit=1`);
+      expect(misspelt.status).toBe(400);
+      expectErrorBody(misspelt.body, 'VALIDATION_FAILED');
+      expect(JSON.stringify(misspelt.body)).toContain('tenat');
       // Nothing was replayed: the one original record is still alone.
       expect(((await get(`/v1/audit?tenant=${tenant}`)).body as { records: unknown[] }).records).toHaveLength(1);
+      // offset skips records as in GET /v1/audit: past the only one, nothing is replayed.
+      expect((await post(`/v1/audit/replay?tenant=${tenant}&offset=1`)).body).toMatchObject({ replayed: 0, skipped: 0 });
       expect((await post(`/v1/audit/replay?tenant=${tenant}&limit=1`)).body).toMatchObject({ replayed: 1 });
     });
 

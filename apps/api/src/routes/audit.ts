@@ -165,9 +165,9 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
     },
     async (request) => {
       const caller = callerOf(request);
-      const { limit, ...filters } = request.query;
+      const { limit, offset, ...filters } = request.query;
       const { visible: _visible, ...query } = scopedQuery(caller, filters);
-      const page = await store().query({ ...query, limit, offset: 0 });
+      const page = await store().query({ ...query, limit, offset });
       const results: ReplayResult[] = [];
       let skipped = 0;
       for (const record of page.records) {

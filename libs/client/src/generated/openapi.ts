@@ -3295,6 +3295,8 @@ export interface paths {
                     outcome?: string;
                     verdict?: string;
                     matched_rule?: string;
+                    caller_id?: string;
+                    chain_id?: string;
                     /** @description the W3C trace id (32 lowercase hex digits) of the dispatch */
                     trace_id?: string;
                     /** @description dispatched at or after (RFC 3339) */
@@ -3303,6 +3305,7 @@ export interface paths {
                     to?: string;
                     /** @description page size, 1..1000; out of range is a 400 */
                     limit?: number;
+                    offset?: number;
                 };
                 header?: never;
                 path?: never;
@@ -10518,7 +10521,7 @@ export interface paths {
         put?: never;
         /**
          * Force a breaker open: calls are rejected or sent to its fallback
-         * @description Open until reset, or until the recovery timeout lets a probe through. 404 when breakers are off or the provider is unknown.
+         * @description Open until reset, or until the recovery timeout lets a probe through. 404 when breakers are off or the provider is unknown; 403 unless a grant covers every tenant, namespace and action type of the provider.
          */
         post: {
             parameters: {
@@ -10601,7 +10604,7 @@ export interface paths {
         put?: never;
         /**
          * Force a breaker closed
-         * @description Closed with its failure count cleared. 404 when breakers are off or the provider is unknown.
+         * @description Closed with its failure count cleared. 404 when breakers are off or the provider is unknown; 403 unless a grant covers every tenant, namespace and action type of the provider.
          */
         post: {
             parameters: {

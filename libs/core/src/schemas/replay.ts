@@ -11,8 +11,11 @@ export const ReplayResult = z.object({
 });
 export type ReplayResult = z.infer<typeof ReplayResult>;
 
-/** POST /v1/audit/replay: the GET /v1/audit filters, as query parameters. */
-export const BulkReplayQuery = AuditQuery.omit({ caller_id: true, chain_id: true, offset: true, cursor: true });
+/**
+ * POST /v1/audit/replay: the GET /v1/audit filters and page (no cursor), as query parameters.
+ * Strict, unlike the list's: a misspelt filter would otherwise widen what is re-dispatched.
+ */
+export const BulkReplayQuery = z.strictObject(AuditQuery.omit({ cursor: true }).shape);
 export type BulkReplayQuery = z.infer<typeof BulkReplayQuery>;
 
 export const BulkReplayResult = z.object({
