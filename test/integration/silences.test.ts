@@ -170,6 +170,13 @@ describe.each(BACKENDS)('silences over HTTP (%s)', (backend) => {
     expect((await requestJson('DELETE', url(`/v1/silences/${b}`))).status).toBe(204);
     expect(await dispatch('t-expire', { env: 'prod' })).toMatchObject({ outcome: 'executed' });
     expect((await get(`/v1/silences/${b}`)).body).toMatchObject({ active: false });
+    // An edit does not bring an expired or deleted silence back (409, as extend); its comment may change.
+    const later = iso(clock.now() + 3_600_000);
+    for (const id of [a, b]) {
+      expect(await requestJson('PUT', url(`/v1/silences/${id}`), { ends_at: later })).toMatchObject({ status: 409, body: { code: 'CONFLICT' } });
+      expect(await requestJson('PUT', url(`/v1/silences/${id}`), { comment: 'post-mortem note' })).toMatchObject({ status: 200, body: { active: false } });
+    }
+    expect(await dispatch('t-expire', { env: 'prod' })).toMatchObject({ outcome: 'executed' });
     expect((await get('/v1/silences?tenant=t-expire&include_expired=true')).body).toMatchObject({ count: 2 });
     expect(await requestJson('DELETE', url('/v1/silences/no-such-silence'))).toMatchObject({
       status: 404,

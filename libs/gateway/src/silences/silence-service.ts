@@ -153,9 +153,15 @@ export class SilenceService {
     return { silences, count: silences.length };
   }
 
-  /** Changes `ends_at` and/or `comment`; the window must stay non-empty. */
+  /**
+   * Changes `ends_at` and/or `comment`; the window must stay non-empty. An expired (by time, `expire`
+   * or DELETE) silence keeps its end, as `extend` refuses it: 409, so a lapsed silence is never
+   * re-armed by an edit. Its comment may still change.
+   */
   update(id: string, patch: SilenceUpdateInput): Promise<Silence> {
     return this.change(id, (s, now) => {
+      if (patch.ends_at !== undefined && windowOf(s).endsMs <= now)
+        throw errors.conflict(`silence ${id} has expired and its ends_at cannot change; create a new silence`);
       if (patch.ends_at !== undefined && Date.parse(patch.ends_at) <= Date.parse(s.starts_at)) throw errors.badRequest('ends_at must be after starts_at');
       if (patch.ends_at !== undefined) checkReach('ends_at', Date.parse(s.starts_at), Date.parse(patch.ends_at), now);
       return {
