@@ -97,6 +97,7 @@ describe.each(BACKENDS)('recurring actions over HTTP (%s backend)', (backend) =>
     };
     expect(await bad({ ...base, cron_expr: 'every five minutes' })).toMatch(/^invalid cron expression "every five minutes"/);
     expect(await bad({ ...base, cron_expr: '99 * * * *' })).toMatch(/^invalid cron expression/);
+    for (const cron_expr of ['H * * * *', '0 H/2 * * *', '0 0 H(1-7) * *']) expect(await bad({ ...base, cron_expr })).toMatch(/H \(a random value\)/);
     expect(await bad({ ...base, timezone: 'Atlantis/Capital' })).toBe('invalid timezone "Atlantis/Capital": not an IANA time zone name');
     expect(await bad({ ...base, cron_expr: undefined })).toBe('cron_expr is required');
     expect(await bad({ ...base, provider: undefined })).toMatch(/provider/);

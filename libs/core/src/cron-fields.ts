@@ -16,10 +16,15 @@ const FIELDS: readonly CronField[] = [
 ];
 
 const STEP = /^(.*)\/(\d+)$/;
+/** cron-parser's `H`: a value drawn at random each time the expression is parsed (`THU` is not one). */
+const HASHED = /(?:^|[^a-z])h(?:$|[^a-z])/i;
 const NUMERIC = /^(\d+)(?:-(\d+))?$/;
 
 /** What is out of range in one `,`-separated part of a field (`a`, `a-b`, `*`, any of them `/step`), or null. */
 function partProblem(part: string, field: CronField): string | null {
+  // Parsed again for every next run, a random value moves: an hourly job would run twice in an
+  // hour or skip one. No seed makes it stable across replicas and restarts without storing it.
+  if (HASHED.test(part)) return `${field.name} ${part} is not supported: H (a random value) would change each time the schedule is computed`;
   const stepped = STEP.exec(part);
   const base = stepped ? (stepped[1] ?? '') : part;
   if (stepped) {
