@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 describe('error responses', () => {
   let gw: RunningGateway;
@@ -91,5 +91,35 @@ describe('error responses', () => {
     await postJson(`${gw.url}/v1/dispatch`, '{bad');
     await postJson(`${gw.url}/v1/dispatch`, { namespace: 'x' });
     expect(gw.runtime.metrics.snapshot().dispatched).toBe(before);
+  });
+});
+
+describe('bodies that may be absent', () => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    gw = await startGateway('memory', {
+      executor: { dlq_enabled: true },
+      circuit_breaker: { enabled: true },
+      providers: [{ name: 'p', type: 'noop' }],
+    });
+  });
+  afterAll(() => gw.close());
+
+  it('a POST whose body fields are all optional takes no body, or an empty one under Content-Type: application/json', async () => {
+    for (const body of [undefined, '']) {
+      expect(await requestJson('POST', `${gw.url}/v1/dlq/drain`, body)).toMatchObject({ status: 200, body: { entries: [], count: 0 } });
+    }
+  });
+
+  it('a POST that takes no body accepts an empty one under Content-Type: application/json', async () => {
+    expect(await requestJson('POST', `${gw.url}/admin/circuit-breakers/p/trip`, '')).toMatchObject({ status: 200, body: { state: 'open' } });
+    expect(await requestJson('POST', `${gw.url}/admin/circuit-breakers/p/reset`, '')).toMatchObject({ status: 200, body: { state: 'closed' } });
+  });
+
+  it('a body that is needed is still refused when absent or empty, and a non-object is refused where fields are optional', async () => {
+    expect(await requestJson('POST', `${gw.url}/v1/dispatch`, '')).toMatchObject({ status: 400, body: { code: 'INVALID_JSON' } });
+    expect(await requestJson('POST', `${gw.url}/v1/dispatch`)).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect(await requestJson('POST', `${gw.url}/v1/dlq/drain`, '[]')).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect(await requestJson('POST', `${gw.url}/v1/dlq/drain`, { limit: 0 })).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
   });
 });

@@ -54,6 +54,39 @@ function finiteNumbersOnly(validate: ValidateFunction): ValidateFunction {
 }
 
 /**
+ * A body schema that lists its fields, every one optional: no body at all means `{}` there. A free
+ * object (a rule definition) is not one: its fields are checked past the schema, and an empty
+ * body there stays an error.
+ */
+function optionalBody(schema: unknown): boolean {
+  const s = schema as { type?: unknown; properties?: unknown; required?: unknown[] } | undefined;
+  return s?.type === 'object' && s.properties !== undefined && (s.required === undefined || s.required.length === 0);
+}
+
+/**
+ * Fastify validates an absent body as `null`: `POST /v1/dlq/drain` with no body was a 400
+ * "(root) must be object" although every field is optional. Here it is `{}` (defaults applied).
+ */
+function absentBodyAsEmpty(validate: ValidateFunction): ValidateFunction {
+  const wrapped = ((data: unknown) => {
+    if (data !== null) {
+      const ok = validate(data);
+      wrapped.errors = validate.errors ?? null;
+      return ok;
+    }
+    const empty = {};
+    if (validate(empty)) {
+      wrapped.errors = null;
+      // Fastify's custom-validator contract: `{value}` replaces the request's body.
+      return { value: empty };
+    }
+    wrapped.errors = validate.errors ?? null;
+    return false;
+  }) as ValidateFunction;
+  return wrapped;
+}
+
+/**
  * Fastify's built-in Ajv speaks draft-07; our schemas are 2020-12. Bodies are validated as
  * sent (no type coercion: `"tenant": 5` is an error, not "5"); query strings and params are
  * strings on the wire, so they are coerced, and a number that coerces to ±Infinity is refused.
@@ -62,7 +95,7 @@ export function installValidation(app: FastifyInstance): void {
   const bodyAjv = makeAjv(false);
   const queryAjv = makeAjv(true);
   app.setValidatorCompiler(({ schema, httpPart }) => {
-    if (httpPart === 'body') return bodyAjv.compile(schema);
+    if (httpPart === 'body') return optionalBody(schema) ? absentBodyAsEmpty(bodyAjv.compile(schema)) : bodyAjv.compile(schema);
     return finiteNumbersOnly(queryAjv.compile(schema));
   });
   // JSON text is UTF-8 (RFC 8259): a body that is not is INVALID_JSON, not decoded with U+FFFD in
@@ -75,6 +108,13 @@ export function installValidation(app: FastifyInstance): void {
       text = UTF8.decode(body as Buffer);
     } catch {
       done(errors.invalidJson('the body is not valid UTF-8'), undefined);
+      return;
+    }
+    // `Content-Type: application/json` with nothing after it, where no body is needed (a trip,
+    // a drain with every filter optional): no body, not INVALID_JSON. Where one is, still INVALID_JSON.
+    const bodySchema: unknown = request.routeOptions.schema?.body;
+    if (text === '' && (bodySchema === undefined || optionalBody(bodySchema))) {
+      done(null, undefined);
       return;
     }
     parseJson(request, text, (err, parsed) => {
