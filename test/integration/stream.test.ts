@@ -157,7 +157,8 @@ describe.each(ALL_BACKENDS)('the SSE stream (%s)', (backend) => {
     for (let i = 1; i < CAP; i++) expect((await open('', 'capped')).status).toBe(200);
     const over = await open('', 'capped');
     expect(over.status).toBe(429);
-    expect(over.error).toMatchObject({ code: 'RATE_LIMITED', error: 'too many concurrent SSE connections for this tenant' });
+    // retry_after: at the latest when a dead replica's lease (stream.lease_ttl_seconds, 30) runs out.
+    expect(over.error).toEqual({ code: 'RATE_LIMITED', error: 'too many concurrent SSE connections for this tenant', retry_after: 30 });
     first.close();
     await expect
       .poll(async () => {

@@ -38,7 +38,8 @@ export async function streamRoutes(app: FastifyInstance, opts: { stream: StreamS
         gone = true;
       });
       const connection = await stream.open(tenant !== null ? `tenant:${tenant}` : `caller:${caller.id}`);
-      if (!connection) throw new SluiceError('RATE_LIMITED', 'too many concurrent SSE connections for this tenant');
+      if (!connection)
+        throw new SluiceError('RATE_LIMITED', 'too many concurrent SSE connections for this tenant', { extra: { retry_after: stream.retryAfterSeconds } });
       // Frames wait until the headers are out (an event may arrive while the subscription is being set up).
       const { raw } = reply;
       let pending: string[] | null = [];

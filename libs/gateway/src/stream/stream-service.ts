@@ -75,6 +75,14 @@ export class StreamService {
     this.held.clear();
   }
 
+  /**
+   * When a refused client may try again: a slot frees when a stream closes, and at the latest when
+   * the lease of a stream whose replica died runs out.
+   */
+  get retryAfterSeconds(): number {
+    return Math.ceil(this.deps.leaseTtlMs / 1000);
+  }
+
   /** Takes a slot in `bucket` (a tenant, or a caller); null when its cluster-wide cap is reached. */
   async open(bucket: string): Promise<StreamConnection | null> {
     const id = randomUUID();
