@@ -12,6 +12,8 @@ export interface SseStream {
   frames: SseFrame[];
   /** Comment lines (`: ping`), without the colon. */
   comments: string[];
+  /** Settles when the stream ends: closed by the server, or by close(). */
+  ended: Promise<void>;
   /** The first frame (already received or still to come) that `matches`. */
   next(matches: (f: SseFrame) => boolean, timeoutMs?: number): Promise<SseFrame>;
   close(): void;
@@ -24,9 +26,13 @@ export async function openStream(url: string, headers: Record<string, string> = 
   const frames: SseFrame[] = [];
   const comments: string[] = [];
   const waiters = new Set<() => void>();
+  let markEnded = () => {};
   const stream: SseStream = {
     status: res.status,
     error: null,
+    ended: new Promise((resolve) => {
+      markEnded = resolve;
+    }),
     frames,
     comments,
     next: (matches, timeoutMs = 5000) =>
@@ -50,6 +56,7 @@ export async function openStream(url: string, headers: Record<string, string> = 
   };
   if (res.status !== 200) {
     stream.error = (await res.json()) as Record<string, unknown>;
+    markEnded();
     return stream;
   }
   void (async () => {
@@ -79,6 +86,7 @@ export async function openStream(url: string, headers: Record<string, string> = 
     } catch {
       // aborted by close(), or the server went away
     }
+    markEnded();
   })();
   return stream;
 }

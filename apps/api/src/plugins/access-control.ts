@@ -1,5 +1,5 @@
 import { ANONYMOUS_CALLER, assertRoleAllows, type Authenticator, type Caller } from '@sluice/auth';
-import { errors } from '@sluice/core';
+import { errors, SluiceError } from '@sluice/core';
 import type { Access } from '@sluice/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../rate-limiter.js';
@@ -9,6 +9,14 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** Set on every protected route before its handler runs; null on public routes. */
     caller: Caller | null;
+  }
+  interface FastifyInstance {
+    /**
+     * Whether the credentials a long-lived request (a stream) came with still give the same
+     * caller: false once its key is removed, its token revoked or expired, or its role or grants
+     * changed. An error other than a refusal (the revocation list unreachable) keeps it.
+     */
+    callerUnchanged(request: FastifyRequest): Promise<boolean>;
   }
 }
 
@@ -31,8 +39,24 @@ function credentialHeaders(request: FastifyRequest): { authorization: string[] |
   return { authorization, 'x-api-key': apiKey };
 }
 
+/** Same identity, role and grants (a token re-issued on login is the same caller). */
+function sameCaller(a: Caller, b: Caller): boolean {
+  return a.id === b.id && a.method === b.method && a.role === b.role && JSON.stringify(a.grants) === JSON.stringify(b.grants);
+}
+
 export function installAccessControl(app: FastifyInstance, opts: AccessControlOptions): void {
   app.decorateRequest('caller', null);
+  app.decorate('callerUnchanged', async (request: FastifyRequest) => {
+    const { authenticator } = opts;
+    if (authenticator === null || request.caller === null) return true;
+    try {
+      return sameCaller(await authenticator.authenticate(credentialHeaders(request)), request.caller);
+    } catch (err) {
+      if (err instanceof SluiceError && (err.code === 'UNAUTHORIZED' || err.code === 'FORBIDDEN')) return false;
+      request.log.warn({ err }, 'stream caller not rechecked');
+      return true;
+    }
+  });
 
   // Registered before the OpenAPI plugin, so its copy of each route sees `security: []` on public ones.
   app.addHook('onRoute', (route) => {

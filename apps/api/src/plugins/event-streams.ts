@@ -9,10 +9,16 @@ const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 };
 
+/** How often an open stream's credentials are checked again: a revoked caller hears at most this much more. */
+export const CALLER_RECHECK_MS = 5_000;
+
 /**
  * Server-sent-event responses of one route plugin: `start` takes a reply over (Fastify no longer
  * answers it), sends the headers and a first comment. Streams never end on their own, so the
  * plugin ends every open one before the server closes, or shutting down would wait for clients.
+ * The caller is authenticated again every CALLER_RECHECK_MS: a stream whose key was removed, whose
+ * token was revoked or expired, or whose role or grants changed is ended (a reconnect then meets
+ * the credentials as they are now).
  */
 export function eventStreams(app: FastifyInstance): { start(reply: FastifyReply): ServerResponse } {
   const open = new Set<ServerResponse>();
@@ -24,7 +30,21 @@ export function eventStreams(app: FastifyInstance): { start(reply: FastifyReply)
       reply.hijack();
       const res = reply.raw;
       open.add(res);
-      res.on('close', () => open.delete(res));
+      const recheck = setInterval(() => {
+        app.callerUnchanged(reply.request).then(
+          (unchanged) => {
+            if (unchanged || res.writableEnded) return;
+            reply.request.log.info({ caller: reply.request.caller?.id }, 'stream ended: its credentials no longer hold');
+            res.end();
+          },
+          () => undefined,
+        );
+      }, CALLER_RECHECK_MS);
+      recheck.unref();
+      res.on('close', () => {
+        clearInterval(recheck);
+        open.delete(res);
+      });
       res.writeHead(200, SSE_HEADERS);
       res.write(': connected\n\n');
       return res;
