@@ -10,7 +10,7 @@ const SSE_HEADERS = {
 };
 
 /** How often an open stream's credentials are checked again: a revoked caller hears at most this much more. */
-export const CALLER_RECHECK_MS = 5_000;
+const CALLER_RECHECK_MS = 5_000;
 
 /**
  * Server-sent-event responses of one route plugin: `start` takes a reply over (Fastify no longer
