@@ -112,7 +112,7 @@ export function analyticsContract(backend: string, makeFixture: () => Promise<Ro
       expect(three.top_entries?.map((e) => e.label)).toEqual(['send', 'notify', 'alert']);
     });
 
-    it('an empty selection has no buckets, no top_entries and total 0', async () => {
+    it('an empty selection has no buckets, empty top_entries and total 0', async () => {
       const q: RollupQuery = { metric: 'top_action_types', interval: 'daily', fromMs: ANCHOR, toMs: END, tenant: 'nobody' };
       const result = await fx.rollups.query(q);
       expect(result).toEqual({
@@ -121,6 +121,7 @@ export function analyticsContract(backend: string, makeFixture: () => Promise<Ro
         from: new Date(ANCHOR).toISOString(),
         to: new Date(END).toISOString(),
         buckets: [],
+        top_entries: [],
         total_count: 0,
       });
       expect(result).toEqual(bruteForce(records, q));

@@ -129,8 +129,13 @@ export function bruteForce(records: readonly RollupRecord[], q: RollupQuery): An
   const buckets: AnalyticsBucket[] = [...accs.values()]
     .sort((a, b) => a.bucket - b.bucket || ((a.group ?? '') < (b.group ?? '') ? -1 : (a.group ?? '') > (b.group ?? '') ? 1 : 0))
     .map(({ bucket, group, records: rs }) => {
-      const out: AnalyticsBucket = { timestamp: new Date(bucket).toISOString(), count: rs.length };
-      if (group !== undefined) out.group = group;
+      const out: AnalyticsBucket = {
+        timestamp: new Date(bucket).toISOString(),
+        count: rs.length,
+        group: group ?? null,
+        avg_duration_ms: null,
+        error_rate: null,
+      };
       if (q.metric === 'error_rate') out.error_rate = rs.filter((r) => r.outcome === 'failed').length / rs.length;
       if (q.metric === 'latency') {
         const micros = rs.reduce((s, r) => s + Math.max(0, Math.round(r.duration_ms * 1000)), 0);
@@ -148,9 +153,9 @@ export function bruteForce(records: readonly RollupRecord[], q: RollupQuery): An
     from: new Date(q.fromMs).toISOString(),
     to: new Date(q.toMs).toISOString(),
     buckets,
+    top_entries: q.metric === 'top_action_types' && keep.length > 0 ? topEntries(keep, q.topN ?? 10) : [],
     total_count: keep.length,
   };
-  if (q.metric === 'top_action_types' && keep.length > 0) result.top_entries = topEntries(keep, q.topN ?? 10);
   return result;
 }
 

@@ -21,7 +21,7 @@ export interface Aggregated {
   totalCount: number;
 }
 
-/** Bucket fields a metric fills (reference facts: the others are omitted). */
+/** Bucket fields a metric fills: the spec's others stay null. */
 function fields(metric: AnalyticsMetric, acc: Accumulator): Partial<AnalyticsBucket> {
   if (metric === 'error_rate') return { error_rate: acc.failed / acc.count };
   if (metric !== 'latency') return {};
@@ -68,7 +68,9 @@ export function aggregate(read: RollupRead, metric: AnalyticsMetric, groupBy: An
     .map((acc) => ({
       timestamp: new Date(acc.bucketMs).toISOString(),
       count: acc.count,
-      ...(acc.group === null ? {} : { group: acc.group }),
+      group: acc.group,
+      avg_duration_ms: null,
+      error_rate: null,
       ...fields(metric, acc),
     }));
   const topEntries = metric === 'top_action_types' ? topActionTypes(read.counts, totalCount, topN) : [];

@@ -146,7 +146,7 @@ export class AnalyticsRollups {
       from: new Date(q.fromMs).toISOString(),
       to: new Date(q.toMs).toISOString(),
       buckets: result.buckets,
-      ...(result.topEntries.length > 0 ? { top_entries: result.topEntries } : {}),
+      top_entries: result.topEntries,
       total_count: result.totalCount,
     };
   }

@@ -3487,21 +3487,21 @@ export interface paths {
                                 /** @description bucket start (RFC 3339, UTC) */
                                 timestamp: string;
                                 count: number;
-                                /** @description the group_by value; absent without group_by */
-                                group?: string;
-                                /** @description latency */
-                                avg_duration_ms?: number;
+                                /** @description the group_by value; null without group_by */
+                                group: string | null;
+                                /** @description latency; null for the other metrics */
+                                avg_duration_ms: number | null;
                                 /** @description latency: upper bound of the histogram bin holding the 50th percentile */
                                 p50_duration_ms?: number;
                                 /** @description latency: as p50 */
                                 p95_duration_ms?: number;
                                 /** @description latency: as p50 */
                                 p99_duration_ms?: number;
-                                /** @description error_rate: failed / count */
-                                error_rate?: number;
+                                /** @description error_rate: failed / count; null for the other metrics */
+                                error_rate: number | null;
                             }[];
-                            /** @description top_action_types only; omitted when empty */
-                            top_entries?: {
+                            /** @description top_action_types; empty for the other metrics */
+                            top_entries: {
                                 label: string;
                                 count: number;
                                 /** @description share of total_count, 0 to 100 */

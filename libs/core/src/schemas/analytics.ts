@@ -30,16 +30,19 @@ export const AnalyticsQuery = z.object({
 });
 export type AnalyticsQuery = z.infer<typeof AnalyticsQuery>;
 
-/** One time bucket (of one group). Fields a metric does not compute are omitted, never null. */
+/**
+ * One time bucket (of one group). The spec's fields are always there, null where the metric does
+ * not compute them; the percentiles (ours) only with latency.
+ */
 export const AnalyticsBucket = z.object({
   timestamp: z.string().describe('bucket start (RFC 3339, UTC)'),
   count: z.number().int(),
-  group: z.string().optional().describe('the group_by value; absent without group_by'),
-  avg_duration_ms: z.number().optional().describe('latency'),
+  group: z.string().nullable().describe('the group_by value; null without group_by'),
+  avg_duration_ms: z.number().nullable().describe('latency; null for the other metrics'),
   p50_duration_ms: z.number().optional().describe('latency: upper bound of the histogram bin holding the 50th percentile'),
   p95_duration_ms: z.number().optional().describe('latency: as p50'),
   p99_duration_ms: z.number().optional().describe('latency: as p50'),
-  error_rate: z.number().optional().describe('error_rate: failed / count'),
+  error_rate: z.number().nullable().describe('error_rate: failed / count; null for the other metrics'),
 });
 export type AnalyticsBucket = z.infer<typeof AnalyticsBucket>;
 
@@ -56,7 +59,7 @@ export const AnalyticsResult = z.object({
   from: z.string(),
   to: z.string(),
   buckets: z.array(AnalyticsBucket).describe('non-empty buckets only, by timestamp then group'),
-  top_entries: z.array(AnalyticsTopEntry).optional().describe('top_action_types only; omitted when empty'),
+  top_entries: z.array(AnalyticsTopEntry).describe('top_action_types; empty for the other metrics'),
   total_count: z.number().int().describe('actions matching the filters in the range'),
 });
 export type AnalyticsResult = z.infer<typeof AnalyticsResult>;
