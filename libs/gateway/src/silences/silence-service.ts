@@ -102,6 +102,8 @@ export class SilenceService {
       input.ends_at !== undefined ? Date.parse(input.ends_at) : input.duration_seconds !== undefined ? startsMs + input.duration_seconds * 1000 : null;
     if (endsMs === null) throw errors.badRequest('either ends_at or duration_seconds must be supplied');
     if (endsMs <= startsMs) throw errors.badRequest('ends_at must be after starts_at');
+    // A silence over before it is made would never mute anything (Alertmanager refuses it too).
+    if (endsMs <= now) throw errors.badRequest('ends_at must be in the future');
     // A silence starts at most as far ahead as it may last: otherwise starts_at (year 9999, say)
     // puts ends_at past what RFC 3339 can write.
     if (startsMs - now > MAX_SILENCE_SECONDS * 1000) {

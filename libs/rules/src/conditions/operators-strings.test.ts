@@ -105,6 +105,9 @@ describe('matches (anchored RE2)', () => {
 
   it('refuses patterns over 1024 characters and non-string patterns', () => {
     expect(conditionIssues({ field, matches: 'a'.repeat(1025) })[0]?.message).toMatch(/longer than 1024/);
+    // Characters are code points: a class of 1024 in all, emoji (two UTF-16 units each) among them, passes; one more does not.
+    expect(conditionMatches({ field, matches: `[${'😀'.repeat(1021)}]+` }, { payload: { value: '😀😀' } })).toBe(true);
+    expect(conditionIssues({ field, matches: `[${'😀'.repeat(1022)}]+` })[0]?.message).toMatch(/longer than 1024/);
     // A character class: 1024 characters of pattern, a handful of instructions.
     expect(conditionMatches({ field, matches: `[${'a'.repeat(1021)}]+` }, { payload: { value: 'a'.repeat(1024) } })).toBe(true);
     expect(conditionIssues({ field, matches: 5 })[0]?.message).toMatch(/matches needs a regular expression string/);

@@ -116,7 +116,10 @@ export type Re2Result = { ok: true; regex: RE2JS } | { ok: false; message: strin
  */
 export function compileRe2(pattern: string, bounds: { maxLength?: number; maxProgramSize?: number } = {}): Re2Result {
   const { maxLength = MAX_REGEX_LENGTH, maxProgramSize = MAX_REGEX_PROGRAM_SIZE } = bounds;
-  if (pattern.length > maxLength) return { ok: false, message: `regular expression is longer than ${maxLength} characters` };
+  // Characters are code points (an emoji is one, not two UTF-16 units); counted only past the cheap bound.
+  if (pattern.length > maxLength && (pattern.length > 2 * maxLength || [...pattern].length > maxLength)) {
+    return { ok: false, message: `regular expression is longer than ${maxLength} characters` };
+  }
   let regex: RE2JS;
   try {
     regex = RE2JS.compile(pattern);
