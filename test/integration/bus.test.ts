@@ -289,4 +289,15 @@ describe.each(BACKENDS)('message bus under grants (%s)', (backend) => {
     }
     expect((await postJson(`${gw.url}/v1/bus/publish`, { topic: 'orders.globex.payroll', payload: {} }, keyHeader('root'))).status).toBe(201);
   });
+
+  it('takes no message on HEAD: receiving has no HEAD twin', async () => {
+    const sub = (await postJson(`${gw.url}/v1/bus/subscriptions`, { topic: 'orders.globex.payroll' }, keyHeader('root'))).body as { id: string };
+    expect((await postJson(`${gw.url}/v1/bus/publish`, { topic: 'orders.globex.payroll', payload: { n: 1 } }, keyHeader('root'))).status).toBe(201);
+    const messages = `${gw.url}/v1/bus/subscriptions/${sub.id}/messages?consumer=c`;
+    const head = await fetch(messages, { method: 'HEAD', headers: keyHeader('root'), signal: AbortSignal.timeout(3000) });
+    expect(head.status).toBe(404);
+    // The message is still there for a real receive.
+    const got = await requestJson('GET', messages, undefined, keyHeader('root'));
+    expect(got).toMatchObject({ status: 200, body: { messages: [expect.objectContaining({ message_id: expect.any(String), deliveries: 1 })] } });
+  });
 });

@@ -52,4 +52,9 @@ describe.each(BACKENDS)('open streams follow their credentials (%s backend)', (b
     expect((await openStream(`${gw.url}/v1/stream`, keyHeader('removed'))).status).toBe(401);
     stays.close();
   }, 30_000);
+
+  it('has no HEAD twin: HEAD /v1/stream answers at once instead of holding a stream open', async () => {
+    const res = await fetch(`${gw.url}/v1/stream`, { method: 'HEAD', headers: keyHeader('stays'), signal: AbortSignal.timeout(3000) });
+    expect(res.status).toBe(404);
+  });
 });

@@ -298,6 +298,8 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
   app.get<SubscriptionRoute & { Querystring: BusReceiveQuery }>(
     '/v1/bus/subscriptions/:id/messages',
     {
+      // No HEAD twin: receiving takes messages (and as SSE would hang); HEAD must not.
+      exposeHeadRoute: false,
       config: write,
       schema: {
         tags,

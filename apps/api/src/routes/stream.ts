@@ -14,6 +14,8 @@ export async function streamRoutes(app: FastifyInstance, opts: { stream: StreamS
   app.get<{ Querystring: StreamQuery }>(
     '/v1/stream',
     {
+      // No HEAD twin: it would open a stream with no body to carry it, and hang holding a slot.
+      exposeHeadRoute: false,
       config: { access: 'stream_subscribe' },
       schema: {
         tags: ['stream'],
