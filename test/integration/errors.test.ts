@@ -50,6 +50,20 @@ describe('error responses', () => {
     expect(res.body).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'tenant' }] });
   });
 
+  it('400 saying what a date-time should look like, not the pattern that refused it', async () => {
+    for (const starts_at of ['2026-01-01T00:00:00.123456', '2026-01-01 00:00:00Z', 'yesterday']) {
+      const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ starts_at }));
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({
+        code: 'VALIDATION_FAILED',
+        details: [{ path: 'starts_at', message: expect.stringMatching(/^must be an RFC 3339 date-time with a time zone/) }],
+      });
+      expect(JSON.stringify(res.body)).not.toContain('\\d');
+    }
+    const query = await fetch(`${gw.url}/v1/audit?from=2026-01-01`).then((r) => r.json());
+    expect(query).toMatchObject({ details: [{ path: 'querystring.from', message: expect.stringMatching(/RFC 3339/) }] });
+  });
+
   it('400 for a wrong type, never coerced', async () => {
     const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant: 5 }));
     expect(res.status).toBe(400);

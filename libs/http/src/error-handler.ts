@@ -2,6 +2,7 @@ import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { SluiceError, errors, isBackendConnectionError, type ErrorDetail } from '@sluice/core';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
+import { formatMessage } from './format-messages.js';
 
 interface AjvLikeError {
   instancePath?: string;
@@ -18,7 +19,7 @@ function validationDetails(list: readonly AjvLikeError[], context: string | unde
     const extra = e.params?.additionalProperty;
     if (typeof extra === 'string') parts.push(extra);
     if (context && context !== 'body') parts.unshift(context);
-    return { path: parts.join('.'), message: e.message ?? 'is invalid' };
+    return { path: parts.join('.'), message: formatMessage(e.params?.pattern) ?? e.message ?? 'is invalid' };
   });
 }
 
