@@ -1,5 +1,6 @@
 import type { Metrics } from '@sluice/telemetry';
 import type { FastifyInstance } from 'fastify';
+import { loggedUrl } from './logged-url.js';
 
 /** The fields of the request line, in the order they are written; reqId as the request's own logger would bind it. */
 interface RequestLine {
@@ -11,14 +12,6 @@ interface RequestLine {
   ms: number;
   caller?: string;
   traceparent?: string;
-}
-
-/** Query parameters that are credentials (an approval link's `sig`, or a key a client put in the URL): their values are not logged. */
-const SECRET_PARAM = /([?&](?:sig|signature|token|access_token|api_key|apikey|key|password)=)[^&#]*/gi;
-
-/** The request URL as logged: credential parameters' values replaced. */
-function loggedUrl(url: string): string {
-  return url.includes('?') ? url.replace(SECRET_PARAM, '$1[REDACTED]') : url;
 }
 
 /**
