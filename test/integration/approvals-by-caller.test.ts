@@ -53,6 +53,22 @@ describe.each(BACKENDS)('approval decisions by an authenticated caller (%s)', (b
     await sink.close();
   });
 
+  it('shows a held action only to callers whose grants cover its provider too (list and by id)', async () => {
+    const mine = await request('acme', 'hook');
+    const other = await request('acme', 'other');
+    const listed = async (headers: Record<string, string>) => {
+      const res = await requestJson('GET', `${gw.url}/v1/approvals?namespace=payments&tenant=acme`, undefined, headers);
+      return ((res.body?.approvals as { id: string }[] | undefined) ?? []).map((a) => a.id);
+    };
+    const op = keyHeader('hook-operator');
+    expect(await listed(op)).toContain(mine.approval_id);
+    expect(await listed(op)).not.toContain(other.approval_id);
+    expect(await listed(admin)).toEqual(expect.arrayContaining([mine.approval_id, other.approval_id]));
+    const byId = (p: Pending) => requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${p.approval_id}`, undefined, op);
+    expect((await byId(mine)).status).toBe(200);
+    expect(await byId(other)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+  });
+
   it('GET /v1/auth/me names the caller, its role, grants and permissions; no credential is 401', async () => {
     const me = await requestJson('GET', `${gw.url}/v1/auth/me`, undefined, keyHeader('viewer'));
     expect(me.status).toBe(200);

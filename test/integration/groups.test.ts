@@ -125,6 +125,8 @@ describe('event group endpoints and grants', () => {
     admin: { name: 'admin', role: 'admin' as const, grants: [WILDCARD_GRANT] },
     viewer: { name: 'viewer', role: 'viewer' as const, grants: [acme] },
     operator: { name: 'operator', role: 'operator' as const, grants: [acme] },
+    // acme, but another provider than the groups' (sampleAction's `email`).
+    smsViewer: { name: 'sms-viewer', role: 'viewer' as const, grants: [{ ...acme, providers: ['sms'] }] },
   };
   const as = (name: keyof typeof keys) => keyHeader(keys[name].name);
 
@@ -151,6 +153,8 @@ describe('event group endpoints and grants', () => {
   it('reads one group only within the grants', async () => {
     expect((await call('GET', `${gw.url}/v1/groups/${await keyOf('acme')}`, as('viewer'))).status).toBe(200);
     expect((await call('GET', `${gw.url}/v1/groups/${await keyOf('globex')}`, as('viewer'))).status).toBe(404);
+    // The record holds its events' payloads: a grant on the tenant but not on the group's provider does not show it.
+    expect((await call('GET', `${gw.url}/v1/groups/${await keyOf('acme')}`, as('smsViewer'))).status).toBe(404);
   });
 
   it('DELETE needs the dispatch permission and a grant over the group', async () => {

@@ -7,9 +7,10 @@ import {
   ApprovalListQuery,
   ApprovalParams,
   ErrorBody,
+  errors,
 } from '@sluice/core';
 import type { ApprovalService, Gateway } from '@sluice/gateway';
-import { assertCallerCovers, assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import { assertCallerCovers, assertCallerCoversScope, callerCovers, tenantFilterFor, type Caller } from '@sluice/auth';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -20,6 +21,10 @@ const params = requestSchema(ApprovalParams);
 const linkQuery = requestSchema(ApprovalLinkQuery);
 
 type DecisionRoute = { Params: ApprovalParams; Querystring: ApprovalLinkQuery };
+
+/** Whether the caller's grants cover the action an approval holds (provider and action type too). */
+const coversHeldAction = (caller: Caller, a: Approval) =>
+  callerCovers(caller, { namespace: a.namespace, tenant: a.tenant, provider: a.action.provider, action_type: a.action.action_type });
 
 export async function approvalsRoutes(app: FastifyInstance, opts: { approvals: ApprovalService; gateway: Gateway }): Promise<void> {
   const { approvals, gateway } = opts;
@@ -38,7 +43,8 @@ export async function approvalsRoutes(app: FastifyInstance, opts: { approvals: A
     async (request) => {
       const caller = callerOf(request);
       const tenant = tenantFilterFor(caller, request.query);
-      return approvals.list({ ...request.query, tenant }, (a) => visibleTo(caller, a));
+      // An approval holds one action, payload included: listed only where its provider and action type are granted too.
+      return approvals.list({ ...request.query, tenant }, (a) => coversHeldAction(caller, a));
     },
   );
 
@@ -46,8 +52,12 @@ export async function approvalsRoutes(app: FastifyInstance, opts: { approvals: A
     '/v1/approvals/:namespace/:tenant/:id',
     { config: { access: 'read' }, schema: { tags, summary: 'One approval', params, response: { 200: responseSchema(Approval), 403: error, 404: error } } },
     async (request) => {
-      assertCallerCoversScope(callerOf(request), request.params);
-      return approvals.get(request.params);
+      const caller = callerOf(request);
+      assertCallerCoversScope(caller, request.params);
+      const approval = await approvals.get(request.params);
+      // Outside the grant's providers or actions it does not exist for this caller, as an audit record.
+      if (!coversHeldAction(caller, approval)) throw errors.notFound('approval', `${approval.namespace}/${approval.tenant}/${approval.id}`);
+      return approval;
     },
   );
 

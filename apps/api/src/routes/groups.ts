@@ -1,4 +1,4 @@
-import { assertCallerCovers, seesEverything, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
+import { assertCallerCovers, callerCovers, seesEverything, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
 import { ErrorBody, EventGroup, GroupFlushResult, GroupKeyParams, GroupList, GroupListQuery, errors } from '@sluice/core';
 import type { GroupService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
@@ -42,7 +42,10 @@ export async function groupsRoutes(app: FastifyInstance, opts: { grouping: Pick<
     async (request) => {
       const group = await grouping.find(request.params.group_key);
       if (!group) throw errors.notFound('group', request.params.group_key);
-      assertVisibleOrNotFound(callerOf(request), group, () => errors.notFound('group', request.params.group_key));
+      // The record holds its events' payloads: shown only where the group's provider and action type are granted too.
+      const caller = callerOf(request);
+      const tuple = { namespace: group.namespace, tenant: group.tenant, provider: group.provider, action_type: group.action_type };
+      if (!callerCovers(caller, tuple)) throw errors.notFound('group', request.params.group_key);
       return group;
     },
   );
