@@ -40,4 +40,19 @@ describe.each(BACKENDS)('request rate limits (%s backend)', (backend) => {
     expect((await batch('big', 't-fresh', 6)).status).toBe(429);
     expect((await batch('big', 't-fresh', 5)).status).toBe(200);
   });
+
+  it('counts replays against the tenant as dispatches: a tenant at its limit cannot replay its way past it', async () => {
+    expect((await batch('big', 't-replay', 3)).status).toBe(200);
+    const ids = (
+      (await (await fetch(`${gw.url}/v1/audit?tenant=t-replay`, { headers: keyHeader('big') })).json()) as { records: { action_id: string }[] }
+    ).records.map((r) => r.action_id);
+    // One replay by id (4 of 5), then a bulk replay of 3 would take the tenant to 7: 429, nothing replayed.
+    expect((await postJson(`${gw.url}/v1/audit/${ids[0]}/replay`, {}, keyHeader('big'))).status).toBe(200);
+    const bulk = await postJson(`${gw.url}/v1/audit/replay?tenant=t-replay&limit=3`, {}, keyHeader('big'));
+    expect(bulk).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED' } });
+    const after = (await (await fetch(`${gw.url}/v1/audit?tenant=t-replay`, { headers: keyHeader('big') })).json()) as { records: unknown[] };
+    expect(after.records).toHaveLength(4);
+    expect((await postJson(`${gw.url}/v1/audit/${ids[1]}/replay`, {}, keyHeader('big'))).status).toBe(200);
+    expect((await postJson(`${gw.url}/v1/audit/${ids[2]}/replay`, {}, keyHeader('big'))).status).toBe(429);
+  });
 });

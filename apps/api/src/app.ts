@@ -93,7 +93,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(alertmanagerRoutes, { ...alertmanager, gateway: runtime.gateway, rateLimiter });
   await app.register(alertmanagerSilencesRoutes, { ...alertmanager, silences: runtime.silences, version });
   for (const registers of Object.values(FEATURE_ROUTES)) {
-    for (const register of registers) await register(app, runtime);
+    for (const register of registers) await register(app, runtime, { rateLimiter });
   }
   if (config.server.ui) await installAdminUi(app);
   return app;

@@ -19,6 +19,7 @@ import { replayAction, type ComplianceStatus, type Gateway } from '@sluice/gatew
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
+import type { RateLimiter } from '../rate-limiter.js';
 
 const tags = ['audit'];
 const error = responseSchema(ErrorBody);
@@ -31,6 +32,8 @@ export interface AuditRouteOptions {
   store: AuditStore | null;
   compliance: ComplianceStatus;
   gateway: Gateway;
+  /** A replay is a dispatch: it counts against its tenant's request limit. */
+  rateLimiter: RateLimiter;
 }
 
 type Filters = Omit<AuditQuery, 'limit' | 'offset' | 'cursor'>;
@@ -143,12 +146,14 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
         tags,
         summary: 'Dispatch a recorded action again, with a new id and a replayed_from label',
         params,
-        response: { 200: responseSchema(ReplayResult), 403: error, 404: error, 422: error },
+        response: { 200: responseSchema(ReplayResult), 403: error, 404: error, 422: error, 429: error },
       },
     },
     async (request) => {
       const caller = callerOf(request);
-      return replay(request, caller, await recordFor(caller, request.params.action_id));
+      const record = await recordFor(caller, request.params.action_id);
+      await opts.rateLimiter.checkTenants([record.tenant]);
+      return replay(request, caller, record);
     },
   );
 
@@ -160,7 +165,7 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
         tags,
         summary: 'Replay the records matching the filters (query parameters); out-of-scope ones are skipped',
         querystring: requestSchema(BulkReplayQuery),
-        response: { 200: responseSchema(BulkReplayResult), 400: error, 403: error, 404: error },
+        response: { 200: responseSchema(BulkReplayResult), 400: error, 403: error, 404: error, 429: error },
       },
     },
     async (request) => {
@@ -168,12 +173,12 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
       const { limit, offset, ...filters } = request.query;
       const { visible: _visible, ...query } = scopedQuery(caller, filters);
       const page = await store().query({ ...query, limit, offset });
+      const replayable = page.records.filter((r) => callerCovers(caller, r) && r.action_payload !== null);
+      // Counted as one batch: over a tenant's limit, 429 and nothing replayed (as a batch dispatch).
+      await opts.rateLimiter.checkTenants(replayable.map((r) => r.tenant));
       const results: ReplayResult[] = [];
-      let skipped = 0;
-      for (const record of page.records) {
-        if (!callerCovers(caller, record) || record.action_payload === null) skipped++;
-        else results.push(await replay(request, caller, record));
-      }
+      for (const record of replayable) results.push(await replay(request, caller, record));
+      const skipped = page.records.length - replayable.length;
       const failed = results.filter((r) => !r.success).length;
       return { replayed: results.length - failed, failed, skipped, results };
     },

@@ -15,6 +15,7 @@ import { assertCallerCovers, callerCovers, tenantFilterFor, type Caller, assertV
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
+import type { RateLimiter } from '../rate-limiter.js';
 
 const tags = ['dlq'];
 const error = responseSchema(ErrorBody);
@@ -26,7 +27,10 @@ const write = { access: 'dispatch' } as const;
 const coveredBy = (caller: Caller) => (entry: DeadLetter) =>
   callerCovers(caller, { namespace: entry.namespace, tenant: entry.tenant, provider: entry.provider, action_type: entry.action_type });
 
-export async function deadLettersRoutes(app: FastifyInstance, opts: { queue: DeadLetterQueue | null; gateway: Gateway }): Promise<void> {
+export async function deadLettersRoutes(
+  app: FastifyInstance,
+  opts: { queue: DeadLetterQueue | null; gateway: Gateway; rateLimiter: RateLimiter },
+): Promise<void> {
   const { gateway } = opts;
   const queue = (): DeadLetterQueue => {
     if (!opts.queue) throw errors.featureNotEnabled('dead-letter queue');
@@ -93,7 +97,7 @@ export async function deadLettersRoutes(app: FastifyInstance, opts: { queue: Dea
         description:
           'The action runs through the whole pipeline under a new id, labelled dlq_retry_of. A failure keeps the entry with the new error (it is not queued twice).',
         params: requestSchema(DeadLetterIdParams),
-        response: { 200: responseSchema(DeadLetterRetried), 403: error, 404: error, 409: error },
+        response: { 200: responseSchema(DeadLetterRetried), 403: error, 404: error, 409: error, 429: error },
       },
     },
     async (request) => {
@@ -102,6 +106,8 @@ export async function deadLettersRoutes(app: FastifyInstance, opts: { queue: Dea
       const entry = await q.get(request.params.id);
       assertVisibleOrNotFound(caller, entry, () => errors.notFound('dead letter', entry.id));
       assertCallerCovers(caller, entry);
+      // A retry is a dispatch: it counts against its tenant's request limit.
+      await opts.rateLimiter.checkTenants([entry.tenant]);
       return q.retry(request.params.id, (action) => gateway.dispatch(action, { deadLetter: false, caller: { id: caller.id, method: caller.method } }));
     },
   );

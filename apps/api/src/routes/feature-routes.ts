@@ -2,6 +2,7 @@ import type { Features, Runtime } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { analyticsRoutes } from './analytics.js';
 import { approvalsRoutes } from './approvals.js';
+import type { RateLimiter } from '../rate-limiter.js';
 import { auditRoutes } from './audit.js';
 import { eventsRoutes } from './events.js';
 import { chainsRoutes } from './chains.js';
@@ -48,7 +49,13 @@ export type RoutesRuntime = Pick<
   | 'state'
 >;
 
-type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime) => PromiseLike<unknown>;
+/** What the API itself gives the feature routes beside the runtime. */
+interface RoutesApi {
+  /** Per-tenant request limits: anything that dispatches again (a replay, a DLQ retry) counts there as a dispatch does. */
+  rateLimiter: RateLimiter;
+}
+
+type RegisterRoutes = (app: FastifyInstance, runtime: RoutesRuntime, api: RoutesApi) => PromiseLike<unknown>;
 
 /**
  * Each feature's HTTP routes, by feature name. Keyed by `Features`, so a feature added to the
@@ -58,7 +65,7 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
   quotas: [(app, rt) => app.register(quotasRoutes, { quotas: rt.quotas })],
   retention: [(app, rt) => app.register(retentionRoutes, { retention: rt.retention })],
   audit: [
-    (app, rt) => app.register(auditRoutes, { store: rt.audit.store, compliance: rt.audit.compliance, gateway: rt.gateway }),
+    (app, rt, api) => app.register(auditRoutes, { store: rt.audit.store, compliance: rt.audit.compliance, gateway: rt.gateway, rateLimiter: api.rateLimiter }),
     (app, rt) => app.register(analyticsRoutes, { analytics: rt.audit.analytics, clock: rt.clock }),
   ],
   stateMachines: [(app, rt) => app.register(eventsRoutes, { stateMachines: rt.stateMachines })],
@@ -76,7 +83,7 @@ export const FEATURE_ROUTES: Readonly<Record<keyof Features, readonly RegisterRo
     (app, rt) => app.register(rulesRoutes, { rules: rt.rules, clock: rt.clock, silences: rt.silences, timeIntervals: rt.timeIntervals }),
     (app, rt) => app.register(rulesCoverageRoutes, { coverage: rt.audit.coverage, rules: rt.rules, clock: rt.clock }),
   ],
-  deadLetters: [(app, rt) => app.register(deadLettersRoutes, { queue: rt.deadLetters, gateway: rt.gateway })],
+  deadLetters: [(app, rt, api) => app.register(deadLettersRoutes, { queue: rt.deadLetters, gateway: rt.gateway, rateLimiter: api.rateLimiter })],
   resilience: [
     (app, rt) => app.register(circuitBreakersRoutes, { breakers: rt.breakers }),
     (app, rt) => app.register(providersHealthRoutes, { providersHealth: rt.providersHealth }),
