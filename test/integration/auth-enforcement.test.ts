@@ -197,6 +197,12 @@ describe.each(BACKENDS)('grant and role enforcement (%s backend)', (backend) => 
     expect((await postJson(`${gw.url}/v1/quotas`, policy('by-op', 'acme.de'), keyHeader('acme-op'))).status).toBe(403);
     const del = (id: string, caller: string) => fetch(`${gw.url}/v1/quotas/${id}`, { method: 'DELETE', headers: keyHeader(caller) });
     expect((await get(`${gw.url}/v1/quotas/globex`, 'acme-admin')).status).toBe(404);
+    // Its usage too: a 403 naming globex would say the policy exists there.
+    expect(await get(`${gw.url}/v1/quotas/globex/usage`, 'acme-op')).toEqual({
+      status: 404,
+      body: { code: 'NOT_FOUND', error: 'quota policy not found: globex' },
+    });
+    expect((await get(`${gw.url}/v1/quotas/acme/usage`, 'acme-op')).status).toBe(200);
     expect((await del('acme-child', 'acme-admin')).status).toBe(204);
   });
 

@@ -113,6 +113,7 @@ describe.each(BACKENDS)('dead-letter queue off, and grants (%s)', (backend) => {
       keys: [
         { name: 'root', role: 'admin', grants: [{ tenants: ['*'], namespaces: ['*'], actions: ['*'] }] },
         { name: 'acme-op', role: 'operator', grants: [{ tenants: ['acme'], namespaces: ['payments'], actions: ['*'] }] },
+        { name: 'acme-sms-op', role: 'operator', grants: [{ tenants: ['acme'], namespaces: ['payments'], providers: ['sms'], actions: ['*'] }] },
       ],
     });
     on = await startGateway(backend, { auth: { enabled: true, file }, providers: [{ name: 'hook', type: 'webhook', url: sink.url }], executor: FAST_RETRIES });
@@ -144,6 +145,12 @@ describe.each(BACKENDS)('dead-letter queue off, and grants (%s)', (backend) => {
     expect((await requestJson('GET', `${on.url}/v1/dlq?tenant=globex`, undefined, keyHeader('acme-op'))).status).toBe(403);
     const globex = (((await requestJson('GET', `${on.url}/v1/dlq?tenant=globex`, undefined, keyHeader('root'))).body?.entries as Body[]) ?? [])[0];
     expect((await postJson(`${on.url}/v1/dlq/${globex?.id as string}/retry`, {}, keyHeader('acme-op'))).status).toBe(404);
+    // In a granted tenant but through a provider the grant does not name: not found, the provider unnamed.
+    const acmeEntry = (((await requestJson('GET', `${on.url}/v1/dlq?tenant=acme`, undefined, keyHeader('root'))).body?.entries as Body[]) ?? [])[0];
+    const hidden = await requestJson('GET', `${on.url}/v1/dlq/${acmeEntry?.id as string}`, undefined, keyHeader('acme-sms-op'));
+    expect(hidden).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect(JSON.stringify(hidden.body)).not.toContain('hook');
+    expect((await postJson(`${on.url}/v1/dlq/${acmeEntry?.id as string}/retry`, {}, keyHeader('acme-sms-op'))).status).toBe(404);
     const drained = await postJson(`${on.url}/v1/dlq/drain`, {}, keyHeader('acme-op'));
     expect(drained.body).toMatchObject({ count: 1, entries: [{ tenant: 'acme' }] });
     expect((await list('root')).sort()).toEqual(['acme.eu', 'globex']);

@@ -11,7 +11,7 @@ import {
   errors,
 } from '@sluice/core';
 import type { DeadLetterQueue, Gateway } from '@sluice/gateway';
-import { assertCallerCovers, callerCovers, tenantFilterFor, type Caller, assertVisibleOrNotFound } from '@sluice/auth';
+import { callerCovers, tenantFilterFor, type Caller } from '@sluice/auth';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -26,6 +26,11 @@ const write = { access: 'dispatch' } as const;
 /** An entry is the caller's when a grant covers its whole tuple, as dispatching its action would need. */
 const coveredBy = (caller: Caller) => (entry: DeadLetter) =>
   callerCovers(caller, { namespace: entry.namespace, tenant: entry.tenant, provider: entry.provider, action_type: entry.action_type });
+
+/** An entry is one action: outside the grants (its provider and action type too) it is not found, as an audit record. */
+function visibleEntry(caller: Caller, entry: DeadLetter): void {
+  if (!coveredBy(caller)(entry)) throw errors.notFound('dead letter', entry.id);
+}
 
 export async function deadLettersRoutes(
   app: FastifyInstance,
@@ -81,8 +86,7 @@ export async function deadLettersRoutes(
     },
     async (request) => {
       const entry = await queue().get(request.params.id);
-      assertVisibleOrNotFound(callerOf(request), entry, () => errors.notFound('dead letter', entry.id));
-      assertCallerCovers(callerOf(request), entry);
+      visibleEntry(callerOf(request), entry);
       return entry;
     },
   );
@@ -104,8 +108,7 @@ export async function deadLettersRoutes(
       const caller = callerOf(request);
       const q = queue();
       const entry = await q.get(request.params.id);
-      assertVisibleOrNotFound(caller, entry, () => errors.notFound('dead letter', entry.id));
-      assertCallerCovers(caller, entry);
+      visibleEntry(caller, entry);
       // A retry is a dispatch: it counts against its tenant's request limit.
       await opts.rateLimiter.checkTenants([entry.tenant]);
       return q.retry(request.params.id, (action) => gateway.dispatch(action, { deadLetter: false, caller: { id: caller.id, method: caller.method } }));

@@ -117,6 +117,13 @@ export async function quotasRoutes(app: FastifyInstance, opts: { quotas: QuotaRe
       },
     },
     async (request) => {
+      // A policy of a tenant outside the grants is not found, as by GET /v1/quotas/{id}; for a `*`
+      // policy, the tenant the query names is checked (403: the request names it).
+      const policy = quotas.get(request.params.id);
+      if (policy.tenant !== '*') {
+        const scope = policy.namespace === '*' ? { tenant: policy.tenant } : { tenant: policy.tenant, namespace: policy.namespace };
+        assertVisibleOrNotFound(callerOf(request), scope, () => errors.notFound('quota policy', policy.id));
+      }
       const usage = await quotas.usage(request.params.id, request.query);
       assertCallerCoversScope(callerOf(request), usage);
       return usage;

@@ -1,6 +1,16 @@
-import { ErrorBody, Silence, SilenceCreateInput, SilenceExtendInput, SilenceIdParams, SilenceList, SilenceListQuery, SilenceUpdateInput } from '@sluice/core';
+import {
+  ErrorBody,
+  errors,
+  Silence,
+  SilenceCreateInput,
+  SilenceExtendInput,
+  SilenceIdParams,
+  SilenceList,
+  SilenceListQuery,
+  SilenceUpdateInput,
+} from '@sluice/core';
 import type { SilenceService } from '@sluice/gateway';
-import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
+import { assertCallerCoversScope, assertVisibleOrNotFound, tenantFilterFor, visibleTo } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -14,9 +24,9 @@ const read = { access: 'read' } as const;
 
 type IdRoute = { Params: { id: string } };
 
-/** 404 when unknown, then 403 unless a grant covers the silence's namespace and tenant. */
+/** 404 when unknown, or when no grant covers the silence's namespace and tenant (a 403 would say it exists there). */
 function covered(request: FastifyRequest, silences: SilenceService, id: string): void {
-  assertCallerCoversScope(callerOf(request), silences.stored(id));
+  assertVisibleOrNotFound(callerOf(request), silences.stored(id), () => errors.notFound('silence', id));
 }
 
 export async function silencesRoutes(app: FastifyInstance, opts: { silences: SilenceService }): Promise<void> {
