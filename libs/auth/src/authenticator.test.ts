@@ -111,10 +111,29 @@ describe('Authenticator.authenticate', () => {
     const { auth, holder } = setup();
     const alice = (await auth.login('alice', 'alice-pw')).token;
     const bob = (await auth.login('bob', 'bob-pw')).token;
-    const onlyBobAsOperator = `  - { username: bob, password_hash: '${scryptPhc('bob-pw')}', role: operator }\n`;
-    holder.current = credentials(onlyBobAsOperator);
+    // Bob's entry as it was (same password hash), with another role.
+    const bobsLine = yamlUsers.split('\n').find((line) => line.includes('username: bob')) ?? '';
+    holder.current = credentials(`${bobsLine.replace('role: viewer', 'role: operator')}\n`);
     expect((await rejection(auth.authenticate({ authorization: `Bearer ${alice}` }))).message).toBe('invalid token: unknown user');
     expect(await auth.authenticate({ authorization: `Bearer ${bob}` })).toMatchObject({ id: 'bob', role: 'operator' });
+  });
+
+  it('ends the tokens of a user whose password changed, or who was removed and created again', async () => {
+    const { auth, holder } = setup();
+    const bob = (await auth.login('bob', 'bob-pw')).token;
+    const original = holder.current;
+    // The same password hashed again has a new salt: the stored hash changed, as after a reset.
+    holder.current = credentials(`  - { username: bob, password_hash: '${scryptPhc('bob-pw')}', role: viewer }\n`);
+    expect((await rejection(auth.authenticate({ authorization: `Bearer ${bob}` }))).message).toBe('invalid token: the password changed since it was issued');
+    // Removed, then back with the hash it had: the token's credential again.
+    holder.current = credentials('');
+    expect((await rejection(auth.authenticate({ authorization: `Bearer ${bob}` }))).message).toBe('invalid token: unknown user');
+    holder.current = original;
+    expect(await auth.authenticate({ authorization: `Bearer ${bob}` })).toMatchObject({ id: 'bob' });
+    // A new login under the new hash works.
+    holder.current = credentials(`  - { username: bob, password_hash: '${scryptPhc('bob-pw')}', role: viewer }\n`);
+    const fresh = (await auth.login('bob', 'bob-pw')).token;
+    expect(await auth.authenticate({ authorization: `Bearer ${fresh}` })).toMatchObject({ id: 'bob' });
   });
 });
 

@@ -7,7 +7,7 @@ import type { Caller } from './caller.js';
 import type { Credentials } from './credentials.js';
 import { verifyPassword } from './password-hash.js';
 import type { RevocationList } from './revocation-list.js';
-import type { IssuedToken, TokenClaims, TokenService } from './token-service.js';
+import { credentialFingerprint, type IssuedToken, type TokenClaims, type TokenService } from './token-service.js';
 
 export interface AuthenticatorDeps {
   /** Usually the CredentialStore; read on every call so reloads apply at once. */
@@ -55,7 +55,7 @@ export class Authenticator {
     const hash = user?.passwordHash ?? (await this.standInHash(users.values().next().value?.passwordHash));
     const matches = await verifyPassword(hash, password);
     if (!user || !matches) throw errors.unauthorized('invalid credentials');
-    return this.deps.tokens.issue({ username: user.username, role: user.role, grants: user.grants });
+    return this.deps.tokens.issue({ username: user.username, role: user.role, grants: user.grants, credential: credentialFingerprint(user.passwordHash) });
   }
 
   /** Revokes the caller's JWT on every replica. API-key and anonymous callers have nothing to revoke. */
@@ -70,6 +70,8 @@ export class Authenticator {
     // effect on live tokens at the next reload, not at their expiry.
     const user = this.deps.credentials.current.users.get(claims.sub);
     if (!user) throw errors.unauthorized('invalid token: unknown user');
+    // Issued for another password (changed since, or a user of the same name re-created): over.
+    if (claims.cred !== credentialFingerprint(user.passwordHash)) throw errors.unauthorized('invalid token: the password changed since it was issued');
     return { id: user.username, role: user.role, grants: user.grants, method: 'jwt', jti: claims.jti, tokenExpiresAt: claims.exp * 1000 };
   }
 

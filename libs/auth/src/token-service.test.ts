@@ -7,7 +7,7 @@ import { MAX_TOKEN_LENGTH, TokenService } from './token-service.js';
 import { rejection } from '../test/rejection.js';
 
 const GRANTS: Grant[] = [{ tenants: ['acme'], namespaces: ['billing'], providers: ['*'], actions: ['*'] }];
-const SUBJECT = { username: 'alice', role: 'operator' as const, grants: GRANTS };
+const SUBJECT = { username: 'alice', role: 'operator' as const, grants: GRANTS, credential: 'fp' };
 const key = new TextEncoder().encode(JWT_SECRET);
 
 function service(clock = new ManualClock(), expiry = 3600) {

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { errors as joseErrors, jwtVerify, SignJWT } from 'jose';
 import { errors, systemClock, type Clock, type SluiceError } from '@sluice/core';
 import { z } from 'zod';
@@ -24,6 +24,8 @@ export interface TokenClaims {
   iat: number;
   /** Expires at, Unix seconds. */
   exp: number;
+  /** The fingerprint of the user's password hash at login (absent in tokens of older versions). */
+  cred?: string | undefined;
 }
 
 export interface IssuedToken {
@@ -36,6 +38,8 @@ export interface TokenSubject {
   username: string;
   role: Role;
   grants: Grant[];
+  /** credentialFingerprint of the user's password hash: a new password (or a re-created user) ends the token. */
+  credential: string;
 }
 
 export interface TokenServiceOptions {
@@ -51,7 +55,16 @@ const ClaimsSchema = z.object({
   grants: z.array(GrantSchema),
   iat: z.number(),
   exp: z.number(),
+  cred: z.string().optional(),
 });
+
+/**
+ * What a token carries of the password it was issued for: a short digest of the stored hash (itself
+ * salted), so a password change or a re-created user ends the tokens issued before it.
+ */
+export function credentialFingerprint(passwordHash: string): string {
+  return createHash('sha256').update(passwordHash).digest('base64url').slice(0, 22);
+}
 
 /** HS256 JWTs signed with `settings.jwt_secret`. No other algorithm is accepted (so no `alg: none`). */
 export class TokenService {
@@ -68,7 +81,7 @@ export class TokenService {
   async issue(subject: TokenSubject): Promise<IssuedToken> {
     const expiresIn = this.expirySeconds();
     const now = Math.floor(this.clock.now() / 1000);
-    const token = await new SignJWT({ role: subject.role, grants: subject.grants })
+    const token = await new SignJWT({ role: subject.role, grants: subject.grants, cred: subject.credential })
       .setProtectedHeader({ alg: ALGORITHM, typ: 'JWT' })
       .setSubject(subject.username)
       .setJti(randomUUID())
