@@ -69,4 +69,15 @@ describe('sluice rules lint and test (offline)', () => {
     });
     expect(await runSluice(['rules'])).toMatchObject({ code: 2, stderr: "sluice: 'rules' needs a subcommand: lint, test; see sluice --help\n" });
   });
+
+  it('prints the help of a command group on --help and -h (exit 0): its subcommands', async () => {
+    for (const flag of ['--help', '-h']) {
+      const res = await runSluice(['rules', flag]);
+      expect(res).toMatchObject({ code: 0, stderr: '' });
+      expect(res.stdout).toMatch(/^Usage: sluice rules <subcommand> \[options\]\n/);
+      expect(res.stdout).toMatch(/\n {2}lint +\S/);
+      expect(res.stdout).toMatch(/\n {2}test +\S/);
+    }
+    expect((await runSluice(['silence', '--help'])).stdout).toMatch(/\n {2}add +\S/);
+  });
 });

@@ -8,6 +8,8 @@ export interface ParsedArgs {
   command: CommandName;
   /** For `help`: the command whose help to print; undefined = sluice's own. */
   topic: CommandName | undefined;
+  /** For `help`: a command group (`rules`) whose subcommands to list. */
+  group?: string;
   config: string | undefined;
   port: number | undefined;
   host: string | undefined;
@@ -30,6 +32,10 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   const [word] = argv;
   if (word === undefined) return parsed('help');
   if (word.startsWith('-')) return parseGlobal(argv);
+  // `sluice rules --help`: a group is not a command, but its help is asked for as one's.
+  if (argv.length === 2 && (argv[1] === '--help' || argv[1] === '-h') && !isCommand(word) && subcommandsOf(word).length > 0) {
+    return parsed('help', { group: word });
+  }
   const { name: first, rest } = commandOf(argv);
   const spec: CommandSpec = COMMANDS[first];
   const { values, positionals } = readOptions(rest, spec.options, first);

@@ -39,6 +39,20 @@ export function commandHelp(name: CommandName): string {
   ].join('\n');
 }
 
+/** `sluice <group> --help` (`rules`, `silence`…): the group's subcommands. */
+export function groupHelp(group: string): string {
+  const names = (Object.keys(COMMANDS) as CommandName[]).filter((name) => name.startsWith(`${group} `));
+  return [
+    `Usage: sluice ${group} <subcommand> [options]`,
+    '',
+    'Subcommands:',
+    ...columns(names.map((name) => [name.slice(group.length + 1), COMMANDS[name].summary])),
+    '',
+    `Run 'sluice ${group} <subcommand> --help' for its options.`,
+    '',
+  ].join('\n');
+}
+
 /** The general help, as one constant (test/deploy reads the command list from it). */
 export const USAGE = generalHelp();
 

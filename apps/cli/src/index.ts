@@ -1,6 +1,6 @@
 import { parseCliArgs } from './args.js';
 import { isConfigurationError } from './configuration-error.js';
-import { USAGE, commandHelp } from './help.js';
+import { USAGE, commandHelp, groupHelp } from './help.js';
 import { boundOldGenerationGrowth } from './old-generation.js';
 import { holdYoungGeneration } from './young-generation.js';
 
@@ -71,7 +71,7 @@ export async function main(argv: readonly string[]): Promise<number | undefined>
         process.stdout.write(`sluice ${VERSION}\n`);
         return 0;
       case 'help':
-        process.stdout.write(args.topic ? commandHelp(args.topic) : USAGE);
+        process.stdout.write(args.group ? groupHelp(args.group) : args.topic ? commandHelp(args.topic) : USAGE);
         return 0;
     }
   } catch (err) {
