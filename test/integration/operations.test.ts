@@ -38,6 +38,9 @@ describe.each(BACKENDS)('operations endpoints (%s backend)', (backend) => {
     // The audit ingest's backlog and its failures, for alerting.
     expect(body).toMatch(/^sluice_audit_ingest_backlog \d+$/m);
     expect(body).toMatch(/^sluice_audit_index_writes_failed_total 0$/m);
+    // Queue depths of the job kinds this process consumes (the dashboard's scaling signal).
+    expect(body).toMatch(/^sluice_queue_jobs\{queue="[a-z-]+",state="waiting"\} \d+$/m);
+    expect(body).toMatch(/^sluice_queue_jobs\{queue="[a-z-]+",state="delayed"\} \d+$/m);
     const json = await fetch(`${gw.url}/metrics`, { headers: { accept: 'application/json' } });
     expect(await json.json()).toMatchObject({ dispatched: expect.any(Number), executed: expect.any(Number) });
     expect((await fetch(`${gw.url}/metrics/prometheus`)).headers.get('content-type')).toMatch(/^text\/plain/);

@@ -1,6 +1,6 @@
 import { StateMachineConfig } from '@sluice/config';
 import { ManualClock, type Action } from '@sluice/core';
-import { MemoryStateStore, type EnqueueOptions, type Scheduler } from '@sluice/state';
+import { MemoryStateStore, type EnqueueOptions, type QueueJobCount, type Scheduler } from '@sluice/state';
 import { createLogger } from '@sluice/telemetry';
 import { InternalEventBus, type InternalEvent } from '../src/events/internal-events.js';
 import { StateMachineRegistry } from '../src/state-machines/state-machine.js';
@@ -45,6 +45,9 @@ class RecordingScheduler implements Scheduler {
   consume(): void {}
   async start(): Promise<void> {}
   async close(): Promise<void> {}
+  async jobCounts(): Promise<QueueJobCount[]> {
+    return [];
+  }
 }
 
 export function setup(machines = [ALERT], start = Date.UTC(2026, 2, 5, 14, 30)) {

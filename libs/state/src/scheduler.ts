@@ -53,6 +53,13 @@ export interface ConsumeOptions {
   concurrency?: number;
 }
 
+/** How many jobs of one kind are in one state (BullMQ's names). */
+export interface QueueJobCount {
+  queue: string;
+  state: 'waiting' | 'active' | 'delayed';
+  count: number;
+}
+
 export interface Scheduler {
   readonly backend: 'memory' | 'bullmq';
   /** True when a new job was created; false when the id already existed. */
@@ -66,4 +73,6 @@ export interface Scheduler {
   start(): Promise<void>;
   /** Stops taking jobs, waits for running handlers, releases connections. */
   close(): Promise<void>;
+  /** The jobs of the kinds this process consumes, by state (a process that consumes nothing: none). */
+  jobCounts(): Promise<QueueJobCount[]>;
 }

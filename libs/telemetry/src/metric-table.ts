@@ -123,6 +123,12 @@ export const METRICS = {
     help: 'Memory backend: characters of the values the in-process state holds, by key kind (audit: the audit records, capped by audit.memory_max_bytes)',
     labelNames: ['kind'],
   },
+  queueJobs: {
+    type: 'gauge',
+    name: 'sluice_queue_jobs',
+    help: 'Background jobs of the kinds this process consumes, by queue (job kind) and state (waiting, active, delayed); read at each scrape',
+    labelNames: ['queue', 'state'],
+  },
   rateLimited: {
     type: 'counter',
     name: 'sluice_rate_limited_total',

@@ -46,6 +46,7 @@ export class Metrics {
   private readonly retention: RetentionCounts = { retention_deleted_state: 0, retention_skipped_compliance: 0, retention_errors: 0 };
   /** Read at each scrape: the memory backend's stored bytes by kind (null on Redis). */
   private memoryStore: (() => ReadonlyMap<string, number>) | null = null;
+  private queueCounts: (() => Promise<readonly { queue: string; state: string; count: number }[]>) | null = null;
   private readonly byOutcome = new LabelledChildren((outcome) => ({
     count: this.actions.labels(outcome),
     duration: this.dispatchDuration.labels(outcome),
@@ -134,10 +135,21 @@ export class Metrics {
     this.memoryStore = bytesByKind;
   }
 
-  prometheusText(): Promise<string> {
+  /** The scheduler's job counts, read at each scrape into `sluice_queue_jobs{queue,state}`. */
+  trackQueues(counts: () => Promise<readonly { queue: string; state: string; count: number }[]>): void {
+    this.queueCounts = counts;
+  }
+
+  async prometheusText(): Promise<string> {
     if (this.memoryStore !== null) {
       this.memoryStoreBytes.reset();
       for (const [kind, bytes] of this.memoryStore()) this.memoryStoreBytes.set({ kind }, bytes);
+    }
+    if (this.queueCounts !== null) {
+      // Redis away: the scrape still answers, without the series (a stale depth would mislead).
+      const counts = await this.queueCounts().catch(() => []);
+      this.queueJobs.reset();
+      for (const { queue, state, count } of counts) this.queueJobs.set({ queue, state }, count);
     }
     return this.registry.metrics();
   }

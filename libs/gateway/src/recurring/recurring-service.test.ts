@@ -27,6 +27,9 @@ class RecordingScheduler implements Scheduler {
   consume(): void {}
   async start() {}
   async close() {}
+  async jobCounts() {
+    return [];
+  }
   of(id: string): RepeatOptions | undefined {
     return this.schedules.get(`${RECURRING_FIRE_KIND}/${scheduleId(id)}`);
   }

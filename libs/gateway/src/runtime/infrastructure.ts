@@ -64,6 +64,8 @@ export async function createInfrastructure(
     // Each closer is registered as soon as its part exists, so a failure further down still closes it.
     // Closing runs scheduler first (it waits for running jobs), then providers, then state.
     closers.unshift({ name: 'scheduler', close: () => scheduler.close() });
+    // Queue depths, for scaling workers: only a process that consumes reports any.
+    metrics.trackQueues(() => scheduler.jobCounts());
     const log = logger.child({ component: 'provider' });
     const providers = createProviders(config.providers, { log: (level, obj, msg) => log[level](obj, msg) });
     closers.splice(1, 0, { name: 'providers', close: () => providers.close() });

@@ -20,5 +20,6 @@ export function traceCarryingScheduler(scheduler: Scheduler): Scheduler {
     consume: (kind, handler, opts) => scheduler.consume(kind, handler, opts),
     start: () => scheduler.start(),
     close: () => scheduler.close(),
+    jobCounts: () => scheduler.jobCounts(),
   };
 }

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import type { ConnectionOptions } from 'bullmq';
 import { closeClient, createClient, type RedisClient, type RedisTarget } from '../redis/connection.js';
-import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
+import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, QueueJobCount, RepeatOptions, Scheduler } from '../scheduler.js';
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, assertKind, resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
 import { throttleErrors, writeErrorToStderr, type BackgroundErrorHandler } from '../error-reports.js';
 import { bullPrefix, encodeJobId, type Envelope } from './bullmq-naming.js';
@@ -191,6 +191,16 @@ export class BullMqScheduler implements Scheduler {
     client.on('error', this.onError);
     this.workerClients.push(client);
     return client;
+  }
+
+  async jobCounts(): Promise<QueueJobCount[]> {
+    const states = ['waiting', 'active', 'delayed'] as const;
+    const out: QueueJobCount[] = [];
+    for (const kind of this.consumers.keys()) {
+      const counts = await this.queue(kind).getJobCounts(...states);
+      for (const state of states) out.push({ queue: kind, state, count: counts[state] ?? 0 });
+    }
+    return out;
   }
 
   private prefixOf(kind: string): string {

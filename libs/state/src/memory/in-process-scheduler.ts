@@ -1,5 +1,5 @@
 import { systemClock, type Clock, type TimerHandle } from '@sluice/core';
-import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, RepeatOptions, Scheduler } from '../scheduler.js';
+import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, QueueJobCount, RepeatOptions, Scheduler } from '../scheduler.js';
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, backoffDelay, nextCronTime, type RepeatRule } from '../scheduler-rules.js';
 import { resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
 
@@ -25,6 +25,8 @@ interface Task {
   attempt: number;
   attempts: number;
   state: 'delayed' | 'ready' | 'running' | 'finished';
+  /** When a delayed task is due: one due but still behind its timer counts as waiting, as in BullMQ. */
+  dueAt: number;
   finishedAt: number;
   timer?: TimerHandle;
   schedule?: Schedule;
@@ -79,7 +81,17 @@ export class InProcessScheduler implements Scheduler {
     const { delayMs, attempts } = resolveEnqueue(kind, opts);
     const existing = this.jobs.get(`${kind}:${opts.id}`);
     if (existing && !this.expired(existing)) return { enqueued: false };
-    const task: Task = { kind, id: opts.id, data: opts.data, trace: opts.trace, attempt: 1, attempts, state: 'delayed', finishedAt: 0 };
+    const task: Task = {
+      kind,
+      id: opts.id,
+      data: opts.data,
+      trace: opts.trace,
+      attempt: 1,
+      attempts,
+      state: 'delayed',
+      dueAt: this.clock.now() + delayMs,
+      finishedAt: 0,
+    };
     if (opts.traceLink) task.traceLink = true;
     this.jobs.set(`${kind}:${opts.id}`, task);
     // Even a 0 ms delay goes through a timer, so a handler never starts before enqueue returns.
@@ -125,6 +137,22 @@ export class InProcessScheduler implements Scheduler {
     for (const kind of this.consumers.keys()) this.pump(kind);
   }
 
+  async jobCounts(): Promise<QueueJobCount[]> {
+    const names = { ready: 'waiting', running: 'active', delayed: 'delayed' } as const;
+    const counts = new Map<string, QueueJobCount>();
+    for (const kind of this.consumers.keys()) {
+      for (const state of Object.values(names)) counts.set(`${kind}\u0000${state}`, { queue: kind, state, count: 0 });
+    }
+    const now = this.clock.now();
+    for (const task of this.jobs.values()) {
+      if (task.state === 'finished') continue;
+      const state = task.state === 'delayed' && task.dueAt <= now ? 'waiting' : names[task.state];
+      const entry = counts.get(`${task.kind}\u0000${state}`);
+      if (entry) entry.count += 1;
+    }
+    return [...counts.values()];
+  }
+
   async close(): Promise<void> {
     this.closed = true;
     this.sweeper.cancel();
@@ -145,6 +173,7 @@ export class InProcessScheduler implements Scheduler {
           attempt: 1,
           attempts: 1,
           state: 'delayed',
+          dueAt: this.clock.now(),
           finishedAt: 0,
           schedule,
         };
@@ -206,6 +235,7 @@ export class InProcessScheduler implements Scheduler {
         const wait = backoffDelay(this.backoffBaseMs, task.attempt);
         task.attempt += 1;
         task.state = 'delayed';
+        task.dueAt = this.clock.now() + wait;
         task.timer = this.clock.setTimer(() => this.makeReady(task), wait);
       } else {
         this.finish(task); // out of attempts: failed, still remembered for dedupe like BullMQ's removeOnFail age

@@ -93,6 +93,36 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       expect(real(runs).map((r) => r.job)).toEqual([{ id: 'a', kind: 'immediate', data: { n: 1, tags: ['x'] }, attempt: 1 }]);
     });
 
+    it('counts the jobs of the kinds it consumes by state: waiting, active, delayed (none for a kind it does not consume)', async () => {
+      const s = await open();
+      let release = () => {};
+      const blocked = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const started: string[] = [];
+      s.consume('counted', async (job) => {
+        started.push(job.id);
+        await blocked;
+      });
+      await s.enqueue('counted', { id: 'runs' });
+      await s.enqueue('counted', { id: 'waits' });
+      await s.enqueue('counted', { id: 'later', delayMs: 60_000 });
+      await s.enqueue('other-kind', { id: 'x' });
+      const byState = async () => Object.fromEntries((await s.jobCounts()).filter((c) => c.queue === 'counted').map((c) => [c.state, c.count]));
+      expect(await byState()).toEqual({ waiting: 2, active: 0, delayed: 1 });
+      expect((await s.jobCounts()).some((c) => c.queue === 'other-kind')).toBe(false);
+      await s.start();
+      await elapse(0);
+      await poll(
+        'one job to start',
+        () => started.length,
+        (n) => n === 1,
+      );
+      await poll('the counts to follow', byState, (c) => c.active === 1 && c.waiting === 1);
+      expect(await byState()).toEqual({ waiting: 1, active: 1, delayed: 1 });
+      release();
+    });
+
     it('keeps ids with ":" and integer-like ids intact', async () => {
       const s = await open();
       const runs = recorder(s, 'ids');
