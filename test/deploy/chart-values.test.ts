@@ -154,6 +154,19 @@ describe('other supported shapes render valid manifests', () => {
     expect(template('state.backend=redis', 'externalRedis.topology=cluster', 'externalRedis.nodes={a:1}', 'externalRedis.host=h').stderr).toContain(
       'externalRedis.host is for topology=single',
     );
+    // TLS and a username reach only a single primary: with a Cluster or Sentinels they would be dropped silently.
+    for (const setting of ['externalRedis.tls.enabled=true', 'externalRedis.username=app']) {
+      for (const topology of ['cluster', 'sentinel']) {
+        const refused = template(
+          'state.backend=redis',
+          `externalRedis.topology=${topology}`,
+          'externalRedis.nodes={a:1}',
+          'externalRedis.sentinelName=m',
+          setting,
+        );
+        expect(refused.stderr, `${topology} ${setting}`).toContain('apply to topology=single only');
+      }
+    }
     expect(template('state.backend=redis', 'externalRedis.topology=ring', 'externalRedis.host=h').stderr).toMatch(/topology/);
     expect(template('state.backend=redis', 'externalRedis.topology=cluster', 'externalRedis.nodes={redis://a:1}').stderr).toMatch(/nodes/);
   });
