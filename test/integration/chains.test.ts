@@ -286,7 +286,11 @@ describe.each(ALL_BACKENDS)('chain runs and grants (%s)', (backend) => {
     expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}/dag`, undefined, keyHeader('acme-viewer'))).status).toBe(404);
     expect((await postJson(`${gw.url}/v1/chains/${theirs}/cancel`, {}, keyHeader('acme-op'))).status).toBe(404);
     expect((await postJson(`${gw.url}/v1/chains/${mine}/cancel`, {}, keyHeader('acme-viewer'))).status).toBe(403);
-    const cancelled = await postJson(`${gw.url}/v1/chains/${mine}/cancel`, {}, keyHeader('acme-op'));
+    // The run records who cancelled it: another name is refused, and nothing is cancelled.
+    const spoofed = await postJson(`${gw.url}/v1/chains/${mine}/cancel`, { cancelled_by: 'root' }, keyHeader('acme-op'));
+    expect(spoofed).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: [{ path: 'cancelled_by' }] } });
+    expect((await requestJson('GET', `${gw.url}/v1/chains/${mine}`, undefined, keyHeader('acme-op'))).body).toMatchObject({ status: 'running' });
+    const cancelled = await postJson(`${gw.url}/v1/chains/${mine}/cancel`, { cancelled_by: 'acme-op' }, keyHeader('acme-op'));
     expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled', cancelled_by: 'acme-op' } });
     expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}`, undefined, keyHeader('root'))).body).toMatchObject({ status: 'running' });
   });

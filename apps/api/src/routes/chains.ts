@@ -91,7 +91,12 @@ export async function chainsRoutes(app: FastifyInstance, opts: { definitions: Ch
     async (request) => {
       const run = await visibleRun(request);
       const input = parseRequest(ChainCancelInput, request.body ?? {});
-      const by = input.cancelled_by ?? callerOf(request).id;
+      const caller = callerOf(request);
+      // With authentication on, the run records who cancelled it: a caller cannot name someone else.
+      if (caller.method !== 'anonymous' && input.cancelled_by !== undefined && input.cancelled_by !== caller.id) {
+        throw errors.validation([{ path: 'cancelled_by', message: `must be the caller (${caller.id}) when authentication is on, or left out` }]);
+      }
+      const by = input.cancelled_by ?? caller.id;
       return runDetail(await runs.cancel(run.id, input.reason ?? null, by));
     },
   );
