@@ -19,9 +19,13 @@ export function visibleTo(caller: HasGrants, record: ScopeTuple): boolean {
   return callerCoversScope(caller, record);
 }
 
+// `*` in a dimension is covered only by a grant that is `*` there.
+const EVERY_SCOPE = { tenant: '*', namespace: '*' } as const satisfies ScopeTuple;
+const EVERY_ACTION: ActionTuple = { ...EVERY_SCOPE, provider: '*', action_type: '*' };
+
 /** True when some grant covers every tenant and namespace: list queries then need no per-record filter. */
 export function seesEverything(caller: HasGrants): boolean {
-  return caller.grants.some((g) => g.tenants.includes('*') && g.namespaces.includes('*'));
+  return callerCoversScope(caller, EVERY_SCOPE);
 }
 
 /**
@@ -30,7 +34,6 @@ export function seesEverything(caller: HasGrants): boolean {
  * when some grant covers every action.
  */
 export function actionRecordFilter(caller: HasGrants): ((record: ActionTuple) => boolean) | undefined {
-  if (caller.grants.some((g) => g.tenants.includes('*') && g.namespaces.includes('*') && g.providers.includes('*') && g.actions.includes('*')))
-    return undefined;
+  if (callerCovers(caller, EVERY_ACTION)) return undefined;
   return (record) => callerCovers(caller, record);
 }
