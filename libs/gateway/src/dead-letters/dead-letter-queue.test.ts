@@ -31,6 +31,33 @@ describe.each(STATE_BACKENDS)('dead-letter queue (%s)', (backend) => {
     expect((await a.list({}, { limit: 100, offset: 0 }, everything)).count).toBe(0);
   });
 
+  it('never drains an entry a retry on another replica has leased, nor retries one drained', async () => {
+    const [a, b] = await queues(2);
+    if (!a || !b) throw new Error('no replicas');
+    for (let i = 0; i < 30; i++) await a.push(action(`x-${i}`), 'p', error);
+    const ids = (await a.list({}, { limit: 100, offset: 0 }, everything)).entries.map((e) => e.id);
+    const redispatched: string[] = [];
+    const redispatch = async (retried: Action) => {
+      redispatched.push(String(retried.metadata?.labels?.['dlq_retry_of']));
+      return { outcome: 'executed' as const, action_id: retried.id, response: { status: 'success' as const, body: {}, headers: {} } };
+    };
+    const [drained, ...retries] = await Promise.all([
+      a.drain({}, 100, everything),
+      ...ids.map((id) =>
+        b.retry(id, redispatch).then(
+          () => 'retried',
+          (err: { statusCode?: number }) => err.statusCode,
+        ),
+      ),
+    ]);
+    const drainedIds = (drained as { action_id: string }[]).map((e) => e.action_id);
+    // Each entry went one way: drained or re-dispatched, never both, and none was lost.
+    expect(drainedIds.filter((id) => redispatched.includes(id))).toEqual([]);
+    expect([...drainedIds, ...redispatched].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `x-${i}`).sort());
+    // A retry that lost to the drain is a 404 (the entry is gone), not a 409.
+    expect(retries.filter((r) => r !== 'retried').every((r) => r === 404)).toBe(true);
+  });
+
   it('keeps at most maxPerTenant entries per tenant, counting what it drops', async () => {
     let dropped = 0;
     const [q] = await queues(1, 2, () => dropped++);

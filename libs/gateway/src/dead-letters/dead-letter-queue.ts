@@ -129,10 +129,12 @@ export class DeadLetterQueue {
   async drain(filter: DeadLetterFilter, limit: number, visible: Visible): Promise<DeadLetter[]> {
     const drained: DeadLetter[] = [];
     const now = this.deps.clock.now();
-    for (const { record } of await this.matching(filter, visible)) {
+    for (const stored of await this.matching(filter, visible)) {
       if (drained.length >= limit) break;
+      const { record } = stored;
       if (record.retrying_until && Date.parse(record.retrying_until) > now) continue;
-      if (await this.records.remove(record.id)) drained.push(publicForm(record));
+      // From the version read: an entry leased (or drained) since is skipped, not taken from its holder.
+      if (await this.records.removeAt(stored)) drained.push(publicForm(record));
     }
     return drained;
   }
@@ -177,8 +179,10 @@ export class DeadLetterQueue {
     const now = this.deps.clock.now();
     if (found.record.retrying_until && Date.parse(found.record.retrying_until) > now) throw errors.conflict(`dead letter ${id} is being retried`);
     const leased = await this.records.swap(found, { ...found.record, retrying_until: isoString(now + RETRY_LEASE_MS) });
-    if (!leased) throw errors.conflict(`dead letter ${id} is being retried`);
-    return leased;
+    if (leased) return leased;
+    // Something wrote first: a drain that took the entry (404), or another retry's lease (409).
+    if (!(await this.records.find(id))) throw errors.notFound('dead letter', id);
+    throw errors.conflict(`dead letter ${id} is being retried`);
   }
 
   private async matching(filter: DeadLetterFilter, visible: Visible): Promise<StoredRecord<Stored>[]> {

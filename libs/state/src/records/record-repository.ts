@@ -254,9 +254,23 @@ export class RecordRepository<T extends RecordValue> {
     if (!deleted) return false;
     const record = deleted.kind === 'live' ? this.decode(deleted.raw) : null;
     // An unreadable record's claims are unknown: they are left for eviction, which its tombstone allows.
-    if (deleted.kind === 'live' && deleted.claims) await this.claims.release(this.claimsOf(ref, record, deleted.claims));
-    await this.announce();
+    await this.afterRemove(ref, record, deleted.kind === 'live' ? deleted.claims : null);
     return true;
+  }
+
+  /** Deletes the record as it was read, by one compare-and-swap (a claim, like a drain's); false when anything else wrote first. */
+  async removeAt(stored: StoredRecord<T>): Promise<boolean> {
+    const ref = refOf(stored.record);
+    const cas = await this.opts.state.compareAndSwap(this.keys.record(ref), stored.version, TOMBSTONE, { ttlMs: this.tombstoneTtlMs });
+    if (!cas.ok) return false;
+    await this.afterRemove(ref, stored.record, stored.claims);
+    return true;
+  }
+
+  /** After the tombstone: gives back the claims its create took, then tells the replicas. */
+  private async afterRemove(ref: RecordRef, record: T | null, claims: ClaimScores | null | undefined): Promise<void> {
+    if (claims) await this.claims.release(this.claimsOf(ref, record, claims));
+    await this.announce();
   }
 
   /** The exclusive claim on a record's id: its index, member and how a member names its holder. */
