@@ -6,7 +6,7 @@ import { uniquePrefix } from '../support/redis-url.js';
 import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Outcome = { outcome: string; error?: { code: string }; original_provider?: string; new_provider?: string };
-const NAMES = ['lonely', 'flaky', 'backup', 'picky', 'probe'] as const;
+const NAMES = ['lonely', 'flaky', 'backup', 'picky', 'probe', 'crowd'] as const;
 
 const breakerConfig = (sinks: Record<string, HttpSink>) => ({
   providers: NAMES.map((name) => ({ name, type: 'webhook', url: sinks[name]?.url })),
@@ -16,7 +16,7 @@ const breakerConfig = (sinks: Record<string, HttpSink>) => ({
     failure_threshold: 3,
     success_threshold: 2,
     recovery_timeout_seconds: 30,
-    providers: { flaky: { fallback_provider: 'backup' } },
+    providers: { flaky: { fallback_provider: 'backup' }, crowd: { failure_threshold: 40 } },
   },
 });
 
@@ -201,6 +201,15 @@ describe('circuit breakers shared by two replicas (redis)', () => {
     const outcomes = [await on(a), await on(b), await on(a), await on(b)];
     expect(outcomes.map((o) => o.error?.code)).toEqual(['EXECUTION_FAILED', 'EXECUTION_FAILED', 'EXECUTION_FAILED', 'CIRCUIT_OPEN']);
     expect(sinks.picky!.received).toHaveLength(3);
+  });
+
+  it('60 concurrent failures on both replicas all count: a threshold of 40 opens it', async () => {
+    sinks.crowd!.status = 503;
+    sinks.crowd!.delayMs = () => 50; // the calls overlap, and so does their counting
+    const call = (gw: RunningGateway) => postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'crowd' })).then((r) => r.body as Outcome);
+    const outcomes = await Promise.all(Array.from({ length: 60 }, (_, i) => call(i % 2 === 0 ? a : b)));
+    expect(outcomes.every((o) => o.error?.code === 'EXECUTION_FAILED')).toBe(true);
+    expect((await call(b)).error?.code).toBe('CIRCUIT_OPEN');
   });
 
   it('half-open admits one probe across both replicas: 10 concurrent calls, one reaches the provider', async () => {

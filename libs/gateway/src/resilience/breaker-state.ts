@@ -7,14 +7,18 @@
  * one probe at a time (a probe holds its slot for `probeLeaseMs`, so a probe whose process died
  * frees it); half_open → closed after `successThreshold` probe successes; a probe failure
  * re-opens it.
+ *
+ * A closed breaker's failures are not kept here: each replica adds them to a shared counter of
+ * the breaker's `epoch` (one atomic increment, never lost to a concurrent writer), and a success
+ * after failures, or closing it again, starts the next epoch, whose count starts at zero.
  */
 
 export type BreakerStatus = 'closed' | 'open' | 'half_open';
 
 export interface BreakerState {
   state: BreakerStatus;
-  /** Consecutive retryable failures (closed). */
-  failures: number;
+  /** The closed period failures are counted in; grows when a success resets the count and when it closes again. */
+  epoch: number;
   /** Probe successes so far (half_open). */
   successes: number;
   /** When it last opened (epoch ms); the recovery timeout counts from here. */
@@ -33,10 +37,15 @@ export interface BreakerPolicy {
 /** What a provider call gave, as the breaker sees it. */
 export type CallResult = 'success' | 'failure' | 'neutral';
 
-export const CLOSED: Readonly<BreakerState> = Object.freeze({ state: 'closed', failures: 0, successes: 0, opened_at: null, probe_until: null });
+export const CLOSED: Readonly<BreakerState> = Object.freeze({ state: 'closed', epoch: 0, successes: 0, opened_at: null, probe_until: null });
 
-export function opened(nowMs: number): BreakerState {
-  return { state: 'open', failures: 0, successes: 0, opened_at: nowMs, probe_until: null };
+export function opened(s: BreakerState, nowMs: number): BreakerState {
+  return { state: 'open', epoch: s.epoch, successes: 0, opened_at: nowMs, probe_until: null };
+}
+
+/** Closed again (a reset, or the probes' successes): a new epoch, so no failure counted before carries over. */
+export function closedAfter(s: BreakerState): BreakerState {
+  return { ...CLOSED, epoch: s.epoch + 1 };
 }
 
 /** Whether a call may go: `pass` (closed), `probe` (the one half-open call; `next` claims its slot) or `reject`. */
@@ -50,17 +59,22 @@ export function admit(s: BreakerState, policy: BreakerPolicy, nowMs: number): Ad
   return { verdict: 'probe', next: { ...s, state: 'half_open', successes, probe_until: nowMs + policy.probeLeaseMs } };
 }
 
-/** The state after a call's result; null when nothing changes (no write). Only a probe's result moves a half-open breaker. */
-export function afterCall(s: BreakerState, policy: BreakerPolicy, result: CallResult, probe: boolean, nowMs: number): BreakerState | null {
-  if (s.state === 'closed') {
-    if (result === 'success') return s.failures > 0 ? { ...CLOSED } : null;
-    if (result === 'neutral') return null;
-    return s.failures + 1 >= policy.failureThreshold ? opened(nowMs) : { ...s, failures: s.failures + 1 };
-  }
-  if (s.state === 'open' || !probe) return null; // a call let through before it opened, or not the probe
-  if (result === 'failure') return opened(nowMs);
+/** `failures` counted in `epoch`: open when they reach the threshold and the breaker is still in that epoch (null: no write). */
+export function afterFailures(s: BreakerState, policy: BreakerPolicy, epoch: number, failures: number, nowMs: number): BreakerState | null {
+  return s.state === 'closed' && s.epoch === epoch && failures >= policy.failureThreshold ? opened(s, nowMs) : null;
+}
+
+/** A success after failures counted in `epoch`: the count starts again (null when the breaker has moved on). */
+export function afterSuccess(s: BreakerState, epoch: number): BreakerState | null {
+  return s.state === 'closed' && s.epoch === epoch ? { ...s, epoch: epoch + 1 } : null;
+}
+
+/** The half-open probe's result; null when the breaker was tripped or reset meanwhile (no write). */
+export function afterProbe(s: BreakerState, policy: BreakerPolicy, result: CallResult, nowMs: number): BreakerState | null {
+  if (s.state !== 'half_open') return null;
+  if (result === 'failure') return opened(s, nowMs);
   if (result === 'neutral') return { ...s, probe_until: null };
-  return s.successes + 1 >= policy.successThreshold ? { ...CLOSED } : { ...s, successes: s.successes + 1, probe_until: null };
+  return s.successes + 1 >= policy.successThreshold ? closedAfter(s) : { ...s, successes: s.successes + 1, probe_until: null };
 }
 
 export function decodeBreaker(raw: string | null): BreakerState {
@@ -68,7 +82,7 @@ export function decodeBreaker(raw: string | null): BreakerState {
   try {
     const v = JSON.parse(raw) as Partial<BreakerState>;
     if (v.state === 'closed' || v.state === 'open' || v.state === 'half_open') {
-      return { state: v.state, failures: v.failures ?? 0, successes: v.successes ?? 0, opened_at: v.opened_at ?? null, probe_until: v.probe_until ?? null };
+      return { state: v.state, epoch: v.epoch ?? 0, successes: v.successes ?? 0, opened_at: v.opened_at ?? null, probe_until: v.probe_until ?? null };
     }
   } catch {
     // fall through: an unreadable breaker is a closed one (it fails open, never blocks traffic on garbage)

@@ -1,9 +1,11 @@
 import { errors, type Clock } from '@sluice/core';
 import { GLOBAL_SCOPE, type StateKey, type StateStore } from '@sluice/state';
 import {
-  CLOSED,
   admit,
-  afterCall,
+  afterFailures,
+  afterProbe,
+  afterSuccess,
+  closedAfter,
   decodeBreaker,
   opened,
   type BreakerPolicy,
@@ -12,9 +14,12 @@ import {
   type CallResult,
 } from './breaker-state.js';
 
-/** The key kind of breaker states: never rename without a migration. */
+/** The key kinds of breaker states and of their failure counts: never rename without a migration. */
 const BREAKER_KIND = 'circuit-breaker';
-/** Compare-and-swap rounds on one breaker; a call that loses them all is rejected (admit) or not counted (record). */
+const FAILURES_KIND = 'circuit-breaker-failures';
+/** How long an epoch's failure count lives: failures further apart than this may not add up. */
+const FAILURE_COUNT_MS = 24 * 3_600_000;
+/** Compare-and-swap rounds on one breaker; a call that loses them all is rejected (admit) or its state change dropped (record). */
 const CAS_ROUNDS = 8;
 /** The gauge's value per state (the Grafana panel maps them back). */
 const GAUGE_VALUE: Record<BreakerStatus, number> = { closed: 0, open: 1, half_open: 2 };
@@ -37,6 +42,8 @@ export interface BreakerView {
 export interface Admitted {
   provider: string;
   probe: boolean;
+  /** The epoch of the closed breaker that let it pass: where its failure counts. */
+  epoch: number;
 }
 
 export interface CircuitBreakersDeps {
@@ -53,8 +60,9 @@ export interface CircuitBreakersDeps {
 /**
  * The providers' circuit breakers, kept in the state store so every replica sees one state: a
  * failure counted on any replica counts, a trip on one is seen by the next call on any other.
- * Every change is a compare-and-swap of the provider's breaker; calling through a closed
- * breaker costs one read, and a success writes only when it resets a failure count.
+ * Every change of state is a compare-and-swap of the provider's breaker; a closed breaker's
+ * failures are one atomic increment each, so concurrent failures on many replicas all count.
+ * Calling through a closed breaker costs one read, and one more to count the result.
  */
 export class CircuitBreakers {
   constructor(private readonly deps: CircuitBreakersDeps) {}
@@ -69,27 +77,35 @@ export class CircuitBreakers {
     for (let name: string | null = provider; name !== null && !seen.has(name); ) {
       seen.add(name);
       const breaker = this.deps.breakers.get(name);
-      if (!breaker) return { provider: name, probe: false };
+      if (!breaker) return { provider: name, probe: false, epoch: 0 };
       const verdict = await this.admitOne(name, breaker.policy);
-      if (verdict !== 'reject') return { provider: name, probe: verdict === 'probe' };
+      if (verdict !== 'reject') return { provider: name, ...verdict };
       name = breaker.fallback;
     }
     return null;
   }
 
   /**
-   * Counts a call's result on the breaker that admitted it; false when it could not (it kept losing
-   * the race to other writers, or the store failed). The call has happened by then: bookkeeping
-   * never fails it (a failed dispatch would be retried, and the provider called twice).
+   * Counts a call's result on the breaker that admitted it; false when it could not (the store
+   * failed, or a state change kept losing the race to other writers). The call has happened by
+   * then: bookkeeping never fails it (a failed dispatch would be retried, and the provider called twice).
    */
   async record(admitted: Admitted, result: CallResult): Promise<boolean> {
     const breaker = this.deps.breakers.get(admitted.provider);
     if (!breaker) return true;
+    const { provider, epoch } = admitted;
     try {
-      await this.change(admitted.provider, (s) => afterCall(s, breaker.policy, result, admitted.probe, this.deps.clock.now()));
+      if (admitted.probe) await this.change(provider, (s) => afterProbe(s, breaker.policy, result, this.deps.clock.now()));
+      else if (result === 'failure') {
+        const { count } = await this.deps.state.incrementWindow(failuresKey(provider, epoch), { windowMs: FAILURE_COUNT_MS });
+        if (count >= breaker.policy.failureThreshold) await this.change(provider, (s) => afterFailures(s, breaker.policy, epoch, count, this.deps.clock.now()));
+      } else if (result === 'success') {
+        const { count } = await this.deps.state.readWindow(failuresKey(provider, epoch));
+        if (count > 0) await this.change(provider, (s) => afterSuccess(s, epoch));
+      }
       return true;
     } catch (err) {
-      this.deps.onRecordFailed?.(admitted.provider, err);
+      this.deps.onRecordFailed?.(provider, err);
       return false;
     }
   }
@@ -104,30 +120,31 @@ export class CircuitBreakers {
   async trip(provider: string): Promise<BreakerView & { message: string }> {
     this.known(provider);
     const now = this.deps.clock.now();
-    return { ...this.view(provider, await this.change(provider, () => opened(now))), message: 'circuit breaker tripped' };
+    return { ...this.view(provider, await this.change(provider, (s) => opened(s, now))), message: 'circuit breaker tripped' };
   }
 
   async reset(provider: string): Promise<BreakerView & { message: string }> {
     this.known(provider);
-    return { ...this.view(provider, await this.change(provider, () => ({ ...CLOSED }))), message: 'circuit breaker reset' };
+    return { ...this.view(provider, await this.change(provider, closedAfter)), message: 'circuit breaker reset' };
   }
 
   private known(provider: string): void {
     if (!this.deps.breakers.has(provider)) throw errors.notFound('circuit breaker', provider);
   }
 
-  private async admitOne(provider: string, policy: BreakerPolicy): Promise<'pass' | 'probe' | 'reject'> {
+  private async admitOne(provider: string, policy: BreakerPolicy): Promise<{ probe: boolean; epoch: number } | 'reject'> {
     const key = keyOf(provider);
     for (let round = 0; round < CAS_ROUNDS; round++) {
       const current = await this.deps.state.getVersioned(key);
       const state = decodeBreaker(current?.value ?? null);
       this.deps.onState(provider, GAUGE_VALUE[state.state]);
       const admission = admit(state, policy, this.deps.clock.now());
-      if (admission.verdict !== 'probe') return admission.verdict;
+      if (admission.verdict === 'reject') return 'reject';
+      if (admission.verdict === 'pass') return { probe: false, epoch: state.epoch };
       // Half-open admits one call at a time: the probe slot is taken by compare-and-swap.
       if ((await this.deps.state.compareAndSwap(key, current?.version ?? 0, JSON.stringify(admission.next))).ok) {
         this.deps.onState(provider, GAUGE_VALUE.half_open);
-        return 'probe';
+        return { probe: true, epoch: state.epoch };
       }
     }
     return 'reject';
@@ -165,4 +182,8 @@ export class CircuitBreakers {
 
 function keyOf(provider: string): StateKey {
   return { kind: BREAKER_KIND, ...GLOBAL_SCOPE, id: provider };
+}
+
+function failuresKey(provider: string, epoch: number): StateKey {
+  return { kind: FAILURES_KIND, ...GLOBAL_SCOPE, id: `${provider}:${epoch}` };
 }
