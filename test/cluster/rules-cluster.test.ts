@@ -69,6 +69,24 @@ describe('rules across 3 replicas sharing Redis', () => {
     await everyReplicaWithin(cluster, 1000, async (url) => (await dispatch(url, { action_type: 'toggled' })).outcome === 'executed');
   });
 
+  it('a disable racing a delete on another replica never leaves its flag on the next rule of that name', async () => {
+    const [a, b] = cluster.apis;
+    if (!a || !b) throw new Error('no replicas');
+    const rule = { name: 'raced', priority: 5, condition: { field: 'action.action_type', eq: 'raced' }, action: { type: 'suppress' } };
+    const send = (url: string, method: string, path: string, body?: unknown) =>
+      fetch(`${url}${path}`, { method, ...(body === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+    for (let round = 0; round < 15; round++) {
+      expect((await send(a.url, 'POST', '/v1/rules', rule)).status).toBe(201);
+      await everyReplicaWithin(cluster, 1000, async (url) => (await dispatch(url, { action_type: 'raced' })).outcome === 'suppressed');
+      const [deleted] = await Promise.all([send(a.url, 'DELETE', '/v1/rules/raced'), send(b.url, 'PUT', '/v1/rules/raced/enabled', { enabled: false })]);
+      expect(deleted.status).toBe(204);
+      expect((await send(a.url, 'POST', '/v1/rules', rule)).status).toBe(201);
+      const listed = (await (await send(a.url, 'GET', '/v1/rules')).json()) as { rules: { name: string; enabled: boolean }[] };
+      expect(listed.rules.find((r) => r.name === 'raced')?.enabled).toBe(true);
+      expect((await send(a.url, 'DELETE', '/v1/rules/raced')).status).toBe(204);
+    }
+  });
+
   it('propagates a new API rule to every replica within 1 s', async () => {
     const last = cluster.apis.at(-1);
     if (!last) throw new Error('no replicas');

@@ -92,6 +92,7 @@ export class RuleRepository {
     if (this.ruleSet.get(rule.name)) throw errors.conflict(`rule already exists: ${rule.name}`);
     const created = await this.deps.state.setIfAbsent(apiRuleKey(rule.name), JSON.stringify(rule.definition));
     if (!created) throw errors.conflict(`rule already exists: ${rule.name}`);
+    await this.forgetEnabledFlag(rule.name);
     await this.sync.announce();
     return rule;
   }
@@ -104,6 +105,7 @@ export class RuleRepository {
     this.refuseFileRule(name, 'replaced');
     const created = !this.apiRules.some((r) => r.name === name);
     await this.deps.state.set(apiRuleKey(name), JSON.stringify(rule.definition));
+    if (created) await this.forgetEnabledFlag(name);
     await this.sync.announce();
     return { rule, created };
   }
@@ -119,7 +121,21 @@ export class RuleRepository {
   async setEnabled(name: string, enabled: boolean): Promise<void> {
     if (!this.ruleSet.get(name)) throw errors.notFound('rule', name);
     await this.deps.state.set(enabledFlagKey(name), enabled ? '1' : '0');
+    // An API rule deleted on another replica meanwhile: its flag must not outlive it (the next rule of that name would inherit it).
+    const fileRule = this.fileRules.some((r) => r.name === name);
+    if (!fileRule && (await this.deps.state.get(apiRuleKey(name))) === null) {
+      await this.deps.state.delete(enabledFlagKey(name));
+      throw errors.notFound('rule', name);
+    }
     await this.sync.announce();
+  }
+
+  /**
+   * A new API rule starts from its own `enabled`: a flag left by a disable that raced the delete
+   * of an earlier rule of that name (the delete removes the rule, then its flag) is dropped.
+   */
+  private async forgetEnabledFlag(name: string): Promise<void> {
+    await this.deps.state.delete(enabledFlagKey(name));
   }
 
   /** Re-reads the plugin and rules directories here and on every other replica; the errors include plugins that did not load and rules naming time intervals no scope defines. */
