@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { ManualClock } from '@sluice/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
@@ -159,6 +160,10 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     await poll('the approval to expire', status, (s) => s === 'expired', { timeoutMs: 8000, intervalMs: 100 });
     expect((await postJson(local(pending.approve_url), undefined)).status).toBe(404);
     expect(executedIds()).not.toContain(pending.action_id);
+    // Its deletion is now due in 7 days: a delayed job of its own (run on the gateway clock below).
+    const forgetting = async () =>
+      (await (await fetch(`${gw.url}/metrics`)).text()).match(/^sluice_queue_jobs\{queue="approval-forget",state="delayed"\} (\d+)$/m)?.[1];
+    await poll('the deletion job to be queued', forgetting, (n) => Number(n) >= 1, { timeoutMs: 5000, intervalMs: 100 });
   });
 
   it('sends a notification carrying both links through notify_provider', async () => {
@@ -166,5 +171,51 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     expect(pending.notification_sent).toBe(true);
     const note = sink.received.find((c) => c.payload.approval_id === pending.approval_id);
     expect(note?.payload).toMatchObject({ approval_url: pending.approve_url, reject_url: pending.reject_url, action_id: pending.action_id });
+  });
+});
+
+describe('approvals are deleted 7 days after their links expired (memory, the gateway clock)', () => {
+  it('keeps a decided and an expired approval readable for 7 days, then deletes both', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 5, 1));
+    const sink = await startSink();
+    const gw = await startGateway(
+      'memory',
+      {
+        providers: [{ name: 'hook', type: 'webhook', url: sink.url }],
+        rules: { directory: rulesDir({ 'approvals.yaml': RULES }) },
+        server: { external_url: EXTERNAL },
+      },
+      { clock },
+    );
+    try {
+      const dispatch = async (action_type: string) =>
+        (await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant: 'acme', action_type, provider: 'hook' }))).body as Body & {
+          approval_id: string;
+          approve_url: string;
+        };
+      const status = async (id: string) => (await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${id}`)).status;
+      const approved = await dispatch('quick');
+      expect((await postJson(approved.approve_url.replace(EXTERNAL, gw.url), undefined)).status).toBe(200);
+      const unanswered = await dispatch('quick');
+      await clock.advanceAsync(2_000); // both links expire: the unanswered approval moves to expired
+      expect((await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${unanswered.approval_id}`)).body?.status).toBe('expired');
+      // A jump (repeating timers fire once, not every period of 7 days): the deletion jobs are one-shot.
+      clock.advance(7 * 86_400_000 - 10_000);
+      await clock.advanceAsync(0);
+      expect([await status(approved.approval_id), await status(unanswered.approval_id)]).toEqual([200, 200]);
+      await clock.advanceAsync(20_000);
+      await poll(
+        'both approvals to be deleted',
+        async () => [await status(approved.approval_id), await status(unanswered.approval_id)],
+        (s) => s.every((c) => c === 404),
+        {
+          timeoutMs: 5000,
+          intervalMs: 50,
+        },
+      );
+    } finally {
+      await gw.close();
+      await sink.close();
+    }
   });
 });

@@ -21,6 +21,10 @@ import { decodeWith } from '../policies/schema-decoder.js';
 
 /** The job kind (a durable BullMQ queue name: never rename) that moves an unanswered approval to `expired`. */
 export const APPROVAL_EXPIRE_KIND = 'approval-expire';
+/** The job kind (a durable BullMQ queue name: never rename) that deletes an approval once it has been kept long enough. */
+export const APPROVAL_FORGET_KIND = 'approval-forget';
+/** How long an approval is kept once its links have expired (decided or not): readable, then deleted. */
+export const APPROVAL_KEPT_MS = 7 * 86_400_000;
 /** The key kind of approval records: never rename without a migration. */
 const APPROVAL_KIND = 'approval';
 /** Every signature failure, whatever its cause, reads the same (no oracle for which part was wrong). */
@@ -217,10 +221,29 @@ export class ApprovalService {
     return { id: ref.id, status, outcome };
   }
 
-  /** The expiry job: pending → expired (anything else stays; a retried job changes nothing). */
+  /**
+   * The expiry job: pending → expired (anything else stays; a retried job changes nothing). Then,
+   * whatever its status, the approval is deleted APPROVAL_KEPT_MS after its links expired (a
+   * second delayed job with a deterministic id), so the records do not pile up forever.
+   */
   async expire(data: unknown): Promise<void> {
     if (!isExpireJobData(data)) throw new Error('approval expiry job has malformed data');
-    await this.records.update(data, (a) => (a.status === 'pending' ? { ...a, status: 'expired', decided_at: isoString(this.deps.clock.now()) } : a));
+    const updated = await this.records.update(data, (a) =>
+      a.status === 'pending' ? { ...a, status: 'expired', decided_at: isoString(this.deps.clock.now()) } : a,
+    );
+    if (!updated) return;
+    const ref: ExpireJobData = { namespace: data.namespace, tenant: data.tenant, id: data.id };
+    await this.deps.scheduler.enqueue(APPROVAL_FORGET_KIND, {
+      id: `approval-forget:${ref.namespace}:${ref.tenant}:${ref.id}`,
+      data: ref,
+      delayMs: Math.max(0, Date.parse(updated.record.expires_at) + APPROVAL_KEPT_MS - this.deps.clock.now()),
+    });
+  }
+
+  /** The deletion job: removes the approval (a retried job finds nothing to remove). */
+  async forget(data: unknown): Promise<void> {
+    if (!isExpireJobData(data)) throw new Error('approval deletion job has malformed data');
+    await this.records.remove({ namespace: data.namespace, tenant: data.tenant, id: data.id });
   }
 
   /** Records the decision by compare-and-swap from pending: the one call that wins goes on, every other gets 410. */

@@ -3,7 +3,7 @@ import type { RuleAction } from '@sluice/rules';
 import type { AuditRecorder } from '../audit/audit-recorder.js';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
-import { APPROVAL_EXPIRE_KIND, ApprovalService, type Notifier } from './approval-service.js';
+import { APPROVAL_EXPIRE_KIND, APPROVAL_FORGET_KIND, ApprovalService, type Notifier } from './approval-service.js';
 import { ApprovalSigner, loadSigningKeys } from './approval-signing.js';
 
 export interface ApprovalsFeature extends Feature {
@@ -56,6 +56,9 @@ export async function approvalsFeature(ctx: FeatureContext, audit: AuditRecorder
     name: 'approvals',
     service,
     ruleActions: { require_approval: requireApproval },
-    jobs: { [APPROVAL_EXPIRE_KIND]: { concurrency: 4, handler: (job) => service.expire(job.data) } },
+    jobs: {
+      [APPROVAL_EXPIRE_KIND]: { concurrency: 4, handler: (job) => service.expire(job.data) },
+      [APPROVAL_FORGET_KIND]: { concurrency: 4, handler: (job) => service.forget(job.data) },
+    },
   };
 }

@@ -48,6 +48,7 @@ describe('the runtime builder', () => {
       // Durable BullMQ queue names: renaming one orphans the jobs already queued under it.
       expect(Object.keys(runtime.jobs).sort()).toEqual([
         'approval-expire',
+        'approval-forget',
         'chain-step',
         'chain-timeout',
         'group-flush',
