@@ -24,7 +24,7 @@ export const APPROVAL_EXPIRE_KIND = 'approval-expire';
 /** The job kind (a durable BullMQ queue name: never rename) that deletes an approval once it has been kept long enough. */
 export const APPROVAL_FORGET_KIND = 'approval-forget';
 /** How long an approval is kept once its links have expired (decided or not): readable, then deleted. */
-export const APPROVAL_KEPT_MS = 7 * 86_400_000;
+const APPROVAL_KEPT_MS = 7 * 86_400_000;
 /** The key kind of approval records: never rename without a migration. */
 const APPROVAL_KIND = 'approval';
 /** Every signature failure, whatever its cause, reads the same (no oracle for which part was wrong). */

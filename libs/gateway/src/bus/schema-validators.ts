@@ -1,6 +1,8 @@
+import type { SchemaValidateFunction } from 'ajv';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { LRUCache } from 'lru-cache';
 import { RE2JS } from 're2js';
+import { stringify } from 'safe-stable-stringify';
 
 /** The spec's bound on issues in one publish answer. */
 const MAX_ISSUES = 10;
@@ -40,7 +42,8 @@ export class SchemaValidators {
       validate = compile(body);
       this.cache.set(cacheKey, validate);
     }
-    if (validate(payload)) return [];
+    // A boolean always (asynchronous schemas are refused at compile time); anything else is a failure, not a pass.
+    if (validate(payload) === true) return [];
     return (validate.errors ?? []).slice(0, MAX_ISSUES).map((e) => ({ path: e.instancePath, message: e.message ?? 'is invalid' }));
   }
 }
@@ -59,9 +62,44 @@ const re2Engine = Object.assign(
 );
 
 /**
+ * `uniqueItems` in linear time: each item's canonical JSON (keys sorted, so deep equality as JSON
+ * Schema defines it) in a set. Ajv compares every pair of non-scalar items (quadratic: 20,000
+ * objects held the event loop for 6 s), and a payload may hold ~100,000 of them.
+ */
+const uniqueItems: SchemaValidateFunction = (schema: boolean, data: unknown[]) => {
+  delete uniqueItems.errors;
+  if (!schema) return true;
+  const seen = new Map<string | undefined, number>();
+  for (let i = 0; i < data.length; i++) {
+    const key = stringify(data[i]);
+    const first = seen.get(key);
+    if (first !== undefined) {
+      uniqueItems.errors = [
+        {
+          keyword: 'uniqueItems',
+          instancePath: '',
+          schemaPath: '',
+          params: { i: first, j: i },
+          message: `must NOT have duplicate items (items ## ${first} and ${i} are identical)`,
+        },
+      ];
+      return false;
+    }
+    seen.set(key, i);
+  }
+  return true;
+};
+
+/**
  * A compiler per schema: Ajv keeps every schema it compiled (and refuses a second one with the
  * same `$id`), so a shared instance would grow with every version ever seen and clash on ids.
  */
 function compile(body: unknown): ValidateFunction {
-  return new Ajv2020({ allErrors: true, strict: false, validateFormats: false, code: { regExp: re2Engine } }).compile(body as object);
+  const ajv = new Ajv2020({ allErrors: true, strict: false, validateFormats: false, code: { regExp: re2Engine } });
+  ajv.removeKeyword('uniqueItems');
+  ajv.addKeyword({ keyword: 'uniqueItems', type: 'array', schemaType: 'boolean', errors: true, validate: uniqueItems });
+  const validate = ajv.compile(body as object);
+  // An asynchronous schema validates to a promise: publishing checks synchronously, and its rejection would be unhandled.
+  if ((validate as { $async?: unknown }).$async === true) throw new Error('"$async" schemas are not supported: a bus schema validates synchronously');
+  return validate;
 }
