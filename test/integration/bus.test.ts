@@ -286,6 +286,8 @@ describe.each(BACKENDS)('message bus under grants (%s)', (backend) => {
       keys: [
         { name: 'root', role: 'admin', grants: [WILDCARD_GRANT] },
         { name: 'acme-op', role: 'operator', grants: [{ ...grant, tenants: ['acme'] }] },
+        // May publish to acme's topics, nothing more.
+        { name: 'acme-publisher', role: 'operator', grants: [{ ...grant, tenants: ['acme'], actions: ['publish'] }] },
       ],
     });
     gw = await startGateway(backend, { bus: { enabled: true }, auth: { enabled: true, file } });
@@ -306,6 +308,26 @@ describe.each(BACKENDS)('message bus under grants (%s)', (backend) => {
       expect((await postJson(`${gw.url}${path}`, { topic: 'orders.acme.nothere', ...action }, keyHeader('acme-op'))).status).toBe(404);
     }
     expect((await postJson(`${gw.url}/v1/bus/publish`, { topic: 'orders.globex.payroll', payload: {} }, keyHeader('root'))).status).toBe(201);
+  });
+
+  it('manages topics and bindings with a bus grant for manage, schemas for schema: a publish-only key can do neither', async () => {
+    const as = (name: string) => keyHeader(name);
+    const scope = { namespace: 'orders', tenant: 'acme' };
+    expect((await postJson(`${gw.url}/v1/bus/topics`, { ...scope, name: 'guarded' }, as('acme-op'))).status).toBe(201);
+    expect((await postJson(`${gw.url}/v1/bus/schemas`, { ...scope, subject: 'g', body: { type: 'object' } }, as('acme-op'))).status).toBe(201);
+    expect((await requestJson('PUT', `${gw.url}/v1/bus/topics/orders/acme/guarded/schema`, { subject: 'g', version: 1 }, as('acme-op'))).status).toBe(200);
+    const refused = [
+      await requestJson('DELETE', `${gw.url}/v1/bus/topics/orders/acme/guarded/schema`, undefined, as('acme-publisher')),
+      await requestJson('PUT', `${gw.url}/v1/bus/topics/orders/acme/guarded/schema`, { subject: 'g', version: 1 }, as('acme-publisher')),
+      await requestJson('DELETE', `${gw.url}/v1/bus/topics/orders/acme/guarded`, undefined, as('acme-publisher')),
+      await postJson(`${gw.url}/v1/bus/topics`, { ...scope, name: 'other' }, as('acme-publisher')),
+      await postJson(`${gw.url}/v1/bus/schemas`, { ...scope, subject: 'g', body: true }, as('acme-publisher')),
+      await requestJson('DELETE', `${gw.url}/v1/bus/schemas/orders/acme/g/1`, undefined, as('acme-publisher')),
+    ];
+    expect(refused.map((r) => r.status)).toEqual([403, 403, 403, 403, 403, 403]);
+    // Nothing changed: the binding still validates, and the publisher may publish.
+    expect((await postJson(`${gw.url}/v1/bus/publish`, { topic: 'orders.acme.guarded', payload: 'garbage' }, as('acme-publisher'))).status).toBe(400);
+    expect((await postJson(`${gw.url}/v1/bus/publish`, { topic: 'orders.acme.guarded', payload: {} }, as('acme-publisher'))).status).toBe(201);
   });
 
   it('takes no message on HEAD: receiving has no HEAD twin', async () => {

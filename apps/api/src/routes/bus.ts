@@ -50,6 +50,14 @@ type SubscriptionRoute = { Params: { id: string } };
 const STREAM_WAIT_MS = 5000;
 type TopicRoute = { Params: BusTopicParams };
 
+/** What a bus grant names as the action (its provider is `bus`): topics and bindings are `manage`, schemas `schema`, as in the reference. */
+type BusAction = 'publish' | 'subscribe' | 'manage' | 'schema';
+
+/** 403 unless the caller's grants cover doing `action_type` on the bus of this namespace and tenant. */
+function assertBusGrant(request: Parameters<typeof callerOf>[0], scope: { namespace: string; tenant: string }, action_type: BusAction): void {
+  assertCallerCovers(callerOf(request), { namespace: scope.namespace, tenant: scope.tenant, provider: 'bus', action_type });
+}
+
 export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | null }): Promise<void> {
   // Off: every bus route answers 503 before anything else it would check (after authentication).
   app.addHook('onRequest', async () => {
@@ -71,7 +79,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
       },
     },
     async (request, reply) => {
-      assertCallerCoversScope(callerOf(request), request.body);
+      assertBusGrant(request, request.body, 'schema');
       return reply.status(201).send(await bus.schemas.register(request.body));
     },
   );
@@ -137,7 +145,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
     },
     async (request, reply) => {
       const params = parseRequest(BusSchemaVersionParams, request.params);
-      assertCallerCoversScope(callerOf(request), params);
+      assertBusGrant(request, params, 'schema');
       await bus.deleteSchema(params);
       return reply.status(204).send();
     },
@@ -155,7 +163,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
       },
     },
     async (request, reply) => {
-      assertCallerCoversScope(callerOf(request), request.body);
+      assertBusGrant(request, request.body, 'manage');
       return reply.status(201).send(await bus.topics.create(request.body));
     },
   );
@@ -182,7 +190,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
     '/v1/bus/topics/:namespace/:tenant/:name',
     { config: write, schema: { tags, summary: 'Delete a topic and its messages', params: topicParams, response: { 403: error, 404: error, ...off } } },
     async (request, reply) => {
-      assertCallerCoversScope(callerOf(request), request.params);
+      assertBusGrant(request, request.params, 'manage');
       await bus.topics.remove(request.params);
       return reply.status(204).send();
     },
@@ -201,7 +209,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
       },
     },
     async (request) => {
-      assertCallerCoversScope(callerOf(request), request.params);
+      assertBusGrant(request, request.params, 'manage');
       const topic = await bus.bind(request.params, request.body);
       return { topic: topic.topic, subject: request.body.subject, version: request.body.version };
     },
@@ -219,7 +227,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
       },
     },
     async (request, reply) => {
-      assertCallerCoversScope(callerOf(request), request.params);
+      assertBusGrant(request, request.params, 'manage');
       await bus.topics.bind(request.params, null);
       return reply.status(204).send();
     },
@@ -248,7 +256,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
   /** The named topic, its tenant's grant checked first: 403 before 404, so a missing topic of another tenant looks like an existing one. */
   const topicFor = async (request: Parameters<typeof callerOf>[0], name: string, action_type: 'publish' | 'subscribe') => {
     const scope = topicScope(name);
-    if (scope !== null) assertCallerCovers(callerOf(request), { ...scope, provider: 'bus', action_type });
+    if (scope !== null) assertBusGrant(request, scope, action_type);
     return bus.topicOf(name);
   };
 
@@ -258,7 +266,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
   const subscriptionFor = async (request: { params: { id: string } } & Parameters<typeof callerOf>[0]) => {
     const s = await bus.subscriptions.get(request.params.id);
     assertVisibleOrNotFound(callerOf(request), s, () => errors.notFound('bus subscription', s.id));
-    assertCallerCovers(callerOf(request), { namespace: s.namespace, tenant: s.tenant, provider: 'bus', action_type: 'subscribe' });
+    assertBusGrant(request, s, 'subscribe');
     return s;
   };
 
