@@ -256,6 +256,32 @@ describe('message bus shared by two replicas (redis)', () => {
     expect(results.map((r) => r.body?.version as number).sort((x, y) => x - y)).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
   });
 
+  it('a bind racing the delete of its version on the other replica: never a topic bound to a deleted version', async () => {
+    const pairs = Array.from({ length: 20 }, (_, i) => i);
+    for (const i of pairs) {
+      await postJson(`${a.url}/v1/bus/schemas`, { ...SCOPE, subject: `rs${i}`, body: { type: 'object' } });
+      await postJson(`${a.url}/v1/bus/topics`, { ...SCOPE, name: `rt${i}` });
+    }
+    const answers = await Promise.all(
+      pairs.map(async (i) => {
+        const [bound, deleted] = await Promise.all([
+          requestJson('PUT', `${a.url}/v1/bus/topics/orders/acme/rt${i}/schema`, { subject: `rs${i}`, version: 1 }),
+          requestJson('DELETE', `${b.url}/v1/bus/schemas/orders/acme/rs${i}/1`),
+        ]);
+        return [bound.status, deleted.status];
+      }),
+    );
+    // One of the two won each race: bound (and the delete 409) or deleted (and the bind 404).
+    for (const pair of answers) expect([JSON.stringify([200, 409]), JSON.stringify([404, 204])]).toContain(JSON.stringify(pair));
+    const topics = ((await requestJson('GET', `${a.url}/v1/bus/topics?namespace=orders&tenant=acme&limit=100`)).body?.topics ?? []) as Body[];
+    const raced = topics.filter((t) => String(t.topic).includes('.rt'));
+    expect(raced).toHaveLength(20);
+    for (const topic of raced) {
+      if (topic.schema_subject === null) continue;
+      expect((await requestJson('GET', `${a.url}/v1/bus/schemas/orders/acme/${String(topic.schema_subject)}/1`)).status).toBe(200);
+    }
+  });
+
   it('a subscriber on replica A receives what replica B published', async () => {
     await postJson(`${a.url}/v1/bus/topics`, { ...SCOPE, name: 'shared' });
     const sub = ((await postJson(`${a.url}/v1/bus/subscriptions`, { topic: 'orders.acme.shared' })).body as { id: string }).id;

@@ -58,13 +58,22 @@ export class BusService {
 
   /** 409 while a topic is bound to the version. */
   async deleteSchema(params: BusSchemaVersionParams): Promise<void> {
-    await this.schemas.remove(params, await this.topics.pinnedBy(params));
+    await this.schemas.remove(params, () => this.topics.pinnedBy(params));
   }
 
-  /** Binds a topic to an existing schema version of its own namespace and tenant (404 otherwise). */
+  /**
+   * Binds a topic to an existing schema version of its own namespace and tenant (404 otherwise).
+   * The version is touched after the binding is written: a delete that read it before fails its
+   * compare-and-swap and looks for bindings again; one that removed it first makes this bind undo
+   * itself (404). A topic is never left bound to a deleted version.
+   */
   async bind(params: BusTopicParams, schema: { subject: string; version: number }): Promise<BusTopic> {
-    await this.schemas.get({ namespace: params.namespace, tenant: params.tenant, ...schema });
-    return this.topics.bind(params, schema);
+    const version = { namespace: params.namespace, tenant: params.tenant, ...schema };
+    await this.schemas.get(version);
+    const bound = await this.topics.bind(params, schema);
+    if (await this.schemas.touch(version)) return bound;
+    await this.topics.unbindFrom(params, schema);
+    throw errors.notFound('bus schema', `${params.namespace}/${params.tenant}/${schema.subject}/${schema.version}`);
   }
 
   /** 400 `{error, subject, version, issues}` when the bound schema refuses the payload. */

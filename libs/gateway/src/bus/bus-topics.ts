@@ -94,6 +94,13 @@ export class BusTopics {
     return publicForm(updated.record);
   }
 
+  /** Unbinds the topic if it is still bound to this version (a bind undoing itself). */
+  async unbindFrom(params: BusTopicParams, schema: { subject: string; version: number }): Promise<void> {
+    await this.records.update({ namespace: params.namespace, tenant: params.tenant, id: topicName(params) }, (t) =>
+      t.schema_subject === schema.subject && t.schema_version === schema.version ? { ...t, schema_subject: null, schema_version: null } : t,
+    );
+  }
+
   /** The topic bound to this schema version, if any (a pinned version cannot be deleted). */
   async pinnedBy(schema: { namespace: string; tenant: string; subject: string; version: number }): Promise<string | null> {
     const { records } = await this.records.list({ namespace: schema.namespace, tenant: schema.tenant });

@@ -88,12 +88,27 @@ export class BusSchemaRegistry {
     return publicForm(found.record);
   }
 
-  /** 409 while `pinnedBy` names a topic bound to it. */
-  async remove(params: BusSchemaVersionParams, pinnedBy: string | null): Promise<void> {
-    await this.get(params);
-    if (pinnedBy !== null) throw errors.conflict(`bus schema ${params.subject} version ${params.version} is bound to topic ${pinnedBy}; unbind it first`);
-    if (!(await this.records.remove({ namespace: params.namespace, tenant: params.tenant, id: schemaId(params.subject, params.version) })))
-      throw errors.notFound('bus schema', `${params.namespace}/${params.tenant}/${params.subject}/${params.version}`);
+  /**
+   * 409 while a topic is bound to it. `pinnedBy` is asked after the version is read, and the
+   * version is removed only if unchanged since (a bind touches it after writing its binding), so
+   * a bind racing the delete either is seen or finds the version gone.
+   */
+  async remove(params: BusSchemaVersionParams, pinnedBy: () => Promise<string | null>): Promise<void> {
+    const ref = { namespace: params.namespace, tenant: params.tenant, id: schemaId(params.subject, params.version) };
+    for (let round = 0; round < CAS_ROUNDS; round++) {
+      const found = await this.records.get(ref);
+      if (!found) throw errors.notFound('bus schema', `${params.namespace}/${params.tenant}/${params.subject}/${params.version}`);
+      const topic = await pinnedBy();
+      if (topic !== null) throw errors.conflict(`bus schema ${params.subject} version ${params.version} is bound to topic ${topic}; unbind it first`);
+      if (await this.records.removeAt(found)) return;
+    }
+    throw errors.conflict(`bus schema ${params.subject} version ${params.version} kept changing; try again`);
+  }
+
+  /** Marks the version as just used by a binding (a new record version, same content); false when it no longer exists. */
+  async touch(params: BusSchemaVersionParams): Promise<boolean> {
+    const ref = { namespace: params.namespace, tenant: params.tenant, id: schemaId(params.subject, params.version) };
+    return (await this.records.update(ref, (schema) => schema)) !== null;
   }
 
   private async nextVersion(input: BusSubjectParams): Promise<number> {
