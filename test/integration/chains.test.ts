@@ -243,6 +243,37 @@ describe('chains: delay_seconds runs on the gateway clock (memory)', () => {
   });
 });
 
+describe('chains: a run keeps its sub-chains as they were when it started (memory)', () => {
+  it('runs the sub-chain it started with, although the definition was replaced meanwhile', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 5, 1));
+    const sink = await startSink();
+    const gw = await startGateway(
+      'memory',
+      { providers: [{ name: 'hook', type: 'webhook', url: sink.url }], rules: { directory: chainRules('mom') } },
+      { clock },
+    );
+    try {
+      const put = (name: string, steps: unknown[]) => requestJson('PUT', `${gw.url}/v1/chains/definitions/${name}`, { name, steps });
+      expect((await put('kid', [step('old', 'hook')])).status).toBe(201);
+      expect((await put('mom', [step('m1', 'hook', { delay_seconds: 300 }), { name: 'sub', sub_chain: 'kid' }])).status).toBe(201);
+      const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ action_type: 'mom', provider: 'hook' }));
+      const chainId = (res.body as { chain_id: string }).chain_id;
+      expect((await put('kid', [step('new', 'hook')])).status).toBe(200);
+      await clock.advanceAsync(300_000);
+      // Each step's job is due at once on the gateway clock: let it fire between reads.
+      const run = async () => {
+        await clock.advanceAsync(0);
+        return requestJson('GET', `${gw.url}/v1/chains/${chainId}`).then((r) => r.body as Run);
+      };
+      await poll('completed', run, (r) => r.status === 'completed', { timeoutMs: 5000, intervalMs: 10 });
+      expect(sink.received.map((c) => c.metadata['chain_step'])).toEqual(['m1', 'old']);
+    } finally {
+      await gw.close();
+      await sink.close();
+    }
+  });
+});
+
 describe.each(ALL_BACKENDS)('chain runs and grants (%s)', (backend) => {
   let gw: RunningGateway;
   let sink: HttpSink;

@@ -133,6 +133,8 @@ export const ChainRun = z.object({
   status: ChainRunStatus,
   /** The definition as the run started: later edits do not change a running chain. */
   definition: ChainDefinition,
+  /** Every sub-chain it can reach, by name, as its root run started (absent in runs stored before they were kept). */
+  sub_chains: z.record(z.string(), ChainDefinition).optional(),
   /** The action that started the root run: its payload is every step's base payload. */
   trigger: z.object({
     action_id: z.string(),

@@ -38,3 +38,29 @@ function cycleFrom(start: string, all: ReadonlyMap<string, ChainDefinition>): st
   };
   return visit(start);
 }
+
+/**
+ * The sub-chains a run of `def` can reach, as `find` gives them now: what the run keeps, so later
+ * edits change later runs only. A cycle (definitions written by two replicas at once can store
+ * one that neither write alone would pass) is returned instead, for the run to be refused.
+ */
+export function reachableSubChains(
+  def: ChainDefinition,
+  find: (name: string) => ChainDefinition | undefined,
+): { subChains: Record<string, ChainDefinition> } | { cycle: string[] } {
+  const all = new Map<string, ChainDefinition>([[def.name, def]]);
+  const pending = [def];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    for (const step of next.steps) {
+      if (step.sub_chain === undefined || all.has(step.sub_chain)) continue;
+      const sub = find(step.sub_chain);
+      if (!sub) continue; // the step fails with CHAIN_NOT_FOUND when it is reached
+      all.set(sub.name, sub);
+      pending.push(sub);
+    }
+  }
+  const cycle = cycleFrom(def.name, all);
+  if (cycle) return { cycle };
+  all.delete(def.name);
+  return { subChains: Object.fromEntries(all) };
+}

@@ -19,6 +19,7 @@ const run = (d = def(), parent: { chainId: string; step: number; deadlineAt: str
     namespace: 'n',
     tenant: 't',
     definition: d,
+    subChains: undefined,
     trigger: { action_id: 'x', rule: 'r', payload: { k: 1 }, metadata: {} },
     seed: null,
     parent,

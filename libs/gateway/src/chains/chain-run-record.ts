@@ -12,6 +12,8 @@ export interface RunStart {
   namespace: string;
   tenant: string;
   definition: ChainDefinition;
+  /** The sub-chains it can reach, kept with the run (a child gets its root's). */
+  subChains: Record<string, ChainDefinition> | undefined;
   trigger: ChainRun['trigger'];
   seed: unknown;
   parent: { chainId: string; step: number; deadlineAt: string | null } | null;
@@ -30,6 +32,7 @@ export function newRun(start: RunStart): ChainRun {
     chain_name: start.definition.name,
     status: 'running',
     definition: start.definition,
+    ...(start.subChains === undefined ? {} : { sub_chains: start.subChains }),
     trigger: start.trigger,
     seed: start.seed ?? null,
     current_step: 0,

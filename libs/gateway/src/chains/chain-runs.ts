@@ -73,14 +73,15 @@ export class ChainRuns {
     });
   }
 
-  /** Stores a run of `def` for the action and enqueues its first step; answers `chain_started`. */
-  async start(def: ChainDefinition, trigger: ChainTrigger): Promise<{ outcome: DispatchOutcome; chainId: string }> {
+  /** Stores a run of `def` (with the sub-chains it can reach) for the action and enqueues its first step; answers `chain_started`. */
+  async start(def: ChainDefinition, subChains: Record<string, ChainDefinition>, trigger: ChainTrigger): Promise<{ outcome: DispatchOutcome; chainId: string }> {
     const { action } = trigger;
     const run = newRun({
       id: newId(),
       namespace: action.namespace,
       tenant: action.tenant,
       definition: def,
+      subChains,
       trigger: { action_id: action.id, rule: trigger.rule, payload: action.payload, metadata: action.metadata ?? {} },
       seed: null,
       parent: null,
@@ -238,7 +239,9 @@ export class ChainRuns {
   private async startChild(stored: StoredRecord<ChainRun>, index: number): Promise<'done' | 'retry'> {
     const run = stored.record;
     const step = run.steps[index] as ChainRunStep;
-    const def = this.deps.definitions.find(step.sub_chain as string);
+    // The definition kept with the run when its root started (runs stored before that: today's).
+    const name = step.sub_chain as string;
+    const def = run.sub_chains ? run.sub_chains[name] : this.deps.definitions.find(name);
     if (!def) {
       await this.finishStep(stored, index, { ok: false, error: { code: 'CHAIN_NOT_FOUND', message: `sub_chain ${step.sub_chain} is not defined` } });
       return 'done';
@@ -249,6 +252,7 @@ export class ChainRuns {
       namespace: run.namespace,
       tenant: run.tenant,
       definition: def,
+      subChains: run.sub_chains,
       trigger: run.trigger,
       seed: previousBody(run, index),
       parent: { chainId: run.id, step: index, deadlineAt: run.deadline_at },

@@ -1,5 +1,6 @@
 import type { RuleAction } from '@sluice/rules';
 import type { DeadLetterQueue } from '../dead-letters/dead-letter-queue.js';
+import { reachableSubChains } from './chain-checks.js';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
 import { ChainDefinitions } from './chain-definitions.js';
@@ -51,7 +52,13 @@ export async function chainsFeature(ctx: FeatureContext, deadLetters: DeadLetter
       const message = `rule ${rule.name}: chain definition ${name} not found`;
       return { outcome: 'failed', action_id: dispatch.action.id, error: { code: 'CHAIN_NOT_FOUND', message, retryable: false, attempts: 0 } };
     }
-    const started = await runs.start(def, { action: dispatch.action, rule: rule.name });
+    const reach = reachableSubChains(def, (sub) => definitions.find(sub));
+    if ('cycle' in reach) {
+      // Only definitions written at once on two replicas get here: each write alone is checked for cycles.
+      const message = `rule ${rule.name}: chain ${name} reaches itself through sub-chains (${reach.cycle.join(' → ')}); fix the definitions`;
+      return { outcome: 'failed', action_id: dispatch.action.id, error: { code: 'CONFIGURATION', message, retryable: false, attempts: 0 } };
+    }
+    const started = await runs.start(def, reach.subChains, { action: dispatch.action, rule: rule.name });
     dispatch.chainId = started.chainId;
     return started.outcome;
   };
