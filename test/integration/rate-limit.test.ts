@@ -41,6 +41,31 @@ describe.each(BACKENDS)('request rate limits (%s backend)', (backend) => {
     expect((await batch('big', 't-fresh', 5)).status).toBe(200);
   });
 
+  it('a batch refused for one tenant charges none of the others in it', async () => {
+    expect((await batch('big', 't-full', 5)).status).toBe(200);
+    const mixed = { actions: [sampleAction({ tenant: 't-bystander' }), sampleAction({ tenant: 't-full' })] };
+    for (let i = 0; i < 6; i++) expect((await postJson(`${gw.url}/v1/dispatch/batch`, mixed, keyHeader('big'))).status).toBe(429);
+    // Six refused batches named it, and it dispatched nothing: its whole limit is left.
+    expect((await batch('big', 't-bystander', 5)).status).toBe(200);
+  });
+
+  it('dry runs dispatch nothing and count against no tenant', async () => {
+    for (let i = 0; i < 7; i++) {
+      const dry = await postJson(`${gw.url}/v1/dispatch?dry_run=true`, sampleAction({ tenant: 't-dry' }), keyHeader('big'));
+      expect(dry).toMatchObject({ status: 200, body: { outcome: 'dry_run' } });
+    }
+    expect(
+      (
+        await postJson(
+          `${gw.url}/v1/dispatch/batch?dry_run=true`,
+          { actions: Array.from({ length: 6 }, () => sampleAction({ tenant: 't-dry' })) },
+          keyHeader('big'),
+        )
+      ).status,
+    ).toBe(200);
+    expect((await batch('big', 't-dry', 5)).status).toBe(200);
+  });
+
   it('counts replays against the tenant as dispatches: a tenant at its limit cannot replay its way past it', async () => {
     expect((await batch('big', 't-replay', 3)).status).toBe(200);
     const ids = (

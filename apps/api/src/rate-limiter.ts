@@ -31,14 +31,25 @@ export class RateLimiter {
     await this.take({ kind: 'rate-caller', ...GLOBAL_SCOPE, id: callerId }, tier, 1, 'caller');
   }
 
-  /** Counts each action against its tenant; throws 429 at the first tenant over its limit. */
+  /**
+   * Counts each action against its tenant; throws 429 at the first tenant over its limit, after
+   * giving back what the tenants before it were charged (a refused batch counts for none of them).
+   */
   async checkTenants(tenants: readonly string[]): Promise<void> {
     if (!this.enabled) return;
     const counts = new Map<string, number>();
     for (const tenant of tenants) counts.set(tenant, (counts.get(tenant) ?? 0) + 1);
-    for (const [tenant, by] of counts) {
-      const tier = this.deps.config.tenant_overrides[tenant] ?? this.deps.config.per_tenant;
-      await this.take({ kind: 'rate-tenant', namespace: '_', tenant, id: 'requests' }, tier, by, 'tenant');
+    const charged: { key: StateKey; windowMs: number; by: number }[] = [];
+    try {
+      for (const [tenant, by] of counts) {
+        const tier = this.deps.config.tenant_overrides[tenant] ?? this.deps.config.per_tenant;
+        const key: StateKey = { kind: 'rate-tenant', namespace: '_', tenant, id: 'requests' };
+        await this.take(key, tier, by, 'tenant');
+        charged.push({ key, windowMs: tier.window_seconds * 1000, by });
+      }
+    } catch (err) {
+      await Promise.all(charged.map(({ key, windowMs, by }) => this.deps.state.incrementWindow(key, { windowMs, by: -by })));
+      throw err;
     }
   }
 

@@ -32,14 +32,16 @@ function optionsOf(request: FastifyRequest, caller: Caller): DispatchOptions {
 
 /**
  * Grants, then the tenant rate limits, for every action before any runs: one action out of the
- * caller's scope rejects the whole batch with 403, and a refused request consumes nothing.
+ * caller's scope rejects the whole batch with 403, and a refused request consumes nothing. A dry
+ * run dispatches nothing, so it counts against no tenant's limit (the caller's still applies).
  */
 export async function admit(request: FastifyRequest, actions: readonly ActionInput[], rateLimiter: RateLimiter): Promise<DispatchOptions> {
   const caller: Caller = callerOf(request);
   const outside = actions.find((a) => !callerCovers(caller, a));
   if (outside) throw noGrantCovers(outside);
-  await rateLimiter.checkTenants(actions.map((a) => a.tenant));
-  return optionsOf(request, caller);
+  const options = optionsOf(request, caller);
+  if (!options.dryRun) await rateLimiter.checkTenants(actions.map((a) => a.tenant));
+  return options;
 }
 
 const error = responseSchema(ErrorBody);
@@ -68,7 +70,7 @@ export async function dispatchRoutes(app: FastifyInstance, opts: { gateway: Gate
     (request) => {
       const action = request.body;
       const options = grant(request, action);
-      if (!rateLimiter.enabled) return gateway.dispatch(action, options);
+      if (!rateLimiter.enabled || options.dryRun) return gateway.dispatch(action, options);
       return rateLimiter.checkTenants([action.tenant]).then(() => gateway.dispatch(action, options));
     },
   );
