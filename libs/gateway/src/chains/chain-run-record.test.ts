@@ -65,4 +65,15 @@ describe('chain run records', () => {
     expect(childRunId('r', 1, 1)).not.toBe(childRunId('r', 1, 2));
     expect(childRunId('r', 1, 1)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
   });
+
+  it('a run failing while a step runs (its timeout) fails that step with the reason; the steps never reached are skipped', () => {
+    const going = applyStepResult(run(), 0, { ok: true, body: 1 }, T0);
+    const calling = { ...going, steps: going.steps.map((s, i) => (i === 1 ? { ...s, status: 'running' as const } : s)) };
+    const failed = endRun(calling, 'failed', T0 + 5, { failure_reason: 'timed out after timeout_seconds (2)' });
+    expect(failed.steps.map((s) => s.status)).toEqual(['completed', 'failed', 'skipped']);
+    expect(failed.steps[1]).toMatchObject({
+      error: { code: 'TIMEOUT', message: 'timed out after timeout_seconds (2)' },
+      completed_at: new Date(T0 + 5).toISOString(),
+    });
+  });
 });

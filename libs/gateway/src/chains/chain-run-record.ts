@@ -136,10 +136,15 @@ export function endRun(
   reasons: Partial<Pick<ChainRun, 'failure_reason' | 'cancel_reason' | 'cancelled_by'>> = {},
 ): ChainRun {
   const now = isoString(nowMs);
-  const unfinished: ChainRunStep['status'] = status === 'cancelled' ? 'cancelled' : 'skipped';
-  const steps = run.steps.map(
-    (s): ChainRunStep => (s.status === 'pending' || s.status === 'running' || s.status === 'waiting_sub_chain' ? { ...s, status: unfinished } : s),
-  );
+  const steps = run.steps.map((s): ChainRunStep => {
+    if (status === 'cancelled' && (s.status === 'pending' || s.status === 'running' || s.status === 'waiting_sub_chain')) return { ...s, status: 'cancelled' };
+    if (s.status === 'pending') return { ...s, status: 'skipped' };
+    // Reached, and still going when the run failed (its timeout): failed with the run's reason, not "never reached".
+    if (s.status === 'running' || s.status === 'waiting_sub_chain') {
+      return { ...s, status: 'failed', error: { code: 'TIMEOUT', message: reasons.failure_reason ?? 'the run failed' }, completed_at: now };
+    }
+    return s;
+  });
   return { ...run, ...reasons, status, steps, current_step: run.steps.length, updated_at: now, finished_at: now };
 }
 

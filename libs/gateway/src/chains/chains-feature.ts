@@ -36,14 +36,7 @@ export async function chainsFeature(ctx: FeatureContext, deadLetters: DeadLetter
     scheduler: ctx.scheduler,
     events: ctx.events,
     definitions,
-    ...(deadLetters
-      ? {
-          deadLetter: async (action, provider, error) => {
-            await deadLetters.push(action, provider, error);
-            ctx.metrics.deadLetters.inc();
-          },
-        }
-      : {}),
+    ...(deadLetters ? { deadLetter: (action, provider, error) => deadLetters.push(action, provider, error) } : {}),
   });
   const chain: RuleActionHandler = async (dispatch, { rule, action }) => {
     const name = (action as ChainAction).chain_name;

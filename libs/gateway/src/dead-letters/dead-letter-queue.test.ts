@@ -15,10 +15,10 @@ function action(id: string, tenant = 't'): Action {
 describe.each(STATE_BACKENDS)('dead-letter queue (%s)', (backend) => {
   const stores = stateStores();
 
-  async function queues(n: number, maxPerTenant = 1000, onDropped?: () => void): Promise<DeadLetterQueue[]> {
+  async function queues(n: number, maxPerTenant = 1000, counters: { onQueued?: () => void; onDropped?: () => void } = {}): Promise<DeadLetterQueue[]> {
     const clock = new ManualClock(Date.UTC(2026, 0, 1));
     const states = await stores.open(backend, { clock, replicas: n });
-    return states.map((state) => new DeadLetterQueue({ state, clock, logger, maxPerTenant, ...(onDropped ? { onDropped } : {}) }));
+    return states.map((state) => new DeadLetterQueue({ state, clock, logger, maxPerTenant, ...counters }));
   }
 
   it('hands each entry to exactly one of two replicas draining at once', async () => {
@@ -58,13 +58,14 @@ describe.each(STATE_BACKENDS)('dead-letter queue (%s)', (backend) => {
     expect(retries.filter((r) => r !== 'retried').every((r) => r === 404)).toBe(true);
   });
 
-  it('keeps at most maxPerTenant entries per tenant, counting what it drops', async () => {
+  it('keeps at most maxPerTenant entries per tenant, counting what it queues and what it drops apart', async () => {
     let dropped = 0;
-    const [q] = await queues(1, 2, () => dropped++);
+    let queued = 0;
+    const [q] = await queues(1, 2, { onQueued: () => queued++, onDropped: () => dropped++ });
     if (!q) throw new Error('no queue');
     for (const id of ['a', 'b', 'c']) await q.push(action(id), 'p', error);
     await q.push(action('d', 'other'), 'p', error);
-    expect(dropped).toBe(1);
+    expect({ queued, dropped }).toEqual({ queued: 3, dropped: 1 });
     expect((await q.stats(everything)).by_tenant).toEqual({ t: 2, other: 1 });
   });
 });

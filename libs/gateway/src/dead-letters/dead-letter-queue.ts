@@ -27,6 +27,9 @@ export interface DeadLetterQueueDeps {
   logger: Logger;
   /** Most entries one (namespace, tenant) keeps; a failure beyond it is logged and counted, not queued. */
   maxPerTenant: number;
+  /** Told of each failure queued (sluice_dead_letters_total). */
+  onQueued?: () => void;
+  /** Told of each failure not queued because its tenant's queue is full (sluice_dead_letters_dropped_total). */
   onDropped?: () => void;
 }
 
@@ -94,7 +97,10 @@ export class DeadLetterQueue {
       updated_at: at,
     };
     const result = await this.records.create(entry);
-    if (result === 'created') return;
+    if (result === 'created') {
+      this.deps.onQueued?.();
+      return;
+    }
     this.deps.onDropped?.();
     this.log.error({ namespace, tenant, action: action_id, result }, 'dead-letter queue of the tenant is full; failed action not queued');
   }

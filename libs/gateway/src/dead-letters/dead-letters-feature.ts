@@ -18,11 +18,9 @@ export function deadLettersFeature(ctx: FeatureContext): DeadLettersFeature {
     clock: ctx.clock,
     logger: ctx.logger,
     maxPerTenant: config.dlq_max_entries_per_tenant,
+    onQueued: () => ctx.metrics.deadLetters.inc(),
     onDropped: () => ctx.metrics.deadLettersDropped.inc(),
   });
-  const onExhausted: ExhaustedHandler = async (dispatch, error) => {
-    await queue.push(dispatch.action, dispatch.provider, error);
-    ctx.metrics.deadLetters.inc();
-  };
+  const onExhausted: ExhaustedHandler = (dispatch, error) => queue.push(dispatch.action, dispatch.provider, error);
   return { name: 'dead-letters', queue, onExhausted };
 }
