@@ -80,6 +80,8 @@ const ProviderConfig = z.strictObject({
   url: z.url().optional(),
   headers: z.record(z.string(), z.string()).default({}),
   timeout_ms: positiveInt.optional(),
+  /** Its calls in flight at once per process (within executor.max_concurrent); default half of that. */
+  max_concurrent: positiveInt.optional(),
   /** When set, webhook bodies are signed: header X-Sluice-Signature: sha256=<hex HMAC>. */
   hmac_secret: z.string().min(1).optional(),
   max_response_bytes: positiveInt.default(1_048_576),

@@ -95,11 +95,58 @@ describe('Executor with a real webhook', () => {
         reply(res, 200, {});
       }, 50);
     });
-    const ex = executor({ maxConcurrent: 2 });
+    const ex = executor({ maxConcurrent: 2, providerConcurrency: new Map([['hook', 2]]) });
     const results = await Promise.all(Array.from({ length: 6 }, () => ex.execute(p, makeAction())));
     expect(results.every((r) => r.ok)).toBe(true);
     expect(peak).toBe(2);
     expect(ex.inFlight).toBe(0);
+  });
+});
+
+describe('Executor: one provider cannot take every permit', () => {
+  it('a slow provider holds at most half of maxConcurrent by default; another provider’s call goes through at once', async () => {
+    const held: (() => void)[] = [];
+    let peak = 0;
+    const slow: Provider = {
+      name: 'slow',
+      type: 'fake',
+      execute: () =>
+        new Promise((resolve) => {
+          held.push(() => resolve({ status: 'success', body: null, headers: {} }));
+          peak = Math.max(peak, held.length);
+        }),
+    };
+    const ex = executor({ maxConcurrent: 4, timeoutMs: 60_000 });
+    const stuck = Array.from({ length: 10 }, () => ex.execute(slow, makeAction()));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(ex.inFlight).toBe(2);
+    const fast = await ex.execute(scripted([{ ok: 1 }], 'fast'), makeAction());
+    expect(fast.ok).toBe(true);
+    // Released one by one, the slow calls all finish, never more than 2 at once.
+    while (held.length > 0 || ex.inFlight > 0) {
+      held.shift()?.();
+      await new Promise((r) => setTimeout(r, 1));
+    }
+    expect((await Promise.all(stuck)).every((r) => r.ok)).toBe(true);
+    expect(peak).toBe(2);
+  });
+
+  it('takes a provider’s own cap from providerConcurrency, never above maxConcurrent', async () => {
+    let active = 0;
+    let peak = 0;
+    const counted: Provider = {
+      name: 'wide',
+      type: 'fake',
+      execute: async () => {
+        peak = Math.max(peak, ++active);
+        await new Promise((r) => setTimeout(r, 20));
+        active--;
+        return { status: 'success', body: null, headers: {} };
+      },
+    };
+    const ex = executor({ maxConcurrent: 3, providerConcurrency: new Map([['wide', 10]]) });
+    await Promise.all(Array.from({ length: 8 }, () => ex.execute(counted, makeAction())));
+    expect(peak).toBe(3);
   });
 });
 

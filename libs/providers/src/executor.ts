@@ -12,6 +12,12 @@ export interface ExecutorOptions {
   timeoutMs: number;
   /** Attempts running at once across all providers; holders are attempts, not backoff sleeps. */
   maxConcurrent: number;
+  /**
+   * Attempts one provider (by name) may run at once, within maxConcurrent: a slow provider then
+   * queues its own calls instead of taking every permit from the others. Unnamed providers get
+   * half of maxConcurrent (at least 1); in-process providers (noop, log) are not capped.
+   */
+  providerConcurrency?: ReadonlyMap<string, number>;
   backoffBaseMs: number;
   backoffMaxMs: number;
   metrics?: ProviderMetricsSink;
@@ -36,6 +42,7 @@ type AttemptResult = { ok: true; response: ProviderResponse } | { ok: false; err
 export class Executor {
   readonly #opts: ExecutorOptions;
   readonly #semaphore: Semaphore;
+  readonly #perProvider = new Map<string, Semaphore>();
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
 
@@ -115,8 +122,35 @@ export class Executor {
     return outer?.aborted === true ? undefined : this.#semaphore.tryAcquire();
   }
 
-  /** One attempt, holding a permit throughout; rejects only if `outer` aborts while waiting for the permit. */
+  /** The provider's own cap on attempts at once (created on first use). */
+  #providerSemaphore(name: string): Semaphore {
+    let semaphore = this.#perProvider.get(name);
+    if (semaphore === undefined) {
+      const size = this.#opts.providerConcurrency?.get(name) ?? Math.max(1, Math.floor(this.#opts.maxConcurrent / 2));
+      semaphore = new Semaphore(Math.min(size, this.#opts.maxConcurrent));
+      this.#perProvider.set(name, semaphore);
+    }
+    return semaphore;
+  }
+
+  /**
+   * One attempt, holding a permit throughout; rejects only if `outer` aborts while waiting for a
+   * permit. A network provider takes its own permit first, then a shared one: its waiters queue
+   * behind each other, not in front of other providers' calls.
+   */
   async #attempt(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
+    if (provider.inProcess === true) return this.#permitted(provider, action, attempt, outer);
+    const own = this.#providerSemaphore(provider.name);
+    const releaseOwn = (outer?.aborted === true ? undefined : own.tryAcquire()) ?? (await own.acquire(outer));
+    try {
+      return await this.#permitted(provider, action, attempt, outer);
+    } finally {
+      releaseOwn();
+    }
+  }
+
+  /** The attempt once it holds a shared permit (taken here). */
+  async #permitted(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
     const release = this.#freePermit(outer) ?? (await this.#semaphore.acquire(outer));
     if (provider.inProcess === true) {
       // Settles without I/O or timers, so its timeout could never fire first: no AbortController or

@@ -72,6 +72,7 @@ function createProvider(spec: ProviderSpec, opts: CreateProvidersOptions = {}): 
         timeoutMs: spec.timeout_ms,
         hmacSecret: spec.hmac_secret,
         maxResponseBytes: spec.max_response_bytes,
+        log: opts.log,
       });
   }
 }

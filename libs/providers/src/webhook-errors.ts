@@ -43,21 +43,20 @@ export function classifyRequestError(
     if (reason instanceof ProviderError) return reason;
     return new ProviderError('TIMEOUT', `webhook "${name}" call aborted`, { retryable: true, cause: err });
   }
+  // The messages name the codes only: the client's own text names the provider's address, which
+  // tenants (who read outcomes, audit records and the stream) are not told; the webhook logs it.
   const codes = errorCodes(err);
-  const detail = err instanceof Error ? err.message : String(err);
+  const named = codes.length === 0 ? '' : ` (${codes.join(', ')})`;
   if (codes.some((c) => TIMEOUT_CODES.has(c))) {
-    return new ProviderError('TIMEOUT', `webhook "${name}" timed out: ${detail}`, { retryable: true, cause: err });
+    return new ProviderError('TIMEOUT', `webhook "${name}" timed out${named}`, { retryable: true, cause: err });
   }
   if (codes.some((c) => CONNECTION_CODES.has(c))) {
-    return new ProviderError('CONNECTION', `webhook "${name}" connection failed (${codes.join(', ')}): ${detail}`, {
-      retryable: true,
-      cause: err,
-    });
+    return new ProviderError('CONNECTION', `webhook "${name}" connection failed${named}`, { retryable: true, cause: err });
   }
   if (codes.includes('UND_ERR_INVALID_ARG')) {
-    return new ProviderError('CONFIGURATION', `webhook "${name}" request is invalid: ${detail}`, { retryable: false, cause: err });
+    return new ProviderError('CONFIGURATION', `webhook "${name}" request is invalid${named}`, { retryable: false, cause: err });
   }
-  return new ProviderError('EXECUTION_FAILED', `webhook "${name}" failed: ${detail}`, { retryable: false, cause: err });
+  return new ProviderError('EXECUTION_FAILED', `webhook "${name}" failed${named}`, { retryable: false, cause: err });
 }
 
 /** Retry-After as delta-seconds or an HTTP date, in ms from now; undefined when absent or unreadable. */

@@ -140,10 +140,24 @@ describe('WebhookProvider', () => {
     const err = await failure(provider.execute(makeAction(), ctx()));
     expect(err.code).toBe('CONNECTION');
     expect(err.retryable).toBe(true);
+    // Tenants read this message: it names the code, not the provider's address (logged at debug).
+    expect(err.message).toBe('webhook "hook" connection failed (ECONNREFUSED)');
   });
 
   it('rejects a non-http url at construction', () => {
     expect(() => new WebhookProvider('hook', { url: 'ftp://example.com/', maxResponseBytes: 1 })).toThrow(/http/);
+  });
+
+  it('rejects, at construction, credentials in the url and headers no call could send', () => {
+    const make =
+      (url: string, headers: Record<string, string> = {}) =>
+      () =>
+        new WebhookProvider('hook', { url, headers, maxResponseBytes: 1 });
+    expect(make('http://user:secret@example.com/')).toThrow(/credentials in the url are not sent/);
+    expect(make('http://example.com/', { 'Bad Header': 'x' })).toThrow(/"bad header" is not a valid header name/);
+    expect(make('http://example.com/', { 'X-A': 'x\r\nX-Injected: 1' })).toThrow(/line break/);
+    expect(make('http://example.com/', { 'Transfer-Encoding': 'chunked' })).toThrow(/set by the HTTP client/);
+    expect(make('http://example.com/', { Authorization: 'Bearer t', 'X-Trace_Id': 'a b' })).not.toThrow();
   });
 });
 

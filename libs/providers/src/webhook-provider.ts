@@ -3,6 +3,7 @@ import type { Action, ProviderResponse } from '@sluice/core';
 import type { Agent, Dispatcher } from 'undici';
 import { loadUndici } from './lazy-undici.js';
 import { actionView } from './log-provider.js';
+import type { LogFn } from './spec.js';
 import { ProviderError, type ExecuteContext, type Provider } from './provider.js';
 import { flattenHeaders, parseBody, readBounded } from './response-body.js';
 import { classifyRequestError, statusError } from './webhook-errors.js';
@@ -15,6 +16,8 @@ export interface WebhookOptions {
   /** Signs each body: X-Sluice-Signature: sha256=<hex HMAC-SHA256 of the exact body bytes>. */
   hmacSecret?: string | undefined;
   maxResponseBytes: number;
+  /** Where a failed call's full client error (its address included) is written, at debug. */
+  log?: LogFn;
 }
 
 /** How much of a non-2xx body is read to keep the socket reusable; bigger ones close the socket. */
@@ -25,6 +28,19 @@ const SIGNATURE_HEADER = 'x-sluice-signature';
 /** `sha256=<hex>` over the exact bytes sent, so receivers verify before parsing. */
 function signBody(secret: string, body: Buffer | string): string {
   return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+}
+
+/** RFC 9110 token characters: what a header name may hold. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+/** Headers the HTTP client sets from the request itself; a configured one would break the framing. */
+const CLIENT_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer']);
+
+/** Why a configured header cannot be sent (every call would fail), or null. */
+function headerProblem(header: string, value: string): string | null {
+  if (!HEADER_NAME.test(header)) return 'is not a valid header name';
+  if (/[\r\n\0]/.test(value)) return 'has a line break or NUL in its value';
+  if (CLIENT_HEADERS.has(header)) return 'is set by the HTTP client, not configurable';
+  return null;
 }
 
 /** POSTs the action as JSON to a configured URL through its own keep-alive connection pool. */
@@ -44,9 +60,19 @@ export class WebhookProvider implements Provider {
     if (this.#url.protocol !== 'http:' && this.#url.protocol !== 'https:') {
       throw new ProviderError('CONFIGURATION', `webhook "${name}": url must be http(s), got ${this.#url.protocol}`, { retryable: false });
     }
+    if (this.#url.username !== '' || this.#url.password !== '') {
+      // fetch-style clients drop them silently: the calls would go out unauthenticated.
+      throw new ProviderError('CONFIGURATION', `webhook "${name}": credentials in the url are not sent; put them in headers (Authorization)`, {
+        retryable: false,
+      });
+    }
     this.#opts = opts;
     // Lower-case names so a configured Content-Type cannot end up sent twice next to ours.
     this.#headers = Object.fromEntries(Object.entries(opts.headers ?? {}).map(([k, v]) => [k.toLowerCase(), v]));
+    for (const [header, value] of Object.entries(this.#headers)) {
+      const problem = headerProblem(header, value);
+      if (problem) throw new ProviderError('CONFIGURATION', `webhook "${name}": header ${JSON.stringify(header)} ${problem}`, { retryable: false });
+    }
   }
 
   async execute(action: Action, ctx: ExecuteContext): Promise<ProviderResponse> {
@@ -65,7 +91,7 @@ export class WebhookProvider implements Provider {
       this.#agent ??= new Agent({ keepAliveTimeout: 4_000 });
       res = await request(this.#url, { dispatcher: this.#agent, method: 'POST', headers, body, signal });
     } catch (err) {
-      throw classifyRequestError(err, this.name, signals);
+      throw this.#failed(err, signals);
     }
     try {
       if (res.statusCode < 200 || res.statusCode >= 300) {
@@ -83,8 +109,16 @@ export class WebhookProvider implements Provider {
       };
     } catch (err) {
       if (!res.body.destroyed) res.body.destroy();
-      throw classifyRequestError(err, this.name, signals);
+      throw this.#failed(err, signals);
     }
+  }
+
+  /** What a failed call throws; the client's own message, which names the address, goes to the debug log only. */
+  #failed(err: unknown, signals: Parameters<typeof classifyRequestError>[2]): ProviderError {
+    const failure = classifyRequestError(err, this.name, signals);
+    if (failure !== err)
+      this.#opts.log?.('debug', { provider: this.name, code: failure.code, detail: err instanceof Error ? err.message : String(err) }, 'webhook call failed');
+    return failure;
   }
 
   async close(): Promise<void> {
