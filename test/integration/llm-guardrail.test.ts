@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { startOpenAiServer, type OpenAiServer } from '../support/openai-server.js';
 import { rulesDir } from '../support/rules-dir.js';
-import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 const RULES = `
 rules:
@@ -11,7 +11,7 @@ rules:
   - { name: unknown-evaluator, priority: 3, condition: { field: action.action_type, eq: typo }, action: { type: llm_guardrail, evaluator_name: nope, block_on_flag: true } }
 `;
 
-type Outcome = { outcome: string; rule?: string; reason?: string; new_provider?: string; error?: { code: string } };
+type Outcome = { outcome: string; action_id: string; rule?: string; reason?: string; new_provider?: string; error?: { code: string } };
 
 describe.each(BACKENDS)('the LLM guardrail (%s)', (backend) => {
   let server: OpenAiServer;
@@ -85,5 +85,14 @@ describe.each(BACKENDS)('the LLM guardrail (%s)', (backend) => {
       server.status = 200;
     }
     expect(await dispatch(closed, 'typo', 'x')).toMatchObject({ outcome: 'failed', error: { code: 'GUARDRAIL_EVALUATOR_NOT_FOUND' } });
+  });
+
+  it('records what the guardrail did in the audit record, a failed evaluation too', async () => {
+    const failedOne = await dispatch(closed, 'block', 'malformed again');
+    const record = (await requestJson('GET', `${closed.url}/v1/audit/${failedOne.action_id}`)).body as { outcome_details: Record<string, unknown> };
+    expect(record.outcome_details['guardrail']).toMatchObject({ evaluator: 'strict', error: expect.any(String), fail_open: false });
+    const unknown = await dispatch(closed, 'typo', 'y');
+    const unknownRecord = (await requestJson('GET', `${closed.url}/v1/audit/${unknown.action_id}`)).body as { outcome_details: Record<string, unknown> };
+    expect(unknownRecord.outcome_details['guardrail']).toMatchObject({ error: expect.any(String), fail_open: false });
   });
 });

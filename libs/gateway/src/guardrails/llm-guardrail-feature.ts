@@ -46,11 +46,13 @@ export function llmGuardrailFeature(ctx: FeatureContext): Feature {
       verdict = await guardrail.evaluate(a.evaluator_name, dispatch.action);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
+      // Every guarded dispatch's audit record says what the guardrail did: here, that it could not decide.
+      const fail_open = cfg.fail_open && !(err instanceof UnknownEvaluator);
+      dispatch.auditDetails = { ...dispatch.auditDetails, guardrail: { evaluator: a.evaluator_name, error: message, fail_open } };
       if (err instanceof UnknownEvaluator) return failed(dispatch, { code: 'GUARDRAIL_EVALUATOR_NOT_FOUND', message, retryable: false, attempts: 0 });
       log.warn({ rule: rule.name, evaluator: a.evaluator_name, err: message, fail_open: cfg.fail_open }, 'llm guardrail evaluation failed');
       if (!cfg.fail_open)
         return failed(dispatch, { code: 'GUARDRAIL_FAILED', message: `llm_guardrail ${a.evaluator_name}: ${message}`, retryable: true, attempts: 0 });
-      dispatch.auditDetails = { ...dispatch.auditDetails, guardrail: { evaluator: a.evaluator_name, error: message, fail_open: true } };
       return undefined;
     }
     dispatch.auditDetails = { ...dispatch.auditDetails, guardrail: { evaluator: a.evaluator_name, flagged: verdict.flagged, reason: verdict.reason } };

@@ -9,13 +9,21 @@ export async function postOpenAi(endpoint: string, path: string, body: unknown, 
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (opts.apiKey !== undefined) headers.authorization = `Bearer ${opts.apiKey}`;
   const { request } = await loadUndici();
-  const res = await request(`${endpoint.replace(/\/+$/, '')}${path}`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify(body),
-    signal: AbortSignal.timeout(opts.timeoutMs),
-  });
-  const text = await res.body.text();
+  let res: Awaited<ReturnType<typeof request>>;
+  let text: string;
+  try {
+    res = await request(`${endpoint.replace(/\/+$/, '')}${path}`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+      signal: AbortSignal.timeout(opts.timeoutMs),
+    });
+    text = await res.body.text();
+  } catch (err) {
+    // The client's own message names the endpoint's address; this one reaches outcomes and audit records, so it names the code only.
+    const { code, name } = (err ?? {}) as { code?: unknown; name?: unknown };
+    throw new Error(`${path} could not be reached (${typeof code === 'string' ? code : String(name ?? 'error')})`, { cause: err });
+  }
   if (res.statusCode < 200 || res.statusCode >= 300) throw new Error(`${path} answered ${res.statusCode}`);
   try {
     return JSON.parse(text) as unknown;
