@@ -166,6 +166,16 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     await poll('the deletion job to be queued', forgetting, (n) => Number(n) >= 1, { timeoutMs: 5000, intervalMs: 100 });
   });
 
+  it('pages the list with limit and offset; count is every match; a limit out of range is 400', async () => {
+    for (let i = 0; i < 3; i++) await request('wire', 'paged');
+    const list = async (query: string) =>
+      (await requestJson('GET', `${gw.url}/v1/approvals?tenant=paged&${query}`)).body as { approvals: { id: string }[]; count: number };
+    const [first, rest] = [await list('limit=2'), await list('limit=2&offset=2')];
+    expect([first.approvals.length, first.count, rest.approvals.length, rest.count]).toEqual([2, 3, 1, 3]);
+    expect(new Set([...first.approvals, ...rest.approvals].map((a) => a.id)).size).toBe(3);
+    for (const bad of ['limit=0', 'limit=1001', 'offset=-1']) expect((await requestJson('GET', `${gw.url}/v1/approvals?${bad}`)).status).toBe(400);
+  });
+
   it('sends a notification carrying both links through notify_provider', async () => {
     const pending = await request('notified');
     expect(pending.notification_sent).toBe(true);

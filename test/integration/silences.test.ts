@@ -106,6 +106,15 @@ describe.each(BACKENDS)('silences over HTTP (%s)', (backend) => {
     expect((await get('/v1/silences?tenant=t-list')).body).toMatchObject({ count: 2 });
   });
 
+  it('pages the list with limit and offset; count is every match; a limit out of range is 400', async () => {
+    for (let i = 0; i < 3; i++) await silence('t-paged');
+    const first = (await get('/v1/silences?tenant=t-paged&limit=2')).body as { silences: { id: string }[]; count: number };
+    const rest = (await get('/v1/silences?tenant=t-paged&limit=2&offset=2')).body as { silences: { id: string }[]; count: number };
+    expect([first.silences.length, first.count, rest.silences.length, rest.count]).toEqual([2, 3, 1, 3]);
+    expect(new Set([...first.silences, ...rest.silences].map((x) => x.id)).size).toBe(3);
+    for (const bad of ['limit=0', 'limit=1001', 'offset=-1', 'limit=x']) expect((await get(`/v1/silences?${bad}`)).status).toBe(400);
+  });
+
   it.each([
     [
       'a 257-character regex',

@@ -7,6 +7,7 @@ export * from './errors.js';
 export { isBackendConnectionError } from './backend-errors.js';
 export * from './schemas/names.js';
 export * from './schemas/bounds.js';
+export * from './schemas/paging.js';
 export * from './schemas/action.js';
 export * from './schemas/outcome.js';
 export * from './schemas/rules.js';

@@ -1967,6 +1967,7 @@ export interface paths {
                     namespace?: string;
                     /** @description only policies whose tenant is exactly this */
                     tenant?: string;
+                    /** @description page size, 1..1000 */
                     limit?: number;
                     offset?: number;
                 };
@@ -2454,6 +2455,7 @@ export interface paths {
                     namespace?: string;
                     /** @description only the policy of this tenant */
                     tenant?: string;
+                    /** @description page size, 1..1000 */
                     limit?: number;
                     offset?: number;
                 };
@@ -3944,6 +3946,7 @@ export interface paths {
                     tenant?: string;
                     /** @description only groups in this state */
                     status?: "pending" | "notified" | "resolved";
+                    /** @description page size, 1..1000 */
                     limit?: number;
                     offset?: number;
                 };
@@ -4230,6 +4233,7 @@ export interface paths {
                     enabled?: boolean;
                     /** @description reference spelling of the enabled filter */
                     status?: "active" | "paused";
+                    /** @description page size, 1..1000 */
                     limit?: number;
                     offset?: number;
                 };
@@ -5006,6 +5010,9 @@ export interface paths {
                     /** @description exact tenant */
                     tenant?: string;
                     status?: "pending" | "approved" | "rejected" | "expired";
+                    /** @description page size, 1..1000 */
+                    limit?: number;
+                    offset?: number;
                 };
                 header?: never;
                 path?: never;
@@ -5259,6 +5266,7 @@ export interface paths {
                                     [key: string]: string;
                                 };
                             }[];
+                            /** @description approvals matching the filters, before limit/offset */
                             count: number;
                         };
                     };
@@ -7661,6 +7669,9 @@ export interface paths {
                     /** @description exact tenant */
                     tenant?: string;
                     include_expired?: boolean;
+                    /** @description page size, 1..1000 */
+                    limit?: number;
+                    offset?: number;
                 };
                 header?: never;
                 path?: never;
@@ -7699,6 +7710,7 @@ export interface paths {
                                 /** @description starts_at <= now < ends_at */
                                 active: boolean;
                             }[];
+                            /** @description silences matching the filters, before limit/offset */
                             count: number;
                         };
                     };

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from './paging.js';
 import { boundedName } from './names.js';
 import { ActionInput } from './action.js';
 import { DispatchOutcome } from './outcome.js';
@@ -33,10 +34,11 @@ export const ApprovalListQuery = z.object({
   namespace: z.string().optional(),
   tenant: z.string().optional().describe('exact tenant'),
   status: ApprovalStatus.default('pending'),
+  ...pageQuery(),
 });
 export type ApprovalListQuery = z.infer<typeof ApprovalListQuery>;
 
-export const ApprovalList = z.object({ approvals: z.array(Approval), count: z.number().int() });
+export const ApprovalList = z.object({ approvals: z.array(Approval), count: z.number().int().describe('approvals matching the filters, before limit/offset') });
 
 export const ApprovalParams = z.object({ namespace: boundedName(), tenant: boundedName(), id: z.string().min(1).max(256) });
 export type ApprovalParams = z.infer<typeof ApprovalParams>;

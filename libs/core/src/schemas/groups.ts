@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from './paging.js';
 import { AuditDeferred } from './audit-deferred.js';
 
 /** Spec "Event group" states. */
@@ -58,8 +59,7 @@ export const GroupListQuery = z.object({
   namespace: z.string().optional(),
   tenant: z.string().optional(),
   status: GroupState.optional().describe('only groups in this state'),
-  limit: z.number().int().min(1).max(1000).default(100),
-  offset: z.number().int().min(0).default(0),
+  ...pageQuery(),
 });
 export type GroupListQuery = z.infer<typeof GroupListQuery>;
 

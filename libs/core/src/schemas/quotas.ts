@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from './paging.js';
 import { MAX_ACTIONS_PER_WINDOW, boundedCount } from './bounds.js';
 import { boundedName } from './names.js';
 
@@ -58,8 +59,7 @@ export type QuotaPolicy = z.infer<typeof QuotaPolicy>;
 export const QuotaListQuery = z.object({
   namespace: z.string().optional().describe('only policies whose namespace is exactly this (* included literally)'),
   tenant: z.string().optional().describe('only policies whose tenant is exactly this'),
-  limit: z.number().int().min(1).max(1000).default(100),
-  offset: z.number().int().min(0).default(0),
+  ...pageQuery(),
 });
 export type QuotaListQuery = z.infer<typeof QuotaListQuery>;
 

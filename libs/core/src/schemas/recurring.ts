@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from './paging.js';
 import { MAX_RECURRING_EXECUTIONS, boundedCount } from './bounds.js';
 import { boundedName } from './names.js';
 import { ActionMetadata, Labels } from './action.js';
@@ -155,8 +156,7 @@ export const RecurringListQuery = z.object({
   tenant: Name,
   enabled: z.boolean().optional().describe('only enabled (true) or paused/finished (false) ones'),
   status: z.enum(['active', 'paused']).optional().describe('reference spelling of the enabled filter'),
-  limit: z.number().int().min(1).max(1000).default(100),
-  offset: z.number().int().min(0).default(0),
+  ...pageQuery(),
 });
 export type RecurringListQuery = z.infer<typeof RecurringListQuery>;
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from './paging.js';
 import { MAX_RETENTION_SECONDS, durationSeconds } from './bounds.js';
 import { boundedName } from './names.js';
 
@@ -68,8 +69,7 @@ export function toRetentionSummary(policy: RetentionPolicy): RetentionPolicySumm
 export const RetentionListQuery = z.object({
   namespace: z.string().optional().describe('only the policy of this namespace'),
   tenant: z.string().optional().describe('only the policy of this tenant'),
-  limit: z.number().int().min(1).max(1000).default(100),
-  offset: z.number().int().min(0).default(0),
+  ...pageQuery(),
 });
 export type RetentionListQuery = z.infer<typeof RetentionListQuery>;
 

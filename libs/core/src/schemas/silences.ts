@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { pageQuery } from './paging.js';
 import { MAX_SILENCE_SECONDS, durationMinutes, durationSeconds } from './bounds.js';
 import { boundedName } from './names.js';
 
@@ -59,12 +60,13 @@ export const SilenceListQuery = z.object({
   namespace: z.string().optional(),
   tenant: z.string().optional().describe('exact tenant'),
   include_expired: z.boolean().default(false),
+  ...pageQuery(),
 });
 export type SilenceListQuery = z.infer<typeof SilenceListQuery>;
 
 export const SilenceList = z.object({
   silences: z.array(Silence),
-  count: z.number().int(),
+  count: z.number().int().describe('silences matching the filters, before limit/offset'),
 });
 
 export const SilenceIdParams = z.object({ id: z.string().min(1).max(256) });

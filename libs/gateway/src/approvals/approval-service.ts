@@ -153,10 +153,10 @@ export class ApprovalService {
     return found.record;
   }
 
-  /** Oldest first; `status` defaults to pending. */
+  /** Oldest first, one page; `status` defaults to pending; `count` is every match. */
   async list(query: ApprovalListQuery, visible: (a: Approval) => boolean): Promise<{ approvals: Approval[]; count: number }> {
-    const approvals = (await this.records.listIn(query)).filter((a) => a.status === query.status && visible(a));
-    return { approvals, count: approvals.length };
+    const matching = (await this.records.listIn(query)).filter((a) => a.status === query.status && visible(a));
+    return { approvals: matching.slice(query.offset, query.offset + query.limit), count: matching.length };
   }
 
   /**

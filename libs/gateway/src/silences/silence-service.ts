@@ -50,7 +50,7 @@ export interface SilenceServiceDeps {
   syncIntervalMs: number;
 }
 
-export interface SilenceListOptions extends SilenceListQuery {
+export interface SilenceListOptions extends Omit<SilenceListQuery, 'limit' | 'offset'>, Partial<Pick<SilenceListQuery, 'limit' | 'offset'>> {
   /** Whether the caller may see a silence (its grants). */
   visible: (silence: StoredSilence) => boolean;
 }
@@ -152,7 +152,9 @@ export class SilenceService {
       if (!opts.visible(stored)) continue;
       silences.push(toSilence(stored, now));
     }
-    return { silences, count: silences.length };
+    // One page when asked (the API); every match otherwise (Alertmanager's API does not page).
+    const offset = opts.offset ?? 0;
+    return { silences: opts.limit === undefined ? silences.slice(offset) : silences.slice(offset, offset + opts.limit), count: silences.length };
   }
 
   /**
