@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /** The most entries one list page holds, on every list that pages. */
-export const MAX_PAGE = 1000;
+const MAX_PAGE = 1000;
 
 /** `limit` and `offset` of a list that pages by offset: out of range is a 400, never clamped. */
 export function pageQuery(defaultLimit = 100) {
