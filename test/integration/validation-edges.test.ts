@@ -334,6 +334,29 @@ describe.each(BACKENDS)('validation edges (%s)', (backend) => {
   });
 });
 
+describe('server.request_timeout_seconds bounds a stalled request (memory)', () => {
+  it('answers 408 REQUEST_TIMEOUT within the timeout and a few checks, for a stalled body and stalled headers', async () => {
+    const gw = await startGateway('memory', { server: { request_timeout_seconds: 2 } });
+    try {
+      const { port } = new URL(gw.url);
+      for (const partial of [
+        'POST /v1/dispatch HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 50\r\n\r\n{"a":',
+        'POST /v1/dispatch HTTP/1.1\r\nHost: x\r\nContent-Ty',
+      ]) {
+        const started = Date.now();
+        const socket = connect(Number(port), '127.0.0.1');
+        const answer = readToEnd(socket);
+        socket.write(partial);
+        expect(parseAnswer(await answer)).toMatchObject({ status: 408, body: { code: 'REQUEST_TIMEOUT' } });
+        // Node alone answered a stalled body after the 60 s headers limit and a 30 s check: 88 s here.
+        expect(Date.now() - started).toBeLessThan(4000);
+      }
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('client errors Node reports without a request (the clientError handler)', () => {
   /** Calls the handler on the server side of a real loopback connection and reads what the client gets. */
   async function answerTo(code: string): Promise<RawAnswer> {

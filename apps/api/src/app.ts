@@ -51,6 +51,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     logController: new LogController({ disableRequestLogging: true }),
     bodyLimit: maxBodyBytes,
     requestTimeout: config.server.request_timeout_seconds * 1000,
+    http: receiveTimeouts(config.server.request_timeout_seconds * 1000),
     // Path ids may be 256 characters, each up to 3 when percent-encoded; the route schemas bound them exactly.
     routerOptions: { maxParamLength: 1024 },
     // Our own 503 (below): Fastify's has no `code`.
@@ -97,4 +98,19 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   }
   if (config.server.ui) await installAdminUi(app);
   return app;
+}
+
+/**
+ * Node's own request timeout, made to hold: it is checked only every `connectionsCheckingInterval`
+ * (30 s by default), and a body that stalls after complete headers escaped it until
+ * `headersTimeout` (60 s) had passed too — a 2 s setting answered a stalled body after 88 s. So
+ * the check runs at a tenth of the timeout (0.25–5 s) and the headers' limit is never above it.
+ */
+function receiveTimeouts(requestTimeoutMs: number): { connectionsCheckingInterval: number; headersTimeout: number; requestTimeout: number } | undefined {
+  if (requestTimeoutMs === 0) return undefined;
+  return {
+    connectionsCheckingInterval: Math.min(5000, Math.max(250, requestTimeoutMs / 10)),
+    headersTimeout: Math.min(60_000, requestTimeoutMs),
+    requestTimeout: requestTimeoutMs,
+  };
 }
