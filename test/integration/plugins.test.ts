@@ -89,6 +89,36 @@ describe('WASM plugins: reload', () => {
   });
 });
 
+describe('WASM plugins: rules naming a plugin that is not loaded', () => {
+  it('are refused through the API (400) and reported by a reload when a file names one', async () => {
+    const dir = await pluginDir();
+    const ghostly = `rules:\n  - { name: ghostly, priority: 1, condition: { any: [{ field: action.action_type, eq: x }, { wasm_plugin: ghost }] }, action: { type: suppress } }\n`;
+    const gw = await startGateway('memory', { wasm: { plugin_dir: dir }, rules: { directory: rulesDir({ 'ghost.yaml': ghostly }) } });
+    try {
+      const refused = await postJson(`${gw.url}/v1/rules`, { name: 'api-ghost', condition: { wasm_plugin: 'ghost' }, action: { type: 'suppress' } });
+      expect(refused).toMatchObject({
+        status: 400,
+        body: { code: 'VALIDATION_FAILED', details: [{ path: 'condition.wasm_plugin', message: 'plugin ghost is not loaded' }] },
+      });
+      const noSuchFunction = await postJson(`${gw.url}/v1/rules`, {
+        name: 'api-fn',
+        condition: { wasm_plugin: 'has-bang', wasm_function: 'nope' },
+        action: { type: 'suppress' },
+      });
+      expect(noSuchFunction.status).toBe(400);
+      expect((await postJson(`${gw.url}/v1/rules`, { name: 'api-bang', condition: { wasm_plugin: 'has-bang' }, action: { type: 'suppress' } })).status).toBe(
+        201,
+      );
+      const reloaded = (await postJson(`${gw.url}/v1/rules/reload`, {})).body as { errors: { rule?: string; message: string }[] };
+      expect(reloaded.errors.filter((e) => e.rule === 'ghostly').map((e) => e.message)).toEqual([
+        'condition.any.1.wasm_plugin: plugin ghost is not loaded; the condition is false until it loads',
+      ]);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('WASM plugins off', () => {
   it('GET /v1/plugins is 404 and wasm_plugin rules do not load', async () => {
     const gw = await startGateway('memory', { rules: { directory: rulesDir({ 'plugins.yaml': RULES }) } });

@@ -63,11 +63,17 @@ export class PluginRegistry {
     return { plugins: [...this.plugins.values()], errors: this.errors };
   }
 
+  /** Why `fn` of plugin `name` cannot be called now (not loaded, or no such export), or null. */
+  missing(name: string, fn: string): string | null {
+    const plugin = this.plugins.get(name);
+    if (!plugin) return `plugin ${name} is not loaded`;
+    return plugin.exports.includes(fn) ? null : `plugin ${name} exports no function ${fn}`;
+  }
+
   /** Calls `fn` of plugin `name` with the action context; an unknown plugin or function gives the safe default. */
   call(name: string, fn: string, input: string): Promise<PluginVerdict> {
-    const plugin = this.plugins.get(name);
-    if (!plugin) return Promise.resolve({ verdict: false, error: `plugin ${name} is not loaded` });
-    if (!plugin.exports.includes(fn)) return Promise.resolve({ verdict: false, error: `plugin ${name} exports no function ${fn}` });
+    const missing = this.missing(name, fn);
+    if (missing) return Promise.resolve({ verdict: false, error: missing });
     return this.pool.call(name, fn, input);
   }
 

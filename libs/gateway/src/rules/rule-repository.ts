@@ -11,6 +11,7 @@ import {
 } from '@sluice/rules';
 import { GenerationSync, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
+import { pluginProblems, type PluginCheck } from './plugin-references.js';
 import { RULES_CHANNEL, RULES_GENERATION_KEY, apiRuleKey, enabledFlagKey } from './rule-keys.js';
 import { readAllGlobal } from './shared-rules.js';
 
@@ -25,6 +26,8 @@ export interface RuleRepositoryDeps {
   intervals?: { readonly current: { defines(name: string): boolean } };
   /** Re-reads the WASM plugin directory (on reload, before the rules that use them); returns the files that did not load. */
   reloadPlugins?: () => Promise<{ file: string; message: string }[]>;
+  /** Whether a `wasm_plugin` condition can run here: rules naming a plugin or function not loaded are reported (refused through the API). */
+  plugins?: PluginCheck;
 }
 
 /** The sync tag of `POST /v1/rules/reload`: every replica re-reads its rules directory too. */
@@ -89,6 +92,7 @@ export class RuleRepository {
   /** Creates an API rule; 409 when any rule (file or API) already has the name. */
   async create(definition: unknown): Promise<CompiledRule> {
     const rule = this.compile(definition);
+    this.refuseMissingPlugins(rule);
     if (this.ruleSet.get(rule.name)) throw errors.conflict(`rule already exists: ${rule.name}`);
     const created = await this.deps.state.setIfAbsent(apiRuleKey(rule.name), JSON.stringify(rule.definition));
     if (!created) throw errors.conflict(`rule already exists: ${rule.name}`);
@@ -103,6 +107,7 @@ export class RuleRepository {
     const rule = this.compile(body);
     if (rule.name !== name) throw errors.badRequest(`rule name in the body (${rule.name}) differs from the path (${name})`);
     this.refuseFileRule(name, 'replaced');
+    this.refuseMissingPlugins(rule);
     const created = !this.apiRules.some((r) => r.name === name);
     await this.deps.state.set(apiRuleKey(name), JSON.stringify(rule.definition));
     if (created) await this.forgetEnabledFlag(name);
@@ -141,7 +146,29 @@ export class RuleRepository {
   /** Re-reads the plugin and rules directories here and on every other replica; the errors include plugins that did not load and rules naming time intervals no scope defines. */
   async reload(): Promise<{ loaded: number; errors: RuleLoadError[] }> {
     await this.sync.announce(RELOAD_TAG);
-    return { loaded: this.ruleSet.list().length, errors: [...this.pluginErrors, ...this.fileErrors, ...this.unknownIntervals()] };
+    return {
+      loaded: this.ruleSet.list().length,
+      errors: [...this.pluginErrors, ...this.fileErrors, ...this.unknownIntervals(), ...this.missingPlugins()],
+    };
+  }
+
+  /** Loaded rules with a `wasm_plugin` condition that cannot run (it is false at every dispatch until the plugin loads). */
+  private missingPlugins(): RuleLoadError[] {
+    const check = this.deps.plugins;
+    if (!check) return [];
+    return this.ruleSet.list().flatMap((rule) =>
+      pluginProblems(rule.definition, check).map((p) => ({
+        file: formatRuleSource(rule.source),
+        rule: rule.name,
+        message: `${p.path}: ${p.message}; the condition is false until it loads`,
+      })),
+    );
+  }
+
+  /** An API rule naming a plugin or function this replica has not loaded: 400, the condition could never match. */
+  private refuseMissingPlugins(rule: CompiledRule): void {
+    const problems = this.deps.plugins ? pluginProblems(rule.definition, this.deps.plugins) : [];
+    if (problems.length > 0) throw errors.validation(problems);
   }
 
   /**
@@ -218,8 +245,9 @@ export class RuleRepository {
     this.reportUnknownIntervals();
   }
 
-  /** Logs what unknownIntervals() finds, after every rebuild (time intervals load first, at start-up). */
+  /** Logs what unknownIntervals() and missingPlugins() find, after every rebuild (time intervals and plugins load first, at start-up). */
   private reportUnknownIntervals(): void {
     for (const p of this.unknownIntervals()) this.deps.logger.warn({ file: p.file, rule: p.rule, reason: p.message }, 'rule names an unknown time interval');
+    for (const p of this.missingPlugins()) this.deps.logger.warn({ file: p.file, rule: p.rule, reason: p.message }, 'rule names a plugin that is not loaded');
   }
 }

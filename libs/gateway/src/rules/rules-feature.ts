@@ -22,6 +22,8 @@ export interface RulesInputs {
   plugin?: (plugin: string, fn: string, ctx: DispatchContext) => Promise<boolean>;
   /** Re-reads the plugin directory on `POST /v1/rules/reload`. */
   reloadPlugins?: RuleRepositoryDeps['reloadPlugins'];
+  /** Whether a plugin's function is loaded: rules that name one that is not are reported. */
+  plugins?: RuleRepositoryDeps['plugins'];
 }
 
 /** Rules (files, API, enabled flags shared by replicas) and the two pipeline stages that evaluate them and, later, apply the matched action. */
@@ -37,6 +39,7 @@ export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Pr
     syncIntervalMs: ctx.config.rules.sync_interval_seconds * 1000,
     ...(inputs.intervals ? { intervals: inputs.intervals } : {}),
     ...(inputs.reloadPlugins ? { reloadPlugins: inputs.reloadPlugins } : {}),
+    ...(inputs.plugins ? { plugins: inputs.plugins } : {}),
   });
   await repository.start();
   return {

@@ -12,7 +12,7 @@ import {
   type RetentionReaperFeature,
 } from '../retention/retention-feature.js';
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
-import { rulesFeature, type RulesFeature } from '../rules/rules-feature.js';
+import { rulesFeature, type RulesFeature, type RulesInputs } from '../rules/rules-feature.js';
 import { silencesFeature, type SilencesFeature } from '../silences/silences-feature.js';
 import { chainsFeature, type ChainsFeature } from '../chains/chains-feature.js';
 import { deadLettersFeature, type DeadLettersFeature } from '../dead-letters/dead-letters-feature.js';
@@ -92,7 +92,7 @@ export async function buildFeatures(ctx: FeatureContext, onBuilt: (feature: Feat
       intervals: timeIntervals.service,
       ...(embeddings.similarity ? { similarity: embeddings.similarity } : {}),
       ...(plugins.plugin ? { plugin: plugins.plugin } : {}),
-      ...(plugins.registry ? { reloadPlugins: () => (plugins.registry as PluginRegistry).load().then((r) => r.errors) } : {}),
+      ...(plugins.registry ? pluginInputs(plugins.registry) : {}),
     }),
   );
   const resilience = built(resilienceFeature(ctx));
@@ -152,4 +152,9 @@ function mergeOnce<V>(features: readonly Feature[], part: (f: Feature) => Readon
     }
   }
   return merged;
+}
+
+/** What the rules need of the plugin registry: a reload with the rules, and whether a plugin's function is loaded. */
+function pluginInputs(registry: PluginRegistry): Pick<RulesInputs, 'reloadPlugins' | 'plugins'> {
+  return { reloadPlugins: () => registry.load().then((r) => r.errors), plugins: (name, fn) => registry.missing(name, fn) };
 }
