@@ -137,6 +137,7 @@ describe.each(BACKENDS)('message bus (%s)', (backend) => {
     expect((await publish('orders.acme.checked', {})).status).toBe(404);
     // Its subscriptions went with its stream.
     expect((await api('GET', `/v1/bus/subscriptions/${sub}/lag`)).status).toBe(404);
+    expect((await api('GET', `/v1/bus/subscriptions/${sub}`)).status).toBe(404);
   });
 });
 

@@ -191,7 +191,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
     { config: write, schema: { tags, summary: 'Delete a topic and its messages', params: topicParams, response: { 403: error, 404: error, ...off } } },
     async (request, reply) => {
       assertBusGrant(request, request.params, 'manage');
-      await bus.topics.remove(request.params);
+      await bus.removeTopic(request.params);
       return reply.status(204).send();
     },
   );

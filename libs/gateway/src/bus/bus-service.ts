@@ -56,6 +56,13 @@ export class BusService {
     });
   }
 
+  /** Deletes a topic, its messages and its subscriptions (404 when it does not exist). */
+  async removeTopic(params: BusTopicParams): Promise<void> {
+    const topic = await this.topics.get(params);
+    await this.topics.remove(params);
+    await this.subscriptions.removeOf(topic);
+  }
+
   /** 409 while a topic is bound to the version. */
   async deleteSchema(params: BusSchemaVersionParams): Promise<void> {
     await this.schemas.remove(params, () => this.topics.pinnedBy(params));

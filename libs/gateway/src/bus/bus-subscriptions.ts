@@ -61,6 +61,15 @@ export class BusSubscriptions {
     return subscription;
   }
 
+  /** Deletes the subscriptions of a deleted topic, and their dead-letter streams (its own stream and groups went with it). */
+  async removeOf(topic: { namespace: string; tenant: string; topic: string }): Promise<void> {
+    const subscriptions = (await this.records.listIn({ namespace: topic.namespace, tenant: topic.tenant })).filter((s) => s.topic === topic.topic);
+    for (const s of subscriptions) {
+      await this.records.remove(s.id);
+      await this.deps.state.delete(deadLog(s));
+    }
+  }
+
   async get(id: string): Promise<BusSubscription> {
     const found = await this.records.find(id);
     if (!found) throw errors.notFound('bus subscription', id);
