@@ -73,18 +73,31 @@ export class EmbeddingService {
   }
 }
 
-/** Cosine similarity; 0 for a zero vector or vectors of different lengths (a misconfigured model). */
-function cosine(a: readonly number[], b: readonly number[]): number {
+/**
+ * Cosine similarity; 0 for a zero vector or vectors of different lengths (a misconfigured model).
+ * Each vector is scaled by its largest component first: cosine does not change, and components
+ * near the float range no longer overflow into a NaN (which JSON shows as null).
+ */
+export function cosine(a: readonly number[], b: readonly number[]): number {
   if (a.length !== b.length) return 0;
+  const sa = largest(a);
+  const sb = largest(b);
+  if (sa === 0 || sb === 0 || !Number.isFinite(sa) || !Number.isFinite(sb)) return 0;
   let dot = 0;
   let na = 0;
   let nb = 0;
   for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
+    const x = (a[i] as number) / sa;
+    const y = (b[i] as number) / sb;
     dot += x * y;
     na += x * x;
     nb += y * y;
   }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
+  return Math.max(-1, Math.min(1, dot / Math.sqrt(na * nb)));
+}
+
+function largest(v: readonly number[]): number {
+  let max = 0;
+  for (const x of v) max = Math.max(max, Math.abs(x));
+  return max;
 }
