@@ -177,4 +177,41 @@ describe.each(BACKENDS)('Alertmanager compatibility over HTTP (%s)', (backend) =
     expect(noComment.status).toBe(400);
     expect((await get('/api/v2/status')).body).toMatchObject({ cluster: { status: 'disabled' }, versionInfo: { version: expect.any(String) } });
   });
+
+  it('/api/v2/silences refuses what Alertmanager refuses, and a refused change leaves the old silence muting', async () => {
+    const now = Date.now();
+    const silence = (over: Body) => ({
+      matchers: [{ name: 'alertname', value: 'Kept', isRegex: false, isEqual: true }],
+      startsAt: new Date(now).toISOString(),
+      endsAt: new Date(now + 3_600_000).toISOString(),
+      createdBy: 'amtool',
+      comment: 'maintenance',
+      ...over,
+    });
+    const id = ((await postJson(url('/api/v2/silences'), silence({}))).body as { silenceID: string }).silenceID;
+    // A change Sluice refuses (a window over a year) must not expire the silence it would replace.
+    const refused = await postJson(
+      url('/api/v2/silences'),
+      silence({ id, startsAt: new Date(now + 600_000).toISOString(), endsAt: new Date(now + 9000 * 3_600_000).toISOString() }),
+    );
+    expect(refused.status).toBe(400);
+    expect(await get(`/api/v2/silence/${id}`)).toMatchObject({ status: 200, body: { status: { state: 'active' } } });
+    // Matchers that all match the empty string would mute the whole scope; a name that is not a label name could never be filtered.
+    for (const matchers of [
+      [{ name: 'foo', value: '', isRegex: false, isEqual: true }],
+      [{ name: 'env', value: '.*', isRegex: true, isEqual: true }],
+      [{ name: 'env', value: 'prod', isRegex: false, isEqual: false }],
+      [{ name: 'a b', value: 'x', isRegex: false, isEqual: true }],
+    ]) {
+      expect((await postJson(url('/api/v2/silences'), silence({ matchers }))).status, JSON.stringify(matchers)).toBe(400);
+    }
+    // A filter's escaped newline is a newline, as Prometheus's parser reads it.
+    const nl = (
+      (await postJson(url('/api/v2/silences'), silence({ matchers: [{ name: 'nl', value: 'x\ny', isRegex: false, isEqual: true }] }))).body as {
+        silenceID: string;
+      }
+    ).silenceID;
+    const found = (await get(`/api/v2/silences?filter=${encodeURIComponent('nl="x\\ny"')}`)).body as unknown as Body[];
+    expect(found.map((s) => s.id)).toEqual([nl]);
+  });
 });

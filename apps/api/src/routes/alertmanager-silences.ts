@@ -53,8 +53,8 @@ export async function alertmanagerSilencesRoutes(app: FastifyInstance, opts: Ale
     return scope;
   };
   /** A silence of the scope (another scope's is not found here, as amtool cannot name it). */
-  const inScope = (scope: Scope, id: string): Silence => {
-    const silence = silences.get(id);
+  const inScope = async (scope: Scope, id: string): Promise<Silence> => {
+    const silence = await silences.get(id);
     if (silence.namespace !== scope.namespace || silence.tenant !== scope.tenant) throw errors.notFound('silence', id);
     return silence;
   };
@@ -124,8 +124,8 @@ export async function alertmanagerSilencesRoutes(app: FastifyInstance, opts: Ale
         const scope = scopeFor(request);
         const body = request.body;
         const matchers = body.matchers.map(fromAmMatcher);
-        if (body.id !== undefined && body.id !== '') {
-          const old = inScope(scope, body.id);
+        const old = body.id !== undefined && body.id !== '' ? await inScope(scope, body.id) : null;
+        if (old !== null) {
           const sameMatchers =
             old.matchers.length === matchers.length &&
             old.matchers.every((m, i) => m.name === matchers[i]?.name && m.op === matchers[i]?.op && m.value === matchers[i]?.value);
@@ -133,13 +133,14 @@ export async function alertmanagerSilencesRoutes(app: FastifyInstance, opts: Ale
             await silences.update(old.id, parseRequest(SilenceUpdateInput, { ends_at: body.endsAt, comment: body.comment }));
             return { silenceID: old.id };
           }
-          await silences.expire(old.id);
         }
         // A start in the past (amtool sends now) starts now.
         const startsAt = Math.max(Date.parse(body.startsAt), clock.now());
         // Sluice's rules for a silence (a comment, bounded matchers and reach) apply as on /v1/silences.
         const input = parseRequest(SilenceCreateInput, { ...scope, matchers, comment: body.comment, starts_at: isoString(startsAt), ends_at: body.endsAt });
         const created = await silences.create(input, callerOf(request).id);
+        // The replacement exists before the old one ends: a refused change leaves the old silence muting.
+        if (old !== null && stateOf(old, clock.now()) !== 'expired') await silences.expire(old.id);
         return { silenceID: created.id };
       },
     );
@@ -147,7 +148,7 @@ export async function alertmanagerSilencesRoutes(app: FastifyInstance, opts: Ale
     v2.get<{ Params: { silenceID: string } }>(
       '/api/v2/silence/:silenceID',
       { config: read, schema: { tags, summary: 'One silence of the scope', params, response: { 200: responseSchema(GettableSilence), 404: amError } } },
-      async (request) => toGettableSilence(inScope(scopeFor(request), request.params.silenceID), clock.now()),
+      async (request) => toGettableSilence(await inScope(scopeFor(request), request.params.silenceID), clock.now()),
     );
 
     v2.delete<{ Params: { silenceID: string } }>(
@@ -157,7 +158,7 @@ export async function alertmanagerSilencesRoutes(app: FastifyInstance, opts: Ale
         schema: { tags, summary: 'Expire a silence of the scope', params, response: { 200: { type: 'null', description: 'expired' }, 404: amError } },
       },
       async (request, reply) => {
-        const silence = inScope(scopeFor(request), request.params.silenceID);
+        const silence = await inScope(scopeFor(request), request.params.silenceID);
         await silences.expire(silence.id);
         return reply.status(200).send();
       },

@@ -25,8 +25,8 @@ const read = { access: 'read' } as const;
 type IdRoute = { Params: { id: string } };
 
 /** 404 when unknown, or when no grant covers the silence's namespace and tenant (a 403 would say it exists there). */
-function covered(request: FastifyRequest, silences: SilenceService, id: string): void {
-  assertVisibleOrNotFound(callerOf(request), silences.stored(id), () => errors.notFound('silence', id));
+async function covered(request: FastifyRequest, silences: SilenceService, id: string): Promise<void> {
+  assertVisibleOrNotFound(callerOf(request), await silences.stored(id), () => errors.notFound('silence', id));
 }
 
 export async function silencesRoutes(app: FastifyInstance, opts: { silences: SilenceService }): Promise<void> {
@@ -74,7 +74,7 @@ export async function silencesRoutes(app: FastifyInstance, opts: { silences: Sil
     '/v1/silences/:id',
     { config: read, schema: { tags, summary: 'One silence, active or expired', params, response: { 200: silence, 403: error, 404: error } } },
     async (request) => {
-      covered(request, silences, request.params.id);
+      await covered(request, silences, request.params.id);
       return silences.get(request.params.id);
     },
   );
@@ -92,7 +92,7 @@ export async function silencesRoutes(app: FastifyInstance, opts: { silences: Sil
       },
     },
     async (request) => {
-      covered(request, silences, request.params.id);
+      await covered(request, silences, request.params.id);
       return silences.update(request.params.id, parseRequest(SilenceUpdateInput, request.body));
     },
   );
@@ -104,7 +104,7 @@ export async function silencesRoutes(app: FastifyInstance, opts: { silences: Sil
       schema: { tags, summary: 'Expire a silence now (soft: the record stays, listable with include_expired)', params, response: { 403: error, 404: error } },
     },
     async (request, reply) => {
-      covered(request, silences, request.params.id);
+      await covered(request, silences, request.params.id);
       await silences.expire(request.params.id);
       return reply.status(204).send();
     },
@@ -117,7 +117,7 @@ export async function silencesRoutes(app: FastifyInstance, opts: { silences: Sil
       schema: { tags, summary: 'Expire a silence now (as DELETE), answering the expired silence', params, response: { 200: silence, 403: error, 404: error } },
     },
     async (request) => {
-      covered(request, silences, request.params.id);
+      await covered(request, silences, request.params.id);
       return silences.expire(request.params.id);
     },
   );
@@ -136,7 +136,7 @@ export async function silencesRoutes(app: FastifyInstance, opts: { silences: Sil
       },
     },
     async (request) => {
-      covered(request, silences, request.params.id);
+      await covered(request, silences, request.params.id);
       return silences.extend(request.params.id, request.body.minutes);
     },
   );

@@ -44,7 +44,12 @@ export type AlertmanagerWebhook = z.infer<typeof AlertmanagerWebhook>;
 
 /** A silence matcher in Alertmanager's form: isRegex × isEqual are the four ops. */
 export const AmMatcher = z.object({
-  name: z.string().min(1).max(256),
+  // A Prometheus label name, as Alertmanager checks it (a silence on any other name could not be found by amtool's filters).
+  name: z
+    .string()
+    .min(1)
+    .max(256)
+    .regex(/^[A-Za-z_][A-Za-z0-9_]*$/, 'a label name: letters, digits and _, not starting with a digit'),
   value: z.string().max(4096),
   isRegex: z.boolean(),
   isEqual: z.boolean().default(true),

@@ -52,7 +52,8 @@ export function parseFilter(text: string): AmMatcher {
   const m = FILTER_RE.exec(text);
   const kind = m?.[2] === undefined ? undefined : KINDS[m[2]];
   if (m === null || m[1] === undefined || kind === undefined) throw errors.badRequest(`bad matcher format: ${text.slice(0, 200)}`);
-  const value = m[3] !== undefined ? m[3].replace(/\\(.)/g, '$1') : (m[4] ?? '');
+  // Escapes as Prometheus's matcher parser reads them: \n is a newline; any other escaped character is itself.
+  const value = m[3] !== undefined ? m[3].replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c)) : (m[4] ?? '');
   return { name: m[1], value, ...kind };
 }
 

@@ -96,6 +96,12 @@ export class SilenceService {
   async create(input: SilenceCreateInput, createdBy: string): Promise<Silence> {
     const compiled = compileMatchers(input.matchers);
     if (!compiled.ok) throw errors.validation(compiled.problems);
+    // Alertmanager's rule: matchers that all hold for an action without labels would mute every action of the scope.
+    if (compiled.test({})) {
+      throw errors.validation([
+        { path: 'matchers', message: 'at least one matcher must not match the empty string (these would mute every action of the namespace and tenant)' },
+      ]);
+    }
     const now = this.deps.clock.now();
     const startsMs = input.starts_at === undefined ? now : Date.parse(input.starts_at);
     const endsMs =
@@ -129,16 +135,23 @@ export class SilenceService {
     return toSilence(silence, now);
   }
 
-  /** A silence as this replica last loaded it (the snapshot every write here refreshes). */
-  get(id: string): Silence {
-    return toSilence(this.stored(id), this.deps.clock.now());
+  /** A silence, as this replica loaded it or, when it is newer than that, as stored. */
+  async get(id: string): Promise<Silence> {
+    return toSilence(await this.stored(id), this.deps.clock.now());
   }
 
-  /** The stored form (for scope checks before a change); 404 when unknown. */
-  stored(id: string): StoredSilence {
-    const silence = this.snapshot.get(id);
-    if (!silence) throw errors.notFound('silence', id);
-    return silence;
+  /**
+   * The stored form (for scope checks before a change); 404 when unknown. A silence created on
+   * another replica a moment ago may not have reached this one's snapshot yet (the broadcast is
+   * on its way): a miss reads the store, and reloads the snapshot when the silence is there.
+   */
+  async stored(id: string): Promise<StoredSilence> {
+    const known = this.snapshot.get(id);
+    if (known) return known;
+    const found = await this.records.find(id);
+    if (!found) throw errors.notFound('silence', id);
+    await this.refresh();
+    return found.record;
   }
 
   /** Filters by exact namespace and tenant; expired silences only with include_expired. Oldest first. */
@@ -183,7 +196,7 @@ export class SilenceService {
    */
   async expire(id: string): Promise<Silence> {
     const now = this.deps.clock.now();
-    if (windowOf(this.stored(id)).endsMs <= now) return this.get(id);
+    if (windowOf(await this.stored(id)).endsMs <= now) return this.get(id);
     return this.change(id, (s) => {
       const at = isoString(now);
       return { ...s, ends_at: at, ...(Date.parse(s.starts_at) > now ? { starts_at: at } : {}) };
