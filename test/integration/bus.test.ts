@@ -122,6 +122,13 @@ describe.each(BACKENDS)('message bus (%s)', (backend) => {
     expect(twice.status).toBe(400);
     expect(twice.body?.issues).toEqual([{ path: '', message: 'must NOT have duplicate items (items ## 0 and 2 are identical)' }]);
     expect((await publish('orders.acme.unique', [1, '1', [1], { a: 1 }])).status).toBe(201);
+    // An issue points at the array that holds the duplicates.
+    await register('nested', { type: 'object', properties: { deep: { type: 'object', properties: { xs: { type: 'array', uniqueItems: true } } } } });
+    await postJson(`${gw.url}/v1/bus/topics`, { ...SCOPE, name: 'nested' });
+    await api('PUT', '/v1/bus/topics/orders/acme/nested/schema', { subject: 'nested', version: 1 });
+    expect((await publish('orders.acme.nested', { deep: { xs: [1, 1] } })).body?.issues).toEqual([
+      { path: '/deep/xs', message: 'must NOT have duplicate items (items ## 0 and 1 are identical)' },
+    ]);
   });
 
   it('refuses a topic whose namespace or tenant has a dot (its name would be ambiguous)', async () => {
@@ -131,7 +138,7 @@ describe.each(BACKENDS)('message bus (%s)', (backend) => {
   it('answers 404 for unknown topics and bindings to unknown versions; lists and deletes topics', async () => {
     expect((await publish('orders.acme.nowhere', {})).status).toBe(404);
     expect((await api('PUT', '/v1/bus/topics/orders/acme/checked/schema', { subject: 'missing', version: 1 })).status).toBe(404);
-    expect((await api('GET', '/v1/bus/topics?tenant=acme')).body).toMatchObject({ count: 3 });
+    expect((await api('GET', '/v1/bus/topics?tenant=acme')).body).toMatchObject({ count: 4 });
     const sub = ((await postJson(`${gw.url}/v1/bus/subscriptions`, { topic: 'orders.acme.checked' })).body as { id: string }).id;
     expect((await api('DELETE', '/v1/bus/topics/orders/acme/checked')).status).toBe(204);
     expect((await publish('orders.acme.checked', {})).status).toBe(404);
@@ -280,6 +287,24 @@ describe('message bus shared by two replicas (redis)', () => {
     for (const topic of raced) {
       if (topic.schema_subject === null) continue;
       expect((await requestJson('GET', `${a.url}/v1/bus/schemas/orders/acme/${String(topic.schema_subject)}/1`)).status).toBe(200);
+    }
+  });
+
+  it('a topic deleted on one replica while subscriptions to it are created on both leaves none of them', async () => {
+    const subscribe = (gw: RunningGateway, at: number) =>
+      new Promise((r) => setTimeout(r, at)).then(() => postJson(`${gw.url}/v1/bus/subscriptions`, { topic: 'orders.acme.fleeting' }));
+    for (let round = 0; round < 5; round++) {
+      expect((await postJson(`${a.url}/v1/bus/topics`, { ...SCOPE, name: 'fleeting' })).status).toBe(201);
+      // Subscriptions spread over 40 ms on both replicas, the delete in the middle of them.
+      const answers = Promise.all(Array.from({ length: 40 }, (_, i) => subscribe(i % 2 ? a : b, i)));
+      const deleted = new Promise((r) => setTimeout(r, 20)).then(() => requestJson('DELETE', `${b.url}/v1/bus/topics/orders/acme/fleeting`));
+      expect((await deleted).status).toBe(204);
+      const settled = await answers;
+      expect(settled.every((r) => r.status === 201 || r.status === 404)).toBe(true);
+      const ids = settled.filter((r) => r.status === 201).map((r) => (r.body as { id: string }).id);
+      const left = [];
+      for (const id of ids) if ((await requestJson('GET', `${a.url}/v1/bus/subscriptions/${id}`)).status !== 404) left.push(id);
+      expect(left, `round ${round}`).toEqual([]);
     }
   });
 

@@ -104,7 +104,7 @@ describe('Executor with a real webhook', () => {
 });
 
 describe('Executor: one provider cannot take every permit', () => {
-  it('a slow provider holds at most half of maxConcurrent by default; another provider’s call goes through at once', async () => {
+  it('a slow provider holds at most its own cap; another provider’s call goes through at once', async () => {
     const held: (() => void)[] = [];
     let peak = 0;
     const slow: Provider = {
@@ -116,7 +116,7 @@ describe('Executor: one provider cannot take every permit', () => {
           peak = Math.max(peak, held.length);
         }),
     };
-    const ex = executor({ maxConcurrent: 4, timeoutMs: 60_000 });
+    const ex = executor({ maxConcurrent: 4, timeoutMs: 60_000, providerConcurrency: new Map([['slow', 2]]) });
     const stuck = Array.from({ length: 10 }, () => ex.execute(slow, makeAction()));
     await new Promise((r) => setTimeout(r, 20));
     expect(ex.inFlight).toBe(2);

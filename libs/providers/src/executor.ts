@@ -14,8 +14,8 @@ export interface ExecutorOptions {
   maxConcurrent: number;
   /**
    * Attempts one provider (by name) may run at once, within maxConcurrent: a slow provider then
-   * queues its own calls instead of taking every permit from the others. Unnamed providers get
-   * half of maxConcurrent (at least 1); in-process providers (noop, log) are not capped.
+   * queues its own calls instead of taking every permit from the others. Unnamed providers are
+   * capped by maxConcurrent alone; in-process providers (noop, log) are never capped.
    */
   providerConcurrency?: ReadonlyMap<string, number>;
   backoffBaseMs: number;
@@ -126,7 +126,7 @@ export class Executor {
   #providerSemaphore(name: string): Semaphore {
     let semaphore = this.#perProvider.get(name);
     if (semaphore === undefined) {
-      const size = this.#opts.providerConcurrency?.get(name) ?? Math.max(1, Math.floor(this.#opts.maxConcurrent / 2));
+      const size = this.#opts.providerConcurrency?.get(name) ?? this.#opts.maxConcurrent;
       semaphore = new Semaphore(Math.min(size, this.#opts.maxConcurrent));
       this.#perProvider.set(name, semaphore);
     }
@@ -138,8 +138,12 @@ export class Executor {
    * permit. A network provider takes its own permit first, then a shared one: its waiters queue
    * behind each other, not in front of other providers' calls.
    */
-  async #attempt(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
-    if (provider.inProcess === true) return this.#permitted(provider, action, attempt, outer);
+  #attempt(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
+    // Not async: an in-process call goes straight on, without a promise and ticks of its own.
+    return provider.inProcess === true ? this.#permitted(provider, action, attempt, outer) : this.#capped(provider, action, attempt, outer);
+  }
+
+  async #capped(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
     const own = this.#providerSemaphore(provider.name);
     const releaseOwn = (outer?.aborted === true ? undefined : own.tryAcquire()) ?? (await own.acquire(outer));
     try {

@@ -32,14 +32,14 @@ function signBody(secret: string, body: Buffer | string): string {
 
 /** RFC 9110 token characters: what a header name may hold. */
 const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
-/** Headers the HTTP client sets from the request itself; a configured one would break the framing. */
-const CLIENT_HEADERS = new Set(['host', 'content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer']);
+/** Framing headers the HTTP client (undici) refuses or owns: every call would fail. `Host` is sent as configured. */
+const CLIENT_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'expect']);
 
 /** Why a configured header cannot be sent (every call would fail), or null. */
 function headerProblem(header: string, value: string): string | null {
   if (!HEADER_NAME.test(header)) return 'is not a valid header name';
   if (/[\r\n\0]/.test(value)) return 'has a line break or NUL in its value';
-  if (CLIENT_HEADERS.has(header)) return 'is set by the HTTP client, not configurable';
+  if (CLIENT_HEADERS.has(header)) return 'is a framing header the HTTP client sets itself';
   return null;
 }
 

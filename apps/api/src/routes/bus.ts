@@ -285,7 +285,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
     async (request, reply) => {
       const input = parseRequest(BusSubscriptionInput, request.body);
       const topic = await topicFor(request, input.topic, 'subscribe');
-      return reply.status(201).send(await bus.subscriptions.create(topic, input));
+      return reply.status(201).send(await bus.subscribe(topic, input));
     },
   );
 

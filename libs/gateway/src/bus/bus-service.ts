@@ -3,6 +3,8 @@ import {
   errors,
   isoString,
   type BusPublishInput,
+  type BusSubscription,
+  type BusSubscriptionInput,
   type BusSchemaVersionParams,
   type BusTopic,
   type BusTopicParams,
@@ -54,6 +56,25 @@ export class BusService {
       visibilityTimeoutMs: deps.visibilityTimeoutMs,
       maxDeliveries: deps.maxDeliveries,
     });
+  }
+
+  /**
+   * Subscribes to a topic. The topic is looked at again once the subscription is stored: a delete
+   * of the topic on another replica meanwhile either lists the subscription (and removes it) or is
+   * seen here, and the subscription undone (404). None outlives its topic.
+   */
+  async subscribe(topic: BusTopic, input: BusSubscriptionInput): Promise<BusSubscription> {
+    const subscription = await this.subscriptions.create(topic, input);
+    const still = await this.topics.find(topic.topic).then(
+      () => true,
+      (err: unknown) => {
+        if (err instanceof SluiceError && err.code === 'NOT_FOUND') return false;
+        throw err;
+      },
+    );
+    if (still) return subscription;
+    await this.subscriptions.removeOf(topic);
+    throw errors.notFound('bus topic', topic.topic);
   }
 
   /** Deletes a topic, its messages and its subscriptions (404 when it does not exist). */

@@ -76,9 +76,8 @@ const uniqueItems: SchemaValidateFunction = (schema: boolean, data: unknown[]) =
     if (first !== undefined) {
       uniqueItems.errors = [
         {
+          // No instancePath: Ajv fills in where the array is (`/tags`), as for its own keyword.
           keyword: 'uniqueItems',
-          instancePath: '',
-          schemaPath: '',
           params: { i: first, j: i },
           message: `must NOT have duplicate items (items ## ${first} and ${i} are identical)`,
         },

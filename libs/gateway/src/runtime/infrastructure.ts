@@ -1,3 +1,4 @@
+import { providerSlots } from './provider-slots.js';
 import { AUDIT_STATE_KINDS } from '@sluice/audit';
 import { configureEvaluationLimits } from '@sluice/rules';
 import type { Clock } from '@sluice/core';
@@ -77,7 +78,7 @@ export async function createInfrastructure(
       maxRetries: config.executor.max_retries,
       timeoutMs: config.executor.timeout_seconds * 1000,
       maxConcurrent: config.executor.max_concurrent,
-      providerConcurrency: new Map(config.providers.flatMap((p) => (p.max_concurrent === undefined ? [] : [[p.name, p.max_concurrent]]))),
+      providerConcurrency: providerSlots(config.providers, config.executor.max_concurrent),
       backoffBaseMs: config.executor.backoff_base_ms,
       backoffMaxMs: config.executor.backoff_max_ms,
       metrics: {
