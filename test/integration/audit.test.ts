@@ -120,11 +120,16 @@ describe.each(AUDIT_TRAILS)('audit trail over HTTP ($name)', (setup) => {
 
   it('replays one record with a new id and a replayed_from label, scope-checked like dispatch', async () => {
     await dispatch({ id: 'to-replay', tenant: 'acme', metadata: { labels: { env: 'prod' } } });
-    const res = await postJson(`${gw.url}/v1/audit/to-replay/replay`, {}, as('acme-op'));
+    // The caller's trace is the replay's, with tracing off too.
+    const traceparent = '00-5555555555555555aaaaaaaaaaaaaaaa-6666666666666666-01';
+    const res = await postJson(`${gw.url}/v1/audit/to-replay/replay`, {}, { ...as('acme-op'), traceparent });
     expect(res).toMatchObject({ status: 200, body: { original_action_id: 'to-replay', success: true, error: null, outcome: 'executed' } });
     const newId = (res.body as { new_action_id: string }).new_action_id;
     expect(newId).not.toBe('to-replay');
-    expect((await get(`/v1/audit/${newId}`)).body).toMatchObject({ metadata: { labels: { env: 'prod', replayed_from: 'to-replay' } } });
+    expect((await get(`/v1/audit/${newId}`)).body).toMatchObject({
+      metadata: { labels: { env: 'prod', replayed_from: 'to-replay' } },
+      trace_id: '5555555555555555aaaaaaaaaaaaaaaa',
+    });
     expect((await postJson(`${gw.url}/v1/audit/theirs/replay`, {}, as('acme-op'))).status).toBe(404);
     expect((await postJson(`${gw.url}/v1/audit/to-replay/replay`, {}, as('acme-viewer'))).status).toBe(403);
   });

@@ -39,7 +39,8 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
       backend,
       {
         providers: [
-          { name: 'hook', type: 'webhook', url: sink.url },
+          // A query that is the webhook's credential: no span may carry it.
+          { name: 'hook', type: 'webhook', url: `${sink.url}?token=hook-secret` },
           { name: 'email', type: 'noop' },
         ],
         rules: { directory: null },
@@ -82,6 +83,7 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     // The path without its query (which can carry a signature or a key).
     expect(request.attributes['url.path']).toBe('/v1/dispatch');
     expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('query-secret');
+    expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes))).not.toContain('hook-secret');
     // The request is this one dispatch: its span is the dispatch's, no child span repeats it.
     expect(request.attributes).toMatchObject({ 'sluice.tenant': tenant, 'sluice.outcome': 'executed', 'sluice.provider': 'hook' });
     expect(named(spans, 'dispatch')).toEqual([]);

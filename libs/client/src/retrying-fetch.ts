@@ -9,7 +9,7 @@ export interface RetryOptions {
 }
 
 /**
- * A fetch that sends a request again on 429 and 503, after the `Retry-After` the answer gives
+ * A fetch that sends a request again on 429 and 503 (not a 503 `FEATURE_DISABLED`), after the `Retry-After` the answer gives
  * (seconds or an HTTP date), else after 0.5 s, 1 s, 2 s… Each attempt sends a clone, so a body
  * is sent whole every time. The last answer is returned as it is.
  */
@@ -17,12 +17,22 @@ export function retryingFetch(base: (request: Request) => Promise<Response>, opt
   return async (request) => {
     for (let attempt = 0; ; attempt++) {
       const response = await base(request.clone());
-      if (!RETRYABLE.has(response.status) || attempt >= opts.retries) return response;
+      if (!RETRYABLE.has(response.status) || attempt >= opts.retries || (await featureOff(response))) return response;
       // Drain the refused answer so its connection is reused.
       await response.body?.cancel();
       await sleep(Math.min(opts.maxDelayMs, retryDelayMs(response.headers.get('retry-after'), attempt)), request.signal);
     }
   };
+}
+
+/** A 503 that says the feature is off (`FEATURE_DISABLED`): asking again changes nothing. */
+async function featureOff(response: Response): Promise<boolean> {
+  if (response.status !== 503) return false;
+  try {
+    return ((await response.clone().json()) as { code?: unknown }).code === 'FEATURE_DISABLED';
+  } catch {
+    return false;
+  }
 }
 
 function retryDelayMs(header: string | null, attempt: number): number {
@@ -38,14 +48,15 @@ function retryDelayMs(header: string | null, attempt: number): number {
 function sleep(ms: number, signal: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal.aborted) return reject(signal.reason);
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer);
-        reject(signal.reason);
-      },
-      { once: true },
-    );
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    // The listener goes when the wait ends: a long-lived signal shared by many requests must not collect them.
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
   });
 }

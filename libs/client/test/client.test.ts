@@ -72,6 +72,15 @@ describe('@sluice/client against a running gateway', () => {
     expect(limited[0]).toMatchObject({ status: 429, code: 'RATE_LIMITED' });
   });
 
+  it('does not send again what a 503 FEATURE_DISABLED refused (the bus is off here): the answer comes at once', async () => {
+    const client = createSluiceClient({ url: gw.url, apiKey: key });
+    const started = Date.now();
+    const { response } = await client.api.POST('/v1/bus/topics', { body: { namespace: 'n', tenant: 't', name: 'x' } });
+    expect(response.status).toBe(503);
+    // Retried, it would have waited 0.5 + 1 + 2 s.
+    expect(Date.now() - started).toBeLessThan(400);
+  });
+
   it('iterates over the live stream', async () => {
     const client = createSluiceClient({ url: gw.url, apiKey: key });
     const controller = new AbortController();

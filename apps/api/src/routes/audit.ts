@@ -18,6 +18,7 @@ import {
 import { replayAction, type ComplianceStatus, type Gateway } from '@sluice/gateway';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
+import { traceparentOf } from '../trace-header.js';
 import { callerOf } from '../plugins/access-control.js';
 import type { RateLimiter } from '../rate-limiter.js';
 
@@ -79,7 +80,7 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
     const action = replayAction(record, newActionId);
     if (!action) throw errors.unprocessable('audit record has no stored payload (audit.store_payload was off)');
     try {
-      const outcome = await gateway.dispatch(action, { caller: { id: caller.id, method: caller.method } });
+      const outcome = await gateway.dispatch(action, { caller: { id: caller.id, method: caller.method }, traceparent: traceparentOf(request) });
       return { original_action_id: record.action_id, new_action_id: newActionId, success: true, error: null, outcome: outcome.outcome };
     } catch (err) {
       request.log.error({ err, action_id: record.action_id }, 'replay dispatch failed');

@@ -14,6 +14,7 @@ import type { DeadLetterQueue, Gateway } from '@sluice/gateway';
 import { callerCovers, tenantFilterFor, type Caller } from '@sluice/auth';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
+import { traceparentOf } from '../trace-header.js';
 import { callerOf } from '../plugins/access-control.js';
 import type { RateLimiter } from '../rate-limiter.js';
 
@@ -111,7 +112,10 @@ export async function deadLettersRoutes(
       visibleEntry(caller, entry);
       // A retry is a dispatch: it counts against its tenant's request limit.
       await opts.rateLimiter.checkTenants([entry.tenant]);
-      return q.retry(request.params.id, (action) => gateway.dispatch(action, { deadLetter: false, caller: { id: caller.id, method: caller.method } }));
+      const traceparent = traceparentOf(request);
+      return q.retry(request.params.id, (action) =>
+        gateway.dispatch(action, { deadLetter: false, caller: { id: caller.id, method: caller.method }, traceparent }),
+      );
     },
   );
 

@@ -3,15 +3,9 @@ import { callerCovers, noGrantCovers, type Caller } from '@sluice/auth';
 import type { DispatchOptions, Gateway } from '@sluice/gateway';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
-import { traceIdOf } from '@sluice/telemetry';
 import { callerOf } from '../plugins/access-control.js';
 import type { RateLimiter } from '../rate-limiter.js';
-
-/** A valid W3C traceparent header, else undefined (invalid ones are ignored, per the W3C spec). */
-function traceparentOf(request: FastifyRequest): string | undefined {
-  const value = request.headers.traceparent;
-  return typeof value === 'string' && traceIdOf(value) !== null ? value : undefined;
-}
+import { traceparentOf } from '../trace-header.js';
 
 /** The grant check of one action (throws 403) and the options its dispatch runs with. */
 function grant(request: FastifyRequest, action: ActionInput): DispatchOptions {

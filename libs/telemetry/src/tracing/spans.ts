@@ -75,8 +75,12 @@ export function activeSpan(): Span | undefined {
   return trace.getActiveSpan();
 }
 
-/** The trace id of a W3C `traceparent` header, or null when it is not a valid one. */
+/**
+ * The trace id of a W3C `traceparent` header, or null when it is not a valid one (as the
+ * propagator judges it with tracing on): version `ff`, an all-zero trace or parent id.
+ */
 export function traceIdOf(traceparent: string | undefined): string | null {
-  const match = traceparent === undefined ? null : /^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$/.exec(traceparent);
-  return match?.[1] !== undefined && match[1] !== '0'.repeat(32) ? match[1] : null;
+  const match = traceparent === undefined ? null : /^([0-9a-f]{2})-([0-9a-f]{32})-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(traceparent);
+  if (!match || match[1] === 'ff' || match[2] === '0'.repeat(32) || match[3] === '0'.repeat(16)) return null;
+  return match[2] ?? null;
 }

@@ -1,5 +1,6 @@
 import { register } from 'node:module';
-import { DiagLogLevel, context, diag, propagation, trace, type Tracer } from '@opentelemetry/api';
+import { setTimeout } from 'node:timers/promises';
+import { DiagLogLevel, ROOT_CONTEXT, context, diag, propagation, trace, type Tracer } from '@opentelemetry/api';
 import { FastifyOtelInstrumentation } from '@fastify/otel';
 import { OTLPTraceExporter as GrpcTraceExporter } from '@opentelemetry/exporter-trace-otlp-grpc';
 import { OTLPTraceExporter as HttpJsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -48,6 +49,8 @@ export interface StartTracingOptions {
 }
 
 const TRACER_NAME = 'sluice';
+/** How long shutdown waits for the last spans' export (the drain has already run). */
+const SHUTDOWN_EXPORT_MS = 2000;
 
 function exporterFor(settings: TracingSettings, env: NodeJS.ProcessEnv): SpanExporter | null {
   const url = exportUrl(settings);
@@ -109,8 +112,12 @@ export async function startTracingSdk(settings: TracingSettings, opts: StartTrac
     instrumentations: [
       new UndiciInstrumentation({
         ignoreRequestHook: carriesTraceparent,
-        // A webhook URL's query (or userinfo) can be its secret: the span keeps origin and path.
-        requestHook: (span, request) => span.setAttribute('url.full', `${request.origin}${pathOf(request.path)}`),
+        // A webhook URL's query (or userinfo) can be its secret: the span keeps origin and path
+        // (the instrumentation also sets url.query on its own: emptied too).
+        requestHook: (span, request) => {
+          span.setAttribute('url.full', `${request.origin}${pathOf(request.path)}`);
+          if (request.path.includes('?')) span.setAttribute('url.query', '');
+        },
       }),
       // The command name only: arguments are keys, records and payloads (a CAS write carries the whole record).
       new IORedisInstrumentation({ requireParentSpan: true, dbStatementSerializer: (command) => command }),
@@ -118,21 +125,33 @@ export async function startTracingSdk(settings: TracingSettings, opts: StartTrac
     ],
   });
   await waitForHooks?.();
+  let warnings: ((detail: { otel: string }, msg: string) => void) | undefined;
   return {
     tracer: provider.getTracer(TRACER_NAME),
     fastifyPlugin: fastify.plugin(),
     reportTo(warn) {
-      const report = (...args: unknown[]) => warn({ otel: args.map(String).join(' ') }, 'tracing');
+      // Outside any request's context: a collector's failure is not part of the dispatch whose span batch it was.
+      warnings = (detail, msg) => context.with(ROOT_CONTEXT, () => warn(detail, msg));
+      const report = (...args: unknown[]) => warnings?.({ otel: args.map(String).join(' ') }, 'tracing');
       const quiet = () => {};
       diag.setLogger({ error: report, warn: report, info: quiet, debug: quiet, verbose: quiet }, DiagLogLevel.WARN);
     },
     async shutdown() {
       diag.disable();
       unregister();
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      propagation.disable();
+      try {
+        // A collector that is down or slow costs the last spans, not a failed shutdown.
+        await Promise.race([
+          provider.shutdown(),
+          setTimeout(SHUTDOWN_EXPORT_MS, undefined, { ref: false }).then(() => Promise.reject(new Error(`no answer within ${SHUTDOWN_EXPORT_MS} ms`))),
+        ]);
+      } catch (err) {
+        warnings?.({ otel: `the last spans were not exported: ${err instanceof Error ? err.message : String(err)}` }, 'tracing');
+      } finally {
+        trace.disable();
+        context.disable();
+        propagation.disable();
+      }
     },
   };
 }

@@ -48,6 +48,9 @@ describe('settings', () => {
     expect(traceIdOf('00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01')).toBe('0af7651916cd43dd8448eb211c80319c');
     expect(traceIdOf(`00-${'0'.repeat(32)}-b7ad6b7169203331-01`)).toBeNull();
     expect(traceIdOf('garbage')).toBeNull();
+    // As the propagator judges them with tracing on: version ff, an all-zero parent id.
+    expect(traceIdOf('ff-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01')).toBeNull();
+    expect(traceIdOf(`00-0af7651916cd43dd8448eb211c80319c-${'0'.repeat(16)}-01`)).toBeNull();
   });
 
   it('takes the sample ratio from config, then OTEL_TRACES_SAMPLER_ARG, else 1 (a blank variable is unset)', () => {
