@@ -27,7 +27,7 @@ import { PgAuditRecords } from './pg-records.js';
 import { deleteExpiredRollups, pgCoverageSource, pgRollupSource, rollupTables, type RollupRetention } from './pg-rollups.js';
 import { quoteSchema } from './sql-identifier.js';
 
-export interface PgAuditStoreOptions extends Pick<StateAuditStoreOptions, 'ingest' | 'onIndexed' | 'onIndexError' | 'scanBudget'> {
+export interface PgAuditStoreOptions extends Pick<StateAuditStoreOptions, 'ingest' | 'onIndexed' | 'onIndexError' | 'scanBudget' | 'completeChains'> {
   pool: Pool;
   schema: string;
   clock?: Clock;
@@ -151,7 +151,7 @@ export class PgAuditStore implements IngestingAuditStore {
 
   async verify(input: AuditVerifyInput): Promise<AuditVerifyResult> {
     await this.intake.catchUp();
-    return verifyChainOf(this.chainOf(input), input);
+    return verifyChainOf(this.chainOf(input), input, { complete: this.opts.completeChains === true });
   }
 
   /**

@@ -40,12 +40,21 @@ export interface ChainSource {
  * from/to select the sequence range between the first chained record dispatched at/after `from`
  * and the last dispatched at/before `to`.
  */
-export function verifyChain(store: StateStore, reader: RecordReader, input: AuditVerifyInput): Promise<AuditVerifyResult> {
-  return verifyChainOf(stateChain(store, reader, input), input);
+export function verifyChain(store: StateStore, reader: RecordReader, input: AuditVerifyInput, opts: VerifyOptions = {}): Promise<AuditVerifyResult> {
+  return verifyChainOf(stateChain(store, reader, input), input, opts);
+}
+
+export interface VerifyOptions {
+  /**
+   * Nothing may have left the chain (immutable audit: records never expire): it must start at
+   * sequence 0 and hold every link up to its head, so deleting its oldest records, or all of
+   * them, is a break. Otherwise a chain may start wherever retention left it.
+   */
+  complete?: boolean;
 }
 
 /** The walk of verifyChain over any chain source. */
-export async function verifyChainOf(source: ChainSource, input: AuditVerifyInput): Promise<AuditVerifyResult> {
+export async function verifyChainOf(source: ChainSource, input: AuditVerifyInput, opts: VerifyOptions = {}): Promise<AuditVerifyResult> {
   const scope = { namespace: input.namespace, tenant: input.tenant };
   const range = await sequenceRange(source, input);
   if (range === null) return { valid: true, records_checked: 0 };
@@ -57,7 +66,7 @@ export async function verifyChainOf(source: ChainSource, input: AuditVerifyInput
     const [before] = await source.links({ min: range.min - 1, max: range.min - 1 }, 1);
     previous = before?.record ?? null;
   }
-  let expected: number | null = range.min ?? null;
+  let expected: number | null = range.min ?? (opts.complete ? 0 : null);
   let from = range.min;
 
   for (;;) {
@@ -77,10 +86,11 @@ export async function verifyChainOf(source: ChainSource, input: AuditVerifyInput
     if (links.length < BATCH) break;
     from = (links.at(-1)?.seq ?? 0) + 1;
   }
-  // The head names the newest link: records cut from the end of the chain show up here.
-  if (head !== null && previous !== null && expected !== null) {
+  // The head names the newest link: records cut from the end of the chain show up here (and,
+  // for a complete chain, a chain with none left at all).
+  if (head !== null && expected !== null && (previous !== null || opts.complete)) {
     if (expected <= head.s) return broken(result, expected);
-    if (previous.sequence_number === head.s && previous.record_hash !== head.h) return broken(result, head.s);
+    if (previous?.sequence_number === head.s && previous.record_hash !== head.h) return broken(result, head.s);
   }
   return result;
 }

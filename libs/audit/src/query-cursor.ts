@@ -18,6 +18,9 @@ export function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
+/** The largest epoch ms a Date holds. */
+const MAX_DATE_MS = 8.64e15;
+
 /** Throws a 400 error for anything encodeCursor did not produce. */
 export function decodeCursor(cursor: string): CursorPosition {
   let parsed: unknown;
@@ -29,7 +32,9 @@ export function decodeCursor(cursor: string): CursorPosition {
   if (typeof parsed !== 'object' || parsed === null) throw errors.badRequest('invalid cursor');
   const { v, k, t, i, s } = parsed as Record<string, unknown>;
   const validSkip = s === undefined || (typeof s === 'number' && Number.isSafeInteger(s) && s >= 0);
-  if (v !== 1 || k !== 'ts' || typeof t !== 'number' || !Number.isFinite(t) || typeof i !== 'string' || !isRecordId(i) || !validSkip) {
+  // `t` is an instant every backend can turn into a date (|t| ≤ 8.64e15 ms): PostgreSQL's query did, and a larger one was a 500.
+  const validTime = typeof t === 'number' && Number.isSafeInteger(t) && Math.abs(t) <= MAX_DATE_MS;
+  if (v !== 1 || k !== 'ts' || !validTime || typeof i !== 'string' || !isRecordId(i) || !validSkip) {
     throw errors.badRequest('invalid cursor');
   }
   return typeof s === 'number' && s > 0 ? { t, i, s } : { t, i };

@@ -51,6 +51,8 @@ export interface StateAuditStoreOptions {
   onIndexed?: (report: IngestReport) => void;
   /** Indexing failed (a batch is retried: nothing is lost). */
   onIndexError?: (err: unknown) => void;
+  /** Immutable audit: no record may have left a hash chain, so verify requires every link from 0 (VerifyOptions.complete). */
+  completeChains?: boolean;
 }
 
 /**
@@ -101,6 +103,7 @@ function storedRecord(draft: NewAuditRecord, id: string, expiresAt: string | nul
 
 export class StateAuditStore implements IngestingAuditStore {
   private readonly clock: Clock;
+  private readonly completeChains: boolean;
   private readonly ids = new RecordIdGenerator();
   private readonly scopes: ScopeCodes;
   private readonly reader: RecordReader;
@@ -120,6 +123,7 @@ export class StateAuditStore implements IngestingAuditStore {
     opts: StateAuditStoreOptions = {},
   ) {
     this.clock = opts.clock ?? systemClock;
+    this.completeChains = opts.completeChains === true;
     this.scopes = new ScopeCodes(store);
     this.reader = new RecordReader(store, this.scopes);
     this.maxRecords = store.backend === 'memory' && opts.maxRecords !== undefined ? opts.maxRecords : null;
@@ -225,7 +229,7 @@ export class StateAuditStore implements IngestingAuditStore {
 
   async verify(input: AuditVerifyInput): Promise<AuditVerifyResult> {
     await this.ingest.catchUp();
-    return verifyChain(this.store, this.reader, input);
+    return verifyChain(this.store, this.reader, input, { complete: this.completeChains });
   }
 
   /**

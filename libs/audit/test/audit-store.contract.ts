@@ -31,7 +31,7 @@ export interface TrailUnderTest {
    * every filter exactly.
    */
   kind: 'state' | 'table';
-  open(state: StateStore, opts: { clock: Clock; scanBudget?: number }): TestedStore;
+  open(state: StateStore, opts: { clock: Clock; scanBudget?: number; completeChains?: boolean }): TestedStore;
   /** Rewrites a stored record in place, as an attacker with access to the backend could. */
   rewrite(record: AuditRecord, change: Partial<AuditRecord>): Promise<void>;
   /** Deletes a stored record outright (from the chain's index too). */
@@ -574,6 +574,26 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
         const chain = await chainOf(5);
         for (const r of chain.slice(3)) await trail.remove(r);
         expect(await verify()).toMatchObject({ valid: false, first_broken_at: 3, records_checked: 3 });
+      });
+
+      it('with immutable audit (complete chains), records deleted from the start of a chain, or all of them, are a break', async () => {
+        const chain = await chainOf(5);
+        // Indexed first (verify catches up), then deleted, as someone with access to the backend would.
+        expect(await verify()).toMatchObject({ valid: true, records_checked: 5 });
+        await trail.remove(chain[0]!);
+        await trail.remove(chain[1]!);
+        // Without immutable audit this reads as the start of the chain reaped by retention.
+        expect(await verify()).toMatchObject({ valid: true, records_checked: 3 });
+        const complete = trail.open(h.state, { clock, completeChains: true });
+        const verifyComplete = () => complete.verify({ namespace: 'ns', tenant: 't1' });
+        expect(await verifyComplete()).toMatchObject({ valid: false, first_broken_at: 0 });
+        for (const r of chain.slice(2)) await trail.remove(r);
+        // Without immutable audit, a chain with nothing left reads as reaped by retention.
+        expect(await verify()).toMatchObject({ valid: true, records_checked: 0 });
+        expect(await verifyComplete()).toMatchObject({ valid: false, first_broken_at: 0, records_checked: 0 });
+        // An untouched complete chain still verifies.
+        await chainOf(3, { namespace: 'ns', tenant: 'whole' });
+        expect(await complete.verify({ namespace: 'ns', tenant: 'whole' })).toMatchObject({ valid: true, records_checked: 3 });
       });
 
       it('verify checks the part of a chain dispatched within from/to', async () => {

@@ -40,8 +40,16 @@ export async function createAudit(config: SluiceConfig, deps: AuditDeps): Promis
   const compliance = resolveCompliance(config.compliance);
   if (!config.audit.enabled) return { compliance, store: null, postgres: null, analytics: null, coverage: null, recorder: undefined };
   const log = deps.logger.child({ component: 'audit' });
+  if (compliance.immutable_audit && config.audit.backend !== 'postgres' && config.state.backend === 'memory') {
+    // The in-process trail is bounded: its oldest records go at the cap, and verify then reports the chain broken.
+    log.warn(
+      { max_records: config.audit.memory_max_records, max_bytes: config.audit.memory_max_bytes },
+      'immutable audit on the in-memory trail: records beyond its cap are evicted (use Redis or PostgreSQL to keep every record)',
+    );
+  }
   const ingest = {
     clock: deps.clock,
+    completeChains: compliance.immutable_audit,
     ingest: { batchSize: config.audit.index_batch_size, claimIdleMs: config.audit.index_claim_after_seconds * 1000 },
     onIndexed: ({ indexed, failedWrites, backlog }) => {
       deps.metrics.auditIndexed.inc(indexed);
