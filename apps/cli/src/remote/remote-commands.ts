@@ -67,8 +67,10 @@ export async function silenceQuery(r: Remote): Promise<void> {
   const namespace = r.value('namespace');
   const tenant = r.value('tenant');
   const query = { ...(namespace ? { namespace } : {}), ...(tenant ? { tenant } : {}), include_expired: r.flag('expired') };
-  const list = await dataOf(r.client.api.GET('/v1/silences', { params: { query } }));
-  printSilences(r, list, list.silences);
+  const silences = await everyPage((page) =>
+    dataOf(r.client.api.GET('/v1/silences', { params: { query: { ...query, ...page } } })).then((l) => ({ items: l.silences, count: l.count })),
+  );
+  printSilences(r, { silences, count: silences.length }, silences);
 }
 
 export async function silenceExpire(r: Remote, id: string): Promise<void> {
@@ -134,7 +136,10 @@ export async function approvalsList(r: Remote): Promise<void> {
     const v = r.value(name);
     if (v !== undefined) query[name] = v;
   }
-  const list = await dataOf(r.client.api.GET('/v1/approvals', { params: { query } }));
+  const approvals = await everyPage((page) =>
+    dataOf(r.client.api.GET('/v1/approvals', { params: { query: { ...query, ...page } } })).then((l) => ({ items: l.approvals, count: l.count })),
+  );
+  const list = { approvals, count: approvals.length };
   print(r.output, list, () => [
     ['ID', 'STATUS', 'SCOPE', 'RULE', 'ACTION', 'EXPIRES'],
     ...list.approvals.map((a) => [a.id, a.status, `${a.namespace}/${a.tenant}`, a.rule, `${a.action.provider}/${a.action.action_type}`, a.expires_at]),
@@ -170,4 +175,17 @@ export async function approvalDecide(output: Output, verb: 'approve' | 'reject',
     ['ID', 'STATUS', 'OUTCOME'],
     [decision.id, decision.status, (decision.outcome as { outcome?: string } | null)?.outcome ?? '-'],
   ]);
+}
+
+/** The largest page a list answers. */
+const PAGE = 1000;
+
+/** Every entry of a list that pages by offset: pages of 1,000 until `count` is reached. */
+async function everyPage<T>(fetchPage: (page: { limit: number; offset: number }) => Promise<{ items: T[]; count: number }>): Promise<T[]> {
+  const all: T[] = [];
+  for (;;) {
+    const { items, count } = await fetchPage({ limit: PAGE, offset: all.length });
+    all.push(...items);
+    if (items.length === 0 || all.length >= count) return all;
+  }
 }

@@ -24,6 +24,15 @@ export function ActionNotes({ action }: { action: Pick<Action, 'done' | 'error'>
   );
 }
 
+/** Says so when a list holds more than the page shows (the largest page is 1,000). */
+export function PageNote({ shown, count }: { shown: number | undefined; count: number | undefined }) {
+  return shown !== undefined && count !== undefined && count > shown ? (
+    <p class="note">
+      Showing the oldest {shown} of {count}.
+    </p>
+  ) : null;
+}
+
 export function JsonBlock({ value, label }: { value: unknown; label: string }) {
   return (
     <section aria-label={label}>

@@ -1,12 +1,13 @@
 import { dataOf } from '@sluice/client';
 import { DataTable } from '../components/data-table.js';
-import { ActionNotes, ErrorNote, Time } from '../components/notices.js';
+import { ActionNotes, ErrorNote, PageNote, Time } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
 /** Pending approvals; admins and operators approve or reject them (a viewer sees the list only). */
 export function ApprovalsView({ session }: { session: Session }) {
-  const pending = useLoad(() => dataOf(session.client.api.GET('/v1/approvals', { params: { query: { status: 'pending' } } })), [session]);
+  // The largest page: the list pages (count says how many wait in all).
+  const pending = useLoad(() => dataOf(session.client.api.GET('/v1/approvals', { params: { query: { status: 'pending', limit: 1000 } } })), [session]);
   const decision = useAction();
   const decide = (ref: { namespace: string; tenant: string; id: string }, verb: 'approve' | 'reject') =>
     decision.run(
@@ -31,6 +32,7 @@ export function ApprovalsView({ session }: { session: Session }) {
       </div>
       <ErrorNote error={pending.error} />
       <ActionNotes action={decision} />
+      <PageNote shown={pending.data?.approvals.length} count={pending.data?.count} />
       <DataTable
         caption="Pending approvals, oldest first"
         rows={pending.data?.approvals ?? []}

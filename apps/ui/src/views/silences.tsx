@@ -1,7 +1,7 @@
 import { dataOf } from '@sluice/client';
 import { useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table.js';
-import { ActionNotes, ErrorNote, Time } from '../components/notices.js';
+import { ActionNotes, ErrorNote, PageNote, Time } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 import { type Matcher, matchesRecord } from '../silence-preview.js';
@@ -11,7 +11,7 @@ const PREVIEW_RECORDS = 200;
 
 /** Active silences (expire, extend) and the form that creates one, previewed against recent actions. */
 export function SilencesView({ session }: { session: Session }) {
-  const silences = useLoad(() => dataOf(session.client.api.GET('/v1/silences')), [session]);
+  const silences = useLoad(() => dataOf(session.client.api.GET('/v1/silences', { params: { query: { limit: 1000 } } })), [session]);
   const change = useAction();
   const manage = session.can('silences_manage');
   const expire = (id: string) =>
@@ -30,6 +30,7 @@ export function SilencesView({ session }: { session: Session }) {
       {manage && <SilenceForm session={session} onCreated={silences.reload} />}
       <ErrorNote error={silences.error} />
       <ActionNotes action={change} />
+      <PageNote shown={silences.data?.silences.length} count={silences.data?.count} />
       <DataTable
         caption="Active silences"
         rows={silences.data?.silences ?? []}
