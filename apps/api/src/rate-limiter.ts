@@ -48,9 +48,19 @@ export class RateLimiter {
         charged.push({ key, windowMs: tier.window_seconds * 1000, by });
       }
     } catch (err) {
-      await Promise.all(charged.map(({ key, windowMs, by }) => this.deps.state.incrementWindow(key, { windowMs, by: -by })));
+      await Promise.all(charged.map((c) => this.giveBack(c)));
       throw err;
     }
+  }
+
+  /**
+   * Takes a refused batch's charge back, unless its window has ended since (a decrement would then
+   * open a new window below zero). A window that ended and was opened again by other requests in
+   * the milliseconds between is not told apart: that tenant gets `by` more once.
+   */
+  private async giveBack({ key, windowMs, by }: { key: StateKey; windowMs: number; by: number }): Promise<void> {
+    if ((await this.deps.state.readWindow(key)).count < by) return;
+    await this.deps.state.incrementWindow(key, { windowMs, by: -by });
   }
 
   private async take(key: StateKey, tier: Tier, by: number, scope: 'caller' | 'tenant'): Promise<void> {
