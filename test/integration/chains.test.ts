@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
+import { uniquePrefix } from '../support/redis-url.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { ALL_BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
@@ -324,5 +325,35 @@ describe.each(ALL_BACKENDS)('chain runs and grants (%s)', (backend) => {
     const cancelled = await postJson(`${gw.url}/v1/chains/${mine}/cancel`, { cancelled_by: 'acme-op' }, keyHeader('acme-op'));
     expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled', cancelled_by: 'acme-op' } });
     expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}`, undefined, keyHeader('root'))).body).toMatchObject({ status: 'running' });
+  });
+});
+
+describe('chain definitions written at once on two replicas (redis)', () => {
+  it('never leave a sub-chain cycle stored: of two writes closing one, at least one is refused and undone', async () => {
+    const config = { providers: [{ name: 'ok', type: 'noop' }], rules: { directory: null }, state: { prefix: uniquePrefix() } };
+    const a = await startGateway('redis', config);
+    const b = await startGateway('redis', config);
+    try {
+      const put = (gw: RunningGateway, name: string, sub?: string) =>
+        requestJson('PUT', `${gw.url}/v1/chains/definitions/${name}`, {
+          name,
+          steps: [{ name: 'a', provider: 'ok', action_type: 'x' }, ...(sub ? [{ name: 's', sub_chain: sub }] : [])],
+        });
+      for (let round = 0; round < 10; round++) {
+        const [x, y] = [`ca${round}`, `cb${round}`];
+        await put(a, x);
+        await put(a, y);
+        const answers = await Promise.all([put(a, x, y), put(b, y, x)]);
+        expect(answers.filter((r) => r.status === 200).length).toBeLessThanOrEqual(1);
+        const subOf = async (name: string) =>
+          ((await requestJson('GET', `${a.url}/v1/chains/definitions/${name}`)).body as { steps: { sub_chain?: string }[] }).steps.find((s) => s.sub_chain)
+            ?.sub_chain;
+        const [xs, ys] = [await subOf(x), await subOf(y)];
+        expect(xs === y && ys === x, `round ${round}: ${x} → ${xs}, ${y} → ${ys}`).toBe(false);
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });

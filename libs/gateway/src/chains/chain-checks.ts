@@ -17,7 +17,7 @@ export function checkDefinition(def: ChainDefinition, all: ReadonlyMap<string, C
 }
 
 /** A path of sub-chain references from `start` back to a chain already on it, or null. */
-function cycleFrom(start: string, all: ReadonlyMap<string, ChainDefinition>): string[] | null {
+export function cycleFrom(start: string, all: ReadonlyMap<string, ChainDefinition>): string[] | null {
   const path: string[] = [];
   const done = new Set<string>();
   const visit = (name: string): string[] | null => {

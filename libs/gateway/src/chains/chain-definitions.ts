@@ -2,7 +2,7 @@ import { ConfigError } from '@sluice/config';
 import { ChainDefinition, errors, type ChainDag, type ChainDefinitionView, type Clock } from '@sluice/core';
 import { RecordRepository, type StateStore } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
-import { checkDefinition } from './chain-checks.js';
+import { checkDefinition, cycleFrom } from './chain-checks.js';
 import { definitionDag } from './chain-dag.js';
 
 /** The key kind of API chain definitions: never rename without a migration. */
@@ -95,6 +95,7 @@ export class ChainDefinitions {
     this.check(def);
     if ((await this.records.create({ id: def.name, ...GLOBAL, definition: def })) !== 'created')
       throw errors.conflict(`chain definition already exists: ${def.name}`);
+    await this.undoIfCycle(def, () => this.records.remove({ ...GLOBAL, id: def.name }));
     return this.view(def);
   }
 
@@ -103,9 +104,28 @@ export class ChainDefinitions {
     if (def.name !== name) throw errors.badRequest(`the definition's name (${def.name}) differs from the path (${name})`);
     this.refuseConfigured(name, 'replaced');
     this.check(def);
-    const updated = await this.records.update({ ...GLOBAL, id: name }, (stored) => ({ ...stored, definition: def }));
-    if (updated) return { view: this.view(def), created: false };
-    return { view: await this.create(def), created: true };
+    let previous: ChainDefinition | undefined;
+    const updated = await this.records.update({ ...GLOBAL, id: name }, (stored) => {
+      previous = stored.definition;
+      return { ...stored, definition: def };
+    });
+    if (!updated) return { view: await this.create(def), created: true };
+    const before = previous as ChainDefinition;
+    await this.undoIfCycle(def, () => this.records.update({ ...GLOBAL, id: name }, (stored) => ({ ...stored, definition: before })));
+    return { view: this.view(def), created: false };
+  }
+
+  /**
+   * Each write is checked against this replica's copy, so two written at once on two replicas
+   * can together close a cycle neither would alone. After its write (the copy reloaded from the
+   * store by then), a write that now closes one is undone and refused: of two racing writes at
+   * least the later one sees the other, so no cycle stays stored (both may be refused: try again).
+   */
+  private async undoIfCycle(def: ChainDefinition, undo: () => Promise<unknown>): Promise<void> {
+    const cycle = cycleFrom(def.name, this.all);
+    if (cycle === null) return;
+    await undo();
+    throw errors.validation([{ path: 'steps', message: `sub_chain cycle: ${cycle.join(' → ')} (another definition was written at the same time)` }]);
   }
 
   /** 409 while another definition names it as a sub-chain. */
