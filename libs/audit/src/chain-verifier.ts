@@ -46,9 +46,10 @@ export function verifyChain(store: StateStore, reader: RecordReader, input: Audi
 
 export interface VerifyOptions {
   /**
-   * Nothing may have left the chain (immutable audit: records never expire): it must start at
-   * sequence 0 and hold every link up to its head, so deleting its oldest records, or all of
-   * them, is a break. Otherwise a chain may start wherever retention left it.
+   * Immutable audit: the records written without an expiry may not have left the chain. It must
+   * hold every link from the head's `k` (the first of its newest run of records without expiry)
+   * up to the head, so deleting the oldest of them, or all of them, is a break; records before
+   * `k` may have expired under an earlier mode. Otherwise a chain may start wherever retention left it.
    */
   complete?: boolean;
 }
@@ -66,13 +67,17 @@ export async function verifyChainOf(source: ChainSource, input: AuditVerifyInput
     const [before] = await source.links({ min: range.min - 1, max: range.min - 1 }, 1);
     previous = before?.record ?? null;
   }
-  let expected: number | null = range.min ?? (opts.complete ? 0 : null);
+  let expected: number | null = range.min ?? null;
+  // The first link a complete chain must still hold (null: none required).
+  const keptFrom = opts.complete && range.min === undefined ? (head?.k ?? null) : null;
   let from = range.min;
 
   for (;;) {
     const bounds = { ...(from !== undefined ? { min: from } : {}), ...(range.max !== undefined ? { max: range.max } : {}) };
     const links = await source.links(bounds, BATCH);
     for (const { seq, record } of links) {
+      // Records kept for good missing from the start of the walk.
+      if (expected === null && keptFrom !== null && seq > keptFrom) return broken(result, keptFrom);
       // A gap: the record at `expected` is gone.
       if (expected !== null && seq !== expected) return broken(result, Math.min(seq, expected));
       if (record === null) return broken(result, seq);
@@ -86,11 +91,12 @@ export async function verifyChainOf(source: ChainSource, input: AuditVerifyInput
     if (links.length < BATCH) break;
     from = (links.at(-1)?.seq ?? 0) + 1;
   }
-  // The head names the newest link: records cut from the end of the chain show up here (and,
-  // for a complete chain, a chain with none left at all).
-  if (head !== null && expected !== null && (previous !== null || opts.complete)) {
+  // A complete chain with none of its kept records left at all.
+  if (previous === null && keptFrom !== null) return broken(result, keptFrom);
+  // The head names the newest link: records cut from the end of the chain show up here.
+  if (head !== null && previous !== null && expected !== null) {
     if (expected <= head.s) return broken(result, expected);
-    if (previous?.sequence_number === head.s && previous.record_hash !== head.h) return broken(result, head.s);
+    if (previous.sequence_number === head.s && previous.record_hash !== head.h) return broken(result, head.s);
   }
   return result;
 }

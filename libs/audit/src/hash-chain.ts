@@ -10,6 +10,12 @@ export type UnlinkedRecord = Omit<AuditRecord, 'sequence_number' | 'previous_has
 export interface ChainHead {
   s: number;
   h: string;
+  /**
+   * Kept since: the sequence number from which every record of the chain has no expiry (written
+   * under immutable audit or a hold), so none of them may be missing; absent while the newest
+   * record can expire. Records before it may have expired (retention under an earlier mode).
+   */
+  k?: number;
 }
 
 export interface LinkOptions {
@@ -39,6 +45,7 @@ export async function linkIntoChain(
     const head = stored === null ? null : parseHead(stored.value, draft);
     const linked = link(draft, head);
     const next: ChainHead = { s: linked.sequence_number, h: linked.record_hash };
+    if (linked.expires_at === null) next.k = head?.k ?? linked.sequence_number;
     const swap = await store.compareAndSwapWith(headKey, stored?.version ?? 0, JSON.stringify(next), writesFor(linked));
     return swap.ok ? linked : RETRY;
   });
@@ -64,7 +71,9 @@ function parseHead(value: string, scope: TenantScope): ChainHead {
   const parsed: unknown = JSON.parse(value);
   if (typeof parsed === 'object' && parsed !== null && 's' in parsed && 'h' in parsed) {
     const { s, h } = parsed;
-    if (typeof s === 'number' && Number.isSafeInteger(s) && typeof h === 'string') return { s, h };
+    const k = (parsed as { k?: unknown }).k;
+    if (typeof s === 'number' && Number.isSafeInteger(s) && typeof h === 'string')
+      return typeof k === 'number' && Number.isSafeInteger(k) ? { s, h, k } : { s, h };
   }
   throw new Error(`audit hash chain ${scope.namespace}/${scope.tenant}: unreadable chain head`);
 }

@@ -18,8 +18,9 @@ export function encodeCursor(position: CursorPosition): string {
   return Buffer.from(JSON.stringify(body)).toString('base64url');
 }
 
-/** The largest epoch ms a Date holds. */
-const MAX_DATE_MS = 8.64e15;
+/** The instants every backend can write as a date: years 0001 to 9999 (PostgreSQL refuses others as RFC 3339 text). */
+const MIN_CURSOR_MS = -62135596800000;
+const MAX_CURSOR_MS = 253402300799999;
 
 /** Throws a 400 error for anything encodeCursor did not produce. */
 export function decodeCursor(cursor: string): CursorPosition {
@@ -32,8 +33,8 @@ export function decodeCursor(cursor: string): CursorPosition {
   if (typeof parsed !== 'object' || parsed === null) throw errors.badRequest('invalid cursor');
   const { v, k, t, i, s } = parsed as Record<string, unknown>;
   const validSkip = s === undefined || (typeof s === 'number' && Number.isSafeInteger(s) && s >= 0);
-  // `t` is an instant every backend can turn into a date (|t| ≤ 8.64e15 ms): PostgreSQL's query did, and a larger one was a 500.
-  const validTime = typeof t === 'number' && Number.isSafeInteger(t) && Math.abs(t) <= MAX_DATE_MS;
+  // `t` is an instant every backend can turn into a date: PostgreSQL's query did, and one outside years 1–9999 was a 500.
+  const validTime = typeof t === 'number' && Number.isSafeInteger(t) && t >= MIN_CURSOR_MS && t <= MAX_CURSOR_MS;
   if (v !== 1 || k !== 'ts' || !validTime || typeof i !== 'string' || !isRecordId(i) || !validSkip) {
     throw errors.badRequest('invalid cursor');
   }

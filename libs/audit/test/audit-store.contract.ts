@@ -596,6 +596,22 @@ export function auditStoreContract(backend: string, makeHarness: () => Promise<A
         expect(await complete.verify({ namespace: 'ns', tenant: 'whole' })).toMatchObject({ valid: true, records_checked: 3 });
       });
 
+      it('with immutable audit, records that could expire before it began may be gone; those kept for good may not', async () => {
+        const scope = { namespace: 'ns', tenant: 'switched' };
+        // Written under a mode with a TTL (soc2), and reaped...
+        const early: AuditRecord[] = [];
+        for (let i = 0; i < 3; i++)
+          early.push(await audit.append(draft({ ...scope, action_id: `early-${i}`, dispatchedAtMs: BASE + i * 1000 }), { ttlMs: 1000, chain: true }));
+        expect(await audit.verify(scope)).toMatchObject({ valid: true, records_checked: 3 });
+        for (const r of early) await trail.remove(r);
+        // ...then kept for good (hipaa).
+        const kept = await appendAll(2, (i) => draft({ ...scope, action_id: `kept-${i}`, dispatchedAtMs: BASE + (10 + i) * 1000 }), true);
+        const complete = trail.open(h.state, { clock, completeChains: true });
+        expect(await complete.verify(scope)).toMatchObject({ valid: true, records_checked: 2 });
+        await trail.remove(kept[0]!);
+        expect(await complete.verify(scope)).toMatchObject({ valid: false, first_broken_at: 3 });
+      });
+
       it('verify checks the part of a chain dispatched within from/to', async () => {
         const chain = await chainOf(10);
         await tamper(chain[8]!, { outcome: 'suppressed' });

@@ -164,7 +164,9 @@ describe('query cursors', () => {
   it('reject anything else with a 400', () => {
     const id = '01942f1e-7a00-7000-8000-000000000001';
     // Times no Date can hold (PostgreSQL's query answered them with a 500), and a fraction.
-    const times = [9007199254740991, 1e20, 8640000000000001, 1.5].map((t) => Buffer.from(JSON.stringify({ v: 1, k: 'ts', t, i: id })).toString('base64url'));
+    const times = [9007199254740991, 1e20, 8640000000000001, 8640000000000000, 253402300800000, -62135596800001, 1.5].map((t) =>
+      Buffer.from(JSON.stringify({ v: 1, k: 'ts', t, i: id })).toString('base64url'),
+    );
     for (const bad of ['', 'not-base64-json', Buffer.from('{"v":1,"k":"ts","t":"x","i":"y"}').toString('base64url'), ...times]) {
       expect(() => decodeCursor(bad)).toThrow(expect.objectContaining({ code: 'BAD_REQUEST' }));
     }

@@ -143,14 +143,14 @@ export class SilenceService {
   /**
    * The stored form (for scope checks before a change); 404 when unknown. A silence created on
    * another replica a moment ago may not have reached this one's snapshot yet (the broadcast is
-   * on its way): a miss reads the store, and reloads the snapshot when the silence is there.
+   * on its way): a miss reads it from the store. The snapshot itself is left to the sync, whose
+   * reloads run one after another (one started here could finish last and install older data).
    */
   async stored(id: string): Promise<StoredSilence> {
     const known = this.snapshot.get(id);
     if (known) return known;
     const found = await this.records.find(id);
     if (!found) throw errors.notFound('silence', id);
-    await this.refresh();
     return found.record;
   }
 
