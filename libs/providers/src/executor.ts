@@ -42,7 +42,8 @@ type AttemptResult = { ok: true; response: ProviderResponse } | { ok: false; err
 export class Executor {
   readonly #opts: ExecutorOptions;
   readonly #semaphore: Semaphore;
-  readonly #perProvider = new Map<string, Semaphore>();
+  /** Each provider's own cap; null where it cannot bind (at least maxConcurrent: the shared permits already do). */
+  readonly #perProvider = new Map<string, Semaphore | null>();
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   readonly #random: () => number;
 
@@ -117,17 +118,17 @@ export class Executor {
     return Math.max(backoff, err.retryAfterMs);
   }
 
-  /** A free permit without going through a promise; undefined when the caller must wait (or has aborted: acquire rejects). */
-  #freePermit(outer: AbortSignal | undefined): Release | undefined {
-    return outer?.aborted === true ? undefined : this.#semaphore.tryAcquire();
+  /** A free permit of `semaphore` without going through a promise; undefined when the caller must wait (or has aborted: acquire rejects). */
+  #freePermit(semaphore: Semaphore, outer: AbortSignal | undefined): Release | undefined {
+    return outer?.aborted === true ? undefined : semaphore.tryAcquire();
   }
 
-  /** The provider's own cap on attempts at once (created on first use). */
-  #providerSemaphore(name: string): Semaphore {
+  /** The provider's own cap on attempts at once (made on first use); null when it cannot bind. */
+  #providerSemaphore(name: string): Semaphore | null {
     let semaphore = this.#perProvider.get(name);
     if (semaphore === undefined) {
       const size = this.#opts.providerConcurrency?.get(name) ?? this.#opts.maxConcurrent;
-      semaphore = new Semaphore(Math.min(size, this.#opts.maxConcurrent));
+      semaphore = size < this.#opts.maxConcurrent ? new Semaphore(size) : null;
       this.#perProvider.set(name, semaphore);
     }
     return semaphore;
@@ -139,13 +140,13 @@ export class Executor {
    * behind each other, not in front of other providers' calls.
    */
   #attempt(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
-    // Not async: an in-process call goes straight on, without a promise and ticks of its own.
-    return provider.inProcess === true ? this.#permitted(provider, action, attempt, outer) : this.#capped(provider, action, attempt, outer);
+    // Not async: an uncapped call (in-process, or a provider whose cap cannot bind) goes straight on, without a promise and ticks of its own.
+    const own = provider.inProcess === true ? null : this.#providerSemaphore(provider.name);
+    return own === null ? this.#permitted(provider, action, attempt, outer) : this.#capped(own, provider, action, attempt, outer);
   }
 
-  async #capped(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
-    const own = this.#providerSemaphore(provider.name);
-    const releaseOwn = (outer?.aborted === true ? undefined : own.tryAcquire()) ?? (await own.acquire(outer));
+  async #capped(own: Semaphore, provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
+    const releaseOwn = this.#freePermit(own, outer) ?? (await own.acquire(outer));
     try {
       return await this.#permitted(provider, action, attempt, outer);
     } finally {
@@ -155,7 +156,7 @@ export class Executor {
 
   /** The attempt once it holds a shared permit (taken here). */
   async #permitted(provider: Provider, action: Action, attempt: number, outer: AbortSignal | undefined): Promise<AttemptResult> {
-    const release = this.#freePermit(outer) ?? (await this.#semaphore.acquire(outer));
+    const release = this.#freePermit(this.#semaphore, outer) ?? (await this.#semaphore.acquire(outer));
     if (provider.inProcess === true) {
       // Settles without I/O or timers, so its timeout could never fire first: no AbortController or
       // timer is made (they were most of a noop dispatch's executor cost).
