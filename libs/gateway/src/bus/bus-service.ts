@@ -13,7 +13,7 @@ import {
 import type { StateStore } from '@sluice/state';
 import { BusSubscriptions } from './bus-subscriptions.js';
 import { BusTopics, topicLog } from './bus-topics.js';
-import { BusSchemaRegistry, schemaId } from './schema-registry.js';
+import { BusSchemaRegistry, schemaId, versionNotFound } from './schema-registry.js';
 import { SchemaValidators } from './schema-validators.js';
 
 export interface BusServiceDeps {
@@ -65,23 +65,15 @@ export class BusService {
    */
   async subscribe(topic: BusTopic, input: BusSubscriptionInput): Promise<BusSubscription> {
     const subscription = await this.subscriptions.create(topic, input);
-    const still = await this.topics.find(topic.topic).then(
-      () => true,
-      (err: unknown) => {
-        if (err instanceof SluiceError && err.code === 'NOT_FOUND') return false;
-        throw err;
-      },
-    );
-    if (still) return subscription;
+    if (await this.topics.exists(topic.topic)) return subscription;
     await this.subscriptions.removeOf(topic);
     throw errors.notFound('bus topic', topic.topic);
   }
 
   /** Deletes a topic, its messages and its subscriptions (404 when it does not exist). */
   async removeTopic(params: BusTopicParams): Promise<void> {
-    const topic = await this.topics.get(params);
-    await this.topics.remove(params);
-    await this.subscriptions.removeOf(topic);
+    const topic = await this.topics.remove(params);
+    await this.subscriptions.removeOf({ namespace: params.namespace, tenant: params.tenant, topic });
   }
 
   /** 409 while a topic is bound to the version. */
@@ -101,7 +93,7 @@ export class BusService {
     const bound = await this.topics.bind(params, schema);
     if (await this.schemas.touch(version)) return bound;
     await this.topics.unbindFrom(params, schema);
-    throw errors.notFound('bus schema', `${params.namespace}/${params.tenant}/${schema.subject}/${schema.version}`);
+    throw versionNotFound(version);
   }
 
   /** 400 `{error, subject, version, issues}` when the bound schema refuses the payload. */

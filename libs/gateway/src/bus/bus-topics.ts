@@ -70,17 +70,17 @@ export class BusTopics {
     return publicForm(found.record);
   }
 
-  async get(params: BusTopicParams): Promise<BusTopic> {
-    const found = await this.records.get({ namespace: params.namespace, tenant: params.tenant, id: topicName(params) });
-    if (!found) throw errors.notFound('bus topic', topicName(params));
-    return publicForm(found.record);
+  /** Whether a topic of this full name exists. */
+  async exists(name: string): Promise<boolean> {
+    return (await this.records.find(name)) !== null;
   }
 
-  /** Deletes the topic and its messages. */
-  async remove(params: BusTopicParams): Promise<void> {
-    if (!(await this.records.remove({ namespace: params.namespace, tenant: params.tenant, id: topicName(params) })))
-      throw errors.notFound('bus topic', topicName(params));
+  /** Deletes the topic and its messages; returns its full name. */
+  async remove(params: BusTopicParams): Promise<string> {
+    const name = topicName(params);
+    if (!(await this.records.remove({ namespace: params.namespace, tenant: params.tenant, id: name }))) throw errors.notFound('bus topic', name);
     await this.state.delete(topicLog(params));
+    return name;
   }
 
   /** Binds (or, with null, unbinds) a schema version; the caller checked that it exists. */

@@ -83,8 +83,8 @@ export class BusSchemaRegistry {
   }
 
   async get(params: BusSchemaVersionParams): Promise<BusSchema> {
-    const found = await this.records.get({ namespace: params.namespace, tenant: params.tenant, id: schemaId(params.subject, params.version) });
-    if (!found) throw errors.notFound('bus schema', `${params.namespace}/${params.tenant}/${params.subject}/${params.version}`);
+    const found = await this.records.get(versionRef(params));
+    if (!found) throw versionNotFound(params);
     return publicForm(found.record);
   }
 
@@ -94,10 +94,10 @@ export class BusSchemaRegistry {
    * a bind racing the delete either is seen or finds the version gone.
    */
   async remove(params: BusSchemaVersionParams, pinnedBy: () => Promise<string | null>): Promise<void> {
-    const ref = { namespace: params.namespace, tenant: params.tenant, id: schemaId(params.subject, params.version) };
+    const ref = versionRef(params);
     for (let round = 0; round < CAS_ROUNDS; round++) {
       const found = await this.records.get(ref);
-      if (!found) throw errors.notFound('bus schema', `${params.namespace}/${params.tenant}/${params.subject}/${params.version}`);
+      if (!found) throw versionNotFound(params);
       const topic = await pinnedBy();
       if (topic !== null) throw errors.conflict(`bus schema ${params.subject} version ${params.version} is bound to topic ${topic}; unbind it first`);
       if (await this.records.removeAt(found)) return;
@@ -107,8 +107,7 @@ export class BusSchemaRegistry {
 
   /** Marks the version as just used by a binding (a new record version, same content); false when it no longer exists. */
   async touch(params: BusSchemaVersionParams): Promise<boolean> {
-    const ref = { namespace: params.namespace, tenant: params.tenant, id: schemaId(params.subject, params.version) };
-    return (await this.records.update(ref, (schema) => schema)) !== null;
+    return (await this.records.update(versionRef(params), (schema) => schema)) !== null;
   }
 
   private async nextVersion(input: BusSubjectParams): Promise<number> {
@@ -125,4 +124,14 @@ export class BusSchemaRegistry {
 function publicForm(stored: StoredSchema): BusSchema {
   const { id: _id, ...schema } = stored;
   return schema;
+}
+
+/** Where a schema version's record is. */
+function versionRef(params: BusSchemaVersionParams): { namespace: string; tenant: string; id: string } {
+  return { namespace: params.namespace, tenant: params.tenant, id: schemaId(params.subject, params.version) };
+}
+
+/** The 404 of a schema version that does not exist. */
+export function versionNotFound(params: BusSchemaVersionParams): Error {
+  return errors.notFound('bus schema', `${params.namespace}/${params.tenant}/${params.subject}/${params.version}`);
 }
