@@ -119,7 +119,7 @@ export class RuleRepository {
     this.refuseFileRule(name, 'deleted');
     const deleted = await this.deps.state.delete(apiRuleKey(name));
     if (!deleted) throw errors.notFound('rule', name);
-    await this.deps.state.delete(enabledFlagKey(name));
+    await this.forgetEnabledFlag(name);
     await this.sync.announce();
   }
 
@@ -129,15 +129,15 @@ export class RuleRepository {
     // An API rule deleted on another replica meanwhile: its flag must not outlive it (the next rule of that name would inherit it).
     const fileRule = this.fileRules.some((r) => r.name === name);
     if (!fileRule && (await this.deps.state.get(apiRuleKey(name))) === null) {
-      await this.deps.state.delete(enabledFlagKey(name));
+      await this.forgetEnabledFlag(name);
       throw errors.notFound('rule', name);
     }
     await this.sync.announce();
   }
 
   /**
-   * A new API rule starts from its own `enabled`: a flag left by a disable that raced the delete
-   * of an earlier rule of that name (the delete removes the rule, then its flag) is dropped.
+   * Drops a rule's enabled flag: with its API rule's delete, and at a new API rule of the name (a
+   * flag left by a disable that raced the delete of an earlier one must not carry over).
    */
   private async forgetEnabledFlag(name: string): Promise<void> {
     await this.deps.state.delete(enabledFlagKey(name));
@@ -242,11 +242,11 @@ export class RuleRepository {
     const shadowed = this.apiRules.filter((r) => fileNames.has(r.name));
     for (const r of shadowed) this.deps.logger.warn({ rule: r.name }, 'API rule shadowed by a file rule of the same name');
     this.ruleSet = new RuleSet([...this.fileRules, ...this.apiRules.filter((r) => !fileNames.has(r.name))]);
-    this.reportUnknownIntervals();
+    this.reportLoadProblems();
   }
 
   /** Logs what unknownIntervals() and missingPlugins() find, after every rebuild (time intervals and plugins load first, at start-up). */
-  private reportUnknownIntervals(): void {
+  private reportLoadProblems(): void {
     for (const p of this.unknownIntervals()) this.deps.logger.warn({ file: p.file, rule: p.rule, reason: p.message }, 'rule names an unknown time interval');
     for (const p of this.missingPlugins()) this.deps.logger.warn({ file: p.file, rule: p.rule, reason: p.message }, 'rule names a plugin that is not loaded');
   }
