@@ -51,7 +51,7 @@ export interface StateAuditStoreOptions {
   onIndexed?: (report: IngestReport) => void;
   /** Indexing failed (a batch is retried: nothing is lost). */
   onIndexError?: (err: unknown) => void;
-  /** Immutable audit: no record may have left a hash chain, so verify requires every link from 0 (VerifyOptions.complete). */
+  /** Immutable audit: no record kept for good may have left a hash chain, so verify requires them all (VerifyOptions.complete). */
   completeChains?: boolean;
 }
 
