@@ -1,3 +1,4 @@
+import type { IndexEntry } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import { NOTHING_REAPED, type ReapContext, type ReapResult, type RetentionSource } from '../retention/retention-source.js';
 import type { EventStore } from './event-store.js';
@@ -33,15 +34,15 @@ export class EventRetention implements RetentionSource {
     for (let scanned = 0; scanned < MAX_SCANNED; ) {
       const page = await this.store.enteredBefore(namespace, tenant, cutoff, kept, PAGE);
       scanned += page.length;
-      for (const fingerprint of page) {
+      for (const entry of page) {
         try {
-          const result = await this.reapOne(namespace, tenant, fingerprint, cutoff);
+          const result = await this.reapOne(namespace, tenant, entry, cutoff);
           if (result === 'deleted') deleted += 1;
           if (result === 'kept') kept += 1;
         } catch (err) {
           errors += 1;
           kept += 1;
-          this.log.warn({ err, namespace, tenant, fingerprint }, 'event retention failed for one event');
+          this.log.warn({ err, namespace, tenant, fingerprint: entry.member }, 'event retention failed for one event');
         }
       }
       if (page.length < PAGE) break;
@@ -50,16 +51,16 @@ export class EventRetention implements RetentionSource {
   }
 
   /** `dropped`: an index entry without its record (a crash mid-delete), removed and not counted. */
-  private async reapOne(namespace: string, tenant: string, fingerprint: string, cutoff: number): Promise<'deleted' | 'kept' | 'dropped'> {
-    const stored = await this.store.get(namespace, tenant, fingerprint);
+  private async reapOne(namespace: string, tenant: string, entry: IndexEntry, cutoff: number): Promise<'deleted' | 'kept' | 'dropped'> {
+    const stored = await this.store.get(namespace, tenant, entry.member);
     if (!stored) {
-      await this.store.dropIndexEntry(namespace, tenant, fingerprint);
+      await this.store.dropIndexEntry(namespace, tenant, entry);
       return 'dropped';
     }
     const { record } = stored;
     const machine = this.machines.get(record.state_machine);
     if (!machine?.isTerminal(record.state) || Date.parse(record.updated_at) > cutoff) return 'kept';
-    await this.store.delete(namespace, tenant, fingerprint);
+    await this.store.delete(namespace, tenant, entry);
     return 'deleted';
   }
 }

@@ -1,4 +1,4 @@
-import type { CasResult, StateStore } from '@sluice/state';
+import type { CasResult, IndexEntry, StateStore } from '@sluice/state';
 import { eventIndexKey, eventKey } from './event-keys.js';
 import { enteredAtMs, parseEventRecord, type EventRecord, type StoredEvent } from './event-record.js';
 
@@ -44,21 +44,24 @@ export class EventStore {
     return found;
   }
 
-  /** Fingerprints that entered their state at or before `maxEnteredMs`, oldest first. */
-  async enteredBefore(namespace: string, tenant: string, maxEnteredMs: number, offset: number, limit: number): Promise<string[]> {
-    const entries = await this.state.indexRange(eventIndexKey(namespace, tenant), { max: maxEnteredMs, offset, limit });
-    return entries.map((e) => e.member);
+  /** Index entries (fingerprint and the instant it entered its state) at or before `maxEnteredMs`, oldest first. */
+  enteredBefore(namespace: string, tenant: string, maxEnteredMs: number, offset: number, limit: number): Promise<IndexEntry[]> {
+    return this.state.indexRange(eventIndexKey(namespace, tenant), { max: maxEnteredMs, offset, limit });
   }
 
-  /** Removes an index entry whose record is gone (a delete interrupted between its two steps). */
-  async dropIndexEntry(namespace: string, tenant: string, fingerprint: string): Promise<void> {
-    await this.state.indexRemove(eventIndexKey(namespace, tenant), fingerprint);
+  /**
+   * Removes an index entry while it is still the one read: an event created again since (a later
+   * instant) keeps its own. Retention's deletes end with it, and it drops an entry a delete
+   * interrupted between its two steps left without a record.
+   */
+  async dropIndexEntry(namespace: string, tenant: string, entry: IndexEntry): Promise<void> {
+    await this.state.indexRemoveIf(eventIndexKey(namespace, tenant), entry.member, entry.score);
   }
 
-  /** Removes an event and its index entry (retention: only events nothing can move any more). */
-  async delete(namespace: string, tenant: string, fingerprint: string): Promise<boolean> {
-    const deleted = await this.state.delete(eventKey(namespace, tenant, fingerprint));
-    await this.state.indexRemove(eventIndexKey(namespace, tenant), fingerprint);
+  /** Removes an event, then its index entry as read (retention: only events nothing can move any more). */
+  async delete(namespace: string, tenant: string, entry: IndexEntry): Promise<boolean> {
+    const deleted = await this.state.delete(eventKey(namespace, tenant, entry.member));
+    await this.dropIndexEntry(namespace, tenant, entry);
     return deleted;
   }
 }

@@ -333,4 +333,20 @@ describe('event retention', () => {
     expect(await service.get('ns', 't', 'old-resolved')).toBeNull();
     expect((await service.list('ns', 't', { limit: 10 })).events.map((e) => e.fingerprint).sort()).toEqual(['new-resolved', 'old-open']);
   });
+
+  it('keeps the index entry of an event created again between its deletion’s two steps', async () => {
+    const { service, clock, state } = setup();
+    await service.applyAction(action({ fingerprint: 'fp', status: 'resolved' }), 'alert', undefined);
+    clock.advance(120_000);
+    // The record goes first, its index entry second: the new event lands in between.
+    const deleteRecord = state.delete.bind(state);
+    state.delete = async (key) => {
+      const deleted = await deleteRecord(key);
+      state.delete = deleteRecord;
+      await service.applyAction(action({ fingerprint: 'fp' }), 'alert', undefined);
+      return deleted;
+    };
+    expect(await service.retentionSource().reap({ policy: policy(60), nowMs: clock.now() })).toMatchObject({ deleted: 1 });
+    expect((await service.list('ns', 't', { limit: 10 })).events.map((e) => [e.fingerprint, e.state])).toEqual([['fp', 'open']]);
+  });
 });
