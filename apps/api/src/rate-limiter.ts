@@ -4,6 +4,14 @@ import { GLOBAL_SCOPE, type StateKey, type StateStore } from '@sluice/state';
 
 type Tier = RateLimitConfig['per_caller'];
 
+/** What an allowed increment took, and from which window. */
+interface Charge {
+  key: StateKey;
+  windowMs: number;
+  by: number;
+  windowEndsAtMs: number;
+}
+
 export interface RateLimiterDeps {
   config: RateLimitConfig;
   state: StateStore;
@@ -39,13 +47,12 @@ export class RateLimiter {
     if (!this.enabled) return;
     const counts = new Map<string, number>();
     for (const tenant of tenants) counts.set(tenant, (counts.get(tenant) ?? 0) + 1);
-    const charged: { key: StateKey; windowMs: number; by: number }[] = [];
+    const charged: Charge[] = [];
     try {
       for (const [tenant, by] of counts) {
         const tier = this.deps.config.tenant_overrides[tenant] ?? this.deps.config.per_tenant;
         const key: StateKey = { kind: 'rate-tenant', namespace: '_', tenant, id: 'requests' };
-        await this.take(key, tier, by, 'tenant');
-        charged.push({ key, windowMs: tier.window_seconds * 1000, by });
+        charged.push(await this.take(key, tier, by, 'tenant'));
       }
     } catch (err) {
       await Promise.all(charged.map((c) => this.giveBack(c)));
@@ -53,20 +60,15 @@ export class RateLimiter {
     }
   }
 
-  /**
-   * Takes a refused batch's charge back, unless its window has ended since (a decrement would then
-   * open a new window below zero). A window that ended and was opened again by other requests in
-   * the milliseconds between is not told apart: that tenant gets `by` more once.
-   */
-  private async giveBack({ key, windowMs, by }: { key: StateKey; windowMs: number; by: number }): Promise<void> {
-    if ((await this.deps.state.readWindow(key)).count < by) return;
-    await this.deps.state.incrementWindow(key, { windowMs, by: -by });
+  /** Takes a refused batch's charge back from the window it was taken in; once that window has ended, there is nothing to give back. */
+  private async giveBack({ key, windowMs, by, windowEndsAtMs }: Charge): Promise<void> {
+    await this.deps.state.incrementWindow(key, { windowMs, by: -by, windowEndsAtMs });
   }
 
-  private async take(key: StateKey, tier: Tier, by: number, scope: 'caller' | 'tenant'): Promise<void> {
+  private async take(key: StateKey, tier: Tier, by: number, scope: 'caller' | 'tenant'): Promise<Charge> {
     const windowMs = tier.window_seconds * 1000;
     const result = await this.deps.state.incrementWindow(key, { windowMs, limit: tier.requests_per_window, by });
-    if (result.allowed) return;
+    if (result.allowed) return { key, windowMs, by, windowEndsAtMs: result.resetAtMs };
     this.deps.onLimited?.(scope);
     throw errors.rateLimited(Math.max(1, Math.ceil((result.resetAtMs - this.deps.clock.now()) / 1000)));
   }

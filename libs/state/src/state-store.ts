@@ -28,6 +28,13 @@ export interface WindowOptions {
   limit?: number;
   /** Amount to add; default 1. */
   by?: number;
+  /**
+   * Applies only to the window an earlier call reported ending at this instant (its resetAtMs);
+   * when that window has ended, whether or not another has opened since, nothing changes and the
+   * call answers allowed: false. A window opened later ends at least a whole window later, so
+   * half a window tells them apart whatever the rounding of the two reports.
+   */
+  windowEndsAtMs?: number;
 }
 
 export interface WindowCount {

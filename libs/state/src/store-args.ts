@@ -20,13 +20,15 @@ export interface WindowArgs {
   by: number;
   windowMs: number;
   limit: number | undefined;
+  windowEndsAtMs: number | undefined;
 }
 
 export function windowArgs(opts: WindowOptions): WindowArgs {
   const by = opts.by ?? 1;
   if (!Number.isSafeInteger(by)) throw new RangeError(`by must be an integer, got ${by}`);
   if (opts.limit !== undefined && Number.isNaN(opts.limit)) throw new RangeError('limit must be a number');
-  return { by, windowMs: positiveMs(opts.windowMs, 'windowMs'), limit: opts.limit };
+  if (opts.windowEndsAtMs !== undefined && !Number.isFinite(opts.windowEndsAtMs)) throw new RangeError('windowEndsAtMs must be a finite number');
+  return { by, windowMs: positiveMs(opts.windowMs, 'windowMs'), limit: opts.limit, windowEndsAtMs: opts.windowEndsAtMs };
 }
 
 export function checkScore(score: number): number {

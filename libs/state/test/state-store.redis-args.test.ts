@@ -17,6 +17,8 @@ describe('Redis argument builders', () => {
     expect(incrementWindowArgs('k', { windowMs: 1000 })).toEqual({ keys: ['k'], args: [1, 1000, ''] });
     expect(incrementWindowArgs('k', { windowMs: 999.2, limit: 5, by: 2 })).toEqual({ keys: ['k'], args: [2, 1000, '5'] });
     expect(incrementWindowArgs('k', { windowMs: 10, limit: 0 }).args[2]).toBe('0');
+    expect(incrementWindowArgs('k', { windowMs: 10, by: -2, windowEndsAtMs: 1234.4 }).args).toEqual([-2, 10, '', 1234]);
+    expect(() => incrementWindowArgs('k', { windowMs: 10, windowEndsAtMs: Number.NaN })).toThrow(RangeError);
     expect(() => incrementWindowArgs('k', { windowMs: 0 })).toThrow(RangeError);
     expect(() => incrementWindowArgs('k', { windowMs: 10, by: 1.5 })).toThrow(RangeError);
     expect(readWindowArgs('k')).toEqual({ keys: ['k'], args: [] });

@@ -104,12 +104,13 @@ export class MemoryStateStore implements StateStore {
 
   /** Mirrors lua/increment-window-1.ts. */
   async incrementWindow(key: StateKey, opts: WindowOptions): Promise<WindowCount> {
-    const { by, windowMs, limit } = windowArgs(opts);
+    const { by, windowMs, limit, windowEndsAtMs } = windowArgs(opts);
     const now = this.ks.now();
     const entry = this.ks.typed(r(key), 'string');
     let count = entry === undefined ? 0 : integer(entry.value);
     let ttl = entry?.expiresAt === undefined ? -1 : entry.expiresAt - now;
-    if (limit !== undefined && count + by > limit) {
+    const otherWindow = windowEndsAtMs !== undefined && (ttl < 0 || Math.abs(now + ttl - windowEndsAtMs) * 2 >= windowMs);
+    if (otherWindow || (limit !== undefined && count + by > limit)) {
       if (ttl < 0) ttl = windowMs;
       return { count, allowed: false, resetAtMs: now + ttl };
     }

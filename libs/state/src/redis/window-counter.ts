@@ -7,8 +7,9 @@ import { numbers, runScript, type ScriptCall } from './scripts.js';
 /* Fixed-window counters. Reset times come from Redis server time, so every replica agrees. */
 
 export function incrementWindowArgs(key: string, opts: WindowOptions): ScriptCall {
-  const { by, windowMs, limit } = windowArgs(opts);
-  return { keys: [key], args: [by, windowMs, limit === undefined ? '' : String(limit)] };
+  const { by, windowMs, limit, windowEndsAtMs } = windowArgs(opts);
+  const args = [by, windowMs, limit === undefined ? '' : String(limit)];
+  return { keys: [key], args: windowEndsAtMs === undefined ? args : [...args, Math.round(windowEndsAtMs)] };
 }
 
 export async function incrementWindow(client: RedisClient, key: string, opts: WindowOptions): Promise<WindowCount> {

@@ -71,6 +71,19 @@ export function windowContract(ctx: ContractContext): void {
       expect(fresh.resetAtMs).toBeGreaterThan(first.resetAtMs);
     });
 
+    it('applies a call naming a window only to that window: not after it ended, nor to one opened since', async () => {
+      const k = key('win', 'named');
+      const windowMs = 2 * ctx.unit;
+      const first = await ctx.store.incrementWindow(k, { windowMs, by: 3 });
+      expect(await ctx.store.incrementWindow(k, { windowMs, by: -1, windowEndsAtMs: first.resetAtMs })).toMatchObject({ count: 2, allowed: true });
+      await ctx.h.advance(2.5 * ctx.unit);
+      expect(await ctx.store.incrementWindow(k, { windowMs, by: -2, windowEndsAtMs: first.resetAtMs })).toMatchObject({ count: 0, allowed: false });
+      expect(await ctx.store.readWindow(k)).toEqual({ count: 0, resetAtMs: null });
+      const second = await ctx.store.incrementWindow(k, { windowMs });
+      expect(await ctx.store.incrementWindow(k, { windowMs, by: -2, windowEndsAtMs: first.resetAtMs })).toMatchObject({ count: 1, allowed: false });
+      expect(await ctx.store.incrementWindow(k, { windowMs, by: -1, windowEndsAtMs: second.resetAtMs })).toMatchObject({ count: 0, allowed: true });
+    });
+
     it('allows exactly `limit` of 50 concurrent increments', async () => {
       const k = key('win', 'race');
       const results = await Promise.all(Array.from({ length: 50 }, () => ctx.store.incrementWindow(k, { windowMs: 10 * ctx.unit, limit: 10 })));

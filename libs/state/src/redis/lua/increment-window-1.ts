@@ -10,6 +10,7 @@ export const incrementWindowScript: LuaScript = {
 -- ARGV[1]  by (integer)
 -- ARGV[2]  windowMs (positive integer)
 -- ARGV[3]  limit, or '' for none
+-- ARGV[4]  optional: apply only to the open window ending at this instant (within half a window)
 -- Returns  {count, allowed (1|0), resetAtMs (server time)}
 -- A refused call changes nothing: no INCRBY and no PEXPIRE, so it neither counts nor extends.
 local t = redis.call('TIME')
@@ -21,6 +22,10 @@ local count = 0
 if raw then count = tonumber(raw) end
 local ttl = -1
 if raw then ttl = redis.call('PTTL', KEYS[1]) end
+if ARGV[4] and (ttl < 0 or math.abs(now + ttl - tonumber(ARGV[4])) * 2 >= windowMs) then
+  if ttl < 0 then ttl = windowMs end
+  return {count, 0, now + ttl}
+end
 if ARGV[3] ~= '' and count + by > tonumber(ARGV[3]) then
   -- no open window: report when one opened now would end
   if ttl < 0 then ttl = windowMs end
