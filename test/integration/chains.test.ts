@@ -293,6 +293,7 @@ describe.each(ALL_BACKENDS)('chain runs and grants (%s)', (backend) => {
         { name: 'root', role: 'admin', grants: [{ tenants: ['*'], namespaces: ['*'], actions: ['*'] }] },
         { name: 'acme-op', role: 'operator', grants: [acme] },
         { name: 'acme-viewer', role: 'viewer', grants: [acme] },
+        { name: 'acme-mail-op', role: 'operator', grants: [{ ...acme, providers: ['mail'] }] },
       ],
     });
     gw = await startGateway(backend, {
@@ -325,6 +326,16 @@ describe.each(ALL_BACKENDS)('chain runs and grants (%s)', (backend) => {
     const cancelled = await postJson(`${gw.url}/v1/chains/${mine}/cancel`, { cancelled_by: 'acme-op' }, keyHeader('acme-op'));
     expect(cancelled).toMatchObject({ status: 200, body: { status: 'cancelled', cancelled_by: 'acme-op' } });
     expect((await requestJson('GET', `${gw.url}/v1/chains/${theirs}`, undefined, keyHeader('root'))).body).toMatchObject({ status: 'running' });
+  });
+
+  it('a key whose grant misses the starting action’s provider finds no run by id (its steps hold that payload), nor cancels it', async () => {
+    const run = await startAs('acme-op', 'acme');
+    const mailOp = keyHeader('acme-mail-op');
+    for (const path of [run, `${run}/dag`]) {
+      expect(await requestJson('GET', `${gw.url}/v1/chains/${path}`, undefined, mailOp)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    }
+    expect(await postJson(`${gw.url}/v1/chains/${run}/cancel`, {}, mailOp)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    expect((await requestJson('GET', `${gw.url}/v1/chains/${run}`, undefined, keyHeader('acme-op'))).body).toMatchObject({ status: 'running' });
   });
 });
 

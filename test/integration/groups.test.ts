@@ -127,6 +127,7 @@ describe('event group endpoints and grants', () => {
     operator: { name: 'operator', role: 'operator' as const, grants: [acme] },
     // acme, but another provider than the groups' (sampleAction's `email`).
     smsViewer: { name: 'sms-viewer', role: 'viewer' as const, grants: [{ ...acme, providers: ['sms'] }] },
+    smsOperator: { name: 'sms-operator', role: 'operator' as const, grants: [{ ...acme, providers: ['sms'] }] },
   };
   const as = (name: keyof typeof keys) => keyHeader(keys[name].name);
 
@@ -160,6 +161,9 @@ describe('event group endpoints and grants', () => {
   it('DELETE needs the dispatch permission and a grant over the group', async () => {
     expect((await call('DELETE', `${gw.url}/v1/groups/${await keyOf('acme')}`, as('viewer'))).status).toBe(403);
     expect((await call('DELETE', `${gw.url}/v1/groups/${await keyOf('globex')}`, as('operator'))).status).toBe(404);
+    // A group it cannot read is unknown to it, whichever part of the tuple its grant misses (a 403 would say the group exists).
+    const unreadable = await call('DELETE', `${gw.url}/v1/groups/${await keyOf('acme')}`, as('smsOperator'));
+    expect(unreadable).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
     const res = await call('DELETE', `${gw.url}/v1/groups/${await keyOf('acme')}`, as('operator'));
     expect(res).toMatchObject({ status: 200, body: { status: 'flushed', notified: true, event_count: 1 } });
   });

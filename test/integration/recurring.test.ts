@@ -244,4 +244,25 @@ describe('recurring roles and grants', () => {
     expect((await as('acme-op', 'POST', `/v1/recurring/${id}/pause${Q}`)).status).toBe(200);
     expect((await as('acme-op', 'DELETE', `/v1/recurring/${id}${Q}`)).status).toBe(204);
   });
+
+  it('an action whose template the grant does not cover is unknown to the caller (it holds a payload): 404 to read or change it', async () => {
+    const created = await as('root', 'POST', `/v1/recurring${Q}`, { cron_expr: '0 0 * * *', ...template, provider: 'sms', payload: { secret: 's' } });
+    const id = created.body.recurring_id as string;
+    for (const [method, path, body] of [
+      ['GET', `/v1/recurring/${id}${Q}`],
+      ['PUT', `/v1/recurring/${id}${Q}`, { description: 'mine now' }],
+      ['POST', `/v1/recurring/${id}/pause${Q}`],
+      ['DELETE', `/v1/recurring/${id}${Q}`],
+    ] as const) {
+      const res = await as('acme-op', method, path, body);
+      expect({ method, status: res.status, body: res.body }).toEqual({
+        method,
+        status: 404,
+        body: { error: `recurring action not found: ${id}`, code: 'NOT_FOUND' },
+      });
+    }
+    const after = await as('root', 'GET', `/v1/recurring/${id}${Q}`);
+    expect(after.body).toMatchObject({ enabled: true, payload: { secret: 's' } });
+    expect(after.body['description']).toBeUndefined();
+  });
 });

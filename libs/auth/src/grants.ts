@@ -106,6 +106,15 @@ export function assertVisibleOrNotFound(caller: HasGrants, scope: ScopeTuple, no
   if (!callerCoversScope(caller, scope)) throw notFound();
 }
 
+/**
+ * For a record holding an action's payload, found by its id alone: throws `notFound` unless some
+ * grant covers its whole tuple, as reading it by id would (a 403 would tell the caller that it
+ * exists, and which provider and action type it holds).
+ */
+export function assertCoversOrNotFound(caller: HasGrants, tuple: ActionTuple, notFound: () => SluiceError): void {
+  if (!callerCovers(caller, tuple)) throw notFound();
+}
+
 /** Throws 403 unless some grant covers the full tuple. */
 export function assertCallerCovers(caller: HasGrants, tuple: ActionTuple): void {
   if (!callerCovers(caller, tuple)) throw noGrantCovers(tuple);

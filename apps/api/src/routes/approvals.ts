@@ -10,7 +10,7 @@ import {
   errors,
 } from '@sluice/core';
 import type { ApprovalService, Gateway } from '@sluice/gateway';
-import { assertCallerCovers, assertCallerCoversScope, callerCovers, tenantFilterFor, type Caller } from '@sluice/auth';
+import { assertCallerCoversScope, assertCoversOrNotFound, callerCovers, tenantFilterFor, type Caller } from '@sluice/auth';
 import type { FastifyInstance } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -105,7 +105,9 @@ export async function approvalsRoutes(app: FastifyInstance, opts: { approvals: A
         request.params,
         request.body.decision,
         caller.id,
-        (approval) => assertCallerCovers(caller, approval.action),
+        // Not covered reads as unknown, as GET answers: a 403 would say the approval exists and what it holds.
+        (approval) =>
+          assertCoversOrNotFound(caller, approval.action, () => errors.notFound('approval', `${approval.namespace}/${approval.tenant}/${approval.id}`)),
         (action, decidedBy) => gateway.dispatch(action, { stagesFrom: 'execute', caller: { id: decidedBy, method: caller.method } }),
       );
     },

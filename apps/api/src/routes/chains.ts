@@ -12,7 +12,7 @@ import {
   ErrorBody,
   errors,
 } from '@sluice/core';
-import { tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
+import { assertCoversOrNotFound, tenantFilterFor, visibleTo } from '@sluice/auth';
 import { runDetail, type ChainDefinitions, type ChainRuns } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
@@ -36,10 +36,18 @@ type RunRoute = { Params: { id: string } };
 
 export async function chainsRoutes(app: FastifyInstance, opts: { definitions: ChainDefinitions; runs: ChainRuns }): Promise<void> {
   const { definitions, runs } = opts;
-  /** A run of the id, 403 unless a grant covers its tenant (and namespace). */
+  /**
+   * A run of the id, when a grant covers the action that started it: its steps hold that action's
+   * payload (and what providers answered to it), so anything else reads as unknown (404), for a
+   * read and a cancel alike. A run stored without the trigger's provider and action type needs
+   * a grant on every provider and action type.
+   */
   const visibleRun = async (request: { params: { id: string } } & Parameters<typeof callerOf>[0]) => {
     const run = await runs.get(request.params.id);
-    assertVisibleOrNotFound(callerOf(request), run, () => errors.notFound('chain run', run.id));
+    const { provider = '*', action_type = '*' } = run.trigger;
+    assertCoversOrNotFound(callerOf(request), { namespace: run.namespace, tenant: run.tenant, provider, action_type }, () =>
+      errors.notFound('chain run', run.id),
+    );
     return run;
   };
 

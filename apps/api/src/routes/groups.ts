@@ -1,4 +1,4 @@
-import { assertCallerCovers, callerCovers, seesEverything, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
+import { assertCoversOrNotFound, seesEverything, tenantFilterFor, visibleTo } from '@sluice/auth';
 import { ErrorBody, EventGroup, GroupFlushResult, GroupKeyParams, GroupList, GroupListQuery, errors } from '@sluice/core';
 import type { GroupService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
@@ -13,6 +13,11 @@ const read = { access: 'read' } as const;
 const dispatch = { access: 'dispatch' } as const;
 
 type KeyRoute = { Params: { group_key: string } };
+
+/** A group's notification goes to its provider as its action type: the tuple a grant must cover to read or flush it. */
+function groupTuple(group: EventGroup): { namespace: string; tenant: string; provider: string; action_type: string } {
+  return { namespace: group.namespace, tenant: group.tenant, provider: group.provider, action_type: group.action_type };
+}
 
 export async function groupsRoutes(app: FastifyInstance, opts: { grouping: Pick<GroupService, 'list' | 'find' | 'close'> }): Promise<void> {
   const { grouping } = opts;
@@ -43,9 +48,7 @@ export async function groupsRoutes(app: FastifyInstance, opts: { grouping: Pick<
       const group = await grouping.find(request.params.group_key);
       if (!group) throw errors.notFound('group', request.params.group_key);
       // The record holds its events' payloads: shown only where the group's provider and action type are granted too.
-      const caller = callerOf(request);
-      const tuple = { namespace: group.namespace, tenant: group.tenant, provider: group.provider, action_type: group.action_type };
-      if (!callerCovers(caller, tuple)) throw errors.notFound('group', request.params.group_key);
+      assertCoversOrNotFound(callerOf(request), groupTuple(group), () => errors.notFound('group', request.params.group_key));
       return group;
     },
   );
@@ -64,9 +67,8 @@ export async function groupsRoutes(app: FastifyInstance, opts: { grouping: Pick<
     async (request) => {
       const group = await grouping.find(request.params.group_key);
       if (!group) throw errors.notFound('group', request.params.group_key);
-      assertVisibleOrNotFound(callerOf(request), group, () => errors.notFound('group', request.params.group_key));
       // The notification goes to the group's provider as its action type: the grant must cover that, as for a dispatch.
-      assertCallerCovers(callerOf(request), { namespace: group.namespace, tenant: group.tenant, provider: group.provider, action_type: group.action_type });
+      assertCoversOrNotFound(callerOf(request), groupTuple(group), () => errors.notFound('group', request.params.group_key));
       return grouping.close(request.params.group_key);
     },
   );

@@ -13,7 +13,7 @@ import {
   errors,
 } from '@sluice/core';
 import { resolveScope, type RecurringScope, type RecurringService } from '@sluice/gateway';
-import { assertCallerCovers, assertCallerCoversScope, type Caller } from '@sluice/auth';
+import { assertCallerCovers, assertCallerCoversScope, assertCoversOrNotFound, type Caller } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestSchema, responseSchema } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -35,9 +35,25 @@ function scopeOf(request: FastifyRequest, query: RecurringScopeQuery | undefined
   return scope;
 }
 
-/** Changing an action needs a grant covering its whole template tuple, as dispatching it would. */
-function assertCoversTemplate(caller: Caller, record: Pick<RecurringAction, 'namespace' | 'tenant' | 'provider' | 'action_type'>): void {
-  assertCallerCovers(caller, { namespace: record.namespace, tenant: record.tenant, provider: record.provider, action_type: record.action_type });
+type Template = Pick<RecurringAction, 'namespace' | 'tenant' | 'provider' | 'action_type'>;
+
+function templateTuple(record: Template): Template {
+  return { namespace: record.namespace, tenant: record.tenant, provider: record.provider, action_type: record.action_type };
+}
+
+/** A template the caller names (create, a change of it): a grant must cover it as dispatching it would, else 403. */
+function assertCoversTemplate(caller: Caller, record: Template): void {
+  assertCallerCovers(caller, templateTuple(record));
+}
+
+/**
+ * The stored action of the id, when a grant covers its whole template: it holds a payload, so
+ * anything else reads as unknown (404), for a read and a change alike, as an audit record does.
+ */
+async function coveredAction(recurring: RecurringService, caller: Caller, scope: RecurringScope, id: string): Promise<RecurringAction> {
+  const found = await recurring.get(scope, id);
+  assertCoversOrNotFound(caller, templateTuple(found), () => errors.notFound('recurring action', id));
+  return found;
 }
 
 /** pause/resume accept an optional JSON body with the scope (the reference SDKs send one). */
@@ -111,7 +127,7 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
         response: { 200: detail, 400: error, 404: error },
       },
     },
-    async (request) => recurring.get(scopeOf(request, request.query, undefined), request.params.id),
+    async (request) => coveredAction(recurring, callerOf(request), scopeOf(request, request.query, undefined), request.params.id),
   );
 
   app.put<IdRoute & { Querystring: RecurringScopeQuery; Body: RecurringUpdateInput }>(
@@ -131,8 +147,7 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
     async (request) => {
       const scope = scopeOf(request, request.query, request.body);
       const caller = callerOf(request);
-      const current = await recurring.get(scope, request.params.id);
-      assertCoversTemplate(caller, current);
+      const current = await coveredAction(recurring, caller, scope, request.params.id);
       assertCoversTemplate(caller, { ...current, ...definedTuple(request.body) });
       return recurring.update(scope, request.params.id, request.body);
     },
@@ -152,7 +167,7 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
     },
     async (request, reply) => {
       const scope = scopeOf(request, request.query, undefined);
-      assertCoversTemplate(callerOf(request), await recurring.get(scope, request.params.id));
+      await coveredAction(recurring, callerOf(request), scope, request.params.id);
       await recurring.delete(scope, request.params.id);
       return reply.status(204).send();
     },
@@ -174,7 +189,7 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
       },
       async (request) => {
         const scope = scopeOf(request, request.query, scopeBody(request.body));
-        assertCoversTemplate(callerOf(request), await recurring.get(scope, request.params.id));
+        await coveredAction(recurring, callerOf(request), scope, request.params.id);
         return op === 'pause' ? recurring.pause(scope, request.params.id) : recurring.resume(scope, request.params.id);
       },
     );

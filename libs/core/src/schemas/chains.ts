@@ -138,6 +138,9 @@ export const ChainRun = z.object({
   /** The action that started the root run: its payload is every step's base payload. */
   trigger: z.object({
     action_id: z.string(),
+    /** Its provider and action type: what a grant must cover to see the run (absent in runs stored before they were kept). */
+    provider: z.string().optional(),
+    action_type: z.string().optional(),
     rule: z.string().nullable(),
     payload: z.record(z.string(), z.unknown()),
     metadata: z.record(z.string(), z.unknown()),
