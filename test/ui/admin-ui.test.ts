@@ -95,6 +95,11 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await form.getByRole('button', { name: 'Preview' }).click();
     await expect.poll(() => page.getByTestId('silence-preview').textContent()).toContain('Would have silenced 1 of the last 1 actions');
     await ui.screenshot(page, 'silence-preview');
+    // A pattern only RE2 reads gets no preview, rather than a count of 0 (for !~, "mutes nothing" when it mutes everything).
+    await matcher.getByLabel('Value').fill('(?i)DB-.*');
+    await form.getByRole('button', { name: 'Preview' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/No preview for service =~ \(\?i\)DB-\.\*: the browser cannot read this pattern/);
+    await matcher.getByLabel('Value').fill('db-.*');
     await form.getByRole('button', { name: 'Create silence' }).click();
     await page.getByRole('cell', { name: 'database maintenance' }).waitFor();
     const after = await ui.dispatch({ tenant: 'initech', action_type: 'page', metadata: { labels } });
@@ -116,6 +121,23 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     const record = (await requestJson('GET', `${ui.gw.url}/v1/approvals/payments/umbrella/${String(pending['approval_id'])}`, undefined, ui.admin)).body;
     expect(record).toMatchObject({ status: 'approved', decided_by: 'caller:admin' });
     await context.close();
+  });
+
+  it('says so when an approved action then fails (its breaker open), instead of announcing the approval alone', async () => {
+    const pending = await ui.dispatch({ tenant: 'umbrella', action_type: 'wire', payload: { amount: 1 } });
+    await postJson(`${ui.gw.url}/admin/circuit-breakers/sink/trip`, {}, ui.admin);
+    try {
+      const { context, page } = await ui.openUi();
+      await ui.signInWithKey(page, rawKey('admin'));
+      await ui.go(page, 'approvals');
+      await page.getByRole('button', { name: `Approve wire ${String(pending['approval_id'])}` }).click();
+      await expect
+        .poll(() => page.getByRole('alert').textContent())
+        .toMatch(new RegExp(`Approved ${String(pending['approval_id'])}, but its action failed: CIRCUIT_OPEN`));
+      await context.close();
+    } finally {
+      await postJson(`${ui.gw.url}/admin/circuit-breakers/sink/reset`, {}, ui.admin);
+    }
   });
 
   it('searches the audit trail by tenant and opens a record with its chain status', async () => {
@@ -215,6 +237,14 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     const { context, page } = await ui.openUi();
     await ui.signInWithKey(page, rawKey('admin'));
     await ui.go(page, 'providers');
+    // success_rate is a percent already: shown as it is (it once read 10000.0%).
+    const health = (await requestJson('GET', `${ui.gw.url}/v1/providers/health`, undefined, ui.admin)).body as {
+      providers: { provider: string; success_rate: number }[];
+    };
+    const rate = health.providers.find((p) => p.provider === 'sink')?.success_rate as number;
+    expect(rate).toBeGreaterThan(0);
+    expect(rate).toBeLessThanOrEqual(100);
+    await expect.poll(() => page.getByRole('row').filter({ hasText: 'sink' }).first().textContent()).toContain(`${rate.toFixed(1)}%`);
     await page.getByRole('button', { name: 'Trip breaker of sink' }).click();
     await expect.poll(state).toBe('open');
     await expect.poll(() => page.locator('.breaker.open').count()).toBe(1);

@@ -16,6 +16,9 @@ export const OUTCOMES = [
   'chain_started',
 ] as const satisfies readonly NonNullable<StreamQuery['outcome']>[];
 
+/** What the audit trail records besides: `unknown`, a dispatch a process died during (docs/audit.md). */
+export const AUDIT_OUTCOMES = [...OUTCOMES, 'unknown'] as const;
+
 /** The stream's event types. */
 export const EVENT_TYPES = ['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required'] as const satisfies readonly NonNullable<
   StreamQuery['event_type']

@@ -42,20 +42,23 @@ export interface Action {
   error: string | null;
   /** What the last action that worked did, for the view's status region ("Approved wire …"). */
   done: string | null;
-  /** Runs `act` unless one is running (buttons stay focusable; a second press is ignored); `done` is announced when it works. */
-  run: (act: () => Promise<unknown>, done?: string) => Promise<boolean>;
+  /**
+   * Runs `act` unless one is running (buttons stay focusable; a second press is ignored); `done`
+   * is announced when it works, a fixed text or one made from what `act` answered.
+   */
+  run: <T>(act: () => Promise<T>, done?: string | ((result: T) => string)) => Promise<boolean>;
 }
 
 export function useAction(): Action {
   const [state, setState] = useState<{ busy: boolean; error: string | null; done: string | null }>({ busy: false, error: null, done: null });
   const busy = useRef(false);
-  const run = useCallback(async (act: () => Promise<unknown>, done?: string) => {
+  const run = useCallback(async <T>(act: () => Promise<T>, done?: string | ((result: T) => string)) => {
     if (busy.current) return false;
     busy.current = true;
     setState({ busy: true, error: null, done: null });
     try {
-      await act();
-      setState({ busy: false, error: null, done: done ?? null });
+      const result = await act();
+      setState({ busy: false, error: null, done: (typeof done === 'function' ? done(result) : done) ?? null });
       return true;
     } catch (err) {
       setState({ busy: false, error: messageOf(err), done: null });

@@ -14,9 +14,13 @@ type Interval = NonNullable<Query['interval']>;
 const INTERVALS = ['hourly', 'daily', 'weekly', 'monthly'] as const;
 const PALETTE = ['#1e88e5', '#e53935', '#fdd835', '#43a047', '#8e24aa', '#fb8c00', '#00acc1', '#6d4c41', '#546e7a', '#d81b60'];
 
+/**
+ * A bucket's label. Days, weeks and months are UTC buckets (a day starts at 00:00 UTC): shown in
+ * UTC, or west of Greenwich each would carry the day before. Hours are shown in local time.
+ */
 function label(timestamp: string, interval: Interval): string {
   const at = new Date(timestamp);
-  return interval === 'hourly' ? at.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit' }) : at.toLocaleDateString();
+  return interval === 'hourly' ? at.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit' }) : at.toLocaleDateString([], { timeZone: 'UTC' });
 }
 
 /** Volume by outcome over time (stacked bars), latency percentiles (lines), the top action types. */

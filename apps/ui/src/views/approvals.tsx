@@ -14,12 +14,18 @@ export function ApprovalsView({ session }: { session: Session }) {
       async () => {
         // Refreshed whatever the answer: a 410 or 404 means the row is no longer pending either.
         try {
-          await dataOf(session.client.api.POST('/v1/approvals/{namespace}/{tenant}/{id}/decision', { params: { path: ref }, body: { decision: verb } }));
+          const decided = await dataOf(
+            session.client.api.POST('/v1/approvals/{namespace}/{tenant}/{id}/decision', { params: { path: ref }, body: { decision: verb } }),
+          );
+          // Approved is not done: the action ran once approved, and may have failed (a breaker open, the provider down).
+          const failure = decided.outcome?.outcome === 'failed' ? decided.outcome.error : undefined;
+          if (failure) throw new Error(`Approved ${ref.id}, but its action failed: ${failure.code}: ${failure.message}`);
+          return decided.outcome?.outcome;
         } finally {
           pending.reload();
         }
       },
-      `${verb === 'approve' ? 'Approved' : 'Rejected'} ${ref.id}`,
+      (outcome) => (verb === 'approve' ? `Approved ${ref.id}: ${outcome ?? 'no outcome'}` : `Rejected ${ref.id}`),
     );
   const mayDecide = session.can('dispatch');
   return (

@@ -5,7 +5,7 @@ import { FilterForm, rfc3339, type FilterValues } from '../components/filter-for
 import { ActionNotes, ErrorNote, JsonBlock, Time } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
-import { OUTCOMES } from '../vocabulary.js';
+import { AUDIT_OUTCOMES } from '../vocabulary.js';
 
 type AuditPage = paths['/v1/audit']['get']['responses'][200]['content']['application/json'];
 type AuditRecord = AuditPage['records'][number];
@@ -36,7 +36,7 @@ export function AuditView({ session }: { session: Session }) {
           { name: 'tenant', label: 'Tenant' },
           { name: 'provider', label: 'Provider' },
           { name: 'action_type', label: 'Action type' },
-          { name: 'outcome', label: 'Outcome', options: OUTCOMES },
+          { name: 'outcome', label: 'Outcome', options: AUDIT_OUTCOMES },
           { name: 'verdict', label: 'Verdict' },
           { name: 'matched_rule', label: 'Matched rule' },
           { name: 'caller_id', label: 'Caller' },
@@ -109,7 +109,9 @@ function RecordDetail({ session, record, onClose }: { session: Session; record: 
   const replay = () =>
     action.run(async () => {
       const result = await dataOf(session.client.api.POST('/v1/audit/{action_id}/replay', { params: { path: { action_id: record.action_id } } }));
-      setReplayed(result.success ? `replayed as ${result.new_action_id}` : `replay failed: ${result.error ?? 'unknown error'}`);
+      setReplayed(
+        result.success ? `replayed as ${result.new_action_id}: ${result.outcome ?? 'no outcome'}` : `replay failed: ${result.error ?? 'unknown error'}`,
+      );
     });
   return (
     <article aria-labelledby="record-title">

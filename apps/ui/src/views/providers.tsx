@@ -4,7 +4,8 @@ import { ActionNotes, ErrorNote } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
-const percent = (ratio: number) => `${(ratio * 100).toFixed(1)}%`;
+/** `success_rate` is a percent already (0–100), as the spec has it. */
+const percent = (rate: number) => `${rate.toFixed(1)}%`;
 
 /** Provider health and circuit breakers; admins and operators trip and reset them. */
 export function ProvidersView({ session }: { session: Session }) {

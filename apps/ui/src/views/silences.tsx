@@ -4,7 +4,7 @@ import { DataTable } from '../components/data-table.js';
 import { ActionNotes, ErrorNote, PageNote, Time } from '../components/notices.js';
 import { useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
-import { type Matcher, matchesRecord } from '../silence-preview.js';
+import { type Matcher, silenceMatcher } from '../silence-preview.js';
 
 const OPS = ['equal', 'not_equal', 'regex', 'not_regex'] as const;
 const PREVIEW_RECORDS = 200;
@@ -75,10 +75,11 @@ function SilenceForm({ session, onCreated }: { session: Session; onCreated: () =
   const setMatcher = (i: number, m: Partial<Matcher>) => setMatchers((list) => list.map((x, j) => (j === i ? { ...x, ...m } : x)));
   const runPreview = () =>
     action.run(async () => {
+      const matches = silenceMatcher(matchers);
       const page = await dataOf(
         session.client.api.GET('/v1/audit', { params: { query: { namespace: scope.namespace, tenant: scope.tenant, limit: PREVIEW_RECORDS } } }),
       );
-      const hits = page.records.filter((r) => matchesRecord(matchers, r));
+      const hits = page.records.filter(matches);
       setPreview({ matched: hits.length, scanned: page.records.length, sample: hits.slice(0, 5).map((r) => `${r.action_type} (${r.action_id})`) });
     });
   const create = () =>
@@ -97,10 +98,16 @@ function SilenceForm({ session, onCreated }: { session: Session; onCreated: () =
       setPreview(null);
       onCreated();
     }, 'Silence created');
-  const text = (name: 'namespace' | 'tenant' | 'comment' | 'hours', label: string) => (
+  const text = (name: 'namespace' | 'tenant' | 'comment' | 'hours', label: string, number?: { min: string; step: string }) => (
     <label>
       {label}
-      <input name={`silence-${name}`} required value={scope[name]} onInput={(e) => setScope({ ...scope, [name]: e.currentTarget.value })} />
+      <input
+        name={`silence-${name}`}
+        required
+        {...(number ? { type: 'number', ...number } : {})}
+        value={scope[name]}
+        onInput={(e) => setScope({ ...scope, [name]: e.currentTarget.value })}
+      />
     </label>
   );
   return (
@@ -117,7 +124,7 @@ function SilenceForm({ session, onCreated }: { session: Session; onCreated: () =
           {text('namespace', 'Namespace')}
           {text('tenant', 'Tenant')}
           {text('comment', 'Comment')}
-          {text('hours', 'Duration (hours)')}
+          {text('hours', 'Duration (hours)', { min: '0.01', step: 'any' })}
         </div>
         {matchers.map((m, i) => (
           <fieldset class="filters" key={i} aria-label={`Matcher ${i + 1}`}>
@@ -153,7 +160,8 @@ function SilenceForm({ session, onCreated }: { session: Session; onCreated: () =
         {preview && (
           <p role="status" data-testid="silence-preview">
             Would have silenced {preview.matched} of the last {preview.scanned} actions of {scope.namespace}/{scope.tenant}
-            {preview.sample.length > 0 && `: ${preview.sample.join(', ')}`}
+            {preview.sample.length > 0 && `: ${preview.sample.join(', ')}`} (that tenant only: the silence covers its child tenants too, which the preview does
+            not read)
           </p>
         )}
         <ActionNotes action={action} />
