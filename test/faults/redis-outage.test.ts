@@ -15,8 +15,10 @@ async function scheduleKeys(url: string): Promise<string[]> {
   const client = new Redis(url, { lazyConnect: true, maxRetriesPerRequest: 1 });
   try {
     await client.connect();
-    // Without the next run's timestamp: the same schedules, whenever they run next.
-    return [...new Set((await client.keys('*repeat*')).map((k) => k.replace(/:\d+$/, '')))].sort();
+    // Without the next run's timestamp: the same schedules, whenever they run next; nor a run's
+    // lock, there only while that run is being processed.
+    const keys = (await client.keys('*repeat*')).filter((k) => !k.endsWith(':lock'));
+    return [...new Set(keys.map((k) => k.replace(/:\d+$/, '')))].sort();
   } finally {
     client.disconnect();
   }
@@ -145,5 +147,31 @@ describe('Redis outage and recovery (real processes)', () => {
     });
     expect(notJson).toEqual([]);
     expect(proc.output.some((line) => line.includes('schedules declared again'))).toBe(true);
+  });
+});
+
+describe('shutting down while Redis is away (real processes)', () => {
+  it('exits 0 within seconds: no part waits on a Redis that is not there', async () => {
+    const redis = await startRedisServer();
+    const port = await freePort();
+    const config = writeConfigFile(['state:', '  backend: redis', `  url: "${redis.url}"`, 'server:', '  drain_delay_seconds: 0'].join('\n'));
+    const proc = await spawnSluice(['serve', '--config', config, '--port', String(port), '--host', '127.0.0.1'], { port });
+    try {
+      await redis.stop();
+      await poll(
+        'the replica to notice',
+        async () => (await fetch(`${proc.url}/ready`)).status,
+        (s) => s === 503,
+      );
+      const started = Date.now();
+      proc.kill('SIGTERM');
+      const exit = await proc.exited;
+      if (exit.code !== 0) console.log(proc.output.slice(-12).join('\n'));
+      expect(exit.code).toBe(0);
+      expect(Date.now() - started).toBeLessThan(8000);
+    } finally {
+      proc.kill('SIGKILL');
+      await redis.stop();
+    }
   });
 });

@@ -12,6 +12,9 @@ export interface RunningRedis {
   port: number;
   /** SIGKILL, as a host failure would (a later stop() only removes its directory). */
   kill(): Promise<void>;
+  /** SIGSTOP / SIGCONT: a Redis that stalls with its connections open (no reset), then wakes. */
+  freeze(): void;
+  thaw(): void;
   stop(): Promise<void>;
 }
 
@@ -37,6 +40,8 @@ export async function startRedisServer(opts: { port?: number; args?: readonly st
     url: `redis://127.0.0.1:${port}`,
     port,
     kill: () => signalAndWait(child, 'SIGKILL'),
+    freeze: () => child.kill('SIGSTOP'),
+    thaw: () => child.kill('SIGCONT'),
     stop: () => stopServer(child, dir),
   };
 }

@@ -27,7 +27,7 @@ const ServerConfig = z
     approval_keys: z
       .array(z.strictObject({ id: z.string().min(1).max(128), secret: z.string().regex(/^([0-9a-fA-F]{2}){16,}$/, 'hex, at least 16 bytes') }))
       .default([]),
-    /** Requests taking longer than this are answered 503 by Fastify (0 = no limit). */
+    /** A request whose body has not arrived within this is answered 408 and its connection closed (0 = no limit); see configuration.md. */
     request_timeout_seconds: z.number().int().min(0).default(60),
     /** The admin web UI at /ui/ (static files; every call it makes goes through the API's auth). */
     ui: z.boolean().default(true),
@@ -58,6 +58,11 @@ const StateConfig = z
     wait_replicas: z.number().int().min(0).max(16).default(0),
     /** How long such a write waits for its replicas before it is answered anyway (and counted). */
     wait_timeout_ms: positiveInt.max(60_000).default(500),
+    /**
+     * A Redis command unanswered for this long fails (a request: 503 STATE_UNAVAILABLE, nothing
+     * executed): a Redis that stalls with its connection open does not hold requests forever.
+     */
+    command_timeout_ms: positiveInt.min(100).max(60_000).default(5000),
     prefix: z
       .string()
       .min(1)

@@ -13,6 +13,8 @@ const CLIENT_GIVE_UPS = [
   'Failed to refresh slots cache',
   'None of startup nodes is available',
   'CLUSTERDOWN',
+  // ioredis's commandTimeout: Redis holds the connection open and does not answer (stalled).
+  'Command timed out',
   // Full, not broken: Redis at maxmemory under noeviction, and the memory backend at
   // state.memory_max_keys / memory_max_bytes (its StateFullError says it the same way).
   'OOM command not allowed',

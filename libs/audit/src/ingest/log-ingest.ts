@@ -160,14 +160,15 @@ export class LogAuditIngest implements AuditIngest {
   /**
    * Stops the loop, and forgets this process's consumers in the group (each only if it holds
    * nothing: a batch left pending is taken over by another consumer), so restarts do not pile
-   * up names. Best effort: the backend may be gone.
+   * up names. Best effort: with the backend away each command would wait out its timeout, and a
+   * shutdown during an outage would take that long per command, so it is not tried.
    */
   async close(): Promise<void> {
     this.closed = true;
     await this.loop;
     await this.next?.catch(() => false);
     await this.running?.catch(() => false);
-    if (this.groupReady === null) return;
+    if (this.groupReady === null || !this.store.available()) return;
     for (const consumer of [this.consumers.loop, this.consumers.reader]) {
       await this.store.logGroupRemoveConsumer(this.log, INGEST_GROUP, consumer).catch((err: unknown) => this.opts.onError?.(err));
     }
@@ -178,10 +179,11 @@ export class LogAuditIngest implements AuditIngest {
       try {
         if ((await this.indexOnce(this.consumers.loop)) === 0) await sleep(this.idlePollMs);
       } catch (err) {
+        if (this.closed) break;
         this.opts.onError?.(err);
         // The backend is away, or a batch failed (its sink is away): its messages stay pending and
         // come back. The backlog is still reported, so that it shows while nothing gets through.
-        const backlog = await this.store.logLength(this.log).catch(() => null);
+        const backlog = this.store.available() ? await this.store.logLength(this.log).catch(() => null) : null;
         if (backlog !== null) this.opts.onIndexed?.({ indexed: 0, failedWrites: 0, backlog });
         await sleep(1000);
       }

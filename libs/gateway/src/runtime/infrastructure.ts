@@ -123,7 +123,8 @@ export async function closeAll(closers: readonly Closer[], logger: Logger, slowM
 /** Where the configured Redis is: a Cluster, a Sentinel set, or the single primary of `state.url`. */
 function redisTargetOf(state: SluiceConfig['state'], env: NodeJS.ProcessEnv = process.env): RedisTarget {
   const password = configSecret(state.password, state.password_env, 'state.password_env', env);
-  if (state.cluster !== undefined) return { clusterNodes: state.cluster.nodes, password };
-  if (state.sentinels !== undefined) return { sentinels: state.sentinels, sentinelName: state.name, password };
-  return { url: state.url };
+  const commandTimeoutMs = state.command_timeout_ms;
+  if (state.cluster !== undefined) return { clusterNodes: state.cluster.nodes, password, commandTimeoutMs };
+  if (state.sentinels !== undefined) return { sentinels: state.sentinels, sentinelName: state.name, password, commandTimeoutMs };
+  return { url: state.url, commandTimeoutMs };
 }

@@ -15,7 +15,16 @@ export interface RedisTarget {
   sentinelName?: string | undefined;
   /** Password of the data nodes, for Cluster and Sentinel (a URL carries its own). */
   password?: string | undefined;
+  /**
+   * How long a command may wait for its answer before it is rejected (default 5000): a Redis
+   * that hangs with its connection open (a stalled failover, a partition without a reset) fails
+   * requests instead of holding them until the client gives up and retries while the original
+   * still runs. Not applied to the scheduler's blocking worker connections.
+   */
+  commandTimeoutMs?: number | undefined;
 }
+
+const DEFAULT_COMMAND_TIMEOUT_MS = 5000;
 
 export interface RedisConnectionOptions extends RedisTarget {
   /** CLIENT SETNAME, visible in CLIENT LIST. */
@@ -32,13 +41,20 @@ export function isCluster(client: RedisClient): client is Cluster {
 }
 
 /**
- * A client that fails commands instead of hanging when Redis is down: each command is retried
- * across at most two reconnects, then rejected. Commands issued while connecting are queued.
- * `maxRetriesPerRequest: null` (BullMQ's workers) retries forever instead.
+ * A client that fails commands instead of hanging when Redis is down or stalls: each command is
+ * retried across at most two reconnects, and rejected after commandTimeoutMs whatever happens.
+ * Commands issued while connecting are queued. `maxRetriesPerRequest: null` (BullMQ's workers,
+ * whose blocking reads wait on purpose) retries forever and has no command timeout.
+ * `extraTimeoutMs` lengthens the timeout of a connection whose commands block on purpose (WAIT).
  */
-export function createClient(opts: RedisConnectionOptions, extra: { lazyConnect?: boolean; maxRetriesPerRequest?: number | null } = {}): RedisClient {
+export function createClient(
+  opts: RedisConnectionOptions,
+  extra: { lazyConnect?: boolean; maxRetriesPerRequest?: number | null; extraTimeoutMs?: number } = {},
+): RedisClient {
+  const blocking = extra.maxRetriesPerRequest === null;
   const common = {
     maxRetriesPerRequest: extra.maxRetriesPerRequest === undefined ? 2 : extra.maxRetriesPerRequest,
+    ...(!blocking && { commandTimeout: (opts.commandTimeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS) + (extra.extraTimeoutMs ?? 0) }),
     connectTimeout: opts.connectTimeoutMs ?? 5000,
     connectionName: opts.clientName,
     ...(opts.password !== undefined && { password: opts.password }),

@@ -49,9 +49,14 @@ export class RedisPubSub {
       const current = this.channels.get(full);
       if (current === undefined || !current.subs.delete(sub) || current.subs.size > 0) return;
       this.channels.delete(full);
-      if (this.subscriber === null) return;
-      if (this.sharded) await this.subscriber.sunsubscribe(full);
-      else await this.subscriber.unsubscribe(full);
+      const connection = this.subscriber;
+      if (connection === null) return;
+      const sent = this.sharded ? connection.sunsubscribe(full) : connection.unsubscribe(full);
+      // Redis away: the command waits in the offline queue (sent after the client's own
+      // re-subscribe when Redis is back); nothing is delivered for the channel meanwhile, so do
+      // not wait for it (a shutdown during an outage would stall here on every subscriber).
+      if (connection.status === 'ready') await sent;
+      else void sent.catch(() => {});
     };
     try {
       await entry.subscribed;

@@ -82,7 +82,11 @@ export class RedisStateStore implements StateStore {
     registerScripts(this.client);
     coalesceCommands(this.client);
     if (opts.waitReplicas !== undefined && opts.waitReplicas.replicas > 0) {
-      this.durable = createClient({ ...opts, clientName: opts.clientName === undefined ? undefined : `${opts.clientName}-durable` });
+      // WAIT blocks for up to its own timeout before it answers: the command timeout comes on top.
+      this.durable = createClient(
+        { ...opts, clientName: opts.clientName === undefined ? undefined : `${opts.clientName}-durable` },
+        { extraTimeoutMs: opts.waitReplicas.timeoutMs },
+      );
       this.durable.on('error', () => {});
       registerScripts(this.durable);
       coalesceCommands(this.durable);
