@@ -256,9 +256,11 @@ describe('signals reach the server through npm', () => {
     await expectStopped(proc);
   });
 
-  it('SIGINT to the sluice process itself stops it, exit 0', async () => {
-    const proc = await launch(process.execPath, [BIN, 'serve']);
-    proc.top.kill('SIGINT');
-    expect(await expectStopped(proc)).toBe(0);
-  });
+  for (const signal of ['SIGINT', 'SIGHUP'] as const) {
+    it(`${signal} to the sluice process itself stops it gracefully, exit 0`, async () => {
+      const proc = await launch(process.execPath, [BIN, 'serve']);
+      proc.top.kill(signal);
+      expect(await expectStopped(proc)).toBe(0);
+    });
+  }
 });

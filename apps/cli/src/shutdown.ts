@@ -9,10 +9,10 @@ export interface ShutdownTiming {
 }
 
 /**
- * SIGTERM/SIGINT, or under npm its process going away (parent-watch.ts): run `stop` once (stop
- * accepting, finish in-flight work, close Redis). SIGTERM — what an orchestrator sends — first
- * keeps serving for the drain delay so load balancers notice /ready; Ctrl-C and a vanished parent
- * skip it. If the drain has not finished within delay + timeout the process exits anyway,
+ * SIGTERM/SIGINT/SIGHUP, or under npm its process going away (parent-watch.ts): run `stop` once
+ * (stop accepting, finish in-flight work, close Redis). SIGTERM — what an orchestrator sends —
+ * first keeps serving for the drain delay so load balancers notice /ready; Ctrl-C, a closed
+ * terminal (SIGHUP: there is no configuration reload to mean) and a vanished parent skip it. If the drain has not finished within delay + timeout the process exits anyway,
  * non-zero, so an orchestrator never waits forever on a stuck drain.
  */
 export function onShutdownSignal(logger: Logger, timing: ShutdownTiming, stop: (drainDelayMs: number) => Promise<void>): void {
@@ -42,5 +42,7 @@ export function onShutdownSignal(logger: Logger, timing: ShutdownTiming, stop: (
   };
   process.once('SIGTERM', () => handle({ signal: 'SIGTERM' }));
   process.once('SIGINT', () => handle({ signal: 'SIGINT' }));
+  // Node's default for SIGHUP is to die at once: in-flight requests reset, nothing logged.
+  process.once('SIGHUP', () => handle({ signal: 'SIGHUP' }));
   whenParentExits(() => handle({ reason: 'parent process exited' }));
 }
