@@ -1,6 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import { FAILURE_CODE_LIST } from '@sluice/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../support/free-port.js';
 import { startRedisServer } from '../support/redis-server.js';
+import { spawnSluice } from '../support/sluice-process.js';
 import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 describe.each(BACKENDS)('operations endpoints (%s backend)', (backend) => {
@@ -86,6 +89,24 @@ describe('readiness with Redis down', () => {
     } finally {
       await gw.app.close();
       await Promise.race([gw.runtime.close(), new Promise((r) => setTimeout(r, 2000))]);
+    }
+  });
+});
+
+describe('GET /metrics of a real process (the default Node.js metrics included)', () => {
+  it('passes Prometheus’s own lint (promtool check metrics)', async () => {
+    const port = await freePort();
+    const proc = await spawnSluice(['serve', '--port', String(port), '--host', '127.0.0.1'], { port });
+    try {
+      await postJson(`${proc.url}/v1/dispatch`, sampleAction());
+      const body = await (await fetch(`${proc.url}/metrics`)).text();
+      expect(body).toMatch(/^sluice_nodejs_active_handles\{/m);
+      const lint = spawnSync('promtool', ['check', 'metrics'], { input: body, encoding: 'utf8' });
+      expect(lint.error, 'promtool is not installed (.ci/run installs the prometheus package)').toBeUndefined();
+      expect(`${lint.stdout}${lint.stderr}`).toBe('');
+      expect(lint.status).toBe(0);
+    } finally {
+      proc.kill('SIGKILL');
     }
   });
 });

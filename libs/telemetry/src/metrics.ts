@@ -64,7 +64,12 @@ export class Metrics {
 
   constructor(opts: { defaultMetrics?: boolean } = {}) {
     Object.assign(this, createMetricFields(this.registry));
-    if (opts.defaultMetrics !== false) collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
+    if (opts.defaultMetrics !== false) {
+      collectDefaultMetrics({ register: this.registry, prefix: 'sluice_' });
+      // Gauges named like counters, which Prometheus's lint (promtool check metrics) refuses; the
+      // same counts by type stay, as sluice_nodejs_active_handles and its siblings.
+      for (const what of ['handles', 'requests', 'resources']) this.registry.removeSingleMetric(`sluice_nodejs_active_${what}_total`);
+    }
   }
 
   /**
