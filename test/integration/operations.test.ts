@@ -69,6 +69,23 @@ describe.each(BACKENDS)('operations endpoints (%s backend)', (backend) => {
     expect(await ui.text()).toMatch(/swagger/i);
   });
 
+  it('documents every status an operation can answer: its success, and the errors of auth, limits, the backend and bodies', async () => {
+    type Operation = { responses: Record<string, unknown>; security?: unknown[] };
+    const doc = (await (await fetch(`${gw.url}/api-doc/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    const operations = Object.entries(doc.paths).flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ path, method, op })));
+    const codes = (op: Operation) => Object.keys(op.responses);
+    // A DELETE answering 204 said nothing of it, so the generated client typed no success at all.
+    expect(operations.filter(({ op }) => !codes(op).some((c) => /^[23]/.test(c))).map(({ method, path }) => `${method} ${path}`)).toEqual([]);
+    expect(codes(doc.paths['/v1/quotas/{id}']?.['delete'] as Operation)).toContain('204');
+    const isPublic = (op: Operation) => Array.isArray(op.security) && op.security.length === 0;
+    for (const { path, method, op } of operations.filter(({ op }) => !isPublic(op))) {
+      expect({ path, method, codes: codes(op) }).toMatchObject({ codes: expect.arrayContaining(['401', '403', '429', '503']) });
+      if (method === 'post' || method === 'put')
+        expect({ path, method, codes: codes(op) }).toMatchObject({ codes: expect.arrayContaining(['400', '413', '415']) });
+    }
+    expect(codes(doc.paths['/health']?.['get'] as Operation)).toEqual(['200']);
+  });
+
   it('echoes a request id', async () => {
     const res = await fetch(`${gw.url}/health`, { headers: { 'x-request-id': 'req-123' } });
     expect(res.headers.get('x-request-id')).toBe('req-123');

@@ -5,6 +5,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance, t
 import { errors } from '@sluice/core';
 import { edgeErrorOptions, installCharsetCheck, installErrorHandling, installJsonDepthLimit, operationsRoutes, sendError, type Readiness } from '@sluice/http';
 import { installAccessControl } from './plugins/access-control.js';
+import { installErrorResponses } from './plugins/error-responses.js';
 import { installAdminUi } from './plugins/admin-ui.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { alertmanagerRoutes } from './routes/alertmanager.js';
@@ -79,6 +80,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   installErrorHandling(app, { maxBodyBytes });
   installRequestLog(app, metrics);
   installAccessControl(app, { authenticator: auth?.authenticator ?? null, rateLimiter });
+  installErrorResponses(app);
   // While draining, close each connection after its response: otherwise a client's idle
   // keep-alive socket would hold the shutdown open until its keep-alive timeout.
   app.addHook('onSend', (_request, reply, payload, done) => {

@@ -19,3 +19,6 @@ function strip(schema: JsonSchema): JsonSchema {
   const { $schema: _ignored, ...rest } = schema;
   return rest;
 }
+
+/** The response of a route that answers 204: no body. */
+export const noContent: JsonSchema = { type: 'null', description: 'done; no body' };

@@ -30,7 +30,7 @@ import {
 import { assertCallerCovers, assertCallerCoversScope, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
 import { topicScope, type BusService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
-import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
+import { parseRequest, requestSchema, responseSchema, noContent } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 import { eventStreams } from '../plugins/event-streams.js';
 
@@ -140,7 +140,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
         tags,
         summary: 'Delete a schema version (409 while a topic is bound to it)',
         params: versionParams,
-        response: { 403: error, 404: error, 409: error, ...off },
+        response: { 204: noContent, 403: error, 404: error, 409: error, ...off },
       },
     },
     async (request, reply) => {
@@ -188,7 +188,10 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
 
   app.delete<TopicRoute>(
     '/v1/bus/topics/:namespace/:tenant/:name',
-    { config: write, schema: { tags, summary: 'Delete a topic and its messages', params: topicParams, response: { 403: error, 404: error, ...off } } },
+    {
+      config: write,
+      schema: { tags, summary: 'Delete a topic and its messages', params: topicParams, response: { 204: noContent, 403: error, 404: error, ...off } },
+    },
     async (request, reply) => {
       assertBusGrant(request, request.params, 'manage');
       await bus.removeTopic(request.params);
@@ -223,7 +226,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
         tags,
         summary: 'Unbind the topic’s schema: later publishes are not validated',
         params: topicParams,
-        response: { 403: error, 404: error, ...off },
+        response: { 204: noContent, 403: error, 404: error, ...off },
       },
     },
     async (request, reply) => {

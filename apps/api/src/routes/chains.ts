@@ -15,7 +15,7 @@ import {
 import { assertCoversOrNotFound, tenantFilterFor, visibleTo } from '@sluice/auth';
 import { runDetail, type ChainDefinitions, type ChainRuns } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
-import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
+import { parseRequest, requestSchema, responseSchema, noContent } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['chains'];
@@ -166,7 +166,12 @@ export async function chainsRoutes(app: FastifyInstance, opts: { definitions: Ch
     '/v1/chains/definitions/:name',
     {
       config: manage,
-      schema: { tags, summary: 'Delete an API chain definition (409 while another uses it as a sub_chain)', params, response: { 404: error, 409: error } },
+      schema: {
+        tags,
+        summary: 'Delete an API chain definition (409 while another uses it as a sub_chain)',
+        params,
+        response: { 204: noContent, 404: error, 409: error },
+      },
     },
     async (request, reply) => {
       await definitions.remove(request.params.name);

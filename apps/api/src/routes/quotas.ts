@@ -13,7 +13,7 @@ import {
 import type { QuotaRepository } from '@sluice/gateway';
 import { assertCallerCoversScope, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requestSchema, responseSchema } from '@sluice/http';
+import { requestSchema, responseSchema, noContent } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['quotas'];
@@ -95,7 +95,7 @@ export async function quotasRoutes(app: FastifyInstance, opts: { quotas: QuotaRe
 
   app.delete<IdRoute>(
     '/v1/quotas/:id',
-    { config: manage, schema: { tags, summary: 'Delete an API quota policy', params, response: { 404: error, 409: error } } },
+    { config: manage, schema: { tags, summary: 'Delete an API quota policy', params, response: { 204: noContent, 404: error, 409: error } } },
     async (request, reply) => {
       readable(request, quotas.get(request.params.id));
       await quotas.delete(request.params.id);

@@ -15,7 +15,7 @@ import {
 import { resolveScope, type RecurringScope, type RecurringService } from '@sluice/gateway';
 import { assertCallerCovers, assertCallerCoversScope, assertCoversOrNotFound, type Caller } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requestSchema, responseSchema } from '@sluice/http';
+import { requestSchema, responseSchema, noContent } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['recurring'];
@@ -162,7 +162,7 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
         summary: 'Delete a recurring action',
         params,
         querystring: requestSchema(RecurringRequiredScopeQuery),
-        response: { 400: error, 404: error },
+        response: { 204: noContent, 400: error, 404: error },
       },
     },
     async (request, reply) => {

@@ -12,7 +12,7 @@ import {
 import type { RetentionRepository } from '@sluice/gateway';
 import { assertCallerCoversScope, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { requestSchema, responseSchema } from '@sluice/http';
+import { requestSchema, responseSchema, noContent } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['retention'];
@@ -98,7 +98,10 @@ export async function retentionRoutes(app: FastifyInstance, opts: { retention: R
 
   app.delete<IdRoute>(
     '/v1/retention/:id',
-    { config: write, schema: { tags, summary: 'Delete a retention policy: the tenant reverts to the gateway defaults', params, response: { 404: error } } },
+    {
+      config: write,
+      schema: { tags, summary: 'Delete a retention policy: the tenant reverts to the gateway defaults', params, response: { 204: noContent, 404: error } },
+    },
     async (request, reply) => {
       readable(request, retention.get(request.params.id));
       await retention.delete(request.params.id);

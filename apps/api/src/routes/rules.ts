@@ -18,7 +18,7 @@ import type { CompiledRule } from '@sluice/rules';
 import { assertCallerCoversScope } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { z } from 'zod';
-import { requestSchema, responseSchema } from '@sluice/http';
+import { requestSchema, responseSchema, noContent } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['rules'];
@@ -109,7 +109,11 @@ export async function rulesRoutes(app: FastifyInstance, opts: { rules: RuleRepos
 
   app.delete<{ Params: { name: string } }>(
     '/v1/rules/:name',
-    { config: manage, preHandler: globalScope, schema: { tags, summary: 'Delete an API rule', params: NameParams, response: { 404: error, 409: error } } },
+    {
+      config: manage,
+      preHandler: globalScope,
+      schema: { tags, summary: 'Delete an API rule', params: NameParams, response: { 204: noContent, 404: error, 409: error } },
+    },
     async (request, reply) => {
       await rules.remove(request.params.name);
       return reply.status(204).send();

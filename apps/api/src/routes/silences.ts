@@ -12,7 +12,7 @@ import {
 import type { SilenceService } from '@sluice/gateway';
 import { assertCallerCoversScope, assertVisibleOrNotFound, tenantFilterFor, visibleTo } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
+import { parseRequest, requestSchema, responseSchema, noContent } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['silences'];
@@ -101,7 +101,12 @@ export async function silencesRoutes(app: FastifyInstance, opts: { silences: Sil
     '/v1/silences/:id',
     {
       config: manage,
-      schema: { tags, summary: 'Expire a silence now (soft: the record stays, listable with include_expired)', params, response: { 403: error, 404: error } },
+      schema: {
+        tags,
+        summary: 'Expire a silence now (soft: the record stays, listable with include_expired)',
+        params,
+        response: { 204: noContent, 403: error, 404: error },
+      },
     },
     async (request, reply) => {
       await covered(request, silences, request.params.id);

@@ -11,7 +11,7 @@ import {
 import type { TimeIntervalService } from '@sluice/gateway';
 import { assertCallerCoversScope, tenantFilterFor, visibleTo } from '@sluice/auth';
 import type { FastifyInstance } from 'fastify';
-import { parseRequest, requestSchema, responseSchema } from '@sluice/http';
+import { parseRequest, requestSchema, responseSchema, noContent } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 
 const tags = ['time-intervals'];
@@ -105,7 +105,7 @@ export async function timeIntervalsRoutes(app: FastifyInstance, opts: { timeInte
     '/v1/time-intervals/:name',
     {
       config: manage,
-      schema: { tags, summary: 'Delete a time interval', params, querystring: scopeQuery, response: { 400: error, 403: error, 404: error } },
+      schema: { tags, summary: 'Delete a time interval', params, querystring: scopeQuery, response: { 204: noContent, 400: error, 403: error, 404: error } },
     },
     async (request, reply) => {
       assertCallerCoversScope(callerOf(request), request.query);

@@ -106,6 +106,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -240,6 +242,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -256,6 +260,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -272,6 +278,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -327,6 +389,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -343,6 +407,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -359,6 +443,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -426,6 +602,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -703,6 +935,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -719,6 +953,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -735,6 +971,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -751,6 +1007,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -767,6 +1025,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -783,6 +1043,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -799,6 +1061,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1088,6 +1352,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1104,6 +1370,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1120,6 +1388,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1136,6 +1424,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1152,6 +1442,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1168,6 +1460,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1184,6 +1478,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1276,6 +1572,60 @@ export interface paths {
                         "application/json": string;
                     };
                 };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 429: {
                     headers: {
@@ -1283,6 +1633,24 @@ export interface paths {
                     };
                     content: {
                         "application/json": string;
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
                     };
                 };
             };
@@ -1575,6 +1943,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1591,6 +1961,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1607,6 +1979,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1663,6 +2127,78 @@ export interface paths {
                                 original: string;
                             };
                             uptime: string;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -1762,6 +2298,42 @@ export interface paths {
                         "application/json": string;
                     };
                 };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
             };
         };
         put?: never;
@@ -1850,6 +2422,96 @@ export interface paths {
                         "application/json": string;
                     };
                 };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
             };
         };
         delete?: never;
@@ -1904,6 +2566,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -1911,6 +2609,42 @@ export interface paths {
                     };
                     content: {
                         "application/json": string;
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
                     };
                 };
             };
@@ -1936,6 +2670,42 @@ export interface paths {
                     };
                     content?: never;
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -1943,6 +2713,42 @@ export interface paths {
                     };
                     content: {
                         "application/json": string;
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
                     };
                 };
             };
@@ -2021,6 +2827,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2100,6 +2980,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2116,6 +3052,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2173,6 +3183,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -2186,6 +3232,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2257,6 +3341,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2273,6 +3395,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2289,6 +3431,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2307,6 +3523,49 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description done; no body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -2320,6 +3579,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2336,6 +3597,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2408,6 +3707,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2424,6 +3761,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2502,6 +3877,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2582,6 +4031,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2598,6 +4103,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2655,6 +4234,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -2668,6 +4283,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2745,6 +4398,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2761,6 +4452,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2779,6 +4562,49 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description done; no body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -2792,6 +4618,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2920,6 +4784,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2936,6 +4820,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -2952,6 +4838,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3040,6 +4964,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -3053,6 +4995,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3069,6 +5013,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3141,6 +5123,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3157,6 +5159,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3173,6 +5177,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3221,6 +5317,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_JSON, VALIDATION_FAILED, BAD_REQUEST: the body or parameters are refused (details name the paths) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -3234,6 +5366,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3250,6 +5384,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3266,6 +5456,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3282,6 +5474,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3366,6 +5578,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3382,6 +5614,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3398,6 +5632,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3414,6 +5704,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3454,6 +5764,78 @@ export interface paths {
                             sync_audit_writes: boolean;
                             immutable_audit: boolean;
                             hash_chain: boolean;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3559,6 +5941,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3575,6 +5977,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3591,6 +5995,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3673,6 +6115,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3689,6 +6151,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3765,6 +6265,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3781,6 +6301,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3797,6 +6319,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3871,6 +6431,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3887,6 +6467,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3903,6 +6485,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3919,6 +6521,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -3993,6 +6669,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4009,6 +6705,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4094,6 +6828,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -4107,6 +6859,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4123,6 +6877,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4161,6 +6953,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -4174,6 +6984,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4190,6 +7002,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4206,6 +7020,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4287,6 +7139,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4384,6 +7310,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4400,6 +7346,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4416,6 +7382,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4510,6 +7550,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4526,6 +7604,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4653,6 +7769,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4669,6 +7823,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4690,6 +7936,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description done; no body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description Default Response */
                 400: {
                     headers: {
@@ -4703,6 +7956,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4719,6 +8010,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4819,6 +8148,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4835,6 +8202,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4851,6 +8238,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4952,6 +8413,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4968,6 +8467,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -4984,6 +8503,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -5284,6 +8877,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -5300,6 +8913,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -5581,6 +9232,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -5594,6 +9263,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -5610,6 +9281,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -5861,6 +9570,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -5877,6 +9588,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -5893,6 +9624,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6142,6 +9911,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6158,6 +9929,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6174,6 +9965,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6423,6 +10252,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6439,6 +10270,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6455,6 +10288,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6471,6 +10306,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6487,6 +10342,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6562,6 +10491,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6578,6 +10527,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6668,6 +10655,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -6681,6 +10686,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6697,6 +10704,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6813,6 +10858,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6829,6 +10894,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6845,6 +10912,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6861,6 +10948,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6916,6 +11077,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -6929,6 +11108,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -6945,6 +11126,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7004,6 +11223,78 @@ export interface paths {
                                 source: "config" | "api";
                             }[];
                             count: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7093,6 +11384,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7109,6 +11456,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7168,6 +11589,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -7181,6 +11638,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7297,6 +11792,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7313,6 +11864,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7331,6 +11956,49 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description done; no body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -7344,6 +12012,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7360,6 +12030,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7414,6 +12122,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -7427,6 +12171,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7495,6 +12277,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7511,6 +12295,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7527,6 +12313,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7543,6 +12331,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7559,6 +12403,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7575,6 +12421,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7628,6 +12494,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -7641,6 +12543,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7728,6 +12668,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7744,6 +12704,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7840,6 +12838,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7856,6 +12874,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7918,6 +13028,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -7931,6 +13059,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -7947,6 +13077,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8020,6 +13188,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8036,6 +13224,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8052,6 +13242,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8070,6 +13352,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description done; no body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -8083,6 +13390,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8099,6 +13408,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8162,6 +13509,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_JSON, VALIDATION_FAILED, BAD_REQUEST: the body or parameters are refused (details name the paths) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -8175,6 +13558,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8191,6 +13576,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8277,6 +13754,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8293,6 +13790,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8309,6 +13808,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8325,6 +13844,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8432,6 +14025,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8448,6 +14061,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8588,6 +14239,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8604,6 +14275,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8620,6 +14311,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8724,6 +14489,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8740,6 +14525,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8756,6 +14543,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8894,6 +14719,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8910,6 +14755,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8926,6 +14773,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8947,6 +14886,13 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description done; no body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
                 /** @description Default Response */
                 400: {
                     headers: {
@@ -8960,6 +14906,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8976,6 +14942,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -8992,6 +14960,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9036,6 +15042,78 @@ export interface paths {
                                 /** @description the rule action type */
                                 action: string;
                             }[];
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9092,6 +15170,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9108,6 +15242,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9160,6 +15368,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -9173,6 +15417,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9252,6 +15534,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9268,6 +15606,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9286,6 +15698,49 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description done; no body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -9299,6 +15754,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9315,6 +15772,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9363,6 +15858,60 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_JSON, VALIDATION_FAILED, BAD_REQUEST: the body or parameters are refused (details name the paths) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 404: {
                     headers: {
@@ -9376,6 +15925,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9421,6 +16062,150 @@ export interface paths {
                                 rule?: string;
                                 message: string;
                             }[];
+                        };
+                    };
+                };
+                /** @description INVALID_JSON, VALIDATION_FAILED, BAD_REQUEST: the body or parameters are refused (details name the paths) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9559,6 +16344,134 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9652,6 +16565,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9668,6 +16601,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9684,6 +16619,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9812,6 +16785,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9828,6 +16821,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9844,6 +16839,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9892,6 +16925,78 @@ export interface paths {
                             by_error_code: {
                                 [key: string]: number;
                             };
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -9997,6 +17102,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -10010,6 +17133,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10026,6 +17151,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10254,6 +17417,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_JSON, VALIDATION_FAILED, BAD_REQUEST: the body or parameters are refused (details name the paths) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -10267,6 +17466,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10283,6 +17484,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10299,6 +17520,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10315,6 +17574,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10446,6 +17725,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10462,6 +17761,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10478,6 +17779,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10528,6 +17921,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -10541,6 +17952,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10557,6 +17970,44 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10613,6 +18064,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_JSON, VALIDATION_FAILED, BAD_REQUEST: the body or parameters are refused (details name the paths) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -10626,6 +18113,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10642,6 +18131,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10696,6 +18277,42 @@ export interface paths {
                         };
                     };
                 };
+                /** @description INVALID_JSON, VALIDATION_FAILED, BAD_REQUEST: the body or parameters are refused (details name the paths) */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -10709,6 +18326,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10725,6 +18344,98 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10777,6 +18488,78 @@ export interface paths {
                                 p95_latency_ms: number;
                                 p99_latency_ms: number;
                             }[];
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description FORBIDDEN: the caller's role or grants do not allow it */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
+                503: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10838,6 +18621,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10854,6 +18639,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10870,6 +18657,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10886,6 +18675,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10902,6 +18693,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10978,6 +18771,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -10994,6 +18807,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11010,6 +18843,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11081,6 +18916,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11097,6 +18952,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11113,6 +19042,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11172,6 +19103,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -11185,6 +19134,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11201,6 +19152,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11217,6 +19188,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11276,6 +19249,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -11289,6 +19280,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11305,6 +19298,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11321,6 +19334,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11343,6 +19358,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description done; no body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -11356,6 +19396,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11372,6 +19414,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11388,6 +19432,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11404,6 +19468,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11470,6 +19536,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11486,6 +19572,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11502,6 +19608,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11560,6 +19668,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11576,6 +19704,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11592,6 +19740,62 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11608,6 +19812,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11643,6 +19849,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description done; no body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -11656,6 +19887,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11672,6 +19905,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11688,6 +19941,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11753,6 +20008,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11769,6 +20044,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11785,6 +20062,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11801,6 +20152,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11821,6 +20174,31 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
+                /** @description done; no body */
+                204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -11834,6 +20212,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11850,6 +20230,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11866,6 +20266,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11940,6 +20342,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -11953,6 +20373,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11969,6 +20391,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -11985,6 +20481,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12061,6 +20559,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12077,6 +20595,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12093,6 +20613,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12109,6 +20703,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12157,6 +20753,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -12170,6 +20784,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12186,6 +20802,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12202,6 +20838,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12273,6 +20911,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12289,6 +20947,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12305,6 +20965,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12321,6 +21001,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12386,6 +21068,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12402,6 +21104,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12418,6 +21122,80 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds */
+                408: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
+                413: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
+                415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12434,6 +21212,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12482,6 +21262,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -12495,6 +21293,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12511,6 +21311,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12527,6 +21347,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12577,6 +21399,24 @@ export interface paths {
                         };
                     };
                 };
+                /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
                 /** @description Default Response */
                 403: {
                     headers: {
@@ -12590,6 +21430,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12606,6 +21448,26 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -12622,6 +21484,8 @@ export interface paths {
                                 path: string;
                                 message: string;
                             }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };

@@ -111,4 +111,5 @@ export const ErrorBody = z.object({
   error: z.string(),
   code: z.string(),
   details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
+  retry_after: z.number().int().optional().describe('RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header'),
 });
