@@ -46,6 +46,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ file: tempFile('state:\n  password: x\n  password_env: Y\n'), env: {} })).toThrow(/state\.password.*not both/);
   });
 
+  it('refuses a state.url that is not a redis:// URL with a host, without repeating it (it may hold a password)', () => {
+    for (const url of ['redis//:hunter2@redis.internal:6379', 'http://:hunter2@127.0.0.1:1', 'redis://:hunter2@host:notaport', 'redis:///tmp/sock-hunter2']) {
+      const refused = (() => {
+        try {
+          loadConfig({ env: { SLUICE_STATE__URL: url } });
+          return null;
+        } catch (err) {
+          return err;
+        }
+      })();
+      expect(refused, url).toBeInstanceOf(ConfigError);
+      expect((refused as Error).message).toMatch(/state\.url: must be a redis:\/\/ or rediss:\/\/ URL/);
+      expect((refused as Error).message).not.toContain('hunter2');
+    }
+    for (const url of ['redis://:pw@redis.internal:6379/2', 'rediss://user:pw@[::1]:6380', 'redis://localhost']) {
+      expect(loadConfig({ env: { SLUICE_STATE__URL: url } }).config.state.url).toBe(url);
+    }
+  });
+
   it('keeps analytics rollups 400 days, hourly ones 35, and refuses a retention of 0 days', () => {
     const { config } = loadConfig({ env: { SLUICE_AUDIT__ANALYTICS_HOURLY_RETENTION_DAYS: '7' } });
     expect(config.audit).toMatchObject({ analytics_retention_days: 400, analytics_hourly_retention_days: 7 });

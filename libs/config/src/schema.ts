@@ -34,6 +34,20 @@ const ServerConfig = z
   })
   .prefault({});
 
+/**
+ * `redis://[[user]:password@]host[:port][/db]` or `rediss://…`. Checked here because the client
+ * would take a mistyped one for a socket path and echo it, password and all, in its error; the
+ * message never repeats the value.
+ */
+const RedisUrl = z.string().refine(
+  (value) => {
+    if (!URL.canParse(value)) return false;
+    const url = new URL(value);
+    return (url.protocol === 'redis:' || url.protocol === 'rediss:') && url.hostname !== '';
+  },
+  { message: 'must be a redis:// or rediss:// URL with a host (redis://[:password@]host[:port][/db])' },
+);
+
 /** `host:port` of a Redis node or Sentinel. */
 const RedisNode = z.string().regex(/^(\[[0-9a-fA-F:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}$/, 'host:port');
 
@@ -41,7 +55,7 @@ const StateConfig = z
   .strictObject({
     backend: z.enum(['memory', 'redis']).default('memory'),
     /** A single Redis primary (ignored when cluster or sentinels is set). */
-    url: z.string().min(1).default('redis://127.0.0.1:6379'),
+    url: RedisUrl.default('redis://127.0.0.1:6379'),
     /** Redis Cluster: some of its nodes; the client discovers the rest. */
     cluster: z.strictObject({ nodes: z.array(RedisNode).min(1) }).optional(),
     /** Redis Sentinel: the Sentinels, and the name of the primary they monitor (`name`). */
