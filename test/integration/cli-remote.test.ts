@@ -1,4 +1,6 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -149,6 +151,25 @@ describe('sluice dispatch, silence and audit against a gateway', () => {
     const closed = `http://127.0.0.1:${await freePort()}`;
     const away = await runSluice(['audit', 'query', '--url', closed]);
     expect(away).toMatchObject({ code: 1, stderr: `sluice: cannot reach ${closed}: ECONNREFUSED\n` });
+    // A gateway that takes the connection and never answers: given up after --timeout, not undici's five minutes.
+    const silent = createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const hung = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const started = Date.now();
+      expect(await runSluice(['audit', 'query', '--url', hung, '--timeout', '1'])).toMatchObject({
+        code: 1,
+        stderr: `sluice: cannot reach ${hung}: no answer within 1 s (--timeout)\n`,
+      });
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      silent.closeAllConnections();
+      silent.close();
+    }
+    expect(await sluice(['audit', 'query', '--timeout', '0'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--timeout must be whole seconds from 1 to 3600, got "0"/),
+    });
     expect(await sluice(['silence'])).toMatchObject({
       code: 2,
       stderr: "sluice: 'silence' needs a subcommand: add, query, expire, extend; see sluice --help\n",

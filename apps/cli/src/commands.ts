@@ -33,9 +33,11 @@ const CONFIG_ENV = [
 
 /** The options of every command that talks to a running gateway. */
 const output: OptionSpec = { name: 'output', short: 'o', value: 'FORMAT', help: 'table (default, for people) or json (for scripts)' };
+const timeout: OptionSpec = { name: 'timeout', value: 'SECONDS', help: 'give up when the gateway has not answered within this (1–3600, default 60)' };
 const remote: readonly OptionSpec[] = [
   { name: 'url', short: 'u', value: 'URL', help: 'the gateway (default: $SLUICE_URL, else http://localhost:8080)' },
-  { name: 'api-key', value: 'KEY', help: 'an API key or JWT (default: $SLUICE_API_KEY)' },
+  { name: 'api-key', value: 'KEY', help: 'an API key or JWT (default: $SLUICE_API_KEY, which keeps it out of process listings)' },
+  timeout,
   output,
   help,
 ];
@@ -148,13 +150,13 @@ export const COMMANDS = {
     summary: 'Approve through the signed approve link of a notification: the waiting action executes',
     args: 'LINK',
     positionals: { min: 1, max: 1 },
-    options: [output, help],
+    options: [timeout, output, help],
   },
   'approvals reject': {
     summary: 'Reject through the signed reject link of a notification: the waiting action is not executed',
     args: 'LINK',
     positionals: { min: 1, max: 1 },
-    options: [output, help],
+    options: [timeout, output, help],
   },
   'rules lint': {
     summary: 'Check the rule files of a directory, offline (exit 1 when any is refused)',

@@ -1,9 +1,9 @@
-import { type ActionInput, createSluiceClient, dataOf } from '@sluice/client';
+import { type ActionInput, dataOf } from '@sluice/client';
 import { fromAmMatcher, parseFilter } from '@sluice/gateway';
 import { UsageError } from '../args.js';
 import { parseJsonOption, readJsonFile } from '../json-input.js';
 import { print } from './print.js';
-import type { Output, Remote } from './remote-options.js';
+import { cliClient, type Output, type Remote } from './remote-options.js';
 
 /** `sluice dispatch`: from --file (an object, or a list: a batch) or the field flags. */
 export async function dispatch(r: Remote): Promise<void> {
@@ -149,7 +149,7 @@ export async function approvalsList(r: Remote): Promise<void> {
 const LINK_PATH = /^\/v1\/approvals\/([^/]+)\/([^/]+)\/([^/]+)\/(approve|reject)$/;
 
 /** `sluice approvals approve|reject LINK`: the signed link is the credential (no API key needed). */
-export async function approvalDecide(output: Output, verb: 'approve' | 'reject', link: string): Promise<void> {
+export async function approvalDecide(output: Output, verb: 'approve' | 'reject', link: string, timeoutSeconds: number): Promise<void> {
   let url: URL;
   try {
     url = new URL(link);
@@ -163,7 +163,7 @@ export async function approvalDecide(output: Output, verb: 'approve' | 'reject',
   if (m === null || sig === null || expiresAt === null)
     throw new UsageError(`not a signed approval link: ${url.origin}${url.pathname} (…/v1/approvals/<ns>/<tenant>/<id>/${verb}?sig=…&expires_at=…)`);
   if (m[4] !== verb) throw new UsageError(`this is the ${m[4]} link; 'approvals ${verb}' needs the ${verb} link`);
-  const client = createSluiceClient({ url: url.origin + url.pathname.slice(0, url.pathname.indexOf('/v1/approvals')), retries: 0 });
+  const client = cliClient(url.origin + url.pathname.slice(0, url.pathname.indexOf('/v1/approvals')), undefined, timeoutSeconds);
   const path = { namespace: decodeURIComponent(m[1] ?? ''), tenant: decodeURIComponent(m[2] ?? ''), id: decodeURIComponent(m[3] ?? '') };
   const params = { path, query: { sig, expires_at: expiresAt, ...(kid !== null ? { kid } : {}) } };
   const decision = await dataOf(

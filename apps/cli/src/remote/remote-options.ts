@@ -23,8 +23,7 @@ export function remoteOf(command: string, options: ReadonlyMap<string, string | 
   if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"; see sluice ${command} --help`);
   const apiKey = value('api-key') ?? env.SLUICE_API_KEY;
   return {
-    // One attempt: a person or a script at the prompt decides whether to try again.
-    client: createSluiceClient({ url, ...(apiKey ? { apiKey } : {}), retries: 0 }),
+    client: cliClient(url, apiKey, timeoutOf(command, options)),
     url,
     output,
     value,
@@ -35,6 +34,27 @@ export function remoteOf(command: string, options: ReadonlyMap<string, string | 
       return v;
     },
   };
+}
+
+const DEFAULT_TIMEOUT_S = 60;
+
+/** `--timeout`: whole seconds, 1–3600 (default 60). */
+export function timeoutOf(command: string, options: ReadonlyMap<string, string | true>): number {
+  const given = stringValue(options, 'timeout');
+  if (given === undefined) return DEFAULT_TIMEOUT_S;
+  const seconds = /^\d+$/.test(given) ? Number(given) : Number.NaN;
+  if (!(seconds >= 1 && seconds <= 3600)) throw new UsageError(`--timeout must be whole seconds from 1 to 3600, got "${given}"; see sluice ${command} --help`);
+  return seconds;
+}
+
+/**
+ * A client for one command: one attempt (a person or a script at the prompt decides whether to
+ * try again), abandoned after `timeoutSeconds` (a gateway that accepts the connection and never
+ * answers would otherwise hold the command for undici's five minutes).
+ */
+export function cliClient(url: string, apiKey: string | undefined, timeoutSeconds: number): SluiceClient {
+  const fetchWithin = (request: Request) => fetch(request, { signal: AbortSignal.timeout(timeoutSeconds * 1000) });
+  return createSluiceClient({ url, ...(apiKey ? { apiKey } : {}), retries: 0, fetch: fetchWithin });
 }
 
 /** `--output`: table (default) or json. */

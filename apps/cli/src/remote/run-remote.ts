@@ -1,7 +1,7 @@
 import { SluiceApiError } from '@sluice/client';
 import type { ParsedArgs } from '../args.js';
 import { approvalDecide, approvalsList, auditQuery, dispatch, silenceAdd, silenceExpire, silenceExtend, silenceQuery } from './remote-commands.js';
-import { outputOf, remoteOf } from './remote-options.js';
+import { outputOf, remoteOf, timeoutOf } from './remote-options.js';
 
 /** The commands that talk to a running gateway. */
 export type RemoteCommand =
@@ -27,7 +27,7 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
   const target = r?.url ?? originOf(id);
   try {
     if (r === null) {
-      await approvalDecide(outputOf(command, args.options), command === 'approvals approve' ? 'approve' : 'reject', id);
+      await approvalDecide(outputOf(command, args.options), command === 'approvals approve' ? 'approve' : 'reject', id, timeoutOf(command, args.options));
       return 0;
     }
     switch (command) {
@@ -57,6 +57,11 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
   } catch (err) {
     if (err instanceof SluiceApiError) {
       process.stderr.write(`sluice: ${err.code} (${err.status}): ${err.message}\n`);
+      return 1;
+    }
+    // AbortSignal.timeout's: the gateway took the connection and did not answer in time.
+    if (err instanceof Error && err.name === 'TimeoutError') {
+      process.stderr.write(`sluice: cannot reach ${target}: no answer within ${timeoutOf(command, args.options)} s (--timeout)\n`);
       return 1;
     }
     // fetch's TypeError: the gateway is not there.
