@@ -32,6 +32,8 @@ describe('sluice dispatch, silence and audit against a gateway', () => {
       auth: { enabled: true, file },
       rules: { directory: rulesDir({ 'rules.yaml': APPROVAL_RULES }) },
       server: { external_url: EXTERNAL },
+      // Named providers: any other name fails (PROVIDER_NOT_FOUND), as a typo would.
+      providers: [{ name: 'email', type: 'noop' }],
     });
     env = { SLUICE_URL: gw.url, SLUICE_API_KEY: rawKey('ops') };
   });
@@ -65,6 +67,18 @@ describe('sluice dispatch, silence and audit against a gateway', () => {
       JSON.stringify([sampleAction({ tenant: 'cli' }), sampleAction({ tenant: 'cli' })]),
     );
     expect((json(batch.stdout).results as Body[]).map((r) => r.status)).toEqual(['success', 'success']);
+  });
+
+  it('dispatch: an action that failed, or a batch with one, exits 1 with the reason; a file of neither kind is a usage error', async () => {
+    const failed = await sluice(['dispatch', '-f', '-'], JSON.stringify(sampleAction({ tenant: 'cli', provider: 'nope' })));
+    expect(failed).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sluice: the action failed: PROVIDER_NOT_FOUND: /) });
+    expect(failed.stdout).toMatch(/^outcome +failed$/m);
+    const batch = await sluice(['dispatch', '-f', '-'], JSON.stringify([sampleAction({ tenant: 'cli' }), sampleAction({ tenant: 'cli', provider: 'nope' })]));
+    expect(batch).toMatchObject({ code: 1, stderr: 'sluice: 1 of 2 actions failed or were refused\n' });
+    expect(batch.stdout).toMatch(/^# +STATUS +OUTCOME +ACTION ID +ERROR\n0 +success +executed +[0-9a-f-]{36} *\n1 +\S+ +\S+ +\S+ +.*nope/);
+    for (const body of ['null', '[null]', '"x"']) {
+      expect(await sluice(['dispatch', '-f', '-'], body)).toMatchObject({ code: 2, stderr: expect.stringMatching(/--file must hold an action/) });
+    }
   });
 
   it('silence add, query, extend and expire; the silence mutes a dispatch meanwhile', async () => {

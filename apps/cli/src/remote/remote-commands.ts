@@ -5,23 +5,47 @@ import { parseJsonOption, readJsonFile } from '../json-input.js';
 import { print } from './print.js';
 import { cliClient, type Output, type Remote } from './remote-options.js';
 
-/** `sluice dispatch`: from --file (an object, or a list: a batch) or the field flags. */
-export async function dispatch(r: Remote): Promise<void> {
+type ItemResult = {
+  status: string;
+  outcome?: { outcome?: string; action_id?: string; error?: { code?: string; message?: string } };
+  error?: { message?: string };
+};
+
+/** Why an action of a dispatch did not go through: refused (a batch item) or failed; null when it did. */
+function failureOf(res: ItemResult): string | null {
+  if (res.status === 'error') return res.error?.message ?? 'refused';
+  const error = res.outcome?.outcome === 'failed' ? res.outcome.error : undefined;
+  return error ? `${error.code ?? 'FAILED'}: ${error.message ?? ''}` : null;
+}
+
+/** An object, or a list of objects (a batch): anything else in --file is a usage error, not a crash. */
+function actionsIn(parsed: unknown): ActionInput | ActionInput[] {
+  const isObject = (v: unknown) => v !== null && typeof v === 'object' && !Array.isArray(v);
+  if (Array.isArray(parsed) ? parsed.every(isObject) : isObject(parsed)) return parsed as ActionInput | ActionInput[];
+  throw new UsageError('--file must hold an action (a JSON object) or a batch (a list of them)');
+}
+
+/**
+ * `sluice dispatch`: from --file (an object, or a list: a batch) or the field flags. False when
+ * an action failed or was refused (the command then exits 1, its reason on stderr and in the table).
+ */
+export async function dispatch(r: Remote): Promise<boolean> {
   const file = r.value('file');
   const dryRun = r.flag('dry-run');
   if (file !== undefined) {
-    const parsed = readJsonFile(file, '--file');
+    const parsed = actionsIn(readJsonFile(file, '--file'));
     if (Array.isArray(parsed)) {
-      const batch = await r.client.dispatchBatch(parsed as ActionInput[], { dryRun });
-      return print(r.output, batch, () => [
-        ['#', 'STATUS', 'OUTCOME', 'ACTION ID'],
-        ...batch.results.map((res, i) => {
-          const outcome = (res as { outcome?: { outcome?: string; action_id?: string } }).outcome;
-          return [String(i), res.status, outcome?.outcome ?? '-', outcome?.action_id ?? '-'];
-        }),
+      const batch = await r.client.dispatchBatch(parsed, { dryRun });
+      const results = batch.results as ItemResult[];
+      print(r.output, batch, () => [
+        ['#', 'STATUS', 'OUTCOME', 'ACTION ID', 'ERROR'],
+        ...results.map((res, i) => [String(i), res.status, res.outcome?.outcome ?? '-', res.outcome?.action_id ?? '-', failureOf(res) ?? '']),
       ]);
+      const failed = results.filter((res) => failureOf(res) !== null).length;
+      if (failed > 0) process.stderr.write(`sluice: ${failed} of ${results.length} actions failed or were refused\n`);
+      return failed === 0;
     }
-    return printOutcome(r, await r.client.dispatch(parsed as ActionInput, { dryRun }));
+    return printOutcome(r, await r.client.dispatch(parsed, { dryRun }));
   }
   const action = {
     namespace: r.required('namespace'),
@@ -33,8 +57,11 @@ export async function dispatch(r: Remote): Promise<void> {
   return printOutcome(r, await r.client.dispatch(action, { dryRun }));
 }
 
-function printOutcome(r: Remote, outcome: Record<string, unknown>): void {
+function printOutcome(r: Remote, outcome: Record<string, unknown>): boolean {
   print(r.output, outcome, () => [['FIELD', 'VALUE'], ...Object.entries(outcome).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])]);
+  const failure = failureOf({ status: 'success', outcome });
+  if (failure !== null) process.stderr.write(`sluice: the action failed: ${failure}\n`);
+  return failure === null;
 }
 
 const SPAN_RE = /^(\d+)(s|m|h|d)$/;

@@ -17,7 +17,7 @@ export type RemoteCommand =
 
 /**
  * Runs one against the gateway: exit 0 when it answered, 1 when it refused (its code and
- * message on stderr) or could not be reached. Usage errors are thrown (exit 2, index.ts).
+ * message on stderr) or could not be reached, or a dispatched action failed. Usage errors are thrown (exit 2, index.ts).
  */
 export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promise<number> {
   const [id = ''] = args.positionals;
@@ -32,8 +32,8 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
     }
     switch (command) {
       case 'dispatch':
-        await dispatch(r);
-        break;
+        // The gateway answered, but what it answered was a failure: a script must see it.
+        return (await dispatch(r)) ? 0 : 1;
       case 'silence add':
         await silenceAdd(r, args.positionals);
         break;
