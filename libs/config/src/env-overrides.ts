@@ -1,22 +1,26 @@
 import { parse as parseYaml } from 'yaml';
+import type { z } from 'zod';
 import { ConfigError } from './config-error.js';
+import { envKeyPath } from './env-key-path.js';
 
 /** Environment variables that are not config overrides. */
 const RESERVED = new Set(['CONFIG', 'AUTH_KEY']);
 
 /**
  * `SLUICE_STATE__BACKEND=redis` sets `state.backend`. Sections are separated by `__`; each value
- * is read as a YAML scalar or flow collection (`8080` → number, `[a, b]` → list). A variable whose
+ * is read as a YAML scalar or flow collection (`8080` → number, `[a, b]` → list); field names are
+ * matched case-insensitively, map keys taken as written (env-key-path.ts). A variable whose
  * first segment is not a config section is an error when it has `__` (a typo must not be silent);
  * other SLUICE_ variables (SLUICE_CONFIG, SLUICE_AUTH_KEY, test settings) are left alone.
  */
-export function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessEnv, sections: readonly string[]): string[] {
+export function applyEnvOverrides(target: Record<string, unknown>, env: NodeJS.ProcessEnv, schema: z.ZodObject): string[] {
+  const sections = Object.keys(schema.shape);
   const applied: string[] = [];
   for (const [name, raw] of Object.entries(env)) {
     if (!name.startsWith('SLUICE_') || raw === undefined) continue;
     const rest = name.slice('SLUICE_'.length);
     if (RESERVED.has(rest)) continue;
-    const path = rest.split('__').map((s) => s.toLowerCase());
+    const path = envKeyPath(schema, rest.split('__'));
     const head = path[0] ?? '';
     if (!sections.includes(head)) {
       if (path.length > 1) throw new ConfigError(`invalid configuration (environment): ${name} names unknown key "${path.join('.')}"`);

@@ -106,6 +106,23 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ file, env: {} })).toThrow(/providers\.0\.url[\s\S]*providers\.1\.name: duplicate/);
   });
 
+  it('takes map keys from the environment as written (tenants, callers, providers are case-sensitive), field names in any case', () => {
+    const { config } = loadConfig({
+      env: {
+        SLUICE_RATE_LIMIT__TENANT_OVERRIDES__AcmeCorp__REQUESTS_PER_WINDOW: '1',
+        SLUICE_RATE_LIMIT__CALLER_OVERRIDES__ci_Bot__REQUESTS_PER_WINDOW: '7',
+        SLUICE_CIRCUIT_BREAKER__PROVIDERS__MyHook__FAILURE_THRESHOLD: '3',
+        SLUICE_PROVIDERS: '[{name: hook, type: webhook, url: "https://example.com/h"}]',
+        SLUICE_PROVIDERS__0__HEADERS__X_Tenant: 'acme',
+      },
+    });
+    expect(Object.keys(config.rate_limit.tenant_overrides)).toEqual(['AcmeCorp']);
+    expect(config.rate_limit.tenant_overrides['AcmeCorp']?.requests_per_window).toBe(1);
+    expect(config.rate_limit.caller_overrides['ci_Bot']?.requests_per_window).toBe(7);
+    expect(config.circuit_breaker.providers['MyHook']?.failure_threshold).toBe(3);
+    expect(config.providers[0]?.headers).toEqual({ X_Tenant: 'acme' });
+  });
+
   it('applies env overrides over the file, typed as YAML scalars', () => {
     const file = tempFile('server:\n  port: 9000\n');
     const { config, envApplied } = loadConfig({

@@ -20,8 +20,6 @@ export interface LoadedConfig {
   envApplied: string[];
 }
 
-const SECTIONS = Object.keys(SluiceConfig.shape);
-
 /**
  * File < environment < flags, then one strict validation. Throws ConfigError naming each bad key.
  * Each layer's own values are checked before the next layer applies, so a bad value in the file
@@ -32,7 +30,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   const file = opts.file ?? (env.SLUICE_CONFIG || undefined);
   const raw = file ? readYaml(file) : {};
   if (file) refuseBadValues(raw, file);
-  const envApplied = applyEnvOverrides(raw, env, SECTIONS);
+  const envApplied = applyEnvOverrides(raw, env, SluiceConfig);
   if (envApplied.length > 0) refuseBadValues(raw, 'environment');
   for (const [path, value] of Object.entries(opts.overrides ?? {})) {
     if (value !== undefined) setPath(raw, path.split('.'), value);
