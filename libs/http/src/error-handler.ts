@@ -6,13 +6,41 @@ import { formatMessage } from './format-messages.js';
 
 interface AjvLikeError {
   instancePath?: string;
+  keyword?: string;
   message?: string;
   params?: Record<string, unknown>;
 }
 
+/**
+ * An `anyOf` (a nullable field: a number or null) that no branch matched comes as each branch's
+ * error plus its own: `must be <= 10; must be null; must match a schema in anyOf`. What the
+ * client needs is the branch its value's type chose (`must be <= 10`); when its type matched no
+ * branch, the types it may have (`must be integer or null`).
+ */
+function withoutBranchNoise(list: readonly AjvLikeError[]): AjvLikeError[] {
+  const within = (e: AjvLikeError, path: string) => {
+    const at = e.instancePath ?? '';
+    return path === '' || at === path || at.startsWith(`${path}/`);
+  };
+  const anyOfPaths = new Set(list.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath ?? ''));
+  if (anyOfPaths.size === 0) return [...list];
+  const out: AjvLikeError[] = [];
+  for (const path of anyOfPaths) {
+    const branches = list.filter((e) => e.keyword !== 'anyOf' && within(e, path));
+    const chosen = branches.filter((e) => !(e.keyword === 'type' && (e.instancePath ?? '') === path));
+    if (chosen.length > 0) out.push(...chosen);
+    else {
+      const types = branches.map((e) => String(e.params?.type ?? '')).filter(Boolean);
+      out.push({ instancePath: path, keyword: 'type', message: `must be ${[...new Set(types)].join(' or ')}` });
+    }
+  }
+  const covered = (e: AjvLikeError) => [...anyOfPaths].some((p) => within(e, p));
+  return [...list.filter((e) => !covered(e)), ...out];
+}
+
 /** `/actions/0` + missing `tenant` → `actions.0.tenant`; non-body parts are prefixed (`querystring.dry_run`). */
 function validationDetails(list: readonly AjvLikeError[], context: string | undefined): ErrorDetail[] {
-  return list.map((e) => {
+  return withoutBranchNoise(list).map((e) => {
     const parts = (e.instancePath ?? '').split('/').filter(Boolean);
     const missing = e.params?.missingProperty;
     if (typeof missing === 'string') parts.push(missing);
