@@ -145,8 +145,15 @@ describe.each(BACKENDS)('action ids are per tenant (%s)', (backend) => {
     expect(beta.body).toMatchObject({ action_id: id, tenant: 'beta', action_payload: { marker: 'from beta' } });
     const alpha = await recordOf('alpha', id);
     expect(alpha.body).toMatchObject({ action_id: id, tenant: 'alpha', action_payload: { marker: 'from alpha' } });
-    // A caller granted both sees the newest.
+    // A caller granted both sees the newest, or the one of the tenant it names (and replays that one).
     expect((await recordOf('root', id)).body).toMatchObject({ tenant: 'alpha' });
+    expect((await recordOf('root', `${id}?tenant=beta`)).body).toMatchObject({ tenant: 'beta', action_payload: { marker: 'from beta' } });
+    expect((await recordOf('root', `${id}?tenant=beta&namespace=elsewhere`)).status).toBe(404);
+    expect((await recordOf('alpha', `${id}?tenant=beta`)).status).toBe(403);
+    const replayed = await postJson(`${gw.url}/v1/audit/${id}/replay?tenant=beta`, {}, keyHeader('root'));
+    expect(replayed).toMatchObject({ status: 200, body: { success: true } });
+    const replay = await recordOf('root', String(replayed.body?.['new_action_id']));
+    expect(replay.body).toMatchObject({ tenant: 'beta', action_payload: { marker: 'from beta' } });
     // Separate records, each in its own tenant.
     const ids = async (tenant: string) =>
       (

@@ -2,6 +2,7 @@ import type { AuditStore, StoreQuery } from '@sluice/audit';
 import { actionRecordFilter, callerCovers, callerCoversScope, tenantFilterFor, assertCallerCoversScope, type Caller } from '@sluice/auth';
 import {
   ActionIdParams,
+  ActionRecordScopeQuery,
   AuditPage,
   AuditQuery,
   AuditRecord,
@@ -27,6 +28,7 @@ const error = responseSchema(ErrorBody);
 const read = { access: 'read' } as const;
 const dispatch = { access: 'dispatch' } as const;
 const params = requestSchema(ActionIdParams);
+const scopeQuery = requestSchema(ActionRecordScopeQuery);
 
 export interface AuditRouteOptions {
   /** Null when audit is disabled: the audit routes then answer 404 `audit is not enabled`. */
@@ -67,11 +69,16 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
     if (!opts.store) throw errors.featureNotEnabled('audit');
     return opts.store;
   };
-  /** The record of an action the caller may see in full (tenant, namespace, provider, action type). */
-  const recordFor = async (caller: Caller, actionId: string): Promise<AuditRecord> => {
+  /** The record of an action the caller may see in full (tenant, namespace, provider, action type), in the scope it names if any. */
+  const recordFor = async (caller: Caller, actionId: string, within: ActionRecordScopeQuery = {}): Promise<AuditRecord> => {
+    // A tenant the caller names must be one it may see (403), as on every route that names one.
+    if (within.tenant !== undefined)
+      assertCallerCoversScope(caller, { tenant: within.tenant, ...(within.namespace !== undefined ? { namespace: within.namespace } : {}) });
+    const named = (scope: { namespace: string; tenant: string }) =>
+      (within.tenant === undefined || scope.tenant === within.tenant) && (within.namespace === undefined || scope.namespace === within.namespace);
     // Only records the caller's grants cover: another tenant's record of the same id is "not
     // found" (a 403 would say the id exists there), and cannot shadow the caller's own.
-    const record = await store().get(actionId, { scope: (scope) => callerCoversScope(caller, scope), record: (r) => callerCovers(caller, r) });
+    const record = await store().get(actionId, { scope: (scope) => named(scope) && callerCoversScope(caller, scope), record: (r) => callerCovers(caller, r) });
     if (!record) throw errors.notFoundMessage(`no audit record found for action: ${actionId}`);
     return record;
   };
@@ -111,13 +118,21 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
     },
   );
 
-  app.get<{ Params: { action_id: string } }>(
+  app.get<{ Params: { action_id: string }; Querystring: ActionRecordScopeQuery }>(
     '/v1/audit/:action_id',
     {
       config: read,
-      schema: { tags, summary: 'The most recent audit record of an action', params, response: { 200: responseSchema(AuditRecord), 403: error, 404: error } },
+      schema: {
+        tags,
+        summary: 'The most recent audit record of an action (within namespace and tenant, when given)',
+        description:
+          'Action ids are per tenant: a caller who sees several tenants names the one it means, else it gets the newest record of the id among them.',
+        params,
+        querystring: scopeQuery,
+        response: { 200: responseSchema(AuditRecord), 400: error, 403: error, 404: error },
+      },
     },
-    async (request) => recordFor(callerOf(request), request.params.action_id),
+    async (request) => recordFor(callerOf(request), request.params.action_id, request.query),
   );
 
   app.post<{ Body: AuditVerifyInput }>(
@@ -139,20 +154,22 @@ export async function auditRoutes(app: FastifyInstance, opts: AuditRouteOptions)
     },
   );
 
-  app.post<{ Params: { action_id: string } }>(
+  app.post<{ Params: { action_id: string }; Querystring: ActionRecordScopeQuery }>(
     '/v1/audit/:action_id/replay',
     {
       config: dispatch,
       schema: {
         tags,
         summary: 'Dispatch a recorded action again, with a new id and a replayed_from label',
+        description: 'The record is the one GET /v1/audit/{action_id} answers with the same namespace and tenant query.',
         params,
+        querystring: scopeQuery,
         response: { 200: responseSchema(ReplayResult), 403: error, 404: error, 422: error, 429: error },
       },
     },
     async (request) => {
       const caller = callerOf(request);
-      const record = await recordFor(caller, request.params.action_id);
+      const record = await recordFor(caller, request.params.action_id, request.query);
       await opts.rateLimiter.checkTenants([record.tenant]);
       return replay(request, caller, record);
     },

@@ -4896,10 +4896,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The most recent audit record of an action */
+        /**
+         * The most recent audit record of an action (within namespace and tenant, when given)
+         * @description Action ids are per tenant: a caller who sees several tenants names the one it means, else it gets the newest record of the id among them.
+         */
         get: {
             parameters: {
-                query?: never;
+                query?: {
+                    namespace?: string;
+                    tenant?: string;
+                };
                 header?: never;
                 path: {
                     action_id: string;
@@ -4961,6 +4967,24 @@ export interface paths {
                             sequence_number: number | null;
                             previous_hash: string | null;
                             record_hash: string | null;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
                         };
                     };
                 };
@@ -5289,10 +5313,16 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Dispatch a recorded action again, with a new id and a replayed_from label */
+        /**
+         * Dispatch a recorded action again, with a new id and a replayed_from label
+         * @description The record is the one GET /v1/audit/{action_id} answers with the same namespace and tenant query.
+         */
         post: {
             parameters: {
-                query?: never;
+                query?: {
+                    namespace?: string;
+                    tenant?: string;
+                };
                 header?: never;
                 path: {
                     action_id: string;

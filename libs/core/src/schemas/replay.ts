@@ -27,6 +27,16 @@ export const BulkReplayResult = z.object({
 
 export const ActionIdParams = z.object({ action_id: z.string().min(1).max(256) });
 
+/**
+ * GET /v1/audit/{action_id} and its replay: the scope to look in. Ids are per tenant, so a caller
+ * who sees several (an admin) names the one it means; without them, the newest record it may see.
+ */
+export const ActionRecordScopeQuery = z.strictObject({
+  namespace: z.string().min(1).max(256).optional(),
+  tenant: z.string().min(1).max(256).optional(),
+});
+export type ActionRecordScopeQuery = z.infer<typeof ActionRecordScopeQuery>;
+
 export const ComplianceStatusBody = z.object({
   mode: z.enum(['none', 'soc2', 'hipaa']),
   sync_audit_writes: z.boolean(),
