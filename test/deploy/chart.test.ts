@@ -151,6 +151,19 @@ describe('production-like values: external Redis, API replicas, workers', () => 
     expect(ing.spec.rules[0].http.paths[0].backend.service).toEqual({ name: 'sluice', port: { name: 'http' } });
   });
 
+  it('the Ingress publishes the API, the UI and the API document, not /metrics, /health or /ready', () => {
+    const ing = docs.find((d) => d.kind === 'Ingress') as Json;
+    const paths = (ing.spec.rules[0].http.paths as { path: string; pathType: string }[]).map((p) => `${p.pathType} ${p.path}`);
+    expect(paths).toEqual(['Prefix /v1', 'Prefix /admin', 'Prefix /api', 'Prefix /ui', 'Prefix /api-doc', 'Prefix /swagger-ui', 'Exact /']);
+    // Prefix matching is by path element: /api does not take /api-doc, and nothing takes /metrics.
+    for (const internal of ['/metrics', '/metrics/prometheus', '/health', '/ready']) {
+      expect(
+        paths.some((p) => p.startsWith('Prefix ') && (internal === p.slice(7) || internal.startsWith(`${p.slice(7)}/`))),
+        internal,
+      ).toBe(false);
+    }
+  });
+
   it('the chart example rules are the compose example rules', () => {
     const files = productionValues().rules.files;
     expect(Object.keys(files)).toEqual(['example.yaml']);
