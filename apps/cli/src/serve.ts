@@ -4,16 +4,18 @@ import { startConsumers } from '@sluice/worker';
 import type { ParsedArgs } from './args.js';
 import type { CommandConfig } from './command-setup.js';
 import { checkDeployment } from './deployment-guard.js';
-import { onShutdownSignal } from './shutdown.js';
+import { exitOnSignalDuringStartup, onShutdownSignal } from './shutdown.js';
 
 /** `sluice serve`: the API, plus the background consumers unless --no-worker. */
 export async function serve(args: ParsedArgs, { config, file }: CommandConfig, tracing: Tracing | null): Promise<void> {
   const logger = createLogger({ level: config.logging.level, role: args.noWorker ? 'api' : 'serve', traceIds: tracing !== null });
   tracing?.reportTo((detail, msg) => logger.warn(detail, msg));
   checkDeployment({ command: 'serve', backend: config.state.backend, noWorker: args.noWorker, logger });
+  const starting = exitOnSignalDuringStartup(logger);
   const api = await composeApi(config, { logger, metrics: new Metrics(), tracing });
   if (!args.noWorker) await startConsumers(api.runtime);
   const timing = { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: config.server.drain_delay_seconds * 1000 };
+  starting();
   onShutdownSignal(logger, timing, async (drainDelayMs) => {
     try {
       await api.close({ drainDelayMs });

@@ -46,3 +46,23 @@ export function onShutdownSignal(logger: Logger, timing: ShutdownTiming, stop: (
   process.once('SIGHUP', () => handle({ signal: 'SIGHUP' }));
   whenParentExits(() => handle({ reason: 'parent process exited' }));
 }
+
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
+/**
+ * Until onShutdownSignal takes over: a signal while the process is still starting (waiting for
+ * Redis, say) ends it at once, exit 0 and logged — nothing was acknowledged yet, nothing runs —
+ * instead of Node's default death by signal (exit 143, not a word). Returns the disarm.
+ */
+export function exitOnSignalDuringStartup(logger: Logger): () => void {
+  const handle = (signal: NodeJS.Signals) => {
+    logger.info({ signal }, 'shutting down before start-up finished');
+    logger.flush();
+    process.exit(0);
+  };
+  for (const signal of SIGNALS) process.once(signal, handle);
+  logger.info('starting');
+  return () => {
+    for (const signal of SIGNALS) process.off(signal, handle);
+  };
+}

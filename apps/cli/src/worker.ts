@@ -2,14 +2,16 @@ import { Metrics, createLogger, type Tracing } from '@sluice/telemetry';
 import { composeWorker } from '@sluice/worker';
 import type { CommandConfig } from './command-setup.js';
 import { checkDeployment } from './deployment-guard.js';
-import { onShutdownSignal } from './shutdown.js';
+import { exitOnSignalDuringStartup, onShutdownSignal } from './shutdown.js';
 
 /** `sluice worker`: only the background consumers (BullMQ), plus a small health/metrics server. */
 export async function worker({ config }: CommandConfig, tracing: Tracing | null): Promise<void> {
   const logger = createLogger({ level: config.logging.level, role: 'worker', traceIds: tracing !== null });
   tracing?.reportTo((detail, msg) => logger.warn(detail, msg));
   checkDeployment({ command: 'worker', backend: config.state.backend, noWorker: false, logger });
+  const starting = exitOnSignalDuringStartup(logger);
   const worker = await composeWorker(config, { logger, metrics: new Metrics(), ...(tracing ? { tracer: tracing.tracer } : {}) });
+  starting();
   // No load balancer routes to a worker: nothing to drain before closing.
   onShutdownSignal(logger, { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: 0 }, async () => {
     try {
