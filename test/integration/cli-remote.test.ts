@@ -129,9 +129,16 @@ describe('sluice dispatch, silence and audit against a gateway', () => {
     const records = json(res.stdout).records as Body[];
     expect(records).toHaveLength(2);
     expect(records.every((r) => r.tenant === 'cli' && r.outcome === 'executed')).toBe(true);
-    expect((await sluice(['audit', 'query', '--tenant', 'cli', '-n', '1'])).stdout).toMatch(
-      /^DISPATCHED +OUTCOME +SCOPE +PROVIDER +ACTION TYPE +ACTION ID\n\S+ +\S+ +payments\/cli /,
-    );
+    const table = await sluice(['audit', 'query', '--tenant', 'cli', '-n', '1']);
+    expect(table.stdout).toMatch(/^DISPATCHED +OUTCOME +SCOPE +PROVIDER +ACTION TYPE +ACTION ID\n\S+ +\S+ +payments\/cli /);
+    // The next page: its cursor said on stderr, taken by --cursor; pages never repeat a record.
+    const cursor = /--cursor (\S+)\n$/.exec(table.stderr)?.[1];
+    expect(cursor, table.stderr).toBeDefined();
+    const first = json((await sluice(['audit', 'query', '--tenant', 'cli', '-n', '1', '-o', 'json'])).stdout);
+    const next = json((await sluice(['audit', 'query', '--tenant', 'cli', '-n', '1', '--cursor', String(cursor), '-o', 'json'])).stdout);
+    expect((next.records as Body[])[0]?.action_id).not.toBe((first.records as Body[])[0]?.action_id);
+    const future = json((await sluice(['audit', 'query', '--tenant', 'cli', '--from', '2999-01-01T00:00:00Z', '-o', 'json'])).stdout);
+    expect(future.records).toEqual([]);
   });
 
   it('approvals list, then approve through the signed link (the link is the credential); a decided one is 410', async () => {
@@ -182,11 +189,19 @@ describe('sluice dispatch, silence and audit against a gateway', () => {
     }
     expect(await sluice(['audit', 'query', '--timeout', '0'])).toMatchObject({
       code: 2,
-      stderr: expect.stringMatching(/--timeout must be whole seconds from 1 to 3600, got "0"/),
+      stderr: expect.stringMatching(/--timeout must be a whole number from 1 to 3600, got "0"/),
     });
+    // Out of range is the CLI's usage error (2), not the gateway's 400 (1); a URL's password is not echoed.
+    expect(await sluice(['audit', 'query', '-n', '1001'])).toMatchObject({
+      code: 2,
+      stderr: expect.stringMatching(/--limit must be a whole number from 1 to 1000/),
+    });
+    const withPassword = await sluice(['audit', 'query', '--url', 'http://user:s3cret@127.0.0.1:1']);
+    expect(withPassword).toMatchObject({ code: 2, stderr: expect.stringMatching(/--url must not hold a user or password/) });
+    expect(withPassword.stderr).not.toContain('s3cret');
     expect(await sluice(['silence'])).toMatchObject({
       code: 2,
-      stderr: "sluice: 'silence' needs a subcommand: add, query, expire, extend; see sluice --help\n",
+      stderr: "sluice: 'silence' needs a subcommand: add, query, expire, extend; see sluice silence --help\n",
     });
     expect(await sluice(['silence', 'add', '--comment', 'x'])).toMatchObject({ code: 2, stderr: expect.stringMatching(/'silence add' needs MATCHER\.\.\./) });
     expect(await sluice(['silence', 'add', 'env=prod', '--tenant', 'cli', '--comment', 'x'])).toMatchObject({

@@ -67,7 +67,7 @@ describe('sluice rules lint and test (offline)', () => {
       code: 1,
       stdout: expect.stringContaining('cannot read the rules directory'),
     });
-    expect(await runSluice(['rules'])).toMatchObject({ code: 2, stderr: "sluice: 'rules' needs a subcommand: lint, test; see sluice --help\n" });
+    expect(await runSluice(['rules'])).toMatchObject({ code: 2, stderr: "sluice: 'rules' needs a subcommand: lint, test; see sluice rules --help\n" });
   });
 
   it('prints the help of a command group on --help and -h (exit 0): its subcommands', async () => {
@@ -79,5 +79,12 @@ describe('sluice rules lint and test (offline)', () => {
       expect(res.stdout).toMatch(/\n {2}test +\S/);
     }
     expect((await runSluice(['silence', '--help'])).stdout).toMatch(/\n {2}add +\S/);
+    // Asked the other way round: `help rules`, `--help rules`.
+    for (const args of [
+      ['help', 'rules'],
+      ['--help', 'rules'],
+    ]) {
+      expect(await runSluice(args)).toMatchObject({ code: 0, stdout: expect.stringMatching(/^Usage: sluice rules <subcommand> \[options\]\n/) });
+    }
   });
 });

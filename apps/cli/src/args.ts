@@ -40,7 +40,7 @@ export function parseCliArgs(argv: readonly string[]): ParsedArgs {
   const spec: CommandSpec = COMMANDS[first];
   const { values, positionals } = readOptions(rest, spec.options, first);
   if (values.has('help')) return parsed('help', { topic: first });
-  if (first === 'help') return parsed('help', { topic: topicOf(positionals) });
+  if (first === 'help') return parsed('help', topicOf(positionals));
   const { min, max } = spec.positionals ?? { min: 0, max: 0 };
   if (positionals.length > max) throw new UsageError(`unexpected argument '${positionals[max]}' for '${first}'; see ${helpHint(first)}`);
   if (positionals.length < min) throw new UsageError(`'${first}' needs ${spec.args ?? 'an argument'}; see ${helpHint(first)}`);
@@ -63,7 +63,7 @@ function commandOf(argv: readonly string[]): { name: CommandName; rest: readonly
   const subcommands = subcommandsOf(first);
   if (subcommands.length > 0) {
     const what = second === undefined || second.startsWith('-') ? 'needs a subcommand' : `has no subcommand '${second}'`;
-    throw new UsageError(`'${first}' ${what}: ${subcommands.join(', ')}; see ${helpHint(undefined)}`);
+    throw new UsageError(`'${first}' ${what}: ${subcommands.join(', ')}; see sluice ${first} --help`);
   }
   throw new UsageError(`unknown command '${first}'; see ${helpHint(undefined)}`);
 }
@@ -71,20 +71,21 @@ function commandOf(argv: readonly string[]): { name: CommandName; rest: readonly
 /** Options before any command: only --help (optionally naming a command) and --version. */
 function parseGlobal(argv: readonly string[]): ParsedArgs {
   const { values, positionals } = readOptions(argv, GLOBAL_OPTIONS, undefined);
-  if (values.has('help')) return parsed('help', { topic: topicOf(positionals) });
+  if (values.has('help')) return parsed('help', topicOf(positionals));
   if (positionals.length > 0) throw new UsageError(`unexpected argument '${positionals[0]}'; see ${helpHint(undefined)}`);
   return parsed(values.has('version') ? 'version' : 'help');
 }
 
-function topicOf(positionals: readonly string[]): CommandName | undefined {
-  if (positionals.length === 0) return undefined;
-  // `help silence add` names a two-word command.
+/** What `help X` (or `--help X`) asks about: a command (`silence add`, two words) or a group (`rules`). */
+function topicOf(positionals: readonly string[]): { topic?: CommandName; group?: string } {
+  if (positionals.length === 0) return {};
   const topic = positionals.join(' ');
   const [one, extra] = positionals;
+  if (positionals.length === 1 && one !== undefined && !isCommand(one) && subcommandsOf(one).length > 0) return { group: one };
   if (!isCommand(topic) && one !== undefined && isCommand(one) && extra !== undefined)
     throw new UsageError(`unexpected argument '${extra}'; see ${helpHint(undefined)}`);
   if (!isCommand(topic)) throw new UsageError(`unknown command '${topic}'; see ${helpHint(undefined)}`);
-  return topic;
+  return { topic };
 }
 
 /**

@@ -1,9 +1,10 @@
 import { type ActionInput, dataOf } from '@sluice/client';
+import { MAX_SILENCE_SECONDS } from '@sluice/core';
 import { fromAmMatcher, parseFilter } from '@sluice/gateway';
 import { UsageError } from '../args.js';
 import { parseJsonOption, readJsonFile } from '../json-input.js';
 import { print } from './print.js';
-import { cliClient, type Output, type Remote } from './remote-options.js';
+import { cliClient, type Output, type Remote, wholeNumber } from './remote-options.js';
 
 type ItemResult = {
   status: string;
@@ -106,9 +107,8 @@ export async function silenceExpire(r: Remote, id: string): Promise<void> {
 }
 
 export async function silenceExtend(r: Remote, id: string): Promise<void> {
-  const text = r.required('minutes');
-  if (!/^\d+$/.test(text)) throw new UsageError(`--minutes must be a whole number, got "${text}"`);
-  const silence = await dataOf(r.client.api.POST('/v1/silences/{id}/extend', { params: { path: { id } }, body: { minutes: Number(text) } }));
+  const minutes = wholeNumber('minutes', r.required('minutes'), 1, MAX_SILENCE_SECONDS / 60);
+  const silence = await dataOf(r.client.api.POST('/v1/silences/{id}/extend', { params: { path: { id } }, body: { minutes } }));
   printSilences(r, silence, [silence]);
 }
 
@@ -139,11 +139,10 @@ function printSilences(r: Remote, value: unknown, silences: readonly SilenceRow[
 }
 
 /** `sluice audit query`: one page, newest first. */
+/** `sluice audit query`: one page, newest first; the next one with --cursor (said on stderr under a table). */
 export async function auditQuery(r: Remote): Promise<void> {
-  const limitText = r.value('limit') ?? '20';
-  if (!/^\d+$/.test(limitText)) throw new UsageError(`--limit must be a whole number, got "${limitText}"`);
-  const query: Record<string, string | number> = { limit: Number(limitText) };
-  for (const name of ['namespace', 'tenant', 'provider', 'outcome'] as const) {
+  const query: Record<string, string | number> = { limit: wholeNumber('limit', r.value('limit') ?? '20', 1, 1000) };
+  for (const name of ['namespace', 'tenant', 'provider', 'outcome', 'cursor', 'from', 'to'] as const) {
     const v = r.value(name);
     if (v !== undefined) query[name] = v;
   }
@@ -154,6 +153,10 @@ export async function auditQuery(r: Remote): Promise<void> {
     ['DISPATCHED', 'OUTCOME', 'SCOPE', 'PROVIDER', 'ACTION TYPE', 'ACTION ID'],
     ...page.records.map((rec) => [rec.dispatched_at, rec.outcome, `${rec.namespace}/${rec.tenant}`, rec.provider, rec.action_type, rec.action_id]),
   ]);
+  if (r.output === 'table' && page.next_cursor) {
+    const of = page.total === undefined ? '' : ` of ${page.total}`;
+    process.stderr.write(`sluice: ${page.records.length}${of} records shown; the next page: --cursor ${page.next_cursor}\n`);
+  }
 }
 
 /** `sluice approvals list`. */

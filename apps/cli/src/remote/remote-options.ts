@@ -21,9 +21,12 @@ export function remoteOf(command: string, options: ReadonlyMap<string, string | 
   const output = outputOf(command, options);
   const url = value('url') ?? env.SLUICE_URL ?? 'http://localhost:8080';
   if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"; see sluice ${command} --help`);
+  // fetch refuses them, echoing the URL, password and all: the credential goes in --api-key.
+  if (URL.canParse(url) && (new URL(url).username !== '' || new URL(url).password !== ''))
+    throw new UsageError(`--url must not hold a user or password (give the credential as $SLUICE_API_KEY or --api-key); see sluice ${command} --help`);
   const apiKey = value('api-key') ?? env.SLUICE_API_KEY;
   return {
-    client: cliClient(url, apiKey, timeoutOf(command, options)),
+    client: cliClient(url, apiKey, timeoutOf(options)),
     url,
     output,
     value,
@@ -38,13 +41,17 @@ export function remoteOf(command: string, options: ReadonlyMap<string, string | 
 
 const DEFAULT_TIMEOUT_S = 60;
 
+/** A whole-number option within [min, max]; a usage error naming it otherwise (not a 400 from the gateway, exit 1). */
+export function wholeNumber(name: string, text: string, min: number, max: number): number {
+  const n = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!(n >= min && n <= max)) throw new UsageError(`--${name} must be a whole number from ${min} to ${max}, got "${text}"`);
+  return n;
+}
+
 /** `--timeout`: whole seconds, 1–3600 (default 60). */
-export function timeoutOf(command: string, options: ReadonlyMap<string, string | true>): number {
+export function timeoutOf(options: ReadonlyMap<string, string | true>): number {
   const given = stringValue(options, 'timeout');
-  if (given === undefined) return DEFAULT_TIMEOUT_S;
-  const seconds = /^\d+$/.test(given) ? Number(given) : Number.NaN;
-  if (!(seconds >= 1 && seconds <= 3600)) throw new UsageError(`--timeout must be whole seconds from 1 to 3600, got "${given}"; see sluice ${command} --help`);
-  return seconds;
+  return given === undefined ? DEFAULT_TIMEOUT_S : wholeNumber('timeout', given, 1, 3600);
 }
 
 /**

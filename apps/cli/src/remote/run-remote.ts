@@ -27,7 +27,7 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
   const target = r?.url ?? originOf(id);
   try {
     if (r === null) {
-      await approvalDecide(outputOf(command, args.options), command === 'approvals approve' ? 'approve' : 'reject', id, timeoutOf(command, args.options));
+      await approvalDecide(outputOf(command, args.options), command === 'approvals approve' ? 'approve' : 'reject', id, timeoutOf(args.options));
       return 0;
     }
     switch (command) {
@@ -61,7 +61,12 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
     }
     // AbortSignal.timeout's: the gateway took the connection and did not answer in time.
     if (err instanceof Error && err.name === 'TimeoutError') {
-      process.stderr.write(`sluice: cannot reach ${target}: no answer within ${timeoutOf(command, args.options)} s (--timeout)\n`);
+      process.stderr.write(`sluice: cannot reach ${target}: no answer within ${timeoutOf(args.options)} s (--timeout)\n`);
+      return 1;
+    }
+    // A 2xx that is not JSON: something else answered (a proxy's login page).
+    if (err instanceof SyntaxError) {
+      process.stderr.write(`sluice: ${target} answered with a body that is not JSON (is something else in between?)\n`);
       return 1;
     }
     // fetch's TypeError: the gateway is not there.
