@@ -192,6 +192,12 @@ describe('sluice dispatch, silence and audit against a gateway', () => {
       stderr: expect.stringMatching(/--timeout must be a whole number from 1 to 3600, got "0"/),
     });
     // Out of range is the CLI's usage error (2), not the gateway's 400 (1); a URL's password is not echoed.
+    for (const span of ['0s', '366d', '2w']) {
+      expect(await sluice(['silence', 'add', 'env=prod', '--namespace', 'payments', '--tenant', 'cli', '--comment', 'x', '-d', span])).toMatchObject({
+        code: 2,
+        stderr: expect.stringMatching(/--duration must be a number and a unit .* from 1s to 365d/),
+      });
+    }
     expect(await sluice(['audit', 'query', '-n', '1001'])).toMatchObject({
       code: 2,
       stderr: expect.stringMatching(/--limit must be a whole number from 1 to 1000/),

@@ -72,7 +72,10 @@ const SPAN_SECONDS = { s: 1, m: 60, h: 3600, d: 86_400 } as const;
 export async function silenceAdd(r: Remote, matchers: readonly string[]): Promise<void> {
   const span = r.value('duration') ?? '1h';
   const m = SPAN_RE.exec(span);
-  if (m === null) throw new UsageError(`--duration must be a number and a unit (90s, 30m, 2h, 1d), got "${span}"`);
+  const seconds = m === null ? 0 : Number(m[1]) * SPAN_SECONDS[m[2] as keyof typeof SPAN_SECONDS];
+  if (!(seconds >= 1 && seconds <= MAX_SILENCE_SECONDS)) {
+    throw new UsageError(`--duration must be a number and a unit (90s, 30m, 2h, 1d), from 1s to 365d, got "${span}"`);
+  }
   const parsed = matchers.map((text) => {
     try {
       return fromAmMatcher(parseFilter(text));
@@ -85,7 +88,7 @@ export async function silenceAdd(r: Remote, matchers: readonly string[]): Promis
     tenant: r.required('tenant'),
     comment: r.required('comment'),
     matchers: parsed,
-    duration_seconds: Number(m[1]) * SPAN_SECONDS[m[2] as keyof typeof SPAN_SECONDS],
+    duration_seconds: seconds,
   };
   const silence = await dataOf(r.client.api.POST('/v1/silences', { body }));
   printSilences(r, silence, [silence]);
