@@ -24,6 +24,16 @@ async function scheduleKeys(url: string): Promise<string[]> {
   }
 }
 
+/** SIGTERM: exit 0 within 8 s (the last lines printed when not). */
+async function expectQuickCleanExit(proc: SluiceProcess): Promise<void> {
+  const started = Date.now();
+  proc.kill('SIGTERM');
+  const exit = await proc.exited;
+  if (exit.code !== 0) console.log(proc.output.slice(-12).join('\n'));
+  expect(exit.code).toBe(0);
+  expect(Date.now() - started).toBeLessThan(8000);
+}
+
 /**
  * Redis goes away under a running `sluice serve` (API and worker in one process) and comes back
  * empty: dispatches answer 503 STATE_UNAVAILABLE with Retry-After and execute nothing, a record
@@ -130,12 +140,7 @@ describe('Redis outage and recovery (real processes)', () => {
     expect((await get('/ready')).status).toBe(200);
 
     // Shutting down after the outage is as quick as before it.
-    const started = Date.now();
-    proc.kill('SIGTERM');
-    const exit = await proc.exited;
-    if (exit.code !== 0) console.log(proc.output.slice(-12).join('\n'));
-    expect(exit.code).toBe(0);
-    expect(Date.now() - started).toBeLessThan(8000);
+    await expectQuickCleanExit(proc);
     // Every line is JSON (no plain-text errors from the job queue), and the outage was logged.
     const notJson = proc.output.filter((line) => {
       try {
@@ -163,12 +168,7 @@ describe('shutting down while Redis is away (real processes)', () => {
         async () => (await fetch(`${proc.url}/ready`)).status,
         (s) => s === 503,
       );
-      const started = Date.now();
-      proc.kill('SIGTERM');
-      const exit = await proc.exited;
-      if (exit.code !== 0) console.log(proc.output.slice(-12).join('\n'));
-      expect(exit.code).toBe(0);
-      expect(Date.now() - started).toBeLessThan(8000);
+      await expectQuickCleanExit(proc);
     } finally {
       proc.kill('SIGKILL');
       await redis.stop();
