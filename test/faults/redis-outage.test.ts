@@ -5,7 +5,7 @@ import { freePort } from '../support/free-port.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
-import { spawnSluice, type SluiceProcess } from '../support/sluice-process.js';
+import { expectQuickCleanExit, spawnSluice, type SluiceProcess } from '../support/sluice-process.js';
 import { sampleAction } from '../support/start-gateway.js';
 
 type Body = Record<string, unknown>;
@@ -22,16 +22,6 @@ async function scheduleKeys(url: string): Promise<string[]> {
   } finally {
     client.disconnect();
   }
-}
-
-/** SIGTERM: exit 0 within 8 s (the last lines printed when not). */
-async function expectQuickCleanExit(proc: SluiceProcess): Promise<void> {
-  const started = Date.now();
-  proc.kill('SIGTERM');
-  const exit = await proc.exited;
-  if (exit.code !== 0) console.log(proc.output.slice(-12).join('\n'));
-  expect(exit.code).toBe(0);
-  expect(Date.now() - started).toBeLessThan(8000);
 }
 
 /**

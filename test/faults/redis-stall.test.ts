@@ -4,7 +4,7 @@ import { freePort } from '../support/free-port.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
-import { spawnSluice, type SluiceProcess } from '../support/sluice-process.js';
+import { expectQuickCleanExit, spawnSluice, type SluiceProcess } from '../support/sluice-process.js';
 import { sampleAction } from '../support/start-gateway.js';
 
 type Body = Record<string, unknown>;
@@ -73,5 +73,11 @@ describe('a stalled Redis (real processes)', () => {
     // What the stalled Redis ran on waking did not execute the refused action.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     expect(sink.received.map((c) => c.id)).not.toContain('during-stall');
+  });
+
+  it('shuts down within seconds while Redis is stalled, exit 0: no part waits a command timeout, let alone one each', async () => {
+    expect((await post(sampleAction({ provider: 'hook' }))).status).toBe(200);
+    redis.freeze();
+    await expectQuickCleanExit(proc, 10_000);
   });
 });

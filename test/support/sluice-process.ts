@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 import { poll } from './poll.js';
 
 /** The built CLI (npm test builds first); child processes run exactly what `npx sluice` runs. */
@@ -81,4 +82,14 @@ export function runSluice(args: string[], opts: { env?: Record<string, string>; 
     child.stdin.end(opts.stdin ?? '');
     child.once('exit', (code) => resolve({ code, stdout, stderr }));
   });
+}
+
+/** SIGTERM: exit 0 within `withinMs` (the last lines printed when not). */
+export async function expectQuickCleanExit(proc: SluiceProcess, withinMs = 8000): Promise<void> {
+  const started = Date.now();
+  proc.kill('SIGTERM');
+  const exit = await proc.exited;
+  if (exit.code !== 0) console.log(proc.output.slice(-12).join('\n'));
+  expect(exit.code).toBe(0);
+  expect(Date.now() - started).toBeLessThan(withinMs);
 }

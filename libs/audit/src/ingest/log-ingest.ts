@@ -49,6 +49,8 @@ export interface LogIngestOptions {
 const MAX_DELIVERIES = 5;
 /** How often a busy consumer looks for messages a dead one left pending. */
 const CLAIM_EVERY_MS = 1000;
+/** How long close() tries to forget this process's consumers before it lets them be. */
+const CLOSE_CLEANUP_MS = 1000;
 /** Pause of the indexer loop when the log is empty. */
 const IDLE_POLL_MS = 20;
 
@@ -160,18 +162,22 @@ export class LogAuditIngest implements AuditIngest {
   /**
    * Stops the loop, and forgets this process's consumers in the group (each only if it holds
    * nothing: a batch left pending is taken over by another consumer), so restarts do not pile
-   * up names. Best effort: with the backend away each command would wait out its timeout, and a
-   * shutdown during an outage would take that long per command, so it is not tried.
+   * up names. Best effort, and bounded: with the backend away it is not tried, and with one that
+   * stalls (its connection open) each step is given up after a second rather than a command timeout.
    */
   async close(): Promise<void> {
     this.closed = true;
-    await this.loop;
-    await this.next?.catch(() => false);
-    await this.running?.catch(() => false);
+    // A round waiting on a stalled Redis ends with its command timeout; its batch stays pending
+    // for another consumer whether or not this process waits for it.
+    const rounds = Promise.all([this.loop, this.next?.catch(() => false), this.running?.catch(() => false)]);
+    await Promise.race([rounds, sleep(CLOSE_CLEANUP_MS, undefined, { ref: false })]);
     if (this.groupReady === null || !this.store.available()) return;
-    for (const consumer of [this.consumers.loop, this.consumers.reader]) {
-      await this.store.logGroupRemoveConsumer(this.log, INGEST_GROUP, consumer).catch((err: unknown) => this.opts.onError?.(err));
-    }
+    const forget = Promise.all(
+      [this.consumers.loop, this.consumers.reader].map((consumer) =>
+        this.store.logGroupRemoveConsumer(this.log, INGEST_GROUP, consumer).catch((err: unknown) => this.opts.onError?.(err)),
+      ),
+    );
+    await Promise.race([forget, sleep(CLOSE_CLEANUP_MS, undefined, { ref: false })]);
   }
 
   private async runLoop(): Promise<void> {

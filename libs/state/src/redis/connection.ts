@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Cluster, Redis } from 'ioredis';
 
 /**
@@ -159,16 +160,18 @@ export async function pingWithin(client: RedisClient, timeoutMs: number): Promis
   }
 }
 
-/** QUIT when connected (lets pending replies arrive), otherwise drop the socket at once. */
+/** How long QUIT may take before the socket is dropped: a Redis that stalls would hold it a command timeout. */
+const QUIT_WITHIN_MS = 1000;
+
+/** QUIT when connected (lets pending replies arrive), then or otherwise drop the socket. */
 export async function closeClient(client: RedisClient): Promise<void> {
   if (client.status === 'end') return;
-  if (client.status !== 'ready') {
-    client.disconnect();
-    return;
+  if (client.status === 'ready') {
+    const quit = client.quit().then(
+      () => true,
+      () => false,
+    );
+    if (await Promise.race([quit, sleep(QUIT_WITHIN_MS, false, { ref: false })])) return;
   }
-  try {
-    await client.quit();
-  } catch {
-    client.disconnect();
-  }
+  client.disconnect();
 }
