@@ -84,6 +84,11 @@ describe.each(BACKENDS)('operations endpoints (%s backend)', (backend) => {
         expect({ path, method, codes: codes(op) }).toMatchObject({ codes: expect.arrayContaining(['400', '413', '415']) });
     }
     expect(codes(doc.paths['/health']?.['get'] as Operation)).toEqual(['200']);
+    // Alertmanager's routes answer errors as a bare JSON string, the added ones included.
+    const alerts = doc.paths['/api/v2/alerts']?.['post'] as Operation;
+    for (const status of ['400', '408', '413', '415', '503']) {
+      expect(JSON.stringify(alerts.responses[status]), status).toMatch(/"type":"string"/);
+    }
   });
 
   it('echoes a request id', async () => {

@@ -3,23 +3,33 @@ import { responseSchema } from '@sluice/http';
 import type { FastifyInstance } from 'fastify';
 
 const error = responseSchema(ErrorBody);
-const described = (description: string) => ({ ...error, description });
+
+type Described = (description: string) => Record<string, unknown>;
+const asErrorBody: Described = (description) => ({ ...error, description });
+/** Routes of Alertmanager's API answer their errors as a bare JSON string, as Alertmanager does. */
+const asString: Described = (description) => ({ type: 'string', description });
 
 /** What any protected route can answer, whatever it does (auth, rate limits, the state backend). */
-const PROTECTED = {
+const protectedErrors = (described: Described) => ({
   401: described('UNAUTHORIZED: authentication is on and the request carries no valid credential'),
   403: described("FORBIDDEN: the caller's role or grants do not allow it"),
   429: described('RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when'),
   503: described('STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After'),
-};
+});
 
 /** What any request with a body can answer before its route runs. */
-const WITH_BODY = {
+const bodyErrors = (described: Described) => ({
   400: described('INVALID_JSON, VALIDATION_FAILED, BAD_REQUEST: the body or parameters are refused (details name the paths)'),
   408: described('REQUEST_TIMEOUT: the body did not arrive within server.request_timeout_seconds'),
   413: described('PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes'),
   415: described('UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8)'),
-};
+});
+
+/** A route whose own errors are declared as strings gets its added ones as strings too. */
+function errorShape(response: Record<string, unknown>): Described {
+  const declared = Object.entries(response).filter(([status]) => /^[45]/.test(status));
+  return declared.some(([, schema]) => (schema as { type?: unknown }).type === 'string') ? asString : asErrorBody;
+}
 
 /**
  * Completes each route's documented responses with the errors the gateway's own layers answer
@@ -32,9 +42,10 @@ export function installErrorResponses(app: FastifyInstance): void {
     const response = route.schema?.response as Record<string, unknown> | undefined;
     if (route.schema === undefined || response === undefined) return;
     const methods = [route.method].flat();
+    const described = errorShape(response);
     const added = {
-      ...(route.config?.access === 'public' ? {} : PROTECTED),
-      ...(methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH') ? WITH_BODY : {}),
+      ...(route.config?.access === 'public' ? {} : protectedErrors(described)),
+      ...(methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH') ? bodyErrors(described) : {}),
     };
     route.schema = { ...route.schema, response: { ...added, ...response } };
   });

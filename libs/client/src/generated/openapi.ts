@@ -1578,16 +1578,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
@@ -1596,16 +1587,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
@@ -1614,16 +1596,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description Default Response */
@@ -1641,16 +1614,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
             };
@@ -2304,16 +2268,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
@@ -2322,16 +2277,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
             };
@@ -2428,16 +2374,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
@@ -2446,16 +2383,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
@@ -2464,16 +2392,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
@@ -2482,16 +2401,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
@@ -2500,16 +2410,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
             };
@@ -2572,16 +2473,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description FORBIDDEN: the caller's role or grants do not allow it */
@@ -2590,16 +2482,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description Default Response */
@@ -2617,16 +2500,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
@@ -2635,16 +2509,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
             };
@@ -2676,16 +2541,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description FORBIDDEN: the caller's role or grants do not allow it */
@@ -2694,16 +2550,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description Default Response */
@@ -2721,16 +2568,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
                 /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
@@ -2739,16 +2577,7 @@ export interface paths {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/json": {
-                            error: string;
-                            code: string;
-                            details?: {
-                                path: string;
-                                message: string;
-                            }[];
-                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                            retry_after?: number;
-                        };
+                        "application/json": string;
                     };
                 };
             };
