@@ -335,6 +335,9 @@ describe.each(ALL_BACKENDS)('chain runs and grants (%s)', (backend) => {
       expect(await requestJson('GET', `${gw.url}/v1/chains/${path}`, undefined, mailOp)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
     }
     expect(await postJson(`${gw.url}/v1/chains/${run}/cancel`, {}, mailOp)).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    // Nor does its list show the run (a summary would still name the chain and its scope).
+    const listed = (await requestJson('GET', `${gw.url}/v1/chains`, undefined, mailOp)).body as { chains: Body[] };
+    expect(listed.chains.map((c) => c.chain_id)).not.toContain(run);
     expect((await requestJson('GET', `${gw.url}/v1/chains/${run}`, undefined, keyHeader('acme-op'))).body).toMatchObject({ status: 'running' });
   });
 });

@@ -264,6 +264,9 @@ describe('recurring roles and grants', () => {
         body: { error: `recurring action not found: ${id}`, code: 'NOT_FOUND' },
       });
     }
+    // Its list leaves it out too: a summary names the template's provider and action type.
+    const listed = await as('acme-op', 'GET', `/v1/recurring${Q}`);
+    expect((listed.body.recurring_actions as { id: string }[]).map((a) => a.id)).not.toContain(id);
     const after = await as('root', 'GET', `/v1/recurring/${id}${Q}`);
     expect(after.body).toMatchObject({ enabled: true, payload: { secret: 's' } });
     expect(after.body['description']).toBeUndefined();

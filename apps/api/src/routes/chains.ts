@@ -1,4 +1,5 @@
 import {
+  type ChainRun,
   ChainCancelInput,
   ChainDagResponse,
   ChainDefinition,
@@ -12,7 +13,7 @@ import {
   ErrorBody,
   errors,
 } from '@sluice/core';
-import { assertCoversOrNotFound, tenantFilterFor, visibleTo } from '@sluice/auth';
+import { assertCoversOrNotFound, callerCovers, tenantFilterFor } from '@sluice/auth';
 import { runDetail, type ChainDefinitions, type ChainRuns } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { parseRequest, requestSchema, responseSchema, noContent } from '@sluice/http';
@@ -32,6 +33,12 @@ const runParams = requestSchema(ChainRunParams);
 const detail = responseSchema(ChainRunDetail);
 
 type NameRoute = { Params: { name: string } };
+
+/** A run's grant tuple: the action that started it (a run stored without its provider and action type needs a grant on every one). */
+function runTuple(run: ChainRun): { namespace: string; tenant: string; provider: string; action_type: string } {
+  const { provider = '*', action_type = '*' } = run.trigger;
+  return { namespace: run.namespace, tenant: run.tenant, provider, action_type };
+}
 type RunRoute = { Params: { id: string } };
 
 export async function chainsRoutes(app: FastifyInstance, opts: { definitions: ChainDefinitions; runs: ChainRuns }): Promise<void> {
@@ -44,10 +51,7 @@ export async function chainsRoutes(app: FastifyInstance, opts: { definitions: Ch
    */
   const visibleRun = async (request: { params: { id: string } } & Parameters<typeof callerOf>[0]) => {
     const run = await runs.get(request.params.id);
-    const { provider = '*', action_type = '*' } = run.trigger;
-    assertCoversOrNotFound(callerOf(request), { namespace: run.namespace, tenant: run.tenant, provider, action_type }, () =>
-      errors.notFound('chain run', run.id),
-    );
+    assertCoversOrNotFound(callerOf(request), runTuple(run), () => errors.notFound('chain run', run.id));
     return run;
   };
 
@@ -65,7 +69,8 @@ export async function chainsRoutes(app: FastifyInstance, opts: { definitions: Ch
     async (request) => {
       const caller = callerOf(request);
       const tenant = tenantFilterFor(caller, request.query);
-      return runs.list({ ...request.query, tenant }, (run) => visibleTo(caller, run));
+      // The list shows what reading by id shows: runs whose starting action a grant covers.
+      return runs.list({ ...request.query, tenant }, (run) => callerCovers(caller, runTuple(run)));
     },
   );
 

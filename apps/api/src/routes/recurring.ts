@@ -13,7 +13,7 @@ import {
   errors,
 } from '@sluice/core';
 import { resolveScope, type RecurringScope, type RecurringService } from '@sluice/gateway';
-import { assertCallerCovers, assertCallerCoversScope, assertCoversOrNotFound, type Caller } from '@sluice/auth';
+import { assertCallerCovers, assertCallerCoversScope, assertCoversOrNotFound, callerCovers, type Caller } from '@sluice/auth';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { requestSchema, responseSchema, noContent } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
@@ -110,8 +110,10 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
       },
     },
     async (request) => {
-      assertCallerCoversScope(callerOf(request), request.query);
-      return recurring.list(request.query);
+      const caller = callerOf(request);
+      assertCallerCoversScope(caller, request.query);
+      // A summary names its template's provider and action type: only those a grant covers, as by id.
+      return recurring.list(request.query, (action) => callerCovers(caller, templateTuple(action)));
     },
   );
 

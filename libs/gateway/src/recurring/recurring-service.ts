@@ -78,10 +78,11 @@ export class RecurringService {
     return found.record;
   }
 
-  async list(query: RecurringListQuery): Promise<RecurringList> {
+  /** The pair's actions in creation order; `visible` leaves out those the caller may not see (counted out too). */
+  async list(query: RecurringListQuery, visible: (action: RecurringAction) => boolean = () => true): Promise<RecurringList> {
     const wantEnabled = query.enabled ?? (query.status === undefined ? undefined : query.status === 'active');
     const pair = await this.records.list({ namespace: query.namespace, tenant: query.tenant });
-    const all = pair.records.map((s) => s.record).filter((r) => wantEnabled === undefined || r.enabled === wantEnabled);
+    const all = pair.records.map((s) => s.record).filter((r) => (wantEnabled === undefined || r.enabled === wantEnabled) && visible(r));
     return { recurring_actions: all.slice(query.offset, query.offset + query.limit).map(toRecurringSummary), count: all.length };
   }
 
