@@ -14,11 +14,6 @@ const dispatch = { access: 'dispatch' } as const;
 
 type KeyRoute = { Params: { group_key: string } };
 
-/** A group's notification goes to its provider as its action type: the tuple a grant must cover to read or flush it. */
-function groupTuple(group: EventGroup): { namespace: string; tenant: string; provider: string; action_type: string } {
-  return { namespace: group.namespace, tenant: group.tenant, provider: group.provider, action_type: group.action_type };
-}
-
 export async function groupsRoutes(app: FastifyInstance, opts: { grouping: Pick<GroupService, 'list' | 'find' | 'close'> }): Promise<void> {
   const { grouping } = opts;
 
@@ -48,7 +43,7 @@ export async function groupsRoutes(app: FastifyInstance, opts: { grouping: Pick<
       const group = await grouping.find(request.params.group_key);
       if (!group) throw errors.notFound('group', request.params.group_key);
       // The record holds its events' payloads: shown only where the group's provider and action type are granted too.
-      assertCoversOrNotFound(callerOf(request), groupTuple(group), () => errors.notFound('group', request.params.group_key));
+      assertCoversOrNotFound(callerOf(request), group, () => errors.notFound('group', request.params.group_key));
       return group;
     },
   );
@@ -68,7 +63,7 @@ export async function groupsRoutes(app: FastifyInstance, opts: { grouping: Pick<
       const group = await grouping.find(request.params.group_key);
       if (!group) throw errors.notFound('group', request.params.group_key);
       // The notification goes to the group's provider as its action type: the grant must cover that, as for a dispatch.
-      assertCoversOrNotFound(callerOf(request), groupTuple(group), () => errors.notFound('group', request.params.group_key));
+      assertCoversOrNotFound(callerOf(request), group, () => errors.notFound('group', request.params.group_key));
       return grouping.close(request.params.group_key);
     },
   );

@@ -35,24 +35,13 @@ function scopeOf(request: FastifyRequest, query: RecurringScopeQuery | undefined
   return scope;
 }
 
-type Template = Pick<RecurringAction, 'namespace' | 'tenant' | 'provider' | 'action_type'>;
-
-function templateTuple(record: Template): Template {
-  return { namespace: record.namespace, tenant: record.tenant, provider: record.provider, action_type: record.action_type };
-}
-
-/** A template the caller names (create, a change of it): a grant must cover it as dispatching it would, else 403. */
-function assertCoversTemplate(caller: Caller, record: Template): void {
-  assertCallerCovers(caller, templateTuple(record));
-}
-
 /**
  * The stored action of the id, when a grant covers its whole template: it holds a payload, so
  * anything else reads as unknown (404), for a read and a change alike, as an audit record does.
  */
 async function coveredAction(recurring: RecurringService, caller: Caller, scope: RecurringScope, id: string): Promise<RecurringAction> {
   const found = await recurring.get(scope, id);
-  assertCoversOrNotFound(caller, templateTuple(found), () => errors.notFound('recurring action', id));
+  assertCoversOrNotFound(caller, found, () => errors.notFound('recurring action', id));
   return found;
 }
 
@@ -83,7 +72,8 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
     },
     async (request, reply) => {
       const scope = scopeOf(request, request.query, request.body);
-      assertCoversTemplate(callerOf(request), { ...scope, provider: request.body.provider, action_type: request.body.action_type });
+      // A template the caller names must be covered as dispatching it would be (403).
+      assertCallerCovers(callerOf(request), { ...scope, provider: request.body.provider, action_type: request.body.action_type });
       const created = await recurring.create(request.body, scope);
       // A create that would never fire is refused (400), so a new action always has a next execution.
       if (created.next_execution === null) throw errors.internal(new Error(`recurring action ${created.id} created without a next execution`));
@@ -113,7 +103,7 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
       const caller = callerOf(request);
       assertCallerCoversScope(caller, request.query);
       // A summary names its template's provider and action type: only those a grant covers, as by id.
-      return recurring.list(request.query, (action) => callerCovers(caller, templateTuple(action)));
+      return recurring.list(request.query, (action) => callerCovers(caller, action));
     },
   );
 
@@ -150,7 +140,8 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
       const scope = scopeOf(request, request.query, request.body);
       const caller = callerOf(request);
       const current = await coveredAction(recurring, caller, scope, request.params.id);
-      assertCoversTemplate(caller, { ...current, ...definedTuple(request.body) });
+      // The template as changed is named by the caller: covered as dispatching it would be (403).
+      assertCallerCovers(caller, { ...current, ...definedTuple(request.body) });
       return recurring.update(scope, request.params.id, request.body);
     },
   );
