@@ -18,24 +18,21 @@ interface AjvLikeError {
  * branch, the types it may have (`must be integer or null`).
  */
 function withoutBranchNoise(list: readonly AjvLikeError[]): AjvLikeError[] {
-  const within = (e: AjvLikeError, path: string) => {
-    const at = e.instancePath ?? '';
-    return path === '' || at === path || at.startsWith(`${path}/`);
-  };
-  const anyOfPaths = new Set(list.filter((e) => e.keyword === 'anyOf').map((e) => e.instancePath ?? ''));
+  const at = (e: AjvLikeError) => e.instancePath ?? '';
+  const within = (e: AjvLikeError, path: string) => path === '' || at(e) === path || at(e).startsWith(`${path}/`);
+  const anyOfPaths = new Set(list.filter((e) => e.keyword === 'anyOf').map(at));
   if (anyOfPaths.size === 0) return [...list];
-  const out: AjvLikeError[] = [];
-  for (const path of anyOfPaths) {
-    const branches = list.filter((e) => e.keyword !== 'anyOf' && within(e, path));
-    const chosen = branches.filter((e) => !(e.keyword === 'type' && (e.instancePath ?? '') === path));
-    if (chosen.length > 0) out.push(...chosen);
-    else {
-      const types = branches.map((e) => String(e.params?.type ?? '')).filter(Boolean);
-      out.push({ instancePath: path, keyword: 'type', message: `must be ${[...new Set(types)].join(' or ')}` });
-    }
-  }
-  const covered = (e: AjvLikeError) => [...anyOfPaths].some((p) => within(e, p));
-  return [...list.filter((e) => !covered(e)), ...out];
+  const errors = list.filter((e) => e.keyword !== 'anyOf');
+  // A branch whose type the value does not have says so at the anyOf's own path: noise, unless
+  // every branch says it (no type matched), and then one message names the types allowed.
+  const branchType = (e: AjvLikeError) => e.keyword === 'type' && anyOfPaths.has(at(e));
+  const noTypeMatched = [...anyOfPaths].flatMap((path) => {
+    const inside = errors.filter((e) => within(e, path));
+    if (!inside.every((e) => e.keyword === 'type' && at(e) === path)) return [];
+    const types = new Set(inside.map((e) => String(e.params?.type ?? '')).filter(Boolean));
+    return [{ instancePath: path, keyword: 'type', message: `must be ${[...types].join(' or ')}` }];
+  });
+  return [...errors.filter((e) => !branchType(e)), ...noTypeMatched];
 }
 
 /** `/actions/0` + missing `tenant` → `actions.0.tenant`; non-body parts are prefixed (`querystring.dry_run`). */
