@@ -8,12 +8,16 @@ export interface ShutdownTiming {
   drainDelayMs: number;
 }
 
+/** The signals that stop the process: an orchestrator's, Ctrl-C's, a closed terminal's. */
+const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
+
 /**
  * SIGTERM/SIGINT/SIGHUP, or under npm its process going away (parent-watch.ts): run `stop` once
  * (stop accepting, finish in-flight work, close Redis). SIGTERM — what an orchestrator sends —
  * first keeps serving for the drain delay so load balancers notice /ready; Ctrl-C, a closed
- * terminal (SIGHUP: there is no configuration reload to mean) and a vanished parent skip it. If the drain has not finished within delay + timeout the process exits anyway,
- * non-zero, so an orchestrator never waits forever on a stuck drain.
+ * terminal (SIGHUP: there is no configuration reload to mean) and a vanished parent skip it. If
+ * the drain has not finished within delay + timeout the process exits anyway, non-zero, so an
+ * orchestrator never waits forever on a stuck drain.
  */
 export function onShutdownSignal(logger: Logger, timing: ShutdownTiming, stop: (drainDelayMs: number) => Promise<void>): void {
   let stopping = false;
@@ -40,14 +44,10 @@ export function onShutdownSignal(logger: Logger, timing: ShutdownTiming, stop: (
       },
     );
   };
-  process.once('SIGTERM', () => handle({ signal: 'SIGTERM' }));
-  process.once('SIGINT', () => handle({ signal: 'SIGINT' }));
-  // Node's default for SIGHUP is to die at once: in-flight requests reset, nothing logged.
-  process.once('SIGHUP', () => handle({ signal: 'SIGHUP' }));
+  // Node's default for each is to die at once (SIGHUP too): in-flight requests reset, nothing logged.
+  for (const signal of SIGNALS) process.once(signal, () => handle({ signal }));
   whenParentExits(() => handle({ reason: 'parent process exited' }));
 }
-
-const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 
 /**
  * Until onShutdownSignal takes over: a signal while the process is still starting (waiting for

@@ -22,7 +22,8 @@ export function remoteOf(command: string, options: ReadonlyMap<string, string | 
   const url = value('url') ?? env.SLUICE_URL ?? 'http://localhost:8080';
   if (!/^https?:\/\/[^/]/.test(url)) throw new UsageError(`--url must be an http(s) URL, got "${url}"; see sluice ${command} --help`);
   // fetch refuses them, echoing the URL, password and all: the credential goes in --api-key.
-  if (URL.canParse(url) && (new URL(url).username !== '' || new URL(url).password !== ''))
+  const parsed = URL.canParse(url) ? new URL(url) : null;
+  if (parsed !== null && (parsed.username !== '' || parsed.password !== ''))
     throw new UsageError(`--url must not hold a user or password (give the credential as $SLUICE_API_KEY or --api-key); see sluice ${command} --help`);
   const apiKey = value('api-key') ?? env.SLUICE_API_KEY;
   return {
