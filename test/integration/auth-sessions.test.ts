@@ -127,6 +127,34 @@ describe.each(BACKENDS)('credentials on requests (%s backend)', (backend) => {
   });
 });
 
+describe.each(BACKENDS)('failed logins (%s backend)', (backend) => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    const { file } = credentialsFile({ users: [...(SPEC.users ?? []), { name: 'bob', password: 'bobs password', role: 'viewer', grants: [WILDCARD_GRANT] }] });
+    gw = await startGateway(backend, { auth: { enabled: true, file, login_throttle: { max_attempts: 3, window_seconds: 120 } } });
+  });
+  afterAll(() => gw.close());
+  const login = (username: string, password: string) => postJson(`${gw.url}/v1/auth/login`, { username, password });
+
+  it('refuses a username after max_attempts failures, even with its password, and leaves other usernames alone', async () => {
+    for (let i = 0; i < 3; i++) expect((await login('bob', 'guess')).status).toBe(401);
+    const refused = await login('bob', 'bobs password');
+    expect(refused).toMatchObject({ status: 429, body: { code: 'RATE_LIMITED', retry_after: expect.any(Number) } });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(100);
+    expect((await login('alice', 'correct horse battery staple')).status).toBe(200);
+    // An unknown username is counted the same way, so a 429 says nothing of which names exist.
+    for (let i = 0; i < 3; i++) expect((await login('mallory', 'guess')).status).toBe(401);
+    expect((await login('mallory', 'guess')).status).toBe(429);
+  });
+
+  it('counts only failures since the last success', async () => {
+    for (let i = 0; i < 2; i++) expect((await login('alice', 'guess')).status).toBe(401);
+    expect((await login('alice', 'correct horse battery staple')).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await login('alice', 'guess')).status).toBe(401);
+    expect((await login('alice', 'correct horse battery staple')).status).toBe(429);
+  });
+});
+
 describe('with auth disabled', () => {
   let gw: RunningGateway;
   beforeAll(async () => {

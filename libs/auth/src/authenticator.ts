@@ -6,6 +6,7 @@ import { looksLikeJwt, presentedCredential, type AuthHeaders } from './auth-head
 import type { Caller } from './caller.js';
 import type { Credentials } from './credentials.js';
 import { verifyPassword } from './password-hash.js';
+import type { LoginThrottle } from './login-throttle.js';
 import type { RevocationList } from './revocation-list.js';
 import { credentialFingerprint, type IssuedToken, type TokenClaims, type TokenService } from './token-service.js';
 
@@ -14,6 +15,8 @@ export interface AuthenticatorDeps {
   credentials: { readonly current: Credentials };
   tokens: TokenService;
   revocations: RevocationList;
+  /** Limits password checks (per username across replicas, and per replica); none in unit tests that do not need it. */
+  loginThrottle?: LoginThrottle;
 }
 
 const MAX_LOGIN_FIELD = 1024;
@@ -51,10 +54,15 @@ export class Authenticator {
     if (username.length > MAX_LOGIN_FIELD || password.length > MAX_LOGIN_FIELD) throw errors.unauthorized('invalid credentials');
     const { users } = this.deps.credentials.current;
     const user = users.get(username);
-    // An unknown user still costs one hash verification, so timing does not reveal which names exist.
-    const hash = user?.passwordHash ?? (await this.standInHash(users.values().next().value?.passwordHash));
-    const matches = await verifyPassword(hash, password);
+    const check = async () => {
+      // An unknown user still costs one hash verification, so timing does not reveal which names exist.
+      const hash = user?.passwordHash ?? (await this.standInHash(users.values().next().value?.passwordHash));
+      return verifyPassword(hash, password);
+    };
+    const throttle = this.deps.loginThrottle;
+    const matches = throttle === undefined ? await check() : await throttle.guard(username, check);
     if (!user || !matches) throw errors.unauthorized('invalid credentials');
+    await throttle?.succeeded(username);
     return this.deps.tokens.issue({ username: user.username, role: user.role, grants: user.grants, credential: credentialFingerprint(user.passwordHash) });
   }
 

@@ -10,23 +10,24 @@ import { CredentialsError } from './credentials.js';
 import { encryptValue } from './encrypted-values.js';
 
 const deps = () => ({ state: new MemoryStateStore(), logger: capturingLogger() });
+const login_throttle = { max_attempts: 10, window_seconds: 300 };
 
 describe('createAuth', () => {
   it('returns null when auth is disabled', () => {
-    expect(createAuth({ enabled: false, file: null, watch: true }, deps())).toBeNull();
+    expect(createAuth({ enabled: false, file: null, watch: true, login_throttle }, deps())).toBeNull();
   });
 
   it('refuses to start without a usable file', () => {
-    expect(() => createAuth({ enabled: true, file: null, watch: false }, deps())).toThrow(CredentialsError);
+    expect(() => createAuth({ enabled: true, file: null, watch: false, login_throttle }, deps())).toThrow(CredentialsError);
     const broken = tempCredentialsFile('settings: {}\n');
-    expect(() => createAuth({ enabled: true, file: broken, watch: false }, deps())).toThrow(/settings\.jwt_secret: required/);
+    expect(() => createAuth({ enabled: true, file: broken, watch: false, login_throttle }, deps())).toThrow(/settings\.jwt_secret: required/);
   });
 
   it('wires store, tokens and revocation; ENC values use env.SLUICE_AUTH_KEY', async () => {
     const key = randomBytes(32);
     const users = `  - { username: ops, password_hash: '${encryptValue(scryptPhc('pw'), key)}', role: operator }\n`;
     const file = tempCredentialsFile(credentialsYaml({ settings: `  jwt_secret: '${encryptValue(JWT_SECRET, key)}'\n`, users }));
-    const auth = createAuth({ enabled: true, file, watch: false }, { ...deps(), env: { SLUICE_AUTH_KEY: key.toString('base64') } });
+    const auth = createAuth({ enabled: true, file, watch: false, login_throttle }, { ...deps(), env: { SLUICE_AUTH_KEY: key.toString('base64') } });
     try {
       expect(auth?.store.jwtSecret).toBe(JWT_SECRET);
       const { token } = (await auth?.authenticator.login('ops', 'pw')) ?? { token: '' };
@@ -39,7 +40,7 @@ describe('createAuth', () => {
 
   it('an API key added to the file works within 2 s', async () => {
     const file = tempCredentialsFile(credentialsYaml());
-    const auth = createAuth({ enabled: true, file, watch: true }, deps());
+    const auth = createAuth({ enabled: true, file, watch: true, login_throttle }, deps());
     try {
       const headers = { 'x-api-key': 'fresh-key-0123456789' };
       await expect(auth?.authenticator.authenticate(headers)).rejects.toThrow('invalid API key');

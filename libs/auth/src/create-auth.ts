@@ -4,6 +4,7 @@ import type { AuthLogger } from './auth-logger.js';
 import { Authenticator } from './authenticator.js';
 import { CredentialStore } from './credential-store.js';
 import { CredentialsError } from './credentials.js';
+import { LoginThrottle, type LoginThrottleSettings } from './login-throttle.js';
 import { RevocationList } from './revocation-list.js';
 import { TokenService } from './token-service.js';
 
@@ -12,6 +13,7 @@ export interface AuthSettings {
   /** The credentials file; required when enabled. Relative paths resolve against the working directory. */
   file: string | null;
   watch: boolean;
+  login_throttle: LoginThrottleSettings;
 }
 
 export interface AuthDeps {
@@ -40,6 +42,7 @@ export function createAuth(config: AuthSettings, deps: AuthDeps): Auth | null {
   const store = new CredentialStore({ file: config.file, watch: config.watch, logger: deps.logger, ...(deps.env ? { env: deps.env } : {}) });
   const tokens = new TokenService(store.jwtSecret, { clock, expirySeconds: () => store.current.jwtExpirySeconds });
   const revocations = new RevocationList(deps.state, clock);
-  const authenticator = new Authenticator({ credentials: store, tokens, revocations });
+  const loginThrottle = new LoginThrottle(deps.state, clock, config.login_throttle);
+  const authenticator = new Authenticator({ credentials: store, tokens, revocations, loginThrottle });
   return { authenticator, store, close: () => store.close() };
 }

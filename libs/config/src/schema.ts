@@ -320,6 +320,16 @@ const AuthConfig = z
     file: z.string().min(1).nullable().default(null),
     /** Re-read the credentials file when it changes (keys and users; the JWT secret is fixed at start-up). */
     watch: z.boolean().default(true),
+    /**
+     * Password logins of one username, counted across replicas: after `max_attempts` without a
+     * success within `window_seconds`, the username's logins are refused (429) until the window ends.
+     */
+    login_throttle: z
+      .strictObject({
+        max_attempts: positiveInt.max(10_000).default(10),
+        window_seconds: positiveInt.max(86_400).default(300),
+      })
+      .prefault({}),
   })
   .prefault({})
   .refine((a) => !a.enabled || a.file !== null, { message: 'auth.enabled needs auth.file (the credentials file)', path: ['file'] });

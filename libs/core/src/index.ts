@@ -1,5 +1,6 @@
 export * from './clock.js';
 export { oneAtATime } from './one-at-a-time.js';
+export { Semaphore, type Release } from './semaphore.js';
 export * from './compare.js';
 export * from './cron-fields.js';
 export * from './ids.js';

@@ -1,7 +1,6 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Action, FailureInfo, ProviderResponse } from '@sluice/core';
+import { type Action, type FailureInfo, type ProviderResponse, type Release, Semaphore } from '@sluice/core';
 import { ProviderError, type Provider, type ProviderMetricsSink } from './provider.js';
-import { Semaphore, type Release } from './semaphore.js';
 
 export type ExecutionResult = { ok: true; response: ProviderResponse; attempts: number } | { ok: false; error: FailureInfo };
 

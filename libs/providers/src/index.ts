@@ -5,5 +5,4 @@ export * from './log-provider.js';
 export * from './webhook-provider.js';
 export * from './lazy-undici.js';
 export * from './registry.js';
-export * from './semaphore.js';
 export * from './executor.js';

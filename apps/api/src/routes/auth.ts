@@ -20,9 +20,9 @@ export async function authRoutes(app: FastifyInstance, opts: { authenticator: Au
       config: { access: 'public' },
       schema: {
         tags,
-        summary: 'Exchange a username and password for a JWT',
+        summary: 'Exchange a username and password for a JWT (failed attempts are throttled per username: 429)',
         body: requestSchema(LoginInput),
-        response: { 200: responseSchema(LoginResult), 400: error, 401: error, 404: error },
+        response: { 200: responseSchema(LoginResult), 400: error, 401: error, 404: error, 429: error },
       },
     },
     async (request) => authenticator().login(request.body.username, request.body.password),

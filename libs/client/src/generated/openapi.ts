@@ -198,7 +198,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Exchange a username and password for a JWT */
+        /** Exchange a username and password for a JWT (failed attempts are throttled per username: 429) */
         post: {
             parameters: {
                 query?: never;
@@ -321,6 +321,24 @@ export interface paths {
                 };
                 /** @description UNSUPPORTED_MEDIA_TYPE: not application/json (UTF-8) */
                 415: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            error: string;
+                            code: string;
+                            details?: {
+                                path: string;
+                                message: string;
+                            }[];
+                            /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                            retry_after?: number;
+                        };
+                    };
+                };
+                /** @description Default Response */
+                429: {
                     headers: {
                         [name: string]: unknown;
                     };
