@@ -1,4 +1,4 @@
-import { type ActionInput, dataOf } from '@sluice/client';
+import { type ActionInput, type BatchResponse, type DispatchOutcome, dataOf } from '@sluice/client';
 import { MAX_SILENCE_SECONDS } from '@sluice/core';
 import { fromAmMatcher, parseFilter } from '@sluice/gateway';
 import { UsageError } from '../args.js';
@@ -6,17 +6,17 @@ import { parseJsonOption, readJsonFile } from '../json-input.js';
 import { print } from './print.js';
 import { cliClient, type Output, type Remote, wholeNumber } from './remote-options.js';
 
-type ItemResult = {
-  status: string;
-  outcome?: { outcome?: string; action_id?: string; error?: { code?: string; message?: string } };
-  error?: { message?: string };
-};
+type ItemResult = BatchResponse['results'][number];
 
 /** Why an action of a dispatch did not go through: refused (a batch item) or failed; null when it did. */
 function failureOf(res: ItemResult): string | null {
-  if (res.status === 'error') return res.error?.message ?? 'refused';
-  const error = res.outcome?.outcome === 'failed' ? res.outcome.error : undefined;
-  return error ? `${error.code ?? 'FAILED'}: ${error.message ?? ''}` : null;
+  if (res.status === 'error') return res.error.message;
+  return outcomeFailure(res.outcome);
+}
+
+/** A failed outcome's code and message; null for any other outcome. */
+function outcomeFailure(outcome: DispatchOutcome): string | null {
+  return outcome.outcome === 'failed' ? `${outcome.error.code}: ${outcome.error.message}` : null;
 }
 
 /** An object, or a list of objects (a batch): anything else in --file is a usage error, not a crash. */
@@ -37,10 +37,16 @@ export async function dispatch(r: Remote): Promise<boolean> {
     const parsed = actionsIn(readJsonFile(file, '--file'));
     if (Array.isArray(parsed)) {
       const batch = await r.client.dispatchBatch(parsed, { dryRun });
-      const results = batch.results as ItemResult[];
+      const { results } = batch;
       print(r.output, batch, () => [
         ['#', 'STATUS', 'OUTCOME', 'ACTION ID', 'ERROR'],
-        ...results.map((res, i) => [String(i), res.status, res.outcome?.outcome ?? '-', res.outcome?.action_id ?? '-', failureOf(res) ?? '']),
+        ...results.map((res, i) => [
+          String(i),
+          res.status,
+          res.status === 'success' ? res.outcome.outcome : '-',
+          res.status === 'success' ? res.outcome.action_id : '-',
+          failureOf(res) ?? '',
+        ]),
       ]);
       const failed = results.filter((res) => failureOf(res) !== null).length;
       if (failed > 0) process.stderr.write(`sluice: ${failed} of ${results.length} actions failed or were refused\n`);
@@ -58,9 +64,9 @@ export async function dispatch(r: Remote): Promise<boolean> {
   return printOutcome(r, await r.client.dispatch(action, { dryRun }));
 }
 
-function printOutcome(r: Remote, outcome: Record<string, unknown>): boolean {
+function printOutcome(r: Remote, outcome: DispatchOutcome): boolean {
   print(r.output, outcome, () => [['FIELD', 'VALUE'], ...Object.entries(outcome).map(([k, v]) => [k, typeof v === 'string' ? v : JSON.stringify(v)])]);
-  const failure = failureOf({ status: 'success', outcome });
+  const failure = outcomeFailure(outcome);
   if (failure !== null) process.stderr.write(`sluice: the action failed: ${failure}\n`);
   return failure === null;
 }
