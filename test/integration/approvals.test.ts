@@ -184,6 +184,27 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
   });
 });
 
+describe.each(ALL_BACKENDS)('an approval past its expiry with no worker running (%s)', (backend) => {
+  it('reads and lists as expired at its expires_at, not as pending until a worker records it', async () => {
+    const gw = await startGateway(backend, { rules: { directory: rulesDir({ 'approvals.yaml': RULES }) } }, { worker: false });
+    try {
+      const pending = (await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant: 'idle', action_type: 'quick' }))).body as Body & {
+        approval_id: string;
+        expires_at: string;
+      };
+      const list = async (status: string) =>
+        ((await requestJson('GET', `${gw.url}/v1/approvals?tenant=idle&status=${status}`)).body as { approvals: { id: string }[] }).approvals.map((a) => a.id);
+      expect(await list('pending')).toEqual([pending.approval_id]);
+      await new Promise((r) => setTimeout(r, Date.parse(pending.expires_at) - Date.now() + 50));
+      const read = await requestJson('GET', `${gw.url}/v1/approvals/payments/idle/${pending.approval_id}`);
+      expect(read.body).toMatchObject({ status: 'expired', decided_at: pending.expires_at });
+      expect([await list('pending'), await list('expired')]).toEqual([[], [pending.approval_id]]);
+    } finally {
+      await gw.close();
+    }
+  });
+});
+
 describe('approvals are deleted 7 days after their links expired (memory, the gateway clock)', () => {
   it('keeps a decided and an expired approval readable for 7 days, then deletes both', async () => {
     const clock = new ManualClock(Date.UTC(2026, 5, 1));

@@ -22,11 +22,12 @@ export type Backend = 'memory' | 'redis' | 'redis-cluster';
 /**
  * A real gateway (API + in-process worker) on an ephemeral port, on any backend. The Redis
  * flavours use the run's private redis-server or Redis Cluster with a fresh key prefix.
+ * `worker: false` leaves the worker out (`serve --no-worker`): background jobs wait.
  */
 export async function startGateway(
   backend: Backend,
   raw: Record<string, unknown> = {},
-  opts: { clock?: Clock; tracing?: Tracing } = {},
+  { worker = true, ...opts }: { clock?: Clock; tracing?: Tracing; worker?: boolean } = {},
 ): Promise<RunningGateway> {
   const state =
     backend === 'redis'
@@ -39,7 +40,7 @@ export async function startGateway(
   const logger = createLogger({ level: 'warn', role: 'test', destination: slowCloseReporter() });
   const metrics = new Metrics({ defaultMetrics: false });
   const { app, runtime, readiness } = await composeApi(config, { logger, metrics, ...opts });
-  await startConsumers(runtime);
+  if (worker) await startConsumers(runtime);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
     url,

@@ -150,13 +150,21 @@ export class ApprovalService {
   async get(ref: ApprovalParams): Promise<Approval> {
     const found = await this.records.get(ref);
     if (!found) throw errors.notFound('approval', `${ref.namespace}/${ref.tenant}/${ref.id}`);
-    return found.record;
+    return this.asOfNow(found.record);
   }
 
   /** Oldest first, one page; `status` defaults to pending; `count` is every match. */
   async list(query: ApprovalListQuery, visible: (a: Approval) => boolean): Promise<{ approvals: Approval[]; count: number }> {
-    const matching = (await this.records.listIn(query)).filter((a) => a.status === query.status && visible(a));
+    const matching = (await this.records.listIn(query)).map((a) => this.asOfNow(a)).filter((a) => a.status === query.status && visible(a));
     return { approvals: matching.slice(query.offset, query.offset + query.limit), count: matching.length };
+  }
+
+  /**
+   * A pending approval past its expiry is expired, whether or not a worker has run its expiry job
+   * yet (none may be running, or their queue may be behind): as the job will record it.
+   */
+  private asOfNow(approval: Approval): Approval {
+    return approval.status === 'pending' && this.deps.clock.now() > Date.parse(approval.expires_at) ? expiredAt(approval) : approval;
   }
 
   /**
@@ -228,9 +236,7 @@ export class ApprovalService {
    */
   async expire(data: unknown): Promise<void> {
     if (!isExpireJobData(data)) throw new Error('approval expiry job has malformed data');
-    const updated = await this.records.update(data, (a) =>
-      a.status === 'pending' ? { ...a, status: 'expired', decided_at: isoString(this.deps.clock.now()) } : a,
-    );
+    const updated = await this.records.update(data, (a) => (a.status === 'pending' ? expiredAt(a) : a));
     if (!updated) return;
     const ref: ExpireJobData = { namespace: data.namespace, tenant: data.tenant, id: data.id };
     await this.deps.scheduler.enqueue(APPROVAL_FORGET_KIND, {
@@ -293,4 +299,9 @@ export class ApprovalService {
       return false;
     }
   }
+}
+
+/** A pending approval as expired: it ended at its expiry, not when the job that records it ran. */
+function expiredAt(approval: Approval): Approval {
+  return { ...approval, status: 'expired', decided_at: approval.expires_at };
 }
