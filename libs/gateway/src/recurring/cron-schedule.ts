@@ -3,8 +3,8 @@ import { CronExpressionParser } from 'cron-parser';
 
 /**
  * A recurring action's schedule: a cron expression read in an IANA time zone. cron-parser does
- * the calendar work (and so DST: a local time that does not exist that day fires at the first
- * instant after the gap, one that exists twice fires once, at its first instance), and BullMQ
+ * the calendar work (and so DST: a local time that does not exist that day fires the gap's length
+ * later, 02:30 as 03:30; one that exists twice fires once, at its first instance), and BullMQ
  * uses the same library, so the occurrences we claim are the ones its job scheduler fires.
  */
 export interface CronSchedule {
