@@ -113,6 +113,32 @@ describe('other supported shapes render valid manifests', () => {
     expect(mount).toMatchObject({ mountPath: '/etc/sluice/credentials', readOnly: true });
   });
 
+  it('a rediss:// server signed by a private CA: its Secret mounted in both pods and trusted through NODE_EXTRA_CA_CERTS', () => {
+    const { docs, stderr } = template(
+      'state.backend=redis',
+      'externalRedis.host=redis.internal',
+      'externalRedis.tls.enabled=true',
+      'externalRedis.tls.caSecret=redis-ca',
+    );
+    expect(stderr).toBe('');
+    check(docs, ['redis-ca']);
+    for (const part of ['api', 'worker'] as const) {
+      const pod = deployment(docs, part)?.spec.template.spec as Json;
+      expect((container(deployment(docs, part)).env as Json[]).find((e) => e.name === 'NODE_EXTRA_CA_CERTS')?.value, part).toBe('/etc/sluice/redis-ca/ca.crt');
+      expect(
+        (container(deployment(docs, part)).volumeMounts as Json[]).find((m) => m.name === 'redis-ca'),
+        part,
+      ).toMatchObject({ mountPath: '/etc/sluice/redis-ca' });
+      expect((pod.volumes as Json[]).find((v) => v.name === 'redis-ca')?.secret, part).toEqual({
+        secretName: 'redis-ca',
+        items: [{ key: 'ca.crt', path: 'ca.crt' }],
+      });
+    }
+    // Without TLS the CA has no use: nothing is mounted.
+    const plain = template('state.backend=redis', 'externalRedis.host=redis.internal', 'externalRedis.tls.caSecret=redis-ca');
+    expect(env(plain.docs).NODE_EXTRA_CA_CERTS).toBeUndefined();
+  });
+
   it('an external Redis Cluster or Sentinel set: the addresses and the password variable in sluice.yaml, no URL', () => {
     const cluster = template(
       'state.backend=redis',

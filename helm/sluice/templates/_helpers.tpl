@@ -212,9 +212,20 @@ checksum/secret-env: {{ printf "%s/%s/%s" .ctx.Values.authKey .ctx.Values.extern
       key: auth-key
       optional: {{ not $ctx.Values.authKey }}
 {{- end }}
+{{- if include "sluice.redisCaSecret" $ctx }}
+- name: NODE_EXTRA_CA_CERTS
+  value: /etc/sluice/redis-ca/ca.crt
+{{- end }}
 {{- with .values.extraEnv }}
 {{ toYaml . }}
 {{- end }}
+{{- end -}}
+
+{{/* The Secret with the CA of a rediss:// server, when one is given and TLS is on; empty otherwise. */}}
+{{- define "sluice.redisCaSecret" -}}
+{{- if and (include "sluice.clustered" .) (not .Values.redis.enabled) .Values.externalRedis.tls.enabled -}}
+{{- .Values.externalRedis.tls.caSecret -}}
+{{- end -}}
 {{- end -}}
 
 {{- define "sluice.volumeMounts" -}}
@@ -230,6 +241,11 @@ checksum/secret-env: {{ printf "%s/%s/%s" .ctx.Values.authKey .ctx.Values.extern
 {{- if include "sluice.hasCredentials" .ctx }}
 - name: credentials
   mountPath: /etc/sluice/credentials
+  readOnly: true
+{{- end }}
+{{- if include "sluice.redisCaSecret" .ctx }}
+- name: redis-ca
+  mountPath: /etc/sluice/redis-ca
   readOnly: true
 {{- end }}
 - name: tmp
@@ -253,6 +269,14 @@ checksum/secret-env: {{ printf "%s/%s/%s" .ctx.Values.authKey .ctx.Values.extern
     items:
       - key: credentials.yaml
         path: credentials.yaml
+{{- end }}
+{{- with include "sluice.redisCaSecret" .ctx }}
+- name: redis-ca
+  secret:
+    secretName: {{ . }}
+    items:
+      - key: ca.crt
+        path: ca.crt
 {{- end }}
 - name: tmp
   emptyDir:

@@ -77,6 +77,11 @@ const StateConfig = z
      * executed): a Redis that stalls with its connection open does not hold requests forever.
      */
     command_timeout_ms: positiveInt.min(100).max(60_000).default(5000),
+    /**
+     * Start on a Redis whose maxmemory-policy may evict keys (anything but noeviction). Off: such
+     * a Redis is refused at start, since a full one would drop dedup keys, audit records and jobs.
+     */
+    allow_eviction: z.boolean().default(false),
     prefix: z
       .string()
       .min(1)

@@ -9,6 +9,11 @@ describe('isBackendConnectionError', () => {
       'Too many Cluster redirections. Last error: Error: Connection is closed.',
       'Failed to refresh slots cache.',
       'CLUSTERDOWN The cluster is down',
+      "READONLY You can't write against a read only replica.",
+      'MISCONF Redis is configured to save RDB snapshots, but it is currently not able to persist on disk.',
+      'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.',
+      'MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to no.',
+      'NOREPLICAS Not enough good replicas to write.',
     ]) {
       expect(isBackendConnectionError(new Error(message))).toBe(true);
     }
@@ -20,6 +25,7 @@ describe('isBackendConnectionError', () => {
   it('leaves bugs and refused commands alone', () => {
     expect(isBackendConnectionError(new Error('WRONGTYPE Operation against a key holding the wrong kind of value'))).toBe(false);
     expect(isBackendConnectionError(new TypeError('x is undefined'))).toBe(false);
+    expect(isBackendConnectionError(new Error('BUSYGROUP Consumer Group name already exists'))).toBe(false);
     expect(isBackendConnectionError('CLUSTERDOWN')).toBe(false);
   });
 });

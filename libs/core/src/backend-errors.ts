@@ -18,6 +18,14 @@ const CLIENT_GIVE_UPS = [
   // Full, not broken: Redis at maxmemory under noeviction, and the memory backend at
   // state.memory_max_keys / memory_max_bytes (its StateFullError says it the same way).
   'OOM command not allowed',
+  // Redis refusing writes for now: a demoted primary (READONLY, until the client reconnects to
+  // the new one), a failed snapshot (MISCONF, until one succeeds), a script running past its
+  // limit (BUSY), a replica without its primary (MASTERDOWN), too few replicas (NOREPLICAS).
+  'READONLY ',
+  'MISCONF ',
+  'BUSY ',
+  'MASTERDOWN ',
+  'NOREPLICAS ',
 ];
 
 /**

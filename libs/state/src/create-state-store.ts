@@ -23,6 +23,8 @@ export interface CreateStateStoreOptions extends RedisTarget {
   onHandlerError?: (channel: string, err: unknown) => void;
   /** Redis only: writes that must survive a failover wait for replicas (state.wait_replicas). */
   waitReplicas?: ReplicaWait;
+  /** Redis only: run on a Redis whose maxmemory-policy may evict keys (state.allow_eviction). */
+  allowEviction?: boolean;
 }
 
 /** The configured StateStore; for redis, resolves only once Redis answers (else throws naming the URL). */
@@ -39,6 +41,7 @@ export async function createStateStore(opts: CreateStateStoreOptions): Promise<S
     clientName: opts.clientName,
     onHandlerError: opts.onHandlerError,
     waitReplicas: opts.waitReplicas,
+    allowEviction: opts.allowEviction,
   });
 }
 

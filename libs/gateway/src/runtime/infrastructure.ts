@@ -48,6 +48,7 @@ export async function createInfrastructure(
       timeoutMs: config.state.wait_timeout_ms,
       onShort: () => metrics.stateReplicationShort.inc(),
     },
+    allowEviction: config.state.allow_eviction,
   });
   closers.unshift({ name: 'state', close: () => state.close() });
   const bytesByKind = state.storedBytesByKind?.bind(state);

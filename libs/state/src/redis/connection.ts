@@ -84,11 +84,17 @@ export function createClient(
       sentinels: opts.sentinels.map(hostPort),
       name: opts.sentinelName ?? 'mymaster',
       // After a failover the old primary answers READONLY as a replica: reconnect through the Sentinels.
-      reconnectOnError: (err) => err.message.startsWith('READONLY'),
+      reconnectOnError: isReadOnlyError,
     });
   }
   if (opts.url === undefined) throw new Error('a Redis connection needs a url, cluster nodes or sentinels');
-  return new Redis(opts.url, { ...common, lazyConnect, enableOfflineQueue: true });
+  // A managed Redis fails over by moving its address to the new primary: the old one, demoted,
+  // answers READONLY on the connection still open to it, so reconnect (and resolve the name again).
+  return new Redis(opts.url, { ...common, lazyConnect, enableOfflineQueue: true, reconnectOnError: isReadOnlyError });
+}
+
+function isReadOnlyError(err: Error): boolean {
+  return err.message.startsWith('READONLY');
 }
 
 /** `host:port` (or a `redis://` URL of one) as ioredis's node address. */

@@ -27,6 +27,7 @@ import { compareAndSwapWith } from './compare-and-swap-with.js';
 import { closeClient, createClient, isCluster, pingWithin, waitUntilReady, type RedisClient, type RedisConnectionOptions } from './connection.js';
 import * as ranges from './index-range.js';
 import * as logs from './logs.js';
+import { assertNoEviction } from './eviction-policy.js';
 import { RedisPubSub } from './pubsub.js';
 import { ReplicaWaiter, type ReplicaWait } from './replica-wait.js';
 import { scanKind } from './scan.js';
@@ -50,6 +51,8 @@ export interface RedisStateStoreOptions extends RedisConnectionOptions {
    * throttles) are answered only once this many replicas have them, or the timeout passed.
    */
   waitReplicas?: ReplicaWait | undefined;
+  /** connect() refuses a Redis that may evict keys unless this is true (state.allow_eviction). */
+  allowEviction?: boolean | undefined;
 }
 
 /**
@@ -97,11 +100,12 @@ export class RedisStateStore implements StateStore {
     this.pubsub = new RedisPubSub(this.client, this.prefix, opts.onHandlerError ?? warnHandlerError);
   }
 
-  /** Creates a store and waits until Redis is ready; throws an error naming the URL if not. */
+  /** Creates a store and waits until Redis is ready; throws an error naming the URL if not, or when Redis may evict keys. */
   static async connect(opts: RedisStateStoreOptions): Promise<RedisStateStore> {
     const store = new RedisStateStore(opts);
     try {
       await waitUntilReady(store.client, opts, opts.connectTimeoutMs ?? 5000);
+      await assertNoEviction(store.client, opts.allowEviction ?? false);
     } catch (err) {
       await store.close();
       throw err;
