@@ -42,12 +42,27 @@ function isoTime(): string {
   return `,"time":"${isoString(Date.now())}"`; // Date.now looked up per call, as pino does, so fake timers still apply
 }
 
+/**
+ * pino's error serializer, less a Redis command's arguments: ioredis puts the failed command on
+ * its errors (`command.args`), and a refused audit write's arguments are the whole record, payload
+ * included — a line of up to a megabyte, at the moment (an OOM, a failover) lines matter most.
+ */
+function serializeError(err: Error): Record<string, unknown> {
+  const out = pino.stdSerializers.err(err) as Record<string, unknown>;
+  const command = out.command as { name?: unknown; args?: unknown } | undefined;
+  if (command !== null && typeof command === 'object' && Array.isArray(command.args)) {
+    out.command = { name: command.name, args_count: command.args.length };
+  }
+  return out;
+}
+
 /** One JSON logger per process. Secrets are redacted; payloads are never logged at info. */
 export function createLogger(settings: LoggerSettings): Logger {
   const options: LoggerOptions = {
     level: settings.level,
     base: { service: 'sluice', role: settings.role, pid: process.pid },
     redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+    serializers: { err: serializeError },
     timestamp: isoTime,
     ...(settings.traceIds ? { mixin: activeSpanIds } : {}),
   };

@@ -88,3 +88,17 @@ describe('logger timestamps', () => {
     expect(lines.map((l) => l.time)).toEqual(times.map((t) => new Date(t).toISOString()));
   });
 });
+
+describe('logged errors', () => {
+  it('keep the name of a failed Redis command but not its arguments (a refused audit write carries the whole record)', () => {
+    const { destination, lines } = capturedLogLines();
+    const logger = createLogger({ level: 'info', role: 'test', destination });
+    const refused = Object.assign(new Error('OOM command not allowed when used memory > maxmemory'), {
+      command: { name: 'evalsha', args: ['sha', '1', 'key', JSON.stringify({ payload: { card: 'p'.repeat(100_000) } })] },
+    });
+    logger.warn({ err: refused }, 'audit write failed; record spooled');
+    const line = lines[0] as { err: Record<string, unknown> };
+    expect(line.err).toMatchObject({ message: refused.message, command: { name: 'evalsha', args_count: 4 } });
+    expect(JSON.stringify(line).length).toBeLessThan(5_000);
+  });
+});
