@@ -332,7 +332,8 @@ describe('log hygiene (real processes)', () => {
   it('sluice worker + sluice serve --no-worker on Redis, through a Redis outage', async () => {
     let redis = await startRedisServer();
     try {
-      // BullMQ warns on the console (plain text) about this at each connection's start.
+      // BullMQ warns on the console (plain text) about this at each connection's start; the
+      // gateway refuses such a Redis unless told to run on it (state.allow_eviction, below).
       const admin = new Redis(redis.url);
       await admin.config('SET', 'maxmemory-policy', 'allkeys-lru');
       admin.disconnect();
@@ -342,7 +343,7 @@ describe('log hygiene (real processes)', () => {
         const port = await freePort();
         const workerPort = await freePort();
         const config = writeConfigFile(configText({ sink: sink.url, broken: broken.url, creds: creds.file, rules, port, redis: redis.url, workerPort }));
-        const env = { SLUICE_LOGGING__LEVEL: 'info' };
+        const env = { SLUICE_LOGGING__LEVEL: 'info', SLUICE_STATE__ALLOW_EVICTION: 'true' };
         const worker = await spawnSluice(['worker', '--config', config, '--port', String(workerPort), '--host', '127.0.0.1'], { port: workerPort, env });
         let api: SluiceProcess | undefined;
         let handedOut: string[] = [];
