@@ -17,13 +17,19 @@ export class RedisPubSub {
   private readonly channels = new Map<string, { subs: Set<{ handler: Handler }>; subscribed: Promise<unknown> }>();
   private closed = false;
   private readonly sharded: boolean;
+  /** The prefix of channel names: the key prefix, and the database when it is not 0. */
+  private readonly prefix: string;
 
   constructor(
     private readonly client: RedisClient,
-    private readonly prefix: string,
+    keyPrefix: string,
     private readonly onHandlerError: (channel: string, err: unknown) => void,
   ) {
     this.sharded = isCluster(client);
+    // Pub/sub ignores the database: gateways sharing a Redis on db 3 and db 4 (staging, production)
+    // would hear each other's channels — the live stream's events among them.
+    const db = isCluster(client) ? 0 : (client.options.db ?? 0);
+    this.prefix = db === 0 ? keyPrefix : `${keyPrefix}:db${db}`;
   }
 
   async publish(channel: string, message: string): Promise<void> {
