@@ -1,16 +1,13 @@
 import type { Readable } from 'node:stream';
-import { ProviderError } from './provider.js';
 
 /** Response headers as undici hands them over. */
 export type HeaderMap = Record<string, string | string[] | undefined>;
 
 /**
- * Reads at most `maxBytes` of a response body. A bigger body is a clear, non-retryable failure
- * (truncating would hand callers a corrupt JSON document); the stream is destroyed, not drained.
+ * Reads at most `maxBytes` of a response body. A bigger body fails with `tooLarge()` (truncating
+ * would hand callers a corrupt JSON document); the stream is destroyed, not drained.
  */
-export async function readBounded(body: Readable, maxBytes: number, declaredLength: string | undefined, name: string): Promise<Buffer> {
-  const tooLarge = (): ProviderError =>
-    new ProviderError('EXECUTION_FAILED', `webhook "${name}" response exceeds max_response_bytes (${maxBytes})`, { retryable: false });
+export async function readBounded(body: Readable, maxBytes: number, declaredLength: string | undefined, tooLarge: () => Error): Promise<Buffer> {
   if (declaredLength !== undefined && Number(declaredLength) > maxBytes) {
     body.destroy();
     throw tooLarge();

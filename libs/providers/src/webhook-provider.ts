@@ -100,7 +100,11 @@ export class WebhookProvider implements Provider {
         throw statusError(this.name, res.statusCode, res.headers);
       }
       const contentLength = res.headers['content-length'];
-      const raw = await readBounded(res.body, this.#opts.maxResponseBytes, typeof contentLength === 'string' ? contentLength : undefined, this.name);
+      const tooLarge = () =>
+        new ProviderError('EXECUTION_FAILED', `webhook "${this.name}" response exceeds max_response_bytes (${this.#opts.maxResponseBytes})`, {
+          retryable: false,
+        });
+      const raw = await readBounded(res.body, this.#opts.maxResponseBytes, typeof contentLength === 'string' ? contentLength : undefined, tooLarge);
       const contentType = res.headers['content-type'];
       return {
         status: 'success',

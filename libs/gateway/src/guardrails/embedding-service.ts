@@ -1,7 +1,7 @@
 import type { EmbeddingCounter } from '@sluice/telemetry';
 import { LRUCache } from 'lru-cache';
 import { z } from 'zod';
-import { postOpenAi } from './openai-client.js';
+import { parseAnswer, postOpenAi } from './openai-client.js';
 
 const EmbeddingsAnswer = z.object({ data: z.array(z.object({ embedding: z.array(z.number()).min(1) })).min(1) });
 
@@ -60,8 +60,10 @@ export class EmbeddingService {
     }
     this.opts.onCount(`${kind}_cache_misses`);
     try {
-      const answer = EmbeddingsAnswer.parse(
+      const answer = parseAnswer(
+        EmbeddingsAnswer,
         await postOpenAi(this.opts.endpoint, '/embeddings', { model: this.opts.model, input }, { apiKey: this.opts.apiKey, timeoutMs: this.opts.timeoutMs }),
+        'the embeddings answer',
       );
       const vector = (answer.data[0] as { embedding: number[] }).embedding;
       cache.set(input, vector);

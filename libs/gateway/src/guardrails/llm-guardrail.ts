@@ -1,6 +1,6 @@
 import type { Action } from '@sluice/core';
 import { z } from 'zod';
-import { postOpenAi } from './openai-client.js';
+import { parseAnswer, postOpenAi } from './openai-client.js';
 
 /** What an evaluator must answer (JSON mode): anything else is an error, never a pass. */
 const Verdict = z.strictObject({ flagged: z.boolean(), reason: z.string().max(4096) });
@@ -36,7 +36,8 @@ export class LlmGuardrail {
     const evaluator = this.opts.evaluators.get(evaluatorName);
     if (!evaluator) throw new UnknownEvaluator(`llm_guardrail evaluator ${evaluatorName} is not configured`);
     const subject = { namespace: action.namespace, tenant: action.tenant, provider: action.provider, action_type: action.action_type, payload: action.payload };
-    const answer = ChatAnswer.parse(
+    const answer = parseAnswer(
+      ChatAnswer,
       await postOpenAi(
         this.opts.endpoint,
         '/chat/completions',
@@ -52,6 +53,7 @@ export class LlmGuardrail {
         },
         { apiKey: this.opts.apiKey, timeoutMs: this.opts.timeoutMs },
       ),
+      'the chat answer',
     );
     const content = (answer.choices[0] as { message: { content: string } }).message.content;
     let parsed: unknown;
@@ -60,8 +62,6 @@ export class LlmGuardrail {
     } catch {
       throw new Error('the evaluator answered something that is not JSON');
     }
-    const verdict = Verdict.safeParse(parsed);
-    if (!verdict.success) throw new Error(`the evaluator's answer does not have the expected shape: ${verdict.error.issues.map((i) => i.message).join('; ')}`);
-    return verdict.data;
+    return parseAnswer(Verdict, parsed, "the evaluator's answer");
   }
 }
