@@ -176,6 +176,25 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     for (const bad of ['limit=0', 'limit=1001', 'offset=-1']) expect((await requestJson('GET', `${gw.url}/v1/approvals?${bad}`)).status).toBe(400);
   });
 
+  it('stores the approval before notifying: a receiver that follows the link at once finds it', async () => {
+    let followed: Promise<number> | undefined;
+    sink.delayMs = (call) => {
+      const link = call.payload.approval_url;
+      if (typeof link !== 'string' || followed !== undefined) return 0;
+      followed = postJson(local(link), undefined).then((r) => r.status);
+      return 300; // the notification is still in flight while the link is followed
+    };
+    try {
+      const pending = await request('notified');
+      expect(pending.notification_sent).toBe(true);
+      expect(await followed).toBe(200);
+      const stored = (await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${pending.approval_id}`)).body;
+      expect(stored).toMatchObject({ status: 'approved', notification_sent: true });
+    } finally {
+      sink.delayMs = undefined;
+    }
+  });
+
   it('sends a notification carrying both links through notify_provider', async () => {
     const pending = await request('notified');
     expect(pending.notification_sent).toBe(true);

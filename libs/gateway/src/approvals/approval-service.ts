@@ -67,6 +67,9 @@ export interface ApprovalServiceDeps {
   tracer?: Tracer | undefined;
 }
 
+/** Compare-and-swap rounds of a decision against writes that leave an approval pending. */
+const CLAIM_ATTEMPTS = 5;
+
 interface ExpireJobData {
   namespace: string;
   tenant: string;
@@ -110,7 +113,6 @@ export class ApprovalService {
     const approve_url = this.link(signed, 'approve');
     const reject_url = this.link(signed, 'reject');
     const expires_at = isoString(expiresAtSec * 1000);
-    const notification_sent = req.notifyProvider ? await this.notify(req, { id, approve_url, reject_url, expires_at }) : false;
     const approval: Approval = {
       id,
       namespace: action.namespace,
@@ -124,7 +126,7 @@ export class ApprovalService {
       expires_at,
       decided_at: null,
       decided_by: null,
-      notification_sent,
+      notification_sent: false,
       outcome: null,
     };
     const trace = currentTraceCarrier();
@@ -144,7 +146,20 @@ export class ApprovalService {
       at: approval.created_at,
       data: { approval_id: id, action_id: action.id, rule: req.rule, expires_at },
     });
+    // Notified only once stored: a receiver that follows a link at once finds the approval.
+    const notification_sent = req.notifyProvider ? await this.notify(req, { id, approve_url, reject_url, expires_at }) : false;
+    if (notification_sent) await this.recordNotified({ namespace: approval.namespace, tenant: approval.tenant, id });
     return { outcome: 'pending_approval', action_id: action.id, approval_id: id, expires_at, approve_url, reject_url, notification_sent };
+  }
+
+  /** Sets notification_sent on a stored approval, whatever has happened to it since (it may be decided already). */
+  private async recordNotified(ref: ApprovalParams): Promise<void> {
+    try {
+      await this.records.update(ref, (a) => ({ ...a, notification_sent: true }));
+    } catch (err) {
+      // The notification went out and the caller is told so; only the stored flag lags.
+      this.log.warn({ approval: ref.id, err }, 'approval notified but the record could not say so');
+    }
   }
 
   async get(ref: ApprovalParams): Promise<Approval> {
@@ -254,13 +269,15 @@ export class ApprovalService {
 
   /** Records the decision by compare-and-swap from pending: the one call that wins goes on, every other gets 410. */
   private async claim(found: StoredRecord<Approval>, status: ApprovalStatus, decidedBy: string): Promise<StoredRecord<Approval>> {
-    if (found.record.status !== 'pending') throw errors.gone(`approval already decided: ${found.record.status}`);
-    const claimed = await this.records.swap(found, { ...found.record, status, decided_at: isoString(this.deps.clock.now()), decided_by: decidedBy });
-    if (!claimed) {
-      const now = await this.records.get({ namespace: found.record.namespace, tenant: found.record.tenant, id: found.record.id });
-      throw errors.gone(`approval already decided: ${now?.record.status ?? 'unknown'}`);
+    const ref = { namespace: found.record.namespace, tenant: found.record.tenant, id: found.record.id };
+    let current: StoredRecord<Approval> | null = found;
+    for (let attempt = 0; attempt < CLAIM_ATTEMPTS && current?.record.status === 'pending'; attempt++) {
+      const claimed = await this.records.swap(current, { ...current.record, status, decided_at: isoString(this.deps.clock.now()), decided_by: decidedBy });
+      if (claimed) return claimed;
+      // Written meanwhile: decided (410 below), or still pending (its notification flag set): read it again.
+      current = await this.records.get(ref);
     }
-    return claimed;
+    throw errors.gone(`approval already decided: ${current?.record.status ?? 'unknown'}`);
   }
 
   private link(a: SignedApproval, verb: 'approve' | 'reject'): string {
