@@ -106,7 +106,7 @@ const ProviderConfig = z.strictObject({
   timeout_ms: positiveInt.optional(),
   /** Its calls in flight at once per process (within executor.max_concurrent); default half of that. */
   max_concurrent: positiveInt.optional(),
-  /** When set, webhook bodies are signed: header X-Sluice-Signature: sha256=<hex HMAC>. */
+  /** When set, webhook bodies are signed: X-Sluice-Signature (the body), X-Sluice-Signature-Timestamped (`<X-Sluice-Timestamp>.<body>`). */
   hmac_secret: z.string().min(1).optional(),
   max_response_bytes: positiveInt.default(1_048_576),
 });

@@ -8,7 +8,7 @@ export interface ProviderSpec {
   url?: string | undefined;
   headers: Record<string, string>;
   timeout_ms?: number | undefined;
-  /** When set, webhook bodies are signed: X-Sluice-Signature: sha256=<hex HMAC-SHA256 of the body bytes>. */
+  /** When set, webhook bodies are signed: X-Sluice-Signature (sha256=<hex HMAC-SHA256 of the body bytes>), and X-Sluice-Signature-Timestamped over `<X-Sluice-Timestamp>.<body>`. */
   hmac_secret?: string | undefined;
   max_response_bytes: number;
 }

@@ -59,6 +59,26 @@ describe('WebhookProvider', () => {
     const [req] = server!.received;
     const expected = `sha256=${createHmac('sha256', 's3cret').update(req!.body).digest('hex')}`;
     expect(req?.headers['x-sluice-signature']).toBe(expected);
+    // With the unix second it was sent, signed with the body: a replayed delivery is recognisable.
+    const timestamp = Number(req?.headers['x-sluice-timestamp']);
+    expect(Math.abs(timestamp - Date.now() / 1000)).toBeLessThan(5);
+    const timestamped = `sha256=${createHmac('sha256', 's3cret').update(`${timestamp}.`).update(req!.body).digest('hex')}`;
+    expect(req?.headers['x-sluice-signature-timestamped']).toBe(timestamped);
+  });
+
+  it('gives up draining an error answer whose body trickles after a second, keeping the status as the failure', async () => {
+    const p = await setup(
+      (_req, res) => {
+        res.writeHead(503, { 'content-type': 'text/plain' });
+        const drip = setInterval(() => res.write('.'), 200);
+        res.on('close', () => clearInterval(drip));
+      },
+      { timeoutMs: 10_000 },
+    );
+    const started = Date.now();
+    const failure = await p.execute(makeAction(), ctx()).catch((err: Error) => err);
+    expect(Date.now() - started).toBeLessThan(3000);
+    expect((failure as Error).message).toMatch(/answered HTTP 503/);
   });
 
   it('returns text bodies as text, empty bodies as null, and lying JSON as text', async () => {

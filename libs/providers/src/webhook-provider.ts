@@ -13,7 +13,7 @@ export interface WebhookOptions {
   headers?: Record<string, string>;
   /** The provider's own per-call limit; the executor's per-attempt timeout applies as well (first wins). */
   timeoutMs?: number | undefined;
-  /** Signs each body: X-Sluice-Signature: sha256=<hex HMAC-SHA256 of the exact body bytes>. */
+  /** Signs each body: X-Sluice-Signature (the body's HMAC-SHA256), X-Sluice-Timestamp and X-Sluice-Signature-Timestamped (over `<timestamp>.<body>`). */
   hmacSecret?: string | undefined;
   maxResponseBytes: number;
   /** Where a failed call's full client error (its address included) is written, at debug. */
@@ -22,12 +22,32 @@ export interface WebhookOptions {
 
 /** How much of a non-2xx body is read to keep the socket reusable; bigger ones close the socket. */
 const ERROR_BODY_DRAIN_BYTES = 64 * 1024;
+/** And for how long: a body that trickles must not hold the attempt (and its slot) to its timeout. */
+const ERROR_BODY_DRAIN_MS = 1000;
 
 const SIGNATURE_HEADER = 'x-sluice-signature';
+const TIMESTAMP_HEADER = 'x-sluice-timestamp';
+const TIMESTAMPED_SIGNATURE_HEADER = 'x-sluice-signature-timestamped';
 
 /** `sha256=<hex>` over the exact bytes sent, so receivers verify before parsing. */
-function signBody(secret: string, body: Buffer | string): string {
-  return `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
+function sign(secret: string, ...parts: (Buffer | string)[]): string {
+  const hmac = createHmac('sha256', secret);
+  for (const part of parts) hmac.update(part);
+  return `sha256=${hmac.digest('hex')}`;
+}
+
+/**
+ * The signature headers: the body's, and one over `<timestamp>.<body>` with the unix second the
+ * attempt was sent, so a receiver can refuse a recorded delivery replayed later (the body's own
+ * `created_at` is the caller's to set).
+ */
+function signatureHeaders(secret: string, body: Buffer | string, nowMs: number): Record<string, string> {
+  const timestamp = String(Math.floor(nowMs / 1000));
+  return {
+    [SIGNATURE_HEADER]: sign(secret, body),
+    [TIMESTAMP_HEADER]: timestamp,
+    [TIMESTAMPED_SIGNATURE_HEADER]: sign(secret, `${timestamp}.`, body),
+  };
 }
 
 /** RFC 9110 token characters: what a header name may hold. */
@@ -78,7 +98,7 @@ export class WebhookProvider implements Provider {
   async execute(action: Action, ctx: ExecuteContext): Promise<ProviderResponse> {
     const body = this.#serialize(action);
     const headers: Record<string, string> = { ...this.#headers, 'content-type': 'application/json' };
-    if (this.#opts.hmacSecret !== undefined) headers[SIGNATURE_HEADER] = signBody(this.#opts.hmacSecret, body);
+    if (this.#opts.hmacSecret !== undefined) Object.assign(headers, signatureHeaders(this.#opts.hmacSecret, body, Date.now()));
 
     const timeoutMs = this.#opts.timeoutMs;
     const own = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
@@ -96,7 +116,7 @@ export class WebhookProvider implements Provider {
     try {
       if (res.statusCode < 200 || res.statusCode >= 300) {
         // Read (bounded) and discard, so the connection goes back to the pool.
-        await res.body.dump({ limit: ERROR_BODY_DRAIN_BYTES }).catch(() => undefined);
+        await res.body.dump({ limit: ERROR_BODY_DRAIN_BYTES, signal: AbortSignal.timeout(ERROR_BODY_DRAIN_MS) }).catch(() => undefined);
         throw statusError(this.name, res.statusCode, res.headers);
       }
       const contentLength = res.headers['content-length'];
