@@ -126,16 +126,21 @@ function isAstNode(value: unknown): value is ASTNode {
   return typeof value === 'object' && value !== null && 'op' in value && 'args' in value;
 }
 
+/** The error's first line, capped: it reaches logs and callers, and an engine's message may quote a value. */
 function firstLine(err: unknown): string {
   const message = err instanceof Error ? err.message : String(err);
-  return message.split('\n')[0] ?? message;
+  const line = message.split('\n')[0] ?? message;
+  return line.length > MAX_ERROR_LINE ? `${line.slice(0, MAX_ERROR_LINE)}…` : line;
 }
 
+const MAX_ERROR_LINE = 200;
+
+/** The type of what an expression yielded, never the value: it comes from the payload (a card number) and is logged. */
 function describeCelValue(value: unknown): string {
   if (value === null) return 'null';
-  if (typeof value === 'bigint') return `int ${value}`;
-  if (typeof value === 'number') return `double ${value}`;
-  if (typeof value === 'string') return `string ${JSON.stringify(value)}`;
+  if (typeof value === 'bigint') return 'an int';
+  if (typeof value === 'number') return 'a double';
+  if (typeof value === 'string') return `a string (${value.length} characters)`;
   if (Array.isArray(value)) return 'a list';
   return typeof value === 'object' ? 'a map' : typeof value;
 }
