@@ -8,6 +8,9 @@ import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
 import { RULE_ACTION_HANDLERS } from '../rule-actions/handlers.js';
 import type { RuleRepository } from '../rules/rule-repository.js';
 
+/** A failing rule is logged at most once per this long (its failures are all counted in sluice_rule_errors_total). */
+const RULE_ERROR_LOG_WINDOW_MS = 30_000;
+
 export interface RulesStageDeps {
   rules: RuleRepository;
   state: StateStore;
@@ -58,12 +61,22 @@ function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalI
  */
 export function rulesStage(deps: RulesStageDeps): Stage {
   const log = deps.logger.child({ component: 'rules' });
+  // A broken rule fails on every dispatch it sees: one line per rule per window, with how many were held back.
+  const warned = new Map<string, { at: number; suppressed: number }>();
   const onError = (rule: CompiledRule, err: unknown) => {
     // Not errors: the evaluation stops, what it needs is computed, and it runs again (decideAsync).
     if (err instanceof SimilarityNeeded && deps.similarity) throw err;
     if (err instanceof PluginCallNeeded && deps.plugin) throw err;
     deps.onRuleError?.(rule);
-    log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err) }, 'rule evaluation failed; treated as not matching');
+    const now = deps.clock.now();
+    const last = warned.get(rule.name);
+    if (last !== undefined && now - last.at < RULE_ERROR_LOG_WINDOW_MS) {
+      last.suppressed++;
+      return;
+    }
+    warned.set(rule.name, { at: now, suppressed: 0 });
+    const suppressed = last?.suppressed ?? 0;
+    log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err), suppressed }, 'rule evaluation failed; treated as not matching');
   };
   // No rules: nothing can match, so neither state.current nor the evaluation input is needed.
   const noRules = (): boolean => deps.rules.current.size === 0;
