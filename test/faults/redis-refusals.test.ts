@@ -59,6 +59,9 @@ describe('a Redis refusing writes (real processes)', () => {
     await admin.call('REPLICAOF', '127.0.0.1', String(other.port));
     const refused = await dispatch();
     expect(refused).toMatchObject({ status: 503, retryAfter: '2', body: { code: 'STATE_UNAVAILABLE' } });
+    // Counted as a failed state operation.
+    const metrics = await (await fetch(`${proc.url}/metrics`)).text();
+    expect(Number(/^sluice_state_errors_total\{operation="request"\} (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1);
     // The connection that met READONLY was replaced.
     await poll('a reconnect after READONLY', gatewayClientIds, (ids) => ids.some((id) => !before.has(id)), { timeoutMs: 5000 });
     await admin.call('REPLICAOF', 'NO', 'ONE');

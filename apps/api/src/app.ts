@@ -77,7 +77,9 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   installValidation(app);
   installJsonDepthLimit(app, config.server.max_json_depth);
   installCharsetCheck(app);
-  installErrorHandling(app, { maxBodyBytes });
+  // Each request refused because the state backend is away or full is a failed state operation.
+  const errorHandling = { maxBodyBytes, onStateUnavailable: () => metrics.stateErrors.inc({ operation: 'request' }) };
+  installErrorHandling(app, errorHandling);
   installRequestLog(app, metrics);
   installAccessControl(app, { authenticator: auth?.authenticator ?? null, rateLimiter });
   installErrorResponses(app);
@@ -92,7 +94,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   await app.register(operationsRoutes, { metrics, readiness });
   await app.register(authRoutes, { authenticator: auth?.authenticator ?? null });
   await app.register(dispatchRoutes, { gateway: runtime.gateway, rateLimiter });
-  const alertmanager = { clock: runtime.clock, config: config.alertmanager, maxBodyBytes };
+  const alertmanager = { clock: runtime.clock, config: config.alertmanager, errorHandling };
   await app.register(alertmanagerRoutes, { ...alertmanager, gateway: runtime.gateway, rateLimiter });
   await app.register(alertmanagerSilencesRoutes, { ...alertmanager, silences: runtime.silences, version });
   for (const registers of Object.values(FEATURE_ROUTES)) {

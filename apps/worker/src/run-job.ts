@@ -1,3 +1,4 @@
+import { isBackendConnectionError } from '@sluice/core';
 import { withTraceCarrier, type Logger, type Metrics, type Tracer } from '@sluice/telemetry';
 import type { Job, JobHandler } from '@sluice/state';
 
@@ -31,6 +32,7 @@ function counted(kind: string, handler: JobHandler, deps: { logger: Logger; metr
       log.debug({ job_id: job.id, attempt: job.attempt }, 'job done');
     } catch (err) {
       deps.metrics.jobs.inc({ kind, result: 'failure' });
+      if (isBackendConnectionError(err)) deps.metrics.stateErrors.inc({ operation: 'job' });
       log.warn({ job_id: job.id, attempt: job.attempt, err }, 'job failed');
       throw err;
     } finally {

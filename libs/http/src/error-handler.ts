@@ -117,12 +117,14 @@ function errorHeaders(reply: FastifyReply, e: SluiceError): void {
 }
 
 /** Logs a refused or failed request and answers it with the error body. */
-function answerError(err: unknown, request: FastifyRequest, reply: FastifyReply, maxBodyBytes?: number, send = sendError): FastifyReply {
+function answerError(err: unknown, request: FastifyRequest, reply: FastifyReply, opts: ErrorHandlingOptions = {}, send = sendError): FastifyReply {
   let e = toSluiceError(err, request);
-  if (e.code === 'PAYLOAD_TOO_LARGE' && maxBodyBytes !== undefined) e = errors.payloadTooLarge(maxBodyBytes);
+  if (e.code === 'PAYLOAD_TOO_LARGE' && opts.maxBodyBytes !== undefined) e = errors.payloadTooLarge(opts.maxBodyBytes);
   // An outage answers every request 503: one warn line each, without a stack trace.
-  if (e.code === 'STATE_UNAVAILABLE') request.log.warn({ code: e.code, reason: err instanceof Error ? err.message : String(err) }, 'request refused');
-  else if (e.statusCode >= 500) request.log.error({ err }, 'request failed');
+  if (e.code === 'STATE_UNAVAILABLE') {
+    opts.onStateUnavailable?.();
+    request.log.warn({ code: e.code, reason: err instanceof Error ? err.message : String(err) }, 'request refused');
+  } else if (e.statusCode >= 500) request.log.error({ err }, 'request failed');
   else request.log.info({ code: e.code, reason: e.message }, 'request rejected');
   return send(reply, e);
 }
@@ -173,12 +175,18 @@ export const edgeErrorOptions = {
   clientErrorHandler,
 } satisfies Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'>;
 
-export function installErrorHandling(app: FastifyInstance, opts: { maxBodyBytes: number }): void {
-  app.setErrorHandler((err, request, reply) => answerError(err, request, reply, opts.maxBodyBytes));
+export interface ErrorHandlingOptions {
+  maxBodyBytes?: number;
+  /** Called for each request refused because the state backend is away or full (sluice_state_errors_total). */
+  onStateUnavailable?: () => void;
+}
+
+export function installErrorHandling(app: FastifyInstance, opts: ErrorHandlingOptions): void {
+  app.setErrorHandler((err, request, reply) => answerError(err, request, reply, opts));
   app.setNotFoundHandler((request, reply) => sendError(reply, errors.routeNotFound(request.method, request.url.split('?')[0] ?? '')));
 }
 
 /** In a plugin scope of Alertmanager-compatible routes: the same handling, errors answered as Alertmanager does (a JSON string). */
-export function installAlertmanagerErrorHandling(scope: FastifyInstance, opts: { maxBodyBytes: number }): void {
-  scope.setErrorHandler((err, request, reply) => answerError(err, request, reply, opts.maxBodyBytes, sendErrorString));
+export function installAlertmanagerErrorHandling(scope: FastifyInstance, opts: ErrorHandlingOptions): void {
+  scope.setErrorHandler((err, request, reply) => answerError(err, request, reply, opts, sendErrorString));
 }

@@ -135,7 +135,12 @@ export const METRICS = {
     help: 'Requests refused with 429 by the request rate limits, by the limit that refused them',
     labelNames: ['scope'],
   },
-  stateErrors: { type: 'counter', name: 'sluice_state_errors_total', help: 'Failed state backend (Redis) operations', labelNames: ['operation'] },
+  stateErrors: {
+    type: 'counter',
+    name: 'sluice_state_errors_total',
+    help: 'Requests (operation=request) and jobs (operation=job) that failed because the state backend was away, stalled, full or refusing writes',
+    labelNames: ['operation'],
+  },
   auditIngestBacklog: {
     type: 'gauge',
     name: 'sluice_audit_ingest_backlog',

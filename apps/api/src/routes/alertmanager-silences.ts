@@ -14,7 +14,7 @@ import {
   type Silence,
 } from '@sluice/core';
 import { fromAmMatcher, matchesFilters, parseFilter, stateOf, toGettableSilence, type SilenceService } from '@sluice/gateway';
-import { installAlertmanagerErrorHandling, parseRequest, requestSchema, responseSchema } from '@sluice/http';
+import { type ErrorHandlingOptions, installAlertmanagerErrorHandling, parseRequest, requestSchema, responseSchema } from '@sluice/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callerOf } from '../plugins/access-control.js';
 
@@ -23,7 +23,7 @@ export interface AlertmanagerSilencesOptions {
   clock: Clock;
   config: SluiceConfig['alertmanager'];
   version: string;
-  maxBodyBytes: number;
+  errorHandling: ErrorHandlingOptions;
 }
 
 type Scope = { namespace: string; tenant: string };
@@ -60,7 +60,7 @@ export async function alertmanagerSilencesRoutes(app: FastifyInstance, opts: Ale
   };
 
   await app.register(async (v2) => {
-    installAlertmanagerErrorHandling(v2, { maxBodyBytes: opts.maxBodyBytes });
+    installAlertmanagerErrorHandling(v2, opts.errorHandling);
 
     v2.get(
       '/api/v2/status',

@@ -1,7 +1,7 @@
 import type { SluiceConfig } from '@sluice/config';
 import { AlertmanagerWebhook, BatchResponse, ErrorBody, PostableAlerts, type Clock } from '@sluice/core';
 import { actionsOfAlerts, type Gateway, type IncomingAlert } from '@sluice/gateway';
-import { installAlertmanagerErrorHandling, requestSchema, responseSchema } from '@sluice/http';
+import { type ErrorHandlingOptions, installAlertmanagerErrorHandling, requestSchema, responseSchema } from '@sluice/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { RateLimiter } from '../rate-limiter.js';
 import { admit } from './dispatch.js';
@@ -11,7 +11,7 @@ export interface AlertmanagerRoutesOptions {
   rateLimiter: RateLimiter;
   clock: Clock;
   config: SluiceConfig['alertmanager'];
-  maxBodyBytes: number;
+  errorHandling: ErrorHandlingOptions;
 }
 
 const tags = ['alertmanager'];
@@ -35,7 +35,7 @@ async function dispatchAlerts(request: FastifyRequest, alerts: readonly Incoming
  */
 export async function alertmanagerRoutes(app: FastifyInstance, opts: AlertmanagerRoutesOptions): Promise<void> {
   await app.register(async (v2) => {
-    installAlertmanagerErrorHandling(v2, { maxBodyBytes: opts.maxBodyBytes });
+    installAlertmanagerErrorHandling(v2, opts.errorHandling);
     v2.post<{ Body: IncomingAlert[] }>(
       '/api/v2/alerts',
       {
