@@ -151,8 +151,9 @@ export class Metrics {
       for (const [kind, bytes] of this.memoryStore()) this.memoryStoreBytes.set({ kind }, bytes);
     }
     if (this.queueCounts !== null) {
-      // Redis away: the scrape still answers, without the series (a stale depth would mislead).
-      const counts = await this.queueCounts().catch(() => []);
+      // Redis away or stalled: the scrape answers at once, without the series (a stale depth would
+      // mislead), rather than after a command timeout, past many scrapers' own.
+      const counts = await withinMs(this.queueCounts(), QUEUE_COUNT_WAIT_MS).catch(() => []);
       this.queueJobs.reset();
       for (const { queue, state, count } of counts) this.queueJobs.set({ queue, state }, count);
     }
@@ -162,4 +163,16 @@ export class Metrics {
   get contentType(): string {
     return this.registry.contentType;
   }
+}
+
+/** How long a scrape waits for the queues' counts. */
+const QUEUE_COUNT_WAIT_MS = 1000;
+
+/** `promise`, or a rejection after `ms`. */
+function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
+  });
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 }

@@ -102,3 +102,16 @@ describe('logged errors', () => {
     expect(JSON.stringify(line).length).toBeLessThan(5_000);
   });
 });
+
+describe('the scrape and the queues', () => {
+  it('answers within a second without the queue series when the queues do not answer (Redis stalled), and with them when they do', async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    metrics.trackQueues(() => new Promise(() => {}));
+    const started = Date.now();
+    const text = await metrics.prometheusText();
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(text).not.toMatch(/^sluice_queue_jobs\{/m);
+    metrics.trackQueues(async () => [{ queue: 'group-flush', state: 'waiting', count: 3 }]);
+    expect(await metrics.prometheusText()).toMatch(/^sluice_queue_jobs\{queue="group-flush",state="waiting"\} 3$/m);
+  });
+});
