@@ -288,9 +288,27 @@ describe('log hygiene (real processes)', () => {
       expect(violations(proc.output, secrets)).toEqual([]);
       // The lines checked are the ones of interest: info lines of the features exercised.
       const text = proc.output.join('\n');
-      for (const msg of ['request rejected', 'credentials reloaded', 'rule evaluation failed; treated as not matching', 'log provider received action']) {
+      for (const msg of [
+        'request rejected',
+        'credentials reloaded',
+        'rule evaluation failed; treated as not matching',
+        'log provider received action',
+        'action failed',
+      ]) {
         expect(text).toContain(`"msg":"${msg}"`);
       }
+      // The provider's failure names the provider, its code and the action, not its payload (checked above) or address.
+      const failure = JSON.parse(proc.output.find((l) => l.includes('"msg":"action failed"')) ?? '{}') as Record<string, unknown>;
+      expect(failure).toMatchObject({
+        level: 40,
+        component: 'execute',
+        provider: 'broken',
+        code: 'EXECUTION_FAILED',
+        attempts: expect.any(Number),
+        action_id: expect.any(String),
+        tenant: expect.any(String),
+        suppressed: 0,
+      });
       // One request line per request, with its id and the fields operations.md#logs names.
       const requestLines = proc.output.filter((l) => l.includes('"msg":"request"')).map((l) => JSON.parse(l) as Record<string, unknown>);
       expect(requestLines.length).toBeGreaterThan(10);

@@ -1,4 +1,5 @@
 export * from './logger.js';
+export { logThrottle } from './log-throttle.js';
 export * from './metrics.js';
 export { startTracing, type Tracing } from './tracing/start.js';
 export { currentTraceCarrier, withTraceCarrier } from './tracing/trace-carrier.js';

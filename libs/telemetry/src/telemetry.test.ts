@@ -1,6 +1,7 @@
 import { capturedLogLines } from '../../../test/support/log-lines.js';
 import { Histogram, type Counter, type Gauge } from 'prom-client';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { logThrottle } from './log-throttle.js';
 import { createLogger } from './logger.js';
 import { METRICS, type MetricSpec } from './metric-table.js';
 import { Metrics } from './metrics.js';
@@ -113,5 +114,15 @@ describe('the scrape and the queues', () => {
     expect(text).not.toMatch(/^sluice_queue_jobs\{/m);
     metrics.trackQueues(async () => [{ queue: 'group-flush', state: 'waiting', count: 3 }]);
     expect(await metrics.prometheusText()).toMatch(/^sluice_queue_jobs\{queue="group-flush",state="waiting"\} 3$/m);
+  });
+});
+
+describe('logThrottle', () => {
+  it('lets one line per key through each window and tells how many it held back', () => {
+    let now = 0;
+    const pass = logThrottle(30_000, () => now);
+    expect([pass('a'), pass('a'), pass('b'), pass('a')]).toEqual([0, null, 0, null]);
+    now = 30_000;
+    expect([pass('a'), pass('a'), pass('b')]).toEqual([2, null, 0]);
   });
 });

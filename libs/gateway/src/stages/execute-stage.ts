@@ -33,6 +33,8 @@ export interface ExecuteStageOptions {
   breakers?: BreakerGate | undefined;
   /** Runs just before the provider call (the audit intent); returns what the context keeps of it. */
   beforeCall?: ((ctx: DispatchContext) => Promise<string>) | undefined;
+  /** Told of every failed outcome of this stage (the provider's failure, no provider, an open breaker). */
+  onFailed?: ((ctx: DispatchContext, error: FailureInfo) => void) | undefined;
 }
 
 function circuitOpen(provider: string): FailureInfo {
@@ -45,31 +47,41 @@ function circuitOpen(provider: string): FailureInfo {
  * not an HTTP error; an open breaker without a fallback is `failed` with CIRCUIT_OPEN, no call made.
  */
 export function executeStage<P>(providers: ProviderLookup<P>, executor: ActionExecutor<P>, opts: ExecuteStageOptions = {}): Stage {
+  const { onFailed } = opts;
+  const call = callProvider(providers, executor, opts);
+  const run =
+    onFailed === undefined
+      ? call
+      : async (ctx: DispatchContext): Promise<DispatchOutcome> => {
+          const outcome = await call(ctx);
+          if (outcome.outcome === 'failed') onFailed(ctx, outcome.error);
+          return outcome;
+        };
+  return { name: 'execute', inDryRun: false, run };
+}
+
+function callProvider<P>(providers: ProviderLookup<P>, executor: ActionExecutor<P>, opts: ExecuteStageOptions) {
   const { onExhausted, breakers, beforeCall } = opts;
-  return {
-    name: 'execute',
-    inDryRun: false,
-    async run(ctx: DispatchContext): Promise<DispatchOutcome> {
-      const action_id = ctx.action.id;
-      const admitted = breakers ? await breakers.admit(ctx.provider) : null;
-      if (breakers && !admitted) return { outcome: 'failed', action_id, error: circuitOpen(ctx.provider) };
-      if (admitted) ctx.provider = admitted.provider;
-      const provider = providers.get(ctx.provider);
-      if (!provider) return { outcome: 'failed', action_id, error: providerNotFound(ctx.provider) };
-      if (beforeCall) ctx.intent = await beforeCall(ctx);
-      ctx.providerCalled = true;
-      const result = await executor.execute(provider, ctx.action);
-      ctx.attempts = result.ok ? result.attempts : result.error.attempts;
-      // Client errors (not retryable) say nothing of the provider's health: they neither trip nor close a breaker.
-      if (admitted) await breakers?.record(admitted, result.ok ? 'success' : result.error.retryable ? 'failure' : 'neutral');
-      if (!result.ok) {
-        if (onExhausted && result.error.retryable && ctx.deadLetter) await onExhausted(ctx, result.error);
-        return { outcome: 'failed', action_id, error: result.error };
-      }
-      if (ctx.provider !== ctx.action.provider) {
-        return { outcome: 'rerouted', action_id, original_provider: ctx.action.provider, new_provider: ctx.provider, response: result.response };
-      }
-      return { outcome: 'executed', action_id, response: result.response };
-    },
+  return async (ctx: DispatchContext): Promise<Extract<DispatchOutcome, { outcome: 'failed' | 'executed' | 'rerouted' }>> => {
+    const action_id = ctx.action.id;
+    const admitted = breakers ? await breakers.admit(ctx.provider) : null;
+    if (breakers && !admitted) return { outcome: 'failed', action_id, error: circuitOpen(ctx.provider) };
+    if (admitted) ctx.provider = admitted.provider;
+    const provider = providers.get(ctx.provider);
+    if (!provider) return { outcome: 'failed', action_id, error: providerNotFound(ctx.provider) };
+    if (beforeCall) ctx.intent = await beforeCall(ctx);
+    ctx.providerCalled = true;
+    const result = await executor.execute(provider, ctx.action);
+    ctx.attempts = result.ok ? result.attempts : result.error.attempts;
+    // Client errors (not retryable) say nothing of the provider's health: they neither trip nor close a breaker.
+    if (admitted) await breakers?.record(admitted, result.ok ? 'success' : result.error.retryable ? 'failure' : 'neutral');
+    if (!result.ok) {
+      if (onExhausted && result.error.retryable && ctx.deadLetter) await onExhausted(ctx, result.error);
+      return { outcome: 'failed', action_id, error: result.error };
+    }
+    if (ctx.provider !== ctx.action.provider) {
+      return { outcome: 'rerouted', action_id, original_provider: ctx.action.provider, new_provider: ctx.provider, response: result.response };
+    }
+    return { outcome: 'executed', action_id, response: result.response };
   };
 }

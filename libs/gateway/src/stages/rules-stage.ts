@@ -1,7 +1,7 @@
 import type { Clock, DispatchOutcome } from '@sluice/core';
 import { PluginCallNeeded, SimilarityNeeded, type CompiledRule, type EvalInput, type RuleActionType } from '@sluice/rules';
 import type { StateStore } from '@sluice/state';
-import type { Logger } from '@sluice/telemetry';
+import { type Logger, logThrottle } from '@sluice/telemetry';
 import type { DispatchContext } from '../pipeline/context.js';
 import type { Stage } from '../pipeline/stage.js';
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
@@ -62,20 +62,14 @@ function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalI
 export function rulesStage(deps: RulesStageDeps): Stage {
   const log = deps.logger.child({ component: 'rules' });
   // A broken rule fails on every dispatch it sees: one line per rule per window, with how many were held back.
-  const warned = new Map<string, { at: number; suppressed: number }>();
+  const throttle = logThrottle(RULE_ERROR_LOG_WINDOW_MS, () => deps.clock.now());
   const onError = (rule: CompiledRule, err: unknown) => {
     // Not errors: the evaluation stops, what it needs is computed, and it runs again (decideAsync).
     if (err instanceof SimilarityNeeded && deps.similarity) throw err;
     if (err instanceof PluginCallNeeded && deps.plugin) throw err;
     deps.onRuleError?.(rule);
-    const now = deps.clock.now();
-    const last = warned.get(rule.name);
-    if (last !== undefined && now - last.at < RULE_ERROR_LOG_WINDOW_MS) {
-      last.suppressed++;
-      return;
-    }
-    warned.set(rule.name, { at: now, suppressed: 0 });
-    const suppressed = last?.suppressed ?? 0;
+    const suppressed = throttle(rule.name);
+    if (suppressed === null) return;
     log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err), suppressed }, 'rule evaluation failed; treated as not matching');
   };
   // No rules: nothing can match, so neither state.current nor the evaluation input is needed.
