@@ -137,6 +137,9 @@ describe('sluice exit statuses', () => {
     const res = await sluice(['serve', '--config', file, '--port', '0', '--host', '127.0.0.1'], { timeoutMs: 25_000 });
     expect(res.code).toBe(1);
     expect(res.stderr).toMatch(/cannot connect to Redis/);
+    // And as a JSON line, where a log pipeline sees it.
+    const fatal = res.stdout.split('\n').find((l) => l.includes('"msg":"start failed"'));
+    expect(JSON.parse(fatal ?? '{}')).toMatchObject({ level: 60, reason: expect.stringMatching(/^cannot connect to Redis/) });
   });
 });
 

@@ -4,7 +4,7 @@ import { startConsumers } from '@sluice/worker';
 import type { ParsedArgs } from './args.js';
 import type { CommandConfig } from './command-setup.js';
 import { checkDeployment } from './deployment-guard.js';
-import { exitOnSignalDuringStartup, onShutdownSignal } from './shutdown.js';
+import { exitOnSignalDuringStartup, logStartFailure, onShutdownSignal } from './shutdown.js';
 
 /** `sluice serve`: the API, plus the background consumers unless --no-worker. */
 export async function serve(args: ParsedArgs, { config, file }: CommandConfig, tracing: Tracing | null): Promise<void> {
@@ -12,27 +12,29 @@ export async function serve(args: ParsedArgs, { config, file }: CommandConfig, t
   tracing?.reportTo((detail, msg) => logger.warn(detail, msg));
   checkDeployment({ command: 'serve', backend: config.state.backend, noWorker: args.noWorker, logger });
   const starting = exitOnSignalDuringStartup(logger);
-  const api = await composeApi(config, { logger, metrics: new Metrics(), tracing });
-  if (!args.noWorker) await startConsumers(api.runtime);
-  const timing = { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: config.server.drain_delay_seconds * 1000 };
-  starting();
-  onShutdownSignal(logger, timing, async (drainDelayMs) => {
-    try {
-      await api.close({ drainDelayMs });
-    } finally {
-      await tracing?.shutdown(); // the spans of a failed close say why
-    }
+  await logStartFailure(logger, async () => {
+    const api = await composeApi(config, { logger, metrics: new Metrics(), tracing });
+    if (!args.noWorker) await startConsumers(api.runtime);
+    const timing = { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: config.server.drain_delay_seconds * 1000 };
+    starting();
+    onShutdownSignal(logger, timing, async (drainDelayMs) => {
+      try {
+        await api.close({ drainDelayMs });
+      } finally {
+        await tracing?.shutdown(); // the spans of a failed close say why
+      }
+    });
+    const address = await api.app.listen({ port: config.server.port, host: config.server.host });
+    logger.info(
+      {
+        address,
+        config_file: file ?? null,
+        backend: config.state.backend,
+        worker: !args.noWorker,
+        providers: api.runtime.providers.names(),
+        tracing: tracing !== null,
+      },
+      'sluice listening',
+    );
   });
-  const address = await api.app.listen({ port: config.server.port, host: config.server.host });
-  logger.info(
-    {
-      address,
-      config_file: file ?? null,
-      backend: config.state.backend,
-      worker: !args.noWorker,
-      providers: api.runtime.providers.names(),
-      tracing: tracing !== null,
-    },
-    'sluice listening',
-  );
 }

@@ -66,3 +66,17 @@ export function exitOnSignalDuringStartup(logger: Logger): () => void {
     for (const signal of SIGNALS) process.off(signal, handle);
   };
 }
+
+/**
+ * Runs a command's start-up; a failure (Redis unreachable, a port taken) is logged as a JSON
+ * `fatal` line, where a log pipeline sees it, before it ends the process (the launcher writes it
+ * to stderr too). The message names no secret: connection errors mask passwords.
+ */
+export async function logStartFailure<T>(logger: Logger, start: () => Promise<T>): Promise<T> {
+  try {
+    return await start();
+  } catch (err) {
+    logger.fatal({ reason: err instanceof Error ? err.message : String(err) }, 'start failed');
+    throw err;
+  }
+}

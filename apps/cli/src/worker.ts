@@ -2,7 +2,7 @@ import { Metrics, createLogger, type Tracing } from '@sluice/telemetry';
 import { composeWorker } from '@sluice/worker';
 import type { CommandConfig } from './command-setup.js';
 import { checkDeployment } from './deployment-guard.js';
-import { exitOnSignalDuringStartup, onShutdownSignal } from './shutdown.js';
+import { exitOnSignalDuringStartup, logStartFailure, onShutdownSignal } from './shutdown.js';
 
 /** `sluice worker`: only the background consumers (BullMQ), plus a small health/metrics server. */
 export async function worker({ config }: CommandConfig, tracing: Tracing | null): Promise<void> {
@@ -10,16 +10,18 @@ export async function worker({ config }: CommandConfig, tracing: Tracing | null)
   tracing?.reportTo((detail, msg) => logger.warn(detail, msg));
   checkDeployment({ command: 'worker', backend: config.state.backend, noWorker: false, logger });
   const starting = exitOnSignalDuringStartup(logger);
-  const worker = await composeWorker(config, { logger, metrics: new Metrics(), ...(tracing ? { tracer: tracing.tracer } : {}) });
-  starting();
-  // No load balancer routes to a worker: nothing to drain before closing.
-  onShutdownSignal(logger, { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: 0 }, async () => {
-    try {
-      await worker.close();
-    } finally {
-      await tracing?.shutdown(); // the spans of a failed close say why
-    }
+  await logStartFailure(logger, async () => {
+    const worker = await composeWorker(config, { logger, metrics: new Metrics(), ...(tracing ? { tracer: tracing.tracer } : {}) });
+    starting();
+    // No load balancer routes to a worker: nothing to drain before closing.
+    onShutdownSignal(logger, { timeoutMs: config.server.shutdown_timeout_seconds * 1000, drainDelayMs: 0 }, async () => {
+      try {
+        await worker.close();
+      } finally {
+        await tracing?.shutdown(); // the spans of a failed close say why
+      }
+    });
+    const address = await worker.health.listen({ port: config.worker.port, host: config.worker.host });
+    logger.info({ address, kinds: worker.kinds, tracing: tracing !== null }, 'sluice worker running');
   });
-  const address = await worker.health.listen({ port: config.worker.port, host: config.worker.host });
-  logger.info({ address, kinds: worker.kinds, tracing: tracing !== null }, 'sluice worker running');
 }
