@@ -195,6 +195,15 @@ describe('circuit breakers shared by two replicas (redis)', () => {
     expect(sinks.lonely!.received).toHaveLength(0);
   });
 
+  it("a replica's gauge shows a breaker another replica changed, at the next scrape", async () => {
+    const gauge = async (gw: RunningGateway) =>
+      /^sluice_circuit_breaker_state\{provider="lonely"\} (\d)$/m.exec(await (await fetch(`${gw.url}/metrics`)).text())?.[1];
+    expect((await postJson(`${a.url}/admin/circuit-breakers/lonely/trip`, {})).status).toBe(200);
+    expect(await gauge(a)).toBe('1');
+    expect((await postJson(`${b.url}/admin/circuit-breakers/lonely/reset`, {})).status).toBe(200);
+    expect([await gauge(a), await gauge(b)]).toEqual(['0', '0']);
+  });
+
   it('failures counted on either replica add up to the threshold', async () => {
     sinks.picky!.status = 502;
     const on = (gw: RunningGateway) => postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'picky' })).then((r) => r.body as Outcome);

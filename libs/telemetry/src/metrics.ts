@@ -47,6 +47,7 @@ export class Metrics {
   /** Read at each scrape: the memory backend's stored bytes by kind (null on Redis). */
   private memoryStore: (() => ReadonlyMap<string, number>) | null = null;
   private queueCounts: (() => Promise<readonly { queue: string; state: string; count: number }[]>) | null = null;
+  private readonly scrapeReads: (() => Promise<unknown>)[] = [];
   private readonly byOutcome = new LabelledChildren((outcome) => ({
     count: this.actions.labels(outcome),
     duration: this.dispatchDuration.labels(outcome),
@@ -140,12 +141,22 @@ export class Metrics {
     this.memoryStore = bytesByKind;
   }
 
+  /**
+   * Reads that refresh gauges from shared state at each scrape (a circuit breaker's state, which
+   * another replica may have changed since this one last looked). A read that fails or takes
+   * over a second leaves its gauges as they were.
+   */
+  refreshOnScrape(read: () => Promise<unknown>): void {
+    this.scrapeReads.push(read);
+  }
+
   /** The scheduler's job counts, read at each scrape into `sluice_queue_jobs{queue,state}`. */
   trackQueues(counts: () => Promise<readonly { queue: string; state: string; count: number }[]>): void {
     this.queueCounts = counts;
   }
 
   async prometheusText(): Promise<string> {
+    await Promise.all(this.scrapeReads.map((read) => withinMs(read(), SCRAPE_READ_WAIT_MS).catch(() => undefined)));
     if (this.memoryStore !== null) {
       this.memoryStoreBytes.reset();
       for (const [kind, bytes] of this.memoryStore()) this.memoryStoreBytes.set({ kind }, bytes);
@@ -153,7 +164,7 @@ export class Metrics {
     if (this.queueCounts !== null) {
       // Redis away or stalled: the scrape answers at once, without the series (a stale depth would
       // mislead), rather than after a command timeout, past many scrapers' own.
-      const counts = await withinMs(this.queueCounts(), QUEUE_COUNT_WAIT_MS).catch(() => []);
+      const counts = await withinMs(this.queueCounts(), SCRAPE_READ_WAIT_MS).catch(() => []);
       this.queueJobs.reset();
       for (const { queue, state, count } of counts) this.queueJobs.set({ queue, state }, count);
     }
@@ -165,8 +176,8 @@ export class Metrics {
   }
 }
 
-/** How long a scrape waits for the queues' counts. */
-const QUEUE_COUNT_WAIT_MS = 1000;
+/** How long a scrape waits for the queues' counts and for the reads of refreshOnScrape. */
+const SCRAPE_READ_WAIT_MS = 1000;
 
 /** `promise`, or a rejection after `ms`. */
 function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {

@@ -26,6 +26,8 @@ export function resilienceFeature(ctx: FeatureContext): ResilienceFeature {
         onRecordFailed: (provider, err) => ctx.logger.warn({ provider, err }, 'circuit breaker: a call result was not counted'),
       })
     : null;
+  // Another replica may have opened or closed a breaker since this one last called its provider.
+  if (breakers) ctx.metrics.refreshOnScrape(() => breakers.list());
   const providersHealth = async (): Promise<ProviderHealthEntry[]> => {
     const names = ctx.config.providers.map((p) => p.name);
     const [stats, views] = await Promise.all([ctx.health.report(names), breakers ? breakers.list() : []]);
