@@ -1,9 +1,9 @@
 import { AnalyticsRollups, CoverageRollups, StateAuditStore, type AuditStore, type IngestingAuditStore, type StateAuditStoreOptions } from '@sluice/audit';
 import type { PgAuditStore } from '@sluice/audit-postgres';
-import type { Clock } from '@sluice/core';
+import { isBackendConnectionError, type Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import type { StateStore } from '@sluice/state';
-import type { Logger, Metrics } from '@sluice/telemetry';
+import { type Logger, logThrottle, type Metrics } from '@sluice/telemetry';
 import { effectiveAuditTtlMs } from '../retention/effective-ttl.js';
 import type { RetentionRepository } from '../retention/retention-repository.js';
 import { AuditRecorder } from './audit-recorder.js';
@@ -47,6 +47,7 @@ export async function createAudit(config: SluiceConfig, deps: AuditDeps): Promis
       'immutable audit on the in-memory trail: records beyond its cap are evicted (use Redis or PostgreSQL to keep every record)',
     );
   }
+  const indexErrorLine = logThrottle(30_000, () => deps.clock.now());
   const ingest = {
     clock: deps.clock,
     completeChains: compliance.immutable_audit,
@@ -59,7 +60,13 @@ export async function createAudit(config: SluiceConfig, deps: AuditDeps): Promis
         log.error({ failed_writes: failedWrites }, 'audit index writes failed or records given up on');
       }
     },
-    onIndexError: (err) => log.error({ err }, 'audit indexing'),
+    // The indexer retries each round: one line per message per 30 s, a warning while Redis is away.
+    onIndexError: (err) => {
+      const suppressed = indexErrorLine(err instanceof Error ? err.message : String(err));
+      if (suppressed === null) return;
+      if (isBackendConnectionError(err)) log.warn({ err, suppressed }, 'audit indexing');
+      else log.error({ err, suppressed }, 'audit indexing');
+    },
   } satisfies StateAuditStoreOptions;
   const rollupDays = { retentionDays: config.audit.analytics_retention_days, hourlyRetentionDays: config.audit.analytics_hourly_retention_days };
   // On PostgreSQL the ingest keeps the rollups in the database, and queries read them there.

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { oneAtATime, type Clock, type TimerHandle } from '@sluice/core';
 import type { StateStore, Unsubscribe } from '@sluice/state';
-import type { Logger } from '@sluice/telemetry';
+import { type Logger, logThrottle } from '@sluice/telemetry';
 import type { InternalEvent, InternalEventBus } from '../events/internal-events.js';
 import { ConnectionLeases } from './connection-leases.js';
 import { matches, streamEventOf, type StreamEvent, type StreamFilter } from './stream-event.js';
@@ -166,12 +166,16 @@ export class StreamService {
     }
   });
 
+  /** While Redis is away every check fails the same way: one line per message per 30 s. */
+  private readonly checkFailedLine = logThrottle(30_000, () => this.deps.clock.now());
+
   /** One check at a time (see oneAtATime): the period is short and the store may be slower. */
   private readonly checkListeners = oneAtATime(async () => {
     try {
       this.listen(this.subscribers.size > 0 || (await this.leases.anyLive()));
     } catch (err) {
-      this.log.warn({ err }, 'could not tell whether anyone listens to the stream');
+      const suppressed = this.checkFailedLine(err instanceof Error ? err.message : String(err));
+      if (suppressed !== null) this.log.warn({ err, suppressed }, 'could not tell whether anyone listens to the stream');
     }
   });
 }

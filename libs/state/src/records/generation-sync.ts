@@ -1,4 +1,5 @@
 import { newId, oneAtATime, type Clock, type TimerHandle } from '@sluice/core';
+import { throttleErrors } from '../error-reports.js';
 import type { StateKey, StateStore, Unsubscribe } from '../state-store.js';
 
 /** The two log levels a sync reports at. */
@@ -90,13 +91,18 @@ export class GenerationSync {
     return run;
   }
 
+  /** While Redis is away every tick fails the same way: one line per message per 30 s. */
+  private readonly checkFailed = throttleErrors((err, { suppressed }) =>
+    this.deps.log.warn({ err, suppressed }, 'shared configuration generation check failed'),
+  );
+
   /** One check at a time: a tick finding one in flight is skipped rather than piling up reads. */
   private readonly poll = oneAtATime(async () => {
     try {
       const generation = await this.deps.state.get(this.deps.generationKey);
       if (generation !== this.generation) await this.apply();
     } catch (err) {
-      this.deps.log.warn({ err }, 'shared configuration generation check failed');
+      this.checkFailed(err);
     }
   });
 }
