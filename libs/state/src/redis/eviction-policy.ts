@@ -14,7 +14,8 @@ async function evictionPolicies(client: RedisClient): Promise<string[]> {
 /** Throws unless every primary keeps its keys when full (`allowEviction` skips the check). */
 export async function assertNoEviction(client: RedisClient, allowEviction: boolean): Promise<void> {
   if (allowEviction) return;
-  const evicting = (await evictionPolicies(client)).filter((policy) => policy !== 'noeviction');
+  // A server whose INFO does not say (a Redis-compatible one) is given the benefit of the doubt.
+  const evicting = (await evictionPolicies(client)).filter((policy) => policy !== 'noeviction' && policy !== 'unknown');
   if (evicting.length === 0) return;
   throw new Error(
     `Redis may evict keys (maxmemory-policy ${[...new Set(evicting)].join(', ')}): dedup keys, audit records and queued jobs could vanish when it is full. ` +
