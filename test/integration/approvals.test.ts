@@ -180,8 +180,9 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     let followed: Promise<number> | undefined;
     sink.delayMs = (call) => {
       const link = call.payload.approval_url;
-      if (typeof link !== 'string' || followed !== undefined) return 0;
-      followed = postJson(local(link), undefined).then((r) => r.status);
+      // The approved action itself is slow: its outcome is written after the notification flag.
+      if (typeof link !== 'string') return 600;
+      if (followed === undefined) followed = postJson(local(link), undefined).then((r) => r.status);
       return 300; // the notification is still in flight while the link is followed
     };
     try {
@@ -189,7 +190,7 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
       expect(pending.notification_sent).toBe(true);
       expect(await followed).toBe(200);
       const stored = (await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${pending.approval_id}`)).body;
-      expect(stored).toMatchObject({ status: 'approved', notification_sent: true });
+      expect(stored).toMatchObject({ status: 'approved', notification_sent: true, outcome: { outcome: 'executed' } });
     } finally {
       sink.delayMs = undefined;
     }

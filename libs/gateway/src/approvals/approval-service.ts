@@ -236,11 +236,14 @@ export class ApprovalService {
     );
     // The action ran: its caller gets the outcome even if the approval record cannot take it now
     // (a 503 would invite a retry, which the claim above already turns into a 410).
-    const done = await this.records.swap(claimed, { ...claimed.record, outcome }).catch((err: unknown) => {
-      this.log.warn({ approval: ref.id, err }, 'approval executed but its outcome could not be recorded');
-      return undefined;
-    });
-    if (done === null) this.log.warn({ approval: ref.id }, 'approval executed but its outcome could not be recorded (record changed meanwhile)');
+    // Only the outcome is written, read again on a conflict: the notification flag may be set meanwhile.
+    const done = await this.records
+      .update(ref, (a) => (a.outcome === null ? { ...a, outcome } : a))
+      .catch((err: unknown) => {
+        this.log.warn({ approval: ref.id, err }, 'approval executed but its outcome could not be recorded');
+        return undefined;
+      });
+    if (done === null) this.log.warn({ approval: ref.id }, 'approval executed but its outcome could not be recorded (the approval is gone)');
     return { id: ref.id, status, outcome };
   }
 
