@@ -113,6 +113,13 @@ describe('other supported shapes render valid manifests', () => {
     expect(mount).toMatchObject({ mountPath: '/etc/sluice/credentials', readOnly: true });
   });
 
+  it('externalRedis.allowEviction reaches the config as state.allow_eviction (the chart owns config.state)', () => {
+    const { docs, stderr } = template('state.backend=redis', 'externalRedis.host=redis.internal', 'externalRedis.allowEviction=true');
+    expect(stderr).toBe('');
+    expect(loadRenderedConfig(docs).config.state.allow_eviction).toBe(true);
+    expect(loadRenderedConfig(template('state.backend=redis', 'externalRedis.host=redis.internal').docs).config.state.allow_eviction).toBe(false);
+  });
+
   it('a rediss:// server signed by a private CA: its Secret mounted in both pods and trusted through NODE_EXTRA_CA_CERTS', () => {
     const { docs, stderr } = template(
       'state.backend=redis',

@@ -146,6 +146,9 @@ redis-password
 {{- if $r.waitReplicas -}}
 {{- $_ := set $state "wait_replicas" (int $r.waitReplicas) -}}
 {{- end -}}
+{{- if $r.allowEviction -}}
+{{- $_ := set $state "allow_eviction" true -}}
+{{- end -}}
 {{- end -}}
 {{- toYaml $state -}}
 {{- end -}}
