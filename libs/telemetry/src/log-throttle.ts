@@ -12,8 +12,9 @@ export function logThrottle(windowMs: number, now: () => number): (key: string) 
       seen.held++;
       return null;
     }
-    // Keys are configured names (rules, providers); a bound all the same.
-    if (last.size >= MAX_KEYS) last.clear();
+    // Kept in the order of their last line: when full, the key idle longest is forgotten, not the lot.
+    last.delete(key);
+    if (last.size >= MAX_KEYS) last.delete(last.keys().next().value as string);
     last.set(key, { at, held: 0 });
     return seen?.held ?? 0;
   };

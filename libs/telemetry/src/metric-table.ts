@@ -54,7 +54,7 @@ export const METRICS = {
   circuitBreakerState: {
     type: 'gauge',
     name: 'sluice_circuit_breaker_state',
-    help: 'Provider circuit breaker state as this process last read or wrote it (shared by all replicas): 0 closed, 1 open, 2 half-open',
+    help: 'Provider circuit breaker state, shared by all replicas and read again at each scrape: 0 closed, 1 open, 2 half-open',
     labelNames: ['provider'],
   },
   streamConnections: {

@@ -156,15 +156,17 @@ export class Metrics {
   }
 
   async prometheusText(): Promise<string> {
+    // Redis away or stalled: the scrape answers within SCRAPE_READ_WAIT_MS, without the queue
+    // series (a stale depth would mislead), rather than after a command timeout, past many
+    // scrapers' own. Every read shares that one deadline.
+    const queues = this.queueCounts === null ? null : withinMs(this.queueCounts(), SCRAPE_READ_WAIT_MS).catch(() => []);
     await Promise.all(this.scrapeReads.map((read) => withinMs(read(), SCRAPE_READ_WAIT_MS).catch(() => undefined)));
     if (this.memoryStore !== null) {
       this.memoryStoreBytes.reset();
       for (const [kind, bytes] of this.memoryStore()) this.memoryStoreBytes.set({ kind }, bytes);
     }
-    if (this.queueCounts !== null) {
-      // Redis away or stalled: the scrape answers at once, without the series (a stale depth would
-      // mislead), rather than after a command timeout, past many scrapers' own.
-      const counts = await withinMs(this.queueCounts(), SCRAPE_READ_WAIT_MS).catch(() => []);
+    if (queues !== null) {
+      const counts = await queues;
       this.queueJobs.reset();
       for (const { queue, state, count } of counts) this.queueJobs.set({ queue, state }, count);
     }

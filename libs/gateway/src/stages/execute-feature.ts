@@ -17,7 +17,9 @@ export function executeFeature(ctx: FeatureContext, opts: Omit<ExecuteStageOptio
   const log = ctx.logger.child({ component: 'execute' });
   const throttle = logThrottle(FAILURE_LOG_WINDOW_MS, () => ctx.clock.now());
   const onFailed = (dispatch: DispatchContext, error: FailureInfo) => {
-    const suppressed = throttle(`${dispatch.provider}\u0000${error.code}`);
+    // A provider name is the caller's: an unknown one is throttled under one key, or every request could name another.
+    const provider = ctx.providers.get(dispatch.provider) === undefined ? '(unknown)' : dispatch.provider;
+    const suppressed = throttle(`${provider}\u0000${error.code}`);
     if (suppressed === null) return;
     const { action } = dispatch;
     log.warn(
