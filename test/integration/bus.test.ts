@@ -106,6 +106,26 @@ describe.each(BACKENDS)('message bus (%s)', (backend) => {
     expect((await publish('orders.acme.patterned', 'aaaa')).status).toBe(201);
   });
 
+  it('bounds schema patterns as rule regexes are: an oversized one is refused, and the pattern checks of one payload share a scan budget', async () => {
+    const huge = await register('huge', { type: 'string', pattern: '[a-z]{1000}'.repeat(20) });
+    expect(huge.status).toBe(400);
+    expect(huge.body?.error).toMatch(/instructions, over the limit of 1000/);
+    expect((await register('lettered', { type: 'array', items: { type: 'string', pattern: '^[a-z]+$' } })).status).toBe(201);
+    await postJson(`${gw.url}/v1/bus/topics`, { ...SCOPE, name: 'lettered' });
+    await api('PUT', '/v1/bus/topics/orders/acme/lettered/schema', { subject: 'lettered', version: 1 });
+    expect((await publish('orders.acme.lettered', ['abc', 'def'])).status).toBe(201);
+    const started = Date.now();
+    const flood = await publish(
+      'orders.acme.lettered',
+      Array.from({ length: 200 }, () => 'a'.repeat(4000)),
+    );
+    expect(Date.now() - started).toBeLessThan(1500);
+    expect(flood.status).toBe(400);
+    expect(flood.body?.issues).toEqual([{ path: '', message: expect.stringMatching(/patterns would scan more than 3000000 instruction-characters/) }]);
+    expect((await api('DELETE', '/v1/bus/topics/orders/acme/lettered/schema')).status).toBe(204);
+    expect((await api('DELETE', '/v1/bus/topics/orders/acme/lettered')).status).toBe(204);
+  });
+
   it('refuses an asynchronous schema (400), and checks uniqueItems in linear time', async () => {
     const async = await register('async', { $async: true, type: 'object', required: ['id'] });
     expect(async.status).toBe(400);

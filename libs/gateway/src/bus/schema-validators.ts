@@ -1,7 +1,7 @@
 import type { SchemaValidateFunction } from 'ajv';
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { LRUCache } from 'lru-cache';
-import { RE2JS } from 're2js';
+import { compileRe2 } from '@sluice/rules';
 import { stringify } from 'safe-stable-stringify';
 
 /** The spec's bound on issues in one publish answer. */
@@ -43,23 +43,52 @@ export class SchemaValidators {
       this.cache.set(cacheKey, validate);
     }
     // A boolean always (asynchronous schemas are refused at compile time); anything else is a failure, not a pass.
-    if (validate(payload) === true) return [];
+    scanned = 0;
+    let valid: unknown;
+    try {
+      valid = validate(payload);
+    } catch (err) {
+      if (err instanceof ScanBudgetExceeded) return [{ path: '', message: err.message }];
+      throw err;
+    }
+    if (valid === true) return [];
     return (validate.errors ?? []).slice(0, MAX_ISSUES).map((e) => ({ path: e.instancePath, message: e.message ?? 'is invalid' }));
   }
 }
 
 /**
  * Schemas come from tenants: their `pattern`s run on RE2 (linear time), never on the backtracking
- * RegExp engine, so no schema can stall the process for everyone (as rule regexes, see the rules lib).
+ * RegExp engine, bounded in compiled size as rule regexes are (a pattern over it is refused when
+ * the schema is registered). RE2's time is program size × input length, so the pattern checks of
+ * one validation share a budget of instruction-characters; past it the payload is refused.
  */
 const re2Engine = Object.assign(
   (pattern: string, flags: string) => {
-    const regex = RE2JS.compile(pattern);
+    const compiled = compileRe2(pattern);
+    if (!compiled.ok) throw new Error(`pattern ${JSON.stringify(pattern.slice(0, 64))}: ${compiled.message}`);
+    const { regex } = compiled;
+    const size = regex.programSize();
+    const test = (s: string) => {
+      scanned += size * s.length;
+      if (scanned > SCAN_BUDGET) throw new ScanBudgetExceeded();
+      return regex.test(s);
+    };
     // Ajv keys its compiled patterns by toString(), as it would a RegExp's `/source/flags`.
-    return { test: (s: string) => regex.test(s), toString: () => `/${pattern}/${flags}` };
+    return { test, toString: () => `/${pattern}/${flags}` };
   },
   { code: 'RE2JS' },
 );
+
+/** Instruction-characters the pattern checks of one validation may scan: about 100 ms of RE2 at its slowest. */
+const SCAN_BUDGET = 3_000_000;
+/** What the current validation has scanned (validation is synchronous: one at a time). */
+let scanned = 0;
+
+class ScanBudgetExceeded extends Error {
+  constructor() {
+    super(`the schema's patterns would scan more than ${SCAN_BUDGET} instruction-characters of this payload`);
+  }
+}
 
 /**
  * `uniqueItems` in linear time: each item's canonical JSON (keys sorted, so deep equality as JSON
