@@ -39,7 +39,12 @@ export class SchemaValidators {
   issues(cacheKey: string, body: unknown, payload: unknown): ValidationIssue[] {
     let validate = this.cache.get(cacheKey);
     if (!validate) {
-      validate = compile(body);
+      try {
+        validate = compile(body);
+      } catch (err) {
+        // Registered before a bound it breaks was set (an oversized pattern): refused, not a 500.
+        return [{ path: '', message: `the schema does not compile: ${err instanceof Error ? err.message : String(err)}` }];
+      }
       this.cache.set(cacheKey, validate);
     }
     // A boolean always (asynchronous schemas are refused at compile time); anything else is a failure, not a pass.
