@@ -55,6 +55,19 @@ describe('silence index', () => {
     expect(index.match('payments', 'acme.eu', prod, T0)?.id).toBe('child');
   });
 
+  it("bounds one lookup's regex scans together: many costly silences cannot hold the process, and the ones left do not apply", () => {
+    const costly = '[a-z]{0,1000}[a-z]{0,1000}';
+    const matchers = Array.from({ length: 63 }, (_, i) => ({ name: `l${i}`, op: 'regex' as const, value: costly }));
+    const labels = Object.fromEntries(Array.from({ length: 63 }, (_, i) => [`l${i}`, 'a'.repeat(1024)]));
+    const index = new SilenceIndex(Array.from({ length: 3 }, (_, i) => silence({ id: `costly${i}`, matchers })));
+    const started = performance.now();
+    expect(index.match('payments', 'acme', labels, T0)).toBeUndefined();
+    expect(performance.now() - started).toBeLessThan(1000); // 26 s per lookup before the shared budget
+    // A cheap silence still applies, and the budget is per lookup: the next one starts afresh.
+    const cheap = new SilenceIndex([silence({ id: 'cheap', matchers: [{ name: 'l0', op: 'regex', value: '[a-z]+' }] })]);
+    expect(cheap.match('payments', 'acme', labels, T0)?.id).toBe('cheap');
+  });
+
   it('leaves out, and reports, a stored silence whose matcher no longer compiles', () => {
     const unusable: string[] = [];
     const index = new SilenceIndex([silence({ id: 'bad', matchers: [{ name: 'x', op: 'regex', value: '(' }] }), silence({})], (s) => unusable.push(s.id));

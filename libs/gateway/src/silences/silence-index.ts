@@ -1,6 +1,6 @@
 import type { StoredSilence } from '@sluice/core';
 import { firstInTenantLine, getOrAdd } from '../policies/tenant-line.js';
-import { compileMatchers, type LabelTest, type Labels } from './silence-matchers.js';
+import { compileMatchers, type LabelTest, type Labels, withRegexScanBudget } from './silence-matchers.js';
 import { windowOf } from './silence-record.js';
 
 /** One silence ready for dispatch: its window in epoch ms and its compiled matchers. */
@@ -53,10 +53,12 @@ export class SilenceIndex {
     const tenants = this.byScope.get(namespace);
     if (!tenants) return undefined;
     const seen = labels ?? NO_LABELS;
-    return firstInTenantLine(tenant, (scope) => {
-      const list = tenants.get(scope);
-      if (list) for (const s of list) if (s.startsMs <= nowMs && nowMs < s.endsMs && s.test(seen)) return s;
-      return undefined;
-    });
+    return withRegexScanBudget(() =>
+      firstInTenantLine(tenant, (scope) => {
+        const list = tenants.get(scope);
+        if (list) for (const s of list) if (s.startsMs <= nowMs && nowMs < s.endsMs && s.test(seen)) return s;
+        return undefined;
+      }),
+    );
   }
 }

@@ -50,14 +50,41 @@ export function simplePattern(pattern: string): ((value: string) => boolean) | n
 
 /**
  * RE2's cost grows with program size × input length once its DFA cache overflows (a 4,000
- * instruction program scans 64 KB in seconds): a value is scanned only when that product stays
- * under this many instruction-characters (about 50 ms), and always up to 1 KiB.
+ * instruction program scans 64 KB in seconds; RE2JS manages about 30 million
+ * instruction-characters a second at worst): a value is scanned only when that product stays
+ * under this many instruction-characters, and always up to 1 KiB.
  */
 const REGEX_SCAN_BUDGET = 4_000_000;
 const MIN_SCANNED_LENGTH = 1024;
 
 function maxScannedLength(programSize: number): number {
   return Math.min(evaluationLimits().regexMaxInputLength, Math.max(MIN_SCANNED_LENGTH, Math.floor(REGEX_SCAN_BUDGET / programSize)));
+}
+
+/**
+ * And every regex scan of one lookup (all the silences of an action's scope, 64 matchers each)
+ * shares a budget of two such scans at their largest (a 64 KB program on 1 KiB), about 300 ms:
+ * past it a regex matcher holds for no value, so the silences left do not apply (failing open
+ * delivers the action), however many a tenant made.
+ */
+const LOOKUP_SCAN_BUDGET = 8_400_000;
+let lookupScanLeft = Number.POSITIVE_INFINITY;
+
+/** Runs one lookup of silences under the shared scan budget. */
+export function withRegexScanBudget<T>(lookup: () => T): T {
+  lookupScanLeft = LOOKUP_SCAN_BUDGET;
+  try {
+    return lookup();
+  } finally {
+    lookupScanLeft = Number.POSITIVE_INFINITY;
+  }
+}
+
+/** Takes a scan's cost from the lookup's budget; false (nothing taken) when it is not there. */
+function chargeScan(cost: number): boolean {
+  if (cost > lookupScanLeft) return false;
+  lookupScanLeft -= cost;
+  return true;
 }
 
 /**
@@ -70,8 +97,9 @@ function maxScannedLength(programSize: number): number {
 function regexTest(pattern: string, regex: Re2Program, negated: boolean): (value: string) => boolean {
   const simple = simplePattern(pattern);
   if (simple) return negated ? (v) => !simple(v) : simple;
-  const maxLength = maxScannedLength(regex.programSize());
-  return (v) => v.length <= maxLength && regex.testExact(v) !== negated;
+  const size = regex.programSize();
+  const maxLength = maxScannedLength(size);
+  return (v) => v.length <= maxLength && chargeScan(size * v.length) && regex.testExact(v) !== negated;
 }
 
 function compileOne(m: SilenceMatcher, at: string, problems: ErrorDetail[]): LabelTest | null {
