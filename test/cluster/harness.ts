@@ -49,11 +49,18 @@ export class Cluster {
     };
     const configFile = join(mkdtempSync(join(tmpdir(), 'sluice-cluster-')), 'sluice.yaml');
     writeFileSync(configFile, stringify(config));
-    const spawnOne = async (role: 'api' | 'worker') => {
-      const port = await freePort();
+    const spawnOne = async (role: 'api' | 'worker'): Promise<SluiceProcess> => {
       const args = role === 'api' ? ['serve', '--no-worker', '--config', configFile] : ['worker', '--config', configFile];
       const env = role === 'worker' ? opts.workerEnv : undefined;
-      return spawnSluice([...args, '--port', String(port), '--host', '127.0.0.1'], { port, ...(env ? { env } : {}) });
+      for (let attempt = 1; ; attempt++) {
+        const port = await freePort();
+        try {
+          return await spawnSluice([...args, '--port', String(port), '--host', '127.0.0.1'], { port, ...(env ? { env } : {}) });
+        } catch (err) {
+          // The free port was taken by another test's process between asking and listening: ask again.
+          if (attempt >= 3 || !(err instanceof Error && err.message.includes('EADDRINUSE'))) throw err;
+        }
+      }
     };
     try {
       const apis = await Promise.all(Array.from({ length: opts.apis }, () => spawnOne('api')));
