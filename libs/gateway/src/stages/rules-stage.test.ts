@@ -1,11 +1,11 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { ManualClock } from '@sluice/core';
 import { MemoryStateStore } from '@sluice/state';
 import { createLogger } from '@sluice/telemetry';
 import { afterEach, describe, expect, it } from 'vitest';
+import { capturedLogLines } from '../../../../test/support/log-lines.js';
 import { action } from '../../test/state-machine-fixtures.js';
 import { dispatchContext } from '../pipeline/context.js';
 import { Pipeline } from '../pipeline/pipeline.js';
@@ -29,13 +29,7 @@ describe('the rules stage and a rule that fails on every dispatch', () => {
   it('logs it once per rule per 30 s, with how many failures it held back, and never the payload', async () => {
     const clock = new ManualClock(Date.UTC(2026, 2, 5));
     const state = new MemoryStateStore({ clock });
-    const lines: Record<string, unknown>[] = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _enc, done) {
-        lines.push(JSON.parse(chunk.toString()) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { destination, lines } = capturedLogLines();
     const logger = createLogger({ level: 'warn', role: 'test', destination });
     const directory = mkdtempSync(join(tmpdir(), 'sluice-rule-errors-'));
     writeFileSync(join(directory, 'broken.cel'), BROKEN);
