@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { LabelledChildren } from './labelled-children.js';
 import { createMetricFields, type MetricFields } from './metric-table.js';
@@ -159,8 +160,21 @@ export class Metrics {
     // Redis away or stalled: the scrape answers within SCRAPE_READ_WAIT_MS, without the queue
     // series (a stale depth would mislead), rather than after a command timeout, past many
     // scrapers' own. Every read shares that one deadline.
-    const queues = this.queueCounts === null ? null : withinMs(this.queueCounts(), SCRAPE_READ_WAIT_MS).catch(() => []);
-    await Promise.all(this.scrapeReads.map((read) => withinMs(read(), SCRAPE_READ_WAIT_MS).catch(() => undefined)));
+    const queues =
+      this.queueCounts === null
+        ? null
+        : orAfterDeadline(
+            this.queueCounts().catch(() => []),
+            [],
+          );
+    await Promise.all(
+      this.scrapeReads.map((read) =>
+        orAfterDeadline(
+          read().catch(() => undefined),
+          undefined,
+        ),
+      ),
+    );
     if (this.memoryStore !== null) {
       this.memoryStoreBytes.reset();
       for (const [kind, bytes] of this.memoryStore()) this.memoryStoreBytes.set({ kind }, bytes);
@@ -181,11 +195,7 @@ export class Metrics {
 /** How long a scrape waits for the queues' counts and for the reads of refreshOnScrape. */
 const SCRAPE_READ_WAIT_MS = 1000;
 
-/** `promise`, or a rejection after `ms`. */
-function withinMs<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-  });
-  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
+/** What `promise` gives, or `fallback` once SCRAPE_READ_WAIT_MS have passed (a timer that holds no process open). */
+function orAfterDeadline<T>(promise: Promise<T>, fallback: T): Promise<T> {
+  return Promise.race([promise, sleep(SCRAPE_READ_WAIT_MS, fallback, { ref: false })]);
 }
