@@ -8,8 +8,12 @@ export interface MetricSpec {
   labelNames?: readonly string[];
 }
 
-/** Histogram buckets (seconds) shared by every latency histogram. */
-const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/**
+ * Histogram buckets (seconds) shared by every latency histogram. They reach past 30 s because a
+ * dispatch with the defaults can take four 30 s attempts (three retries) and their backoff; an attempt that hits
+ * its 30 s timeout lands above 30.
+ */
+const LATENCY_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300];
 
 /**
  * Every Prometheus metric of a process, keyed by the Metrics field that holds it: adding a row

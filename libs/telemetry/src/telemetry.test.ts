@@ -28,6 +28,15 @@ describe('the metric table', () => {
     }
   });
 
+  it('tells a dispatch of 100 s (four attempts at the default 30 s timeout) from one of 40 s', async () => {
+    const metrics = new Metrics({ defaultMetrics: false });
+    metrics.dispatchDuration.observe({ outcome: 'failed' }, 40);
+    metrics.dispatchDuration.observe({ outcome: 'failed' }, 100);
+    const text = await metrics.prometheusText();
+    expect(text).toContain('sluice_dispatch_duration_seconds_bucket{le="60",outcome="failed"} 1\n');
+    expect(text).toContain('sluice_dispatch_duration_seconds_bucket{le="120",outcome="failed"} 2\n');
+  });
+
   it('names every metric once, under the sluice_ prefix', () => {
     const names = fields.map((f) => METRICS[f].name);
     expect(new Set(names).size).toBe(names.length);
