@@ -49,11 +49,26 @@ function isoTime(): string {
  */
 function serializeError(err: Error): Record<string, unknown> {
   const out = pino.stdSerializers.err(err) as Record<string, unknown>;
-  const command = out.command as { name?: unknown; args?: unknown } | undefined;
-  if (command !== null && typeof command === 'object' && Array.isArray(command.args)) {
-    out.command = { name: command.name, args_count: command.args.length };
-  }
+  dropCommandArgs(out, 0);
   return out;
+}
+
+/**
+ * Also in the errors an error carries (an AggregateError's `aggregateErrors`, a failed
+ * transaction's `previousErrors`), a few levels down: the serialized error is a plain tree.
+ */
+function dropCommandArgs(node: Record<string, unknown>, depth: number): void {
+  const command = node.command as { name?: unknown; args?: unknown } | undefined;
+  if (command !== null && typeof command === 'object' && Array.isArray(command.args)) {
+    node.command = { name: command.name, args_count: command.args.length };
+  }
+  if (depth >= 4) return;
+  for (const value of Object.values(node)) {
+    const children = Array.isArray(value) ? value : [value];
+    for (const child of children) {
+      if (child !== null && typeof child === 'object' && !Array.isArray(child)) dropCommandArgs(child as Record<string, unknown>, depth + 1);
+    }
+  }
 }
 
 /** One JSON logger per process. Secrets are redacted; payloads are never logged at info. */

@@ -111,6 +111,17 @@ describe('logged errors', () => {
     expect(line.err).toMatchObject({ message: refused.message, command: { name: 'evalsha', args_count: 4 } });
     expect(JSON.stringify(line).length).toBeLessThan(5_000);
   });
+
+  it("drop the arguments of the errors an error carries too (AggregateError, a transaction's previousErrors)", () => {
+    const { destination, lines } = capturedLogLines();
+    const logger = createLogger({ level: 'info', role: 'test', destination });
+    const refused = () => Object.assign(new Error('OOM'), { command: { name: 'set', args: ['k', 'SECRET-PAYLOAD'] } });
+    logger.warn({ err: new AggregateError([refused(), refused()], 'all failed') }, 'x');
+    logger.warn({ err: Object.assign(new Error('EXECABORT'), { previousErrors: [refused()] }) }, 'y');
+    expect(lines).toHaveLength(2);
+    for (const line of lines) expect(JSON.stringify(line)).not.toContain('SECRET-PAYLOAD');
+    expect((lines[0] as { err: { aggregateErrors: unknown[] } }).err.aggregateErrors[1]).toMatchObject({ command: { name: 'set', args_count: 2 } });
+  });
 });
 
 describe('the scrape and the queues', () => {
