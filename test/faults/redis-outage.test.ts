@@ -165,3 +165,50 @@ describe('shutting down while Redis is away (real processes)', () => {
     }
   });
 });
+
+describe('a FLUSHALL under a running worker (real processes)', () => {
+  it('declares the schedules again at the next check, with no reconnect to tell it', async () => {
+    const redis = await startRedisServer();
+    const port = await freePort();
+    const config = writeConfigFile(
+      [
+        'state:',
+        '  backend: redis',
+        `  url: "${redis.url}"`,
+        'background:',
+        '  schedule_check_interval_seconds: 1',
+        'server:',
+        '  drain_delay_seconds: 0',
+      ].join('\n'),
+    );
+    const proc = await spawnSluice(['serve', '--config', config, '--port', String(port), '--host', '127.0.0.1'], { port });
+    const admin = new Redis(redis.url);
+    try {
+      const declared = await poll(
+        'the worker to declare its schedules',
+        () => scheduleKeys(redis.url),
+        (keys) => keys.length > 0,
+      );
+      await admin.flushall();
+      expect(await scheduleKeys(redis.url)).toEqual([]);
+      expect(
+        await poll(
+          'the schedules to be declared again',
+          () => scheduleKeys(redis.url),
+          (keys) => keys.length >= declared.length,
+          { timeoutMs: 10_000 },
+        ),
+      ).toEqual(declared);
+      await poll(
+        'the warn line (written after the declarations)',
+        () => proc.output.some((line) => line.includes('schedules were gone from the state backend')),
+        (seen) => seen,
+      );
+      await expectQuickCleanExit(proc);
+    } finally {
+      admin.disconnect();
+      proc.kill('SIGKILL');
+      await redis.stop();
+    }
+  });
+});

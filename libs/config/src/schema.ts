@@ -465,6 +465,8 @@ export const BackgroundConfig = z
     retention_check_interval_seconds: positiveInt.default(3600),
     /** How often a worker looks for provider calls whose process died before recording them (Redis only). */
     intent_sweep_interval_seconds: positiveInt.max(3600).default(10),
+    /** How often a worker checks that Redis still holds the repeatable schedules (a FLUSHALL drops them without a reconnect). */
+    schedule_check_interval_seconds: positiveInt.max(3600).default(60),
     /** Most recurring actions one (namespace, tenant) pair may hold; a create beyond it is a 409. */
     max_recurring_actions_per_tenant: positiveInt.default(100),
   })

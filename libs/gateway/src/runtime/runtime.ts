@@ -28,6 +28,7 @@ import type { SilenceService } from '../silences/silence-service.js';
 import type { StateMachineService } from '../state-machines/state-machine-service.js';
 import type { TimeIntervalService } from '../time-intervals/time-interval-service.js';
 import { buildFeatures, jobsOf, type Features } from './features.js';
+import { ScheduleKeeper } from './schedule-keeper.js';
 import { closeAll, createInfrastructure, type Closer } from './infrastructure.js';
 
 /** Everything one process shares: the shared parts, every feature, the gateway. Built once at start-up from the validated config, never changed after. */
@@ -64,7 +65,7 @@ export interface Runtime extends FeatureContext {
   gateway: Gateway;
   /** Every feature's job kinds, by durable queue name: what a worker consumes. */
   jobs: Readonly<Record<string, JobDefinition>>;
-  /** Each feature's repeatable schedules (and ones a new Redis lost): run by every process that consumes jobs. */
+  /** Each feature's repeatable schedules (and ones a new Redis lost): run by every process that consumes jobs. Declared again when Redis loses them (ScheduleKeeper). */
   declareSchedules(): Promise<void>;
   /** Each feature's background loops: started by every process that consumes jobs. */
   startBackground(): void;
@@ -109,6 +110,16 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     throw err;
   }
   const all: Feature[] = Object.values(features);
+  const schedules = new ScheduleKeeper({
+    state: ctx.state,
+    clock,
+    logger,
+    checkIntervalMs: config.background.schedule_check_interval_seconds * 1000,
+    declare: async () => {
+      for (const feature of all) await feature.declareSchedules?.();
+    },
+  });
+  closers.unshift({ name: 'schedule-keeper', close: async () => schedules.stop() });
   const stages = all.flatMap((f) => f.stages ?? []);
   const pipeline = new Pipeline(tracer ? stages.map((s) => traced(s, tracer)) : stages);
   const audit = features.audit.parts;
@@ -148,11 +159,10 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     plugins: features.plugins.registry,
     gateway,
     jobs: jobsOf(all),
-    async declareSchedules() {
-      for (const feature of all) await feature.declareSchedules?.();
-    },
+    declareSchedules: () => schedules.declare(),
     startBackground() {
       for (const feature of all) feature.startBackground?.();
+      schedules.watch();
     },
     close: () => closeAll(closers, logger),
   };
