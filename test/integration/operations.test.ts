@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { FAILURE_CODE_LIST } from '@sluice/core';
+import { OPERATION_IDS } from '../../apps/api/src/plugins/operation-ids.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
 import { startRedisServer } from '../support/redis-server.js';
@@ -89,6 +90,17 @@ describe.each(BACKENDS)('operations endpoints (%s backend)', (backend) => {
     for (const status of ['400', '408', '413', '415', '503']) {
       expect(JSON.stringify(alerts.responses[status]), status).toMatch(/"type":"string"/);
     }
+  });
+
+  it('names every operation once, from the operationId table, and the table names no route that does not exist', async () => {
+    type Operation = { operationId?: string };
+    const doc = (await (await fetch(`${gw.url}/api-doc/openapi.json`)).json()) as { paths: Record<string, Record<string, Operation>> };
+    const named = Object.entries(doc.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, op]) => [`${method.toUpperCase()} ${path}`, op.operationId]),
+    );
+    expect(named.filter(([, id]) => id === undefined)).toEqual([]);
+    expect(Object.fromEntries(named)).toEqual(OPERATION_IDS);
+    expect(new Set(Object.values(OPERATION_IDS)).size).toBe(Object.keys(OPERATION_IDS).length);
   });
 
   it('echoes a request id', async () => {
