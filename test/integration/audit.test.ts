@@ -142,6 +142,11 @@ describe.each(AUDIT_TRAILS)('audit trail over HTTP ($name)', (setup) => {
     const scoped = await postJson(`${gw.url}/v1/audit/replay?action_type=bulk&tenant=acme`, {}, as('acme-op'));
     expect(scoped.status).toBe(200);
     expect((scoped.body as { skipped: number; replayed: number }).replayed).toBeGreaterThanOrEqual(1);
+    // Filters in a body are refused, not ignored: the replay would have taken every tenant's newest records.
+    const before = (await page('action_type=bulk')).records.length;
+    const misplaced = await postJson(`${gw.url}/v1/audit/replay`, { tenant: 'acme', action_type: 'bulk', limit: 1 }, as('root'));
+    expect(misplaced).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect((await page('action_type=bulk')).records.length).toBe(before);
   });
 
   it('reports compliance and verifies the hash chain', async () => {

@@ -96,6 +96,11 @@ describe.each(BACKENDS)('dead-letter queue (%s)', (backend) => {
     expect(((drained.body?.entries as Body[]) ?? []).map((e) => e.action_id)).toEqual([first.action_id, second.action_id]);
     expect(await entries('?tenant=t-drain-a')).toEqual([]);
     expect(await entries('?tenant=t-drain-b')).toHaveLength(1);
+    // Filters in the query string (as GET /v1/dlq takes them) are refused, not ignored: the
+    // drain would have taken every tenant's entries.
+    const misplaced = await postJson(url('/v1/dlq/drain?tenant=t-drain-b&limit=1'), {});
+    expect(misplaced).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    expect(await entries('?tenant=t-drain-b')).toHaveLength(1);
     expect((await postJson(url('/v1/dlq/drain'), { tenant: 't-drain-a' })).body).toEqual({ entries: [], count: 0 });
     expect((await postJson(url('/v1/dlq/drain'), { limit: 0 })).status).toBe(400);
   });

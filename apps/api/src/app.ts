@@ -9,6 +9,7 @@ import { installErrorResponses } from './plugins/error-responses.js';
 import { installAdminUi } from './plugins/admin-ui.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installOperationIds } from './plugins/operation-ids.js';
+import { installStrictInputs } from './plugins/strict-inputs.js';
 import { alertmanagerRoutes } from './routes/alertmanager.js';
 import { alertmanagerSilencesRoutes } from './routes/alertmanager-silences.js';
 import { lazyRequestLogger } from './plugins/lazy-request-logger.js';
@@ -85,6 +86,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   installAccessControl(app, { authenticator: auth?.authenticator ?? null, rateLimiter });
   installErrorResponses(app);
   installOperationIds(app);
+  installStrictInputs(app);
   // While draining, close each connection after its response: otherwise a client's idle
   // keep-alive socket would hold the shutdown open until its keep-alive timeout.
   app.addHook('onSend', (_request, reply, payload, done) => {
