@@ -58,6 +58,10 @@ describe.each(BACKENDS)('message bus (%s)', (backend) => {
     expect((await api('GET', '/v1/bus/schemas/orders/acme/order/2')).body).toMatchObject({ version: 2, body: { type: 'object' } });
     expect((await api('GET', '/v1/bus/schemas/orders/acme/order/9')).status).toBe(404);
     expect((await api('GET', '/v1/bus/schemas?subject=order')).body).toMatchObject({ count: 2 });
+    // A dotted tenant can have no topic to bind a schema to, so it cannot register one either.
+    const dotted = await postJson(`${gw.url}/v1/bus/schemas`, { ...SCOPE, tenant: 'acme.eu', subject: 'order', body: { type: 'object' } });
+    expect(dotted).toMatchObject({ status: 400, body: { code: 'BAD_REQUEST' } });
+    expect((await api('GET', '/v1/bus/schemas/orders/acme.eu/order')).body?.schemas ?? []).toEqual([]);
   });
 
   it('validates publishes to a bound topic: at most 10 issues, JSON Pointer paths, "" for the root', async () => {

@@ -30,6 +30,17 @@ export const topicLog = (t: BusTopicParams): StateKey => ({ kind: LOG_KIND, name
  * record's id, unique across tenants, so a publish finds its topic by name alone. A topic may
  * be bound to one schema version; every publish to it is then validated.
  */
+/**
+ * With a dot in either, <namespace>.<tenant>.<name> could name two topics of different tenants.
+ * Schemas are refused there too: only a topic of the same namespace and tenant can bind one.
+ */
+export function checkBusScope(scope: { namespace: string; tenant: string }): void {
+  if (scope.namespace.includes('.') || scope.tenant.includes('.'))
+    throw errors.badRequest(
+      'a bus topic’s or schema’s namespace and tenant cannot contain "." (the topic name <namespace>.<tenant>.<name> would be ambiguous)',
+    );
+}
+
 export class BusTopics {
   private readonly records: RecordRepository<StoredTopic>;
 
@@ -41,9 +52,7 @@ export class BusTopics {
   }
 
   async create(input: BusTopicInput): Promise<BusTopic> {
-    // With a dot in either, <namespace>.<tenant>.<name> could name two topics of different tenants.
-    if (input.namespace.includes('.') || input.tenant.includes('.'))
-      throw errors.badRequest('a bus topic’s namespace and tenant cannot contain "." (the topic name <namespace>.<tenant>.<name> would be ambiguous)');
+    checkBusScope(input);
     const topic: BusTopic = {
       topic: topicName(input),
       namespace: input.namespace,

@@ -11,6 +11,7 @@ import {
 import { RecordRepository, type StateKey, type StateStore } from '@sluice/state';
 import { decodeWith } from '../policies/schema-decoder.js';
 import type { SchemaValidators } from './schema-validators.js';
+import { checkBusScope } from './bus-topics.js';
 
 /** Key kinds of schema versions and of each subject's version counter: never rename without a migration. */
 const SCHEMA_KIND = 'bus-schema';
@@ -42,6 +43,7 @@ export class BusSchemaRegistry {
 
   /** 400 with the compiler's message when the body is not a schema; 201 with the version it got. */
   async register(input: BusSchemaInput): Promise<BusSchema> {
+    checkBusScope(input);
     const problem = this.validators.compileError(input.body);
     if (problem !== null) throw errors.badRequest(`schema body does not compile: ${problem}`);
     const version = await this.nextVersion(input);
