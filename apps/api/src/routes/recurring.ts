@@ -45,14 +45,6 @@ async function coveredAction(recurring: RecurringService, caller: Caller, scope:
   return found;
 }
 
-/** pause/resume accept an optional JSON body with the scope (the reference SDKs send one). */
-function scopeBody(body: unknown): RecurringScopeBody | undefined {
-  if (body === undefined || body === null) return undefined;
-  const parsed = RecurringScopeBody.safeParse(body);
-  if (!parsed.success) throw errors.badRequest('the body may only name namespace and tenant (strings)');
-  return parsed.data;
-}
-
 export async function recurringRoutes(app: FastifyInstance, opts: { recurring: RecurringService }): Promise<void> {
   const { recurring } = opts;
 
@@ -167,7 +159,8 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
   );
 
   for (const op of ['pause', 'resume'] as const) {
-    app.post<IdRoute & { Querystring: RecurringScopeQuery }>(
+    // An optional JSON body may carry the scope instead (the reference SDKs send one).
+    app.post<IdRoute & { Querystring: RecurringScopeQuery; Body: RecurringScopeBody | undefined }>(
       `/v1/recurring/:id/${op}`,
       {
         config: write,
@@ -177,11 +170,12 @@ export async function recurringRoutes(app: FastifyInstance, opts: { recurring: R
           description: `namespace and tenant in the query (or a JSON body {namespace, tenant}). 409 when already ${op === 'pause' ? 'paused' : 'active'}.`,
           params,
           querystring: requestSchema(RecurringScopeQuery),
+          body: requestSchema(RecurringScopeBody),
           response: { 200: detail, 400: error, 404: error, 409: error },
         },
       },
       async (request) => {
-        const scope = scopeOf(request, request.query, scopeBody(request.body));
+        const scope = scopeOf(request, request.query, request.body);
         await coveredAction(recurring, callerOf(request), scope, request.params.id);
         return op === 'pause' ? recurring.pause(scope, request.params.id) : recurring.resume(scope, request.params.id);
       },

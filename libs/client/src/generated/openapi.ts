@@ -8949,7 +8949,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    namespace?: string;
+                    tenant?: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
@@ -9195,7 +9202,14 @@ export interface operations {
             };
             cookie?: never;
         };
-        requestBody?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    namespace?: string;
+                    tenant?: string;
+                };
+            };
+        };
         responses: {
             /** @description Default Response */
             200: {
