@@ -53,6 +53,15 @@ describe.each(BACKENDS)('dead-letter queue (%s)', (backend) => {
     });
   });
 
+  it('counts tenants named like Object members as numbers in the stats', async () => {
+    sink.status = 503;
+    for (const tenant of ['constructor', '__proto__', 'toString']) await dispatch(tenant);
+    sink.status = 200;
+    const byTenant = (await requestJson('GET', url('/v1/dlq/stats'))).body?.by_tenant as Record<string, unknown>;
+    for (const tenant of ['constructor', '__proto__', 'toString']) expect(Object.getOwnPropertyDescriptor(byTenant, tenant)?.value, tenant).toBe(1);
+    await postJson(url('/v1/dlq/drain'), { tenant: 'constructor' });
+  });
+
   it('retries: a failure keeps the entry (not queued twice); a success removes it, executed once', async () => {
     sink.status = 503;
     await dispatch('t-retry');

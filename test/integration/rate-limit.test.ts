@@ -41,6 +41,14 @@ describe.each(BACKENDS)('request rate limits (%s backend)', (backend) => {
     expect((await batch('big', 't-fresh', 5)).status).toBe(200);
   });
 
+  it('limits a tenant named like an Object member (constructor, __proto__, valueOf) as any other, not with a 500', async () => {
+    for (const tenant of ['constructor', '__proto__', 'valueOf']) {
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) statuses.push((await dispatch('big', tenant)).status);
+      expect({ tenant, statuses }).toEqual({ tenant, statuses: [200, 200, 200, 200, 200, 429] });
+    }
+  });
+
   it('a batch refused for one tenant charges none of the others in it', async () => {
     expect((await batch('big', 't-full', 5)).status).toBe(200);
     const mixed = { actions: [sampleAction({ tenant: 't-bystander' }), sampleAction({ tenant: 't-full' })] };

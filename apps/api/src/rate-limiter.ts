@@ -35,7 +35,7 @@ export class RateLimiter {
   /** Throws 429 RATE_LIMITED when the caller is over its limit. */
   async checkCaller(callerId: string): Promise<void> {
     if (!this.enabled) return;
-    const tier = this.deps.config.caller_overrides[callerId] ?? this.deps.config.per_caller;
+    const tier = ownEntry(this.deps.config.caller_overrides, callerId) ?? this.deps.config.per_caller;
     await this.take({ kind: 'rate-caller', ...GLOBAL_SCOPE, id: callerId }, tier, 1, 'caller');
   }
 
@@ -50,7 +50,7 @@ export class RateLimiter {
     const charged: Charge[] = [];
     try {
       for (const [tenant, by] of counts) {
-        const tier = this.deps.config.tenant_overrides[tenant] ?? this.deps.config.per_tenant;
+        const tier = ownEntry(this.deps.config.tenant_overrides, tenant) ?? this.deps.config.per_tenant;
         const key: StateKey = { kind: 'rate-tenant', namespace: '_', tenant, id: 'requests' };
         charged.push(await this.take(key, tier, by, 'tenant'));
       }
@@ -72,4 +72,9 @@ export class RateLimiter {
     this.deps.onLimited?.(scope);
     throw errors.rateLimited(Math.max(1, Math.ceil((result.resetAtMs - this.deps.clock.now()) / 1000)));
   }
+}
+
+/** An override of that exact name: a tenant or caller named `constructor` must not find Object's. */
+function ownEntry<T>(overrides: Readonly<Record<string, T>>, name: string): T | undefined {
+  return Object.hasOwn(overrides, name) ? overrides[name] : undefined;
 }

@@ -40,6 +40,14 @@ describe('chain run records', () => {
     expect(last).toMatchObject({ status: 'completed', current_step: 3, finished_at: new Date(T0 + 30).toISOString() });
   });
 
+  it('passes on the output of a step named __proto__ like any other', () => {
+    const steps = def().steps.map((s, i) => (i === 0 ? { ...s, name: '__proto__' } : s));
+    const first = applyStepResult(run(def({ steps })), 0, { ok: true, body: { n: 1 } }, T0 + 10);
+    const outputs = (stepPayload(first, 1).chain as { outputs: object }).outputs;
+    expect(Object.getOwnPropertyDescriptor(outputs, '__proto__')?.value).toEqual({ n: 1 });
+    expect(JSON.stringify(outputs)).toBe('{"__proto__":{"n":1}}');
+  });
+
   it('a failure aborts (the rest skipped) unless the step or the chain says skip', () => {
     const aborted = applyStepResult(run(), 0, failure, T0);
     expect(aborted.status).toBe('failed');

@@ -90,8 +90,8 @@ export function previousBody(run: ChainRun, step: number): unknown {
  * step's body by step name. (docs/chains.md, "Passing output on")
  */
 export function stepPayload(run: ChainRun, step: number): Record<string, unknown> {
-  const outputs: Record<string, unknown> = {};
-  for (const s of run.steps.slice(0, step)) if (s.status === 'completed') outputs[s.name] = s.response_body;
+  // Built with fromEntries (own properties): a step named `__proto__` is an output like any other.
+  const outputs = Object.fromEntries(run.steps.slice(0, step).flatMap((s) => (s.status === 'completed' ? [[s.name, s.response_body]] : [])));
   return {
     ...run.trigger.payload,
     chain: {

@@ -112,16 +112,14 @@ export class DeadLetterQueue {
   }
 
   async stats(visible: Visible): Promise<Omit<DeadLetterStats, 'enabled'>> {
-    const by_tenant: Record<string, number> = {};
-    const by_provider: Record<string, number> = {};
-    const by_error_code: Record<string, number> = {};
     const all = await this.matching({}, visible);
-    for (const { record } of all) {
-      by_tenant[record.tenant] = (by_tenant[record.tenant] ?? 0) + 1;
-      by_provider[record.provider] = (by_provider[record.provider] ?? 0) + 1;
-      by_error_code[record.error.code] = (by_error_code[record.error.code] ?? 0) + 1;
-    }
-    return { count: all.length, by_tenant, by_provider, by_error_code };
+    const records = all.map((s) => s.record);
+    return {
+      count: all.length,
+      by_tenant: countBy(records, (r) => r.tenant),
+      by_provider: countBy(records, (r) => r.provider),
+      by_error_code: countBy(records, (r) => r.error.code),
+    };
   }
 
   /** 404 when unknown. */
@@ -195,4 +193,11 @@ export class DeadLetterQueue {
     const { records } = await this.records.listAll();
     return records.filter((s) => matches(s.record, filter) && visible(s.record));
   }
+}
+
+/** Counts by name in a Map, so a tenant named `constructor` or `__proto__` is counted like any other. */
+function countBy<T>(items: readonly T[], nameOf: (item: T) => string): Record<string, number> {
+  const counts = new Map<string, number>();
+  for (const item of items) counts.set(nameOf(item), (counts.get(nameOf(item)) ?? 0) + 1);
+  return Object.fromEntries(counts);
 }
