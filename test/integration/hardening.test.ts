@@ -66,6 +66,21 @@ describe.each(BACKENDS)('lone surrogates (%s)', (backend) => {
     const records = await requestJson('GET', `${gw.url}/v1/audit?tenant=surrogates-${backend}`);
     expect((records.body as { records: unknown[] }).records).toHaveLength(1);
   });
+
+  it('refuses a number beyond a double (1e309 reads as infinity, then goes on as null), naming where', async () => {
+    const body = (payload: string) => `{"namespace":"n","tenant":"surrogates-${backend}","provider":"email","action_type":"t","payload":${payload}}`;
+    for (const [payload, where] of [
+      ['{"amount":1e309}', 'at payload.amount'],
+      ['{"list":[1,-1e400]}', 'at payload.list.1'],
+    ] as const) {
+      const res = await postJson(`${gw.url}/v1/dispatch`, body(payload));
+      expect(res.status, payload).toBe(400);
+      expect((res.body as { error: string }).error).toContain(where);
+    }
+    const records = await requestJson('GET', `${gw.url}/v1/audit?tenant=surrogates-${backend}`);
+    expect((records.body as { records: unknown[] }).records).toHaveLength(1);
+    expect((await postJson(`${gw.url}/v1/dispatch`, body('{"amount":1.7976931348623157e308}'))).status).toBe(200);
+  });
 });
 
 describe.each(BACKENDS)('a failed dispatch gives its dedup key back (%s)', (backend) => {

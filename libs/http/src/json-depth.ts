@@ -27,13 +27,19 @@ function problemIn(stack: Visit[], value: unknown, key: string | number, parent:
   if (typeof value === 'string') {
     return LONE_SURROGATE.test(value) ? `JSON body has a lone surrogate (not valid Unicode) at ${pathOf({ value, depth, key, parent })}` : null;
   }
+  if (typeof value === 'number') {
+    // 1e309 parses to Infinity, which rules and schemas judge and JSON.stringify then sends on as null.
+    return Number.isFinite(value)
+      ? null
+      : `JSON body has a number out of range (beyond a double, read as infinity) at ${pathOf({ value, depth, key, parent })}`;
+  }
   if (value !== null && typeof value === 'object') stack.push({ value, depth, key, parent });
   return null;
 }
 
 /**
  * What is wrong with a parsed JSON body, naming the path (`payload.a.b…`), or null: nesting
- * deeper than `max` levels, or a string or key holding a lone UTF-16 surrogate (JSON's `\ud800`
+ * deeper than `max` levels, a number too large for a double (`1e309`), or a string or key holding a lone UTF-16 surrogate (JSON's `\ud800`
  * escape allows one; it is not Unicode, and Redis would store it as U+FFFD, merging two names).
  * Iterative: a body a million levels deep costs a loop, never the stack. It runs on every
  * request, so a clean body costs one small object per object or array in it (strings are checked
@@ -68,7 +74,7 @@ function bodyProblem(body: object, max: number): string | null {
 }
 
 /**
- * Refuses, with a 400 naming the path, a JSON body with a lone surrogate, or nested deeper than
+ * Refuses, with a 400 naming the path, a JSON body with a lone surrogate or a number beyond a double, or nested deeper than
  * `maxDepth` levels: JSON.parse
  * takes any depth, but serialising or walking such a value later (the audit record, a merge patch,
  * a group) would overflow the stack after the action was accepted. Checked before validation, so
