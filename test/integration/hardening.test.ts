@@ -67,6 +67,16 @@ describe.each(BACKENDS)('lone surrogates (%s)', (backend) => {
     expect((records.body as { records: unknown[] }).records).toHaveLength(1);
   });
 
+  it('refuses the metadata keys the audit record keeps action fields under (a replay would read them back as the fields)', async () => {
+    for (const key of ['__dedup_key', '__status', '__fingerprint', '__starts_at', '__ends_at']) {
+      const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant: `surrogates-${backend}`, metadata: { [key]: 'x' } }));
+      expect(res, key).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+      expect((res.body as { error: string }).error).toContain(key);
+    }
+    const own = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant: `reserved-${backend}`, metadata: { __mine: 'x', labels: { a: 'b' } } }));
+    expect(own.body).toMatchObject({ outcome: 'executed' });
+  });
+
   it('refuses a number beyond a double (1e309 reads as infinity, then goes on as null), naming where', async () => {
     const body = (payload: string) => `{"namespace":"n","tenant":"surrogates-${backend}","provider":"email","action_type":"t","payload":${payload}}`;
     for (const [payload, where] of [

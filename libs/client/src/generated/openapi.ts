@@ -2176,12 +2176,22 @@ export interface operations {
                         [key: string]: unknown;
                     };
                     dedup_key?: string;
-                    /** @description free key/value object; labels is an object of strings */
+                    /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                     metadata?: {
                         /** @description string labels read by rules, silences and groups */
                         labels?: {
                             [key: string]: string;
                         };
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __dedup_key?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __status?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __fingerprint?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __starts_at?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __ends_at?: unknown;
                     } & {
                         [key: string]: unknown;
                     };
@@ -2561,12 +2571,22 @@ export interface operations {
                             [key: string]: unknown;
                         };
                         dedup_key?: string;
-                        /** @description free key/value object; labels is an object of strings */
+                        /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                         metadata?: {
                             /** @description string labels read by rules, silences and groups */
                             labels?: {
                                 [key: string]: string;
                             };
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __dedup_key?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __status?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __fingerprint?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __starts_at?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __ends_at?: unknown;
                         } & {
                             [key: string]: unknown;
                         };
@@ -8158,12 +8178,22 @@ export interface operations {
                     payload: {
                         [key: string]: unknown;
                     };
-                    /** @description free key/value object; labels is an object of strings */
+                    /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                     metadata?: {
                         /** @description string labels read by rules, silences and groups */
                         labels?: {
                             [key: string]: string;
                         };
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __dedup_key?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __status?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __fingerprint?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __starts_at?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __ends_at?: unknown;
                     } & {
                         [key: string]: unknown;
                     };
@@ -8397,12 +8427,22 @@ export interface operations {
                         payload: {
                             [key: string]: unknown;
                         };
-                        /** @description free key/value object; labels is an object of strings */
+                        /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                         metadata: {
                             /** @description string labels read by rules, silences and groups */
                             labels?: {
                                 [key: string]: string;
                             };
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __dedup_key?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __status?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __fingerprint?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __starts_at?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __ends_at?: unknown;
                         } & {
                             [key: string]: unknown;
                         };
@@ -8566,12 +8606,22 @@ export interface operations {
                     payload?: {
                         [key: string]: unknown;
                     };
-                    /** @description free key/value object; labels is an object of strings */
+                    /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                     metadata?: {
                         /** @description string labels read by rules, silences and groups */
                         labels?: {
                             [key: string]: string;
                         };
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __dedup_key?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __status?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __fingerprint?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __starts_at?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __ends_at?: unknown;
                     } & {
                         [key: string]: unknown;
                     };
@@ -8612,12 +8662,22 @@ export interface operations {
                         payload: {
                             [key: string]: unknown;
                         };
-                        /** @description free key/value object; labels is an object of strings */
+                        /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                         metadata: {
                             /** @description string labels read by rules, silences and groups */
                             labels?: {
                                 [key: string]: string;
                             };
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __dedup_key?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __status?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __fingerprint?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __starts_at?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __ends_at?: unknown;
                         } & {
                             [key: string]: unknown;
                         };
@@ -8978,12 +9038,22 @@ export interface operations {
                         payload: {
                             [key: string]: unknown;
                         };
-                        /** @description free key/value object; labels is an object of strings */
+                        /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                         metadata: {
                             /** @description string labels read by rules, silences and groups */
                             labels?: {
                                 [key: string]: string;
                             };
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __dedup_key?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __status?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __fingerprint?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __starts_at?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __ends_at?: unknown;
                         } & {
                             [key: string]: unknown;
                         };
@@ -9231,12 +9301,22 @@ export interface operations {
                         payload: {
                             [key: string]: unknown;
                         };
-                        /** @description free key/value object; labels is an object of strings */
+                        /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                         metadata: {
                             /** @description string labels read by rules, silences and groups */
                             labels?: {
                                 [key: string]: string;
                             };
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __dedup_key?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __status?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __fingerprint?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __starts_at?: unknown;
+                            /** @description reserved: the audit record keeps the action field of that name here */
+                            __ends_at?: unknown;
                         } & {
                             [key: string]: unknown;
                         };
@@ -9489,12 +9569,22 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 dedup_key?: string;
-                                /** @description free key/value object; labels is an object of strings */
+                                /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                                 metadata?: {
                                     /** @description string labels read by rules, silences and groups */
                                     labels?: {
                                         [key: string]: string;
                                     };
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __dedup_key?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __status?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __fingerprint?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __starts_at?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __ends_at?: unknown;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -9844,12 +9934,22 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             dedup_key?: string;
-                            /** @description free key/value object; labels is an object of strings */
+                            /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                             metadata?: {
                                 /** @description string labels read by rules, silences and groups */
                                 labels?: {
                                     [key: string]: string;
                                 };
+                                /** @description reserved: the audit record keeps the action field of that name here */
+                                __dedup_key?: unknown;
+                                /** @description reserved: the audit record keeps the action field of that name here */
+                                __status?: unknown;
+                                /** @description reserved: the audit record keeps the action field of that name here */
+                                __fingerprint?: unknown;
+                                /** @description reserved: the audit record keeps the action field of that name here */
+                                __starts_at?: unknown;
+                                /** @description reserved: the audit record keeps the action field of that name here */
+                                __ends_at?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -16679,12 +16779,22 @@ export interface operations {
                     payload: {
                         [key: string]: unknown;
                     };
-                    /** @description free key/value object; labels is an object of strings */
+                    /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                     metadata?: {
                         /** @description string labels read by rules, silences and groups */
                         labels?: {
                             [key: string]: string;
                         };
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __dedup_key?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __status?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __fingerprint?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __starts_at?: unknown;
+                        /** @description reserved: the audit record keeps the action field of that name here */
+                        __ends_at?: unknown;
                     } & {
                         [key: string]: unknown;
                     };
@@ -17131,12 +17241,22 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 dedup_key?: string;
-                                /** @description free key/value object; labels is an object of strings */
+                                /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                                 metadata?: {
                                     /** @description string labels read by rules, silences and groups */
                                     labels?: {
                                         [key: string]: string;
                                     };
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __dedup_key?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __status?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __fingerprint?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __starts_at?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __ends_at?: unknown;
                                 } & {
                                     [key: string]: unknown;
                                 };
@@ -17432,12 +17552,22 @@ export interface operations {
                                 [key: string]: unknown;
                             };
                             dedup_key?: string;
-                            /** @description free key/value object; labels is an object of strings */
+                            /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                             metadata?: {
                                 /** @description string labels read by rules, silences and groups */
                                 labels?: {
                                     [key: string]: string;
                                 };
+                                /** @description reserved: the audit record keeps the action field of that name here */
+                                __dedup_key?: unknown;
+                                /** @description reserved: the audit record keeps the action field of that name here */
+                                __status?: unknown;
+                                /** @description reserved: the audit record keeps the action field of that name here */
+                                __fingerprint?: unknown;
+                                /** @description reserved: the audit record keeps the action field of that name here */
+                                __starts_at?: unknown;
+                                /** @description reserved: the audit record keeps the action field of that name here */
+                                __ends_at?: unknown;
                             } & {
                                 [key: string]: unknown;
                             };
@@ -18003,12 +18133,22 @@ export interface operations {
                                     [key: string]: unknown;
                                 };
                                 dedup_key?: string;
-                                /** @description free key/value object; labels is an object of strings */
+                                /** @description free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved */
                                 metadata?: {
                                     /** @description string labels read by rules, silences and groups */
                                     labels?: {
                                         [key: string]: string;
                                     };
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __dedup_key?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __status?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __fingerprint?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __starts_at?: unknown;
+                                    /** @description reserved: the audit record keeps the action field of that name here */
+                                    __ends_at?: unknown;
                                 } & {
                                     [key: string]: unknown;
                                 };

@@ -6,8 +6,20 @@ const Name = boundedName();
 
 export const Labels = z.record(z.string(), z.string()).describe('string labels read by rules, silences and groups');
 
-/** `metadata.labels` is an object of strings; callers may add keys of their own. */
-export const ActionMetadata = z.object({ labels: Labels.optional() }).catchall(z.unknown()).describe('free key/value object; labels is an object of strings');
+/**
+ * The action fields the audit trail keeps in its record's metadata, as `__<field>`; a replay reads
+ * them back as the action's fields. A caller's own metadata key of such a name would become one,
+ * unchecked, so they are reserved.
+ */
+export const CARRIED_ACTION_FIELDS = ['dedup_key', 'status', 'fingerprint', 'starts_at', 'ends_at'] as const;
+
+const reserved = z.never().optional().describe('reserved: the audit record keeps the action field of that name here');
+
+/** `metadata.labels` is an object of strings; callers may add keys of their own, except the reserved ones. */
+export const ActionMetadata = z
+  .object({ labels: Labels.optional(), ...Object.fromEntries(CARRIED_ACTION_FIELDS.map((f) => [`__${f}`, reserved])) })
+  .catchall(z.unknown())
+  .describe('free key/value object; labels is an object of strings; __dedup_key, __status, __fingerprint, __starts_at and __ends_at are reserved');
 
 const Timestamp = z.iso.datetime({ offset: true });
 

@@ -1,8 +1,5 @@
-import { isoString, type Action, type ActionInput, type DispatchOutcome, type NewAuditRecord } from '@sluice/core';
+import { CARRIED_ACTION_FIELDS, isoString, type Action, type ActionInput, type DispatchOutcome, type NewAuditRecord } from '@sluice/core';
 import type { DispatchCaller } from '../pipeline/context.js';
-
-/** Action fields outside payload and metadata, kept under `__<name>` metadata keys so a replay can rebuild the action. */
-const CARRIED_FIELDS = ['dedup_key', 'status', 'fingerprint', 'starts_at', 'ends_at'] as const;
 
 /** Only in the trail: a provider call whose process died before the outcome was known. */
 interface UnknownOutcome {
@@ -57,7 +54,7 @@ function outcomeDetails(outcome: RecordInput['outcome']): Record<string, unknown
 export function buildAuditRecord(input: RecordInput): NewAuditRecord {
   const { action } = input;
   const metadata: Record<string, unknown> = { ...action.metadata };
-  for (const field of CARRIED_FIELDS) if (action[field] !== undefined) metadata[`__${field}`] = action[field];
+  for (const field of CARRIED_ACTION_FIELDS) if (action[field] !== undefined) metadata[`__${field}`] = action[field];
   return {
     action_id: action.id,
     chain_id: input.chainId ?? null,
@@ -86,9 +83,9 @@ export function buildAuditRecord(input: RecordInput): NewAuditRecord {
 export function replayAction(record: NewAuditRecord, newId: string): ActionInput | null {
   if (record.action_payload === null) return null;
   const metadata: Record<string, unknown> = {};
-  const carried: Partial<Record<(typeof CARRIED_FIELDS)[number], string>> = {};
+  const carried: Partial<Record<(typeof CARRIED_ACTION_FIELDS)[number], string>> = {};
   for (const [key, value] of Object.entries(record.metadata)) {
-    const field = CARRIED_FIELDS.find((f) => key === `__${f}`);
+    const field = CARRIED_ACTION_FIELDS.find((f) => key === `__${f}`);
     if (field && typeof value === 'string') carried[field] = value;
     else if (!field) metadata[key] = value;
   }
