@@ -20,7 +20,8 @@ export interface RunningGateway {
 export type Backend = 'memory' | 'redis' | 'redis-cluster';
 
 /**
- * A real gateway (API + in-process worker) on an ephemeral port, on any backend. The Redis
+ * A real gateway (API + in-process worker) on an ephemeral port, on any backend, whose every
+ * response is checked against its documented schema. The Redis
  * flavours use the run's private redis-server or Redis Cluster with a fresh key prefix.
  * `worker: false` leaves the worker out (`serve --no-worker`): background jobs wait.
  */
@@ -39,7 +40,7 @@ export async function startGateway(
   // Quiet, except that a part slow to close is named on stderr: a hung close() in a full run says where.
   const logger = createLogger({ level: 'warn', role: 'test', destination: slowCloseReporter() });
   const metrics = new Metrics({ defaultMetrics: false });
-  const { app, runtime, readiness } = await composeApi(config, { logger, metrics, ...opts });
+  const { app, runtime, readiness } = await composeApi(config, { logger, metrics, checkResponses: true, ...opts });
   if (worker) await startConsumers(runtime);
   const url = await app.listen({ port: 0, host: '127.0.0.1' });
   return {
@@ -88,7 +89,8 @@ function slowCloseReporter(): Writable {
   return new Writable({
     write(chunk: Buffer, _enc, done) {
       const line = chunk.toString();
-      if (line.includes('"msg":"still closing"')) process.stderr.write(`test gateway: ${line}`);
+      // A hung close, and a response that strays from its documented schema (a 500 in the test).
+      if (line.includes('"msg":"still closing"') || line.includes('does not match its documented schema')) process.stderr.write(`test gateway: ${line}`);
       done();
     },
   });

@@ -14,6 +14,7 @@ import { alertmanagerRoutes } from './routes/alertmanager.js';
 import { alertmanagerSilencesRoutes } from './routes/alertmanager-silences.js';
 import { lazyRequestLogger } from './plugins/lazy-request-logger.js';
 import { installRequestLog } from './plugins/request-log.js';
+import { installResponseCheck } from './plugins/response-check.js';
 import { installValidation } from './plugins/validation.js';
 import { RateLimiter } from './rate-limiter.js';
 import { authRoutes } from './routes/auth.js';
@@ -26,6 +27,8 @@ export interface ApiDeps {
   /** With tracing on: @fastify/otel's plugin, registered before every route (the request spans). */
   tracingPlugin?: FastifyPluginCallback | FastifyPluginAsync;
   version?: string;
+  /** Tests: check every response against its documented schema (response-check.ts). */
+  checkResponses?: boolean;
 }
 
 const MAX_REQUEST_ID = 128;
@@ -77,6 +80,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     else done();
   });
   installValidation(app);
+  if (deps.checkResponses) installResponseCheck(app);
   installJsonDepthLimit(app, config.server.max_json_depth);
   installCharsetCheck(app);
   // Each request refused because the state backend is away or full is a failed state operation.

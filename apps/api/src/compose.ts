@@ -20,13 +20,13 @@ export interface ApiProcess {
 }
 
 /** The API's composition root: one runtime from the shared builder, and the HTTP app over it. */
-export async function composeApi(config: SluiceConfig, opts: RuntimeOptions & { tracing?: Tracing | null }): Promise<ApiProcess> {
-  const { tracing, ...runtimeOpts } = opts;
+export async function composeApi(config: SluiceConfig, opts: RuntimeOptions & { tracing?: Tracing | null; checkResponses?: boolean }): Promise<ApiProcess> {
+  const { tracing, checkResponses = false, ...runtimeOpts } = opts;
   const runtime = await createRuntime(config, tracing ? { ...runtimeOpts, tracer: tracing.tracer } : runtimeOpts);
   const readiness = new Readiness(() => runtime.state.ping());
   let app: FastifyInstance;
   try {
-    app = await buildApiApp({ runtime, readiness, ...(tracing ? { tracingPlugin: tracing.fastifyPlugin } : {}) });
+    app = await buildApiApp({ runtime, readiness, checkResponses, ...(tracing ? { tracingPlugin: tracing.fastifyPlugin } : {}) });
   } catch (err) {
     await runtime.close();
     throw err;

@@ -4,7 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { forbiddenKeyPath } from './forbidden-json-key.js';
 
 /** zod emits these formats; each also carries a pattern, so Ajv knows the names and leaves checking to the pattern. */
-const KNOWN_FORMATS = ['date-time', 'date', 'time', 'duration', 'uri', 'email', 'uuid', 'ipv4', 'ipv6'] as const;
+export const KNOWN_FORMATS = ['date-time', 'date', 'time', 'duration', 'uri', 'email', 'uuid', 'ipv4', 'ipv6'] as const;
 
 /** Refuses bytes that are not UTF-8; keeps a BOM, which the JSON parser drops (one, as before). */
 const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: true });
