@@ -17,6 +17,11 @@ const protectedErrors = (described: Described) => ({
   503: described('STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After'),
 });
 
+/** What a request whose path or query parameters are checked can answer before its route runs. */
+const parameterErrors = (described: Described) => ({
+  400: described('VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them)'),
+});
+
 /** What any request with a body can answer before its route runs. */
 const bodyErrors = (described: Described) => ({
   400: described('INVALID_JSON, VALIDATION_FAILED, BAD_REQUEST: the body or parameters are refused (details name the paths)'),
@@ -45,6 +50,7 @@ export function installErrorResponses(app: FastifyInstance): void {
     const described = errorShape(response);
     const added = {
       ...(route.config?.access === 'public' ? {} : protectedErrors(described)),
+      ...(route.schema.params !== undefined || route.schema.querystring !== undefined ? parameterErrors(described) : {}),
       ...(methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH') ? bodyErrors(described) : {}),
     };
     route.schema = { ...route.schema, response: { ...added, ...response } };

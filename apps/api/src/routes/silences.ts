@@ -87,8 +87,9 @@ export async function silencesRoutes(app: FastifyInstance, opts: { silences: Sil
         tags,
         summary: 'Change a silence’s ends_at and/or comment (matchers are immutable)',
         params,
+        description: "An expired (or deleted) silence's ends_at cannot change (409): create a new one. Its comment can.",
         body: requestSchema(SilenceUpdateInput),
-        response: { 200: silence, 400: error, 403: error, 404: error },
+        response: { 200: silence, 400: error, 403: error, 404: error, 409: error },
       },
     },
     async (request) => {

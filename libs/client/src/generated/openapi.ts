@@ -949,7 +949,10 @@ export interface paths {
         };
         /** One silence, active or expired */
         get: operations["getSilence"];
-        /** Change a silence’s ends_at and/or comment (matchers are immutable) */
+        /**
+         * Change a silence’s ends_at and/or comment (matchers are immutable)
+         * @description An expired (or deleted) silence's ends_at cannot change (409): create a new one. Its comment can.
+         */
         put: operations["updateSilence"];
         post?: never;
         /** Expire a silence now (soft: the record stays, listable with include_expired) */
@@ -3844,6 +3847,15 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -3908,6 +3920,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
             };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
@@ -4357,6 +4378,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -4700,6 +4739,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
             };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
@@ -5354,6 +5411,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -5685,6 +5760,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
             };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
@@ -7771,6 +7864,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -7890,6 +8001,24 @@ export interface operations {
                         notified: boolean;
                         /** @description why the notification failed (it is retried in the background when retryable) */
                         error?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
@@ -10161,6 +10290,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -11495,6 +11642,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -11879,6 +12044,24 @@ export interface operations {
                         }[];
                         /** @description steps a run went through, in order; empty for a definition */
                         execution_path: string[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
@@ -12359,6 +12542,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -12730,6 +12931,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -12873,6 +13092,24 @@ export interface operations {
                         }[];
                         /** @description steps a run went through, in order; empty for a definition */
                         execution_path: string[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
@@ -13712,6 +13949,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -13948,6 +14203,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description Default Response */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description PAYLOAD_TOO_LARGE: the body is over server.max_body_bytes */
             413: {
                 headers: {
@@ -14039,6 +14312,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
             };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
@@ -15953,6 +16244,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -16286,6 +16595,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
             };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
@@ -17599,6 +17926,24 @@ export interface operations {
                         retries: number;
                         created_at: string;
                         updated_at: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
@@ -19451,6 +19796,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -19581,6 +19944,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -19693,6 +20074,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
             };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
@@ -20153,6 +20552,24 @@ export interface operations {
                 };
                 content?: never;
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -20461,6 +20878,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content?: never;
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
             };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
@@ -20983,6 +21418,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -21441,6 +21894,24 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -21559,6 +22030,24 @@ export interface operations {
                             deliveries: number;
                             dead_lettered_at: string;
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
