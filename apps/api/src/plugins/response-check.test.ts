@@ -19,6 +19,8 @@ describe('installResponseCheck (responses held to their documented schemas)', ()
     };
     app.get('/thing', { schema: { response: { 200: documented } } }, async () => answer);
     app.get('/free', async () => answer);
+    app.get('/gone', { schema: { response: { 200: documented } } }, async (_request, reply) => reply.code(404).send({ code: 'NOT_FOUND' }));
+    app.get('/ranged', { schema: { response: { 200: documented, '4xx': { type: 'object' } } } }, async (_request, reply) => reply.code(409).send({}));
     await app.listen({ port: 0, host: '127.0.0.1' });
     open.push(app);
     const address = app.server.address();
@@ -39,6 +41,14 @@ describe('installResponseCheck (responses held to their documented schemas)', ()
       expect(res.status, JSON.stringify(answer)).toBe(500);
       expect(JSON.stringify(await res.json())).not.toContain('"count":');
     }
+  });
+
+  it('turns a status the route does not document into a 500; a range (4xx) documents its statuses', async () => {
+    const base = await server({ count: 1 });
+    const gone = await fetch(`${base}/gone`);
+    expect(gone.status).toBe(500);
+    expect(((await gone.json()) as { message: string }).message).toContain('answered 404');
+    expect((await fetch(`${base}/ranged`)).status).toBe(409);
   });
 
   it('leaves routes without a response schema alone', async () => {
