@@ -30,6 +30,7 @@ import {
 import { assertCallerCovers, assertCallerCoversScope, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
 import { topicScope, type BusService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
+import { z } from 'zod';
 import { parseRequest, requestSchema, responseSchema, noContent } from '@sluice/http';
 import { callerOf } from '../plugins/access-control.js';
 import { eventStreams } from '../plugins/event-streams.js';
@@ -244,9 +245,9 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
         tags,
         summary: 'Publish a message to a topic (validated when the topic is bound to a schema)',
         description:
-          'A payload the bound schema refuses is 400 {error, subject, version, issues: [{path, message}]} with at most 10 issues; path is a JSON Pointer ("" for the root).',
+          'A payload the bound schema refuses is 400 {error, code, subject, version, issues: [{path, message}]} with at most 10 issues; path is a JSON Pointer ("" for the root). A request the gateway refuses before any schema (a malformed body) is the usual error body.',
         body: requestSchema(BusPublishInput),
-        response: { 201: responseSchema(BusPublished), 400: responseSchema(BusValidationFailure), 403: error, 404: error, ...off },
+        response: { 201: responseSchema(BusPublished), 400: responseSchema(z.union([BusValidationFailure, ErrorBody])), 403: error, 404: error, ...off },
       },
     },
     async (request, reply) => {

@@ -1449,7 +1449,7 @@ export interface paths {
         put?: never;
         /**
          * Publish a message to a topic (validated when the topic is bound to a schema)
-         * @description A payload the bound schema refuses is 400 {error, subject, version, issues: [{path, message}]} with at most 10 issues; path is a JSON Pointer ("" for the root).
+         * @description A payload the bound schema refuses is 400 {error, code, subject, version, issues: [{path, message}]} with at most 10 issues; path is a JSON Pointer ("" for the root). A request the gateway refuses before any schema (a malformed body) is the usual error body.
          */
         post: operations["publishBusMessage"];
         delete?: never;
@@ -21037,6 +21037,15 @@ export interface operations {
                             path: string;
                             message: string;
                         }[];
+                    } | {
+                        error: string;
+                        code: string;
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
