@@ -77,7 +77,7 @@ export function createClient(
     });
   }
   if (opts.sentinels !== undefined) {
-    return new Redis({
+    const client = new Redis({
       ...common,
       lazyConnect,
       enableOfflineQueue: true,
@@ -86,11 +86,45 @@ export function createClient(
       // After a failover the old primary answers READONLY as a replica: reconnect through the Sentinels.
       reconnectOnError: isReadOnlyError,
     });
+    if (extra.maxRetriesPerRequest === undefined) failFastWhileDown(client);
+    return client;
   }
   if (opts.url === undefined) throw new Error('a Redis connection needs a url, cluster nodes or sentinels');
   // A managed Redis fails over by moving its address to the new primary: the old one, demoted,
   // answers READONLY on the connection still open to it, so reconnect (and resolve the name again).
-  return new Redis(opts.url, { ...common, lazyConnect, enableOfflineQueue: true, reconnectOnError: isReadOnlyError });
+  const client = new Redis(opts.url, { ...common, lazyConnect, enableOfflineQueue: true, reconnectOnError: isReadOnlyError });
+  if (extra.maxRetriesPerRequest === undefined) failFastWhileDown(client);
+  return client;
+}
+
+/** How long a lost connection may take to come back before commands stop waiting for it. */
+const DOWN_GRACE_MS = 500;
+
+/**
+ * Once the client has been ready, a command sent while its connection has been down for longer
+ * than DOWN_GRACE_MS fails at once ("Stream isn't writeable", a 503 upstream) instead of waiting
+ * out the reconnect attempts and the command timeout: during an outage every request touching
+ * the store took ~5 s to be refused. A reconnect within the grace (a failover, a dropped socket)
+ * still holds commands until it is ready. Commands queued before stay queued. Not for Redis
+ * Cluster, whose client keeps commands waiting through a node's failover on purpose.
+ */
+function failFastWhileDown(client: Redis): void {
+  let everReady = false;
+  let grace: NodeJS.Timeout | undefined;
+  client.on('ready', () => {
+    everReady = true;
+    clearTimeout(grace);
+    grace = undefined;
+    client.options.enableOfflineQueue = true;
+  });
+  client.on('close', () => {
+    if (!everReady || grace !== undefined || !client.options.enableOfflineQueue) return;
+    grace = setTimeout(() => {
+      grace = undefined;
+      if (client.status !== 'ready') client.options.enableOfflineQueue = false;
+    }, DOWN_GRACE_MS);
+    grace.unref();
+  });
 }
 
 function isReadOnlyError(err: Error): boolean {
