@@ -1,7 +1,8 @@
-import { ManualClock, RecurringCreateInput, SluiceError, type ActionInput, type DispatchOutcome } from '@sluice/core';
+import { ManualClock, RecurringCreateInput, RecurringUpdateInput, SluiceError, type ActionInput, type DispatchOutcome } from '@sluice/core';
 import { MemoryStateStore, RedisStateStore, type EnqueueOptions, type RepeatOptions, type Scheduler, type StateStore } from '@sluice/state';
 import { createLogger } from '@sluice/telemetry';
 import { afterAll, describe, expect, it } from 'vitest';
+import { racingStore } from '../../../../test/support/racing-store.js';
 import { testRedisUrl, uniquePrefix } from '../../../../test/support/redis-url.js';
 import { InternalEventBus, type InternalEvent } from '../events/internal-events.js';
 import { RecurringService } from './recurring-service.js';
@@ -50,6 +51,7 @@ class RecordingGateway {
 type TestService = Omit<RecurringService, 'fire'> & { fire(data: unknown): ReturnType<RecurringService['fire']> };
 
 interface Setup {
+  state: StateStore;
   clock: ManualClock;
   scheduler: RecordingScheduler;
   gateway: RecordingGateway;
@@ -78,7 +80,7 @@ async function setup(backend: 'memory' | 'redis', opts: { max?: number; start?: 
     const fire = service.fire.bind(service);
     return Object.assign(service, { fire: (data: unknown) => fire(data, gateway) });
   };
-  return { clock, scheduler, gateway, events, service: make(), peer: make };
+  return { state, clock, scheduler, gateway, events, service: make(), peer: make };
 }
 
 const input = (over: Record<string, unknown> = {}) =>
@@ -185,6 +187,17 @@ describe.each(['memory', 'redis'] as const)('RecurringService (%s)', (backend) =
     expect(await service.update(scope, id, { max_executions: null })).not.toHaveProperty('max_executions');
     await rejects(service.update(scope, id, { cron_expr: 'nope' }), 400);
     await rejects(service.update(scope, 'missing', { description: 'x' }), 404);
+  });
+
+  it('two updates of different timing fields racing from two replicas: neither is lost', async () => {
+    const { state, clock, scheduler, service } = await setup(backend);
+    const created = await service.create(input({ cron_expr: '0 3 * * *' }), scope);
+    // Another replica's update lands between our read and our compare-and-swap.
+    const { store, beforeNext } = racingStore(state);
+    const racing = new RecurringService({ state: store, scheduler, clock, logger, events: new InternalEventBus(), maxPerTenant: 100, allowSecondsCron: false });
+    beforeNext(() => service.update(scope, created.id, RecurringUpdateInput.parse({ timezone: 'Europe/Paris' })));
+    await racing.update(scope, created.id, RecurringUpdateInput.parse({ cron_expr: '0 5 * * *' }));
+    expect(await service.get(scope, created.id)).toMatchObject({ cron_expr: '0 5 * * *', timezone: 'Europe/Paris' });
   });
 
   it('deletes: 404 afterwards, schedule removed, and a stray delivery cancels its schedule', async () => {

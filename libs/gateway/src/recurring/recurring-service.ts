@@ -87,9 +87,12 @@ export class RecurringService {
   }
 
   async update(scope: RecurringScope, id: string, patch: RecurringUpdateInput): Promise<RecurringAction> {
-    const current = await this.get(scope, id);
-    const schedule = patchedSchedule(patch, this.allowSeconds, current);
-    const updated = await this.records.update({ ...scope, id }, (stored) => applyPatch(stored, patch, schedule, this.deps.clock.now()));
+    // Refuses a bad cron or zone (400) before anything is written; the schedule written is rebuilt
+    // from the record being swapped, so a concurrent change of the other field is kept.
+    patchedSchedule(patch, this.allowSeconds, await this.get(scope, id));
+    const updated = await this.records.update({ ...scope, id }, (stored) =>
+      applyPatch(stored, patch, patchedSchedule(patch, this.allowSeconds, stored), this.deps.clock.now()),
+    );
     if (!updated) throw errors.notFound('recurring action', id);
     await this.scheduling.reconcile(scope, id);
     return updated.record;
