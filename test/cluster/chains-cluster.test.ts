@@ -103,4 +103,40 @@ describe.each(REDIS_DEPLOYMENTS)('cluster: chain runs (2 replicas, 2 workers) (%
       expect((await getRun(id)).status).toBe('cancelled');
     }
   }, 60_000);
+
+  it('a definition naming a sub_chain that another replica deletes at the same time: never stored pointing at nothing', async () => {
+    const [a, b] = cluster.apis.map((p) => p.url) as [string, string];
+    const send = (base: string, method: string, path: string, body?: unknown) =>
+      fetch(`${base}${path}`, {
+        method,
+        headers: body === undefined ? {} : { 'content-type': 'application/json' },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      });
+    const dangling: unknown[] = [];
+    for (let round = 0; round < 20; round++) {
+      const [child, parent] = [`race-child-${round}`, `race-parent-${round}`];
+      expect((await send(a, 'POST', '/v1/chains/definitions', { name: child, steps: [step('c1', 'a')] })).status).toBe(201);
+      await poll(
+        'the other replica to see the child',
+        async () => (await send(b, 'GET', `/v1/chains/definitions/${child}`)).status,
+        (s) => s === 200,
+      );
+      const [put, del] = await Promise.all([
+        send(b, 'PUT', `/v1/chains/definitions/${parent}`, { name: parent, steps: [{ name: 's1', sub_chain: child }] }),
+        send(a, 'DELETE', `/v1/chains/definitions/${child}`),
+      ]);
+      // Both replicas' copies catch up; then no stored parent may name a child that is gone.
+      const stored = async (base: string, name: string) => (await send(base, 'GET', `/v1/chains/definitions/${name}`)).status === 200;
+      await new Promise((r) => setTimeout(r, 300));
+      for (const base of [a, b]) {
+        if ((await stored(base, parent)) && !(await stored(base, child))) dangling.push({ round, put: put.status, delete: del.status });
+      }
+      if (put.status < 300) expect(await stored(a, child)).toBe(true);
+      if (del.status === 204) expect(await stored(a, parent)).toBe(false);
+      await send(a, 'DELETE', `/v1/chains/definitions/${parent}`);
+      await send(a, 'DELETE', `/v1/chains/definitions/${child}`);
+    }
+    // Before the check after each write, every round stored the parent and deleted the child.
+    expect(dangling).toEqual([]);
+  }, 90_000);
 });

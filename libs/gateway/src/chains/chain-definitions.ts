@@ -95,7 +95,7 @@ export class ChainDefinitions {
     this.check(def);
     if ((await this.records.create({ id: def.name, ...GLOBAL, definition: def })) !== 'created')
       throw errors.conflict(`chain definition already exists: ${def.name}`);
-    await this.undoIfCycle(def, () => this.records.remove({ ...GLOBAL, id: def.name }));
+    await this.undoIfBroken(def, () => this.records.remove({ ...GLOBAL, id: def.name }));
     return this.view(def);
   }
 
@@ -111,29 +111,48 @@ export class ChainDefinitions {
     });
     if (!updated) return { view: await this.create(def), created: true };
     const before = previous as ChainDefinition;
-    await this.undoIfCycle(def, () => this.records.update({ ...GLOBAL, id: name }, (stored) => ({ ...stored, definition: before })));
+    await this.undoIfBroken(def, () => this.records.update({ ...GLOBAL, id: name }, (stored) => ({ ...stored, definition: before })));
     return { view: this.view(def), created: false };
   }
 
   /**
    * Each write is checked against this replica's copy, so two written at once on two replicas
-   * can together close a cycle neither would alone. After its write (the copy reloaded from the
-   * store by then), a write that now closes one is undone and refused: of two racing writes at
-   * least the later one sees the other, so no cycle stays stored (both may be refused: try again).
+   * can together close a cycle neither would alone, or name a sub_chain the other deletes. After
+   * its write (the copy reloaded from the store by then), a write that now closes a cycle or
+   * names a sub_chain that is gone is undone and refused: of two racing writes at least the later
+   * one sees the other, so neither stays stored (both may be refused: try again).
    */
-  private async undoIfCycle(def: ChainDefinition, undo: () => Promise<unknown>): Promise<void> {
-    const cycle = cycleFrom(def.name, this.all);
-    if (cycle === null) return;
+  private async undoIfBroken(def: ChainDefinition, undo: () => Promise<unknown>): Promise<void> {
+    const gone = def.steps.findIndex((s) => s.sub_chain !== undefined && !this.all.has(s.sub_chain));
+    const cycle = gone === -1 ? cycleFrom(def.name, this.all) : null;
+    if (gone === -1 && cycle === null) return;
     await undo();
-    throw errors.validation([{ path: 'steps', message: `sub_chain cycle: ${cycle.join(' → ')} (another definition was written at the same time)` }]);
+    throw errors.validation([
+      gone === -1
+        ? { path: 'steps', message: `sub_chain cycle: ${(cycle as string[]).join(' → ')} (another definition was written at the same time)` }
+        : { path: `steps.${gone}.sub_chain`, message: `chain ${def.steps[gone]?.sub_chain} was deleted at the same time` },
+    ]);
   }
 
-  /** 409 while another definition names it as a sub-chain. */
+  /**
+   * 409 while another definition names it as a sub-chain. A definition naming it written on
+   * another replica at the same time is seen after the delete (the copy reloaded by then): the
+   * definition is put back and the delete refused the same way.
+   */
   async remove(name: string): Promise<void> {
     this.refuseConfigured(name, 'deleted');
-    const user = [...this.all.values()].find((d) => d.name !== name && d.steps.some((s) => s.sub_chain === name));
+    const user = this.userOf(name);
     if (user) throw errors.conflict(`chain definition ${name} is a sub_chain of ${user.name}; change that one first`);
+    const removed = this.all.get(name);
     if (!(await this.records.remove({ ...GLOBAL, id: name }))) throw errors.notFound('chain definition', name);
+    const lateUser = this.userOf(name);
+    if (lateUser === undefined || removed === undefined) return;
+    await this.records.create({ id: name, ...GLOBAL, definition: removed });
+    throw errors.conflict(`chain definition ${name} is a sub_chain of ${lateUser.name} (written at the same time); change that one first`);
+  }
+
+  private userOf(name: string): ChainDefinition | undefined {
+    return [...this.all.values()].find((d) => d.name !== name && d.steps.some((s) => s.sub_chain === name));
   }
 
   private check(def: ChainDefinition): void {
