@@ -220,6 +220,8 @@ export interface StateStore {
   /** Entries after `afterId` (exclusive; absent: from the oldest), oldest first, at most `limit`. */
   logRange(log: StateKey, opts: { afterId?: string; limit: number }): Promise<LogEntry[]>;
   logLength(log: StateKey): Promise<number>;
+  /** Removes these entries (XDEL); returns how many there were. A consumer group's pending ones are dropped when claimed. */
+  logRemove(log: StateKey, ids: readonly string[]): Promise<number>;
   /**
    * Consumer groups (Redis Streams XGROUP/XREADGROUP/XAUTOCLAIM/XACK): each message of the log
    * goes to one consumer of the group and stays pending until acknowledged. Creating a group that

@@ -109,7 +109,21 @@ export class BusService {
     }
     const message = JSON.stringify({ payload: input.payload ?? null, published_at: isoString(this.deps.clock.now()) });
     const message_id = await this.deps.state.logAppend(topicLog(topic), message, this.deps.maxLen);
+    await this.takeBackIfDeleted(topic, message_id);
     return { topic: topic.topic, message_id, validated: subject !== null, subject, version };
+  }
+
+  /**
+   * A delete of the topic that landed between its read and the append removed the topic's log
+   * before the append made it again: the message would wait there for a topic created later under
+   * the name. It is taken back (the whole log when no topic has the name) and the publish is 404.
+   */
+  private async takeBackIfDeleted(topic: BusTopic, messageId: string): Promise<void> {
+    const now = await this.topics.createdAt(topic.topic);
+    if (now === topic.created_at) return;
+    if (now === null) await this.deps.state.delete(topicLog(topic));
+    else await this.deps.state.logRemove(topicLog(topic), [messageId]);
+    throw errors.notFound('bus topic', topic.topic);
   }
 
   /** The topic a publish names; 404 when it does not exist. */

@@ -79,6 +79,11 @@ export class BusTopics {
     return publicForm(found.record);
   }
 
+  /** When the topic of this full name was created (which incarnation it is); null when there is none. */
+  async createdAt(name: string): Promise<string | null> {
+    return (await this.records.find(name))?.record.created_at ?? null;
+  }
+
   /** Whether a topic of this full name exists. */
   async exists(name: string): Promise<boolean> {
     return (await this.records.find(name)) !== null;

@@ -318,6 +318,15 @@ export class MemoryStateStore implements StateStore {
     return this.ks.typed(r(log), 'stream')?.entries.length ?? 0;
   }
 
+  async logRemove(log: StateKey, ids: readonly string[]): Promise<number> {
+    const entry = this.ks.typed(r(log), 'stream');
+    if (!entry) return 0;
+    const removing = new Set(ids);
+    const before = entry.entries.length;
+    entry.entries = entry.entries.filter((e) => !removing.has(e.id));
+    return before - entry.entries.length;
+  }
+
   async logGroupCreate(log: StateKey, group: string, from: 'start' | 'end'): Promise<boolean> {
     const rendered = r(log);
     let entry = this.ks.typed(rendered, 'stream');

@@ -225,6 +225,10 @@ export class RedisStateStore implements StateStore {
     return this.client.xlen(this.k(log));
   }
 
+  async logRemove(log: StateKey, ids: readonly string[]): Promise<number> {
+    return ids.length === 0 ? 0 : this.client.xdel(this.k(log), ...ids);
+  }
+
   logGroupCreate(log: StateKey, group: string, from: 'start' | 'end'): Promise<boolean> {
     return logs.groupCreate(this.client, this.k(log), group, from);
   }

@@ -35,6 +35,15 @@ export function logContract(ctx: ContractContext): void {
       await expect(ctx.store.logAppend(log, 'x', 0)).rejects.toThrow(/maxLen/);
     });
 
+    it('removes given entries, counting those there were; the others stay in order', async () => {
+      const log = key('log', 'remove');
+      const ids = [await ctx.store.logAppend(log, 'a', 10), await ctx.store.logAppend(log, 'b', 10), await ctx.store.logAppend(log, 'c', 10)];
+      expect(await ctx.store.logRemove(log, [ids[1] as string, '1-1'])).toBe(1);
+      expect((await ctx.store.logRange(log, { limit: 10 })).map((e) => e.message)).toEqual(['a', 'c']);
+      expect(await ctx.store.logRemove(log, [])).toBe(0);
+      expect(await ctx.store.logRemove(key('log', 'none'), ['1-1'])).toBe(0);
+    });
+
     it('is deleted like any key', async () => {
       const log = key('log', 'gone');
       await ctx.store.logAppend(log, 'm', 10);
