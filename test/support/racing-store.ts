@@ -1,6 +1,6 @@
 import type { StateStore } from '@sluice/state';
 
-type Method = 'compareAndSwap' | 'indexAddBounded' | 'indexRemoveIf' | 'getVersioned';
+type Method = 'compareAndSwap' | 'indexAddBounded' | 'indexRemoveIf' | 'getVersioned' | 'set';
 
 /**
  * A view of `state` whose next call of `method` first runs `other` (once armed): a

@@ -72,8 +72,8 @@ export class GroupNotifier<P> {
     if (first.next) await enqueueFlush(this.deps.scheduler, first.next, clock.now(), { followsOn: true });
     const settled = settledResult(first);
     if (settled) return settled;
-    const lease = deliveryLeaseKey(scope, id);
-    if (!(await state.setIfAbsent(lease, newId(), { ttlMs: this.deps.leaseMs }))) {
+    const lease = { key: deliveryLeaseKey(scope, id), token: newId() };
+    if (!(await state.setIfAbsent(lease.key, lease.token, { ttlMs: this.deps.leaseMs }))) {
       return { notified: false, retryable: true, error: `flush ${id} is being delivered by another process` };
     }
     // Re-read under the lease: a holder may have finished between the first read and our lease.
@@ -82,7 +82,7 @@ export class GroupNotifier<P> {
     return settledResult(outbox) ?? this.send(scope, outbox, lease, opts.finalAttempt);
   }
 
-  private async send(scope: GroupScope, outbox: Outbox, lease: StateKey, finalAttempt: boolean): Promise<DeliveryResult> {
+  private async send(scope: GroupScope, outbox: Outbox, lease: { key: StateKey; token: string }, finalAttempt: boolean): Promise<DeliveryResult> {
     const { state, clock } = this.deps;
     const action = notificationAction(outbox);
     const provider = this.deps.providers.get(action.provider);
@@ -100,10 +100,17 @@ export class GroupNotifier<P> {
       return { notified: true, retryable: false };
     }
     const { error } = result;
-    // Give the flush back at once, so a retry need not wait for the lease to expire.
-    await state.delete(lease);
-    if (error.retryable && !finalAttempt) return { notified: false, retryable: true, error: error.message };
+    // Give the flush back at once, so a retry need not wait for the lease to expire; a final
+    // failure is written first, so a deliverer that takes the lease next finds it settled (given
+    // back before, another's delivery could succeed and then be overwritten as failed). Only our
+    // own lease is given back: one that expired during a slow call may be another's by now.
+    const giveBack = () => state.deleteIfValue(lease.key, lease.token);
+    if (error.retryable && !finalAttempt) {
+      await giveBack();
+      return { notified: false, retryable: true, error: error.message };
+    }
     await state.set(outboxKey(scope, outbox.flush_id), JSON.stringify({ ...outbox, failed: error.message }), { ttlMs: SENT_OUTBOX_TTL_MS });
+    await giveBack();
     this.deps.onResult?.('failed');
     this.log.error(
       { flush_id: outbox.flush_id, namespace: scope.namespace, tenant: scope.tenant, code: error.code, err: error.message },
