@@ -43,7 +43,8 @@ export function isCluster(client: RedisClient): client is Cluster {
 
 /**
  * A client that fails commands instead of hanging when Redis is down or stalls: each command is
- * retried across at most two reconnects, and rejected after commandTimeoutMs whatever happens.
+ * retried across at most two reconnects, and rejected after commandTimeoutMs whatever happens;
+ * once the connection has been down for a moment, at once (failFastWhileDown).
  * Commands issued while connecting are queued. `maxRetriesPerRequest: null` (BullMQ's workers,
  * whose blocking reads wait on purpose) retries forever and has no command timeout.
  * `extraTimeoutMs` lengthens the timeout of a connection whose commands block on purpose (WAIT).
