@@ -1,6 +1,8 @@
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
+import { poll } from '../support/poll.js';
 import { BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Body = Record<string, unknown>;
@@ -168,5 +170,51 @@ describe.each(BACKENDS)('dead-letter queue off, and grants (%s)', (backend) => {
     const drained = await postJson(`${on.url}/v1/dlq/drain`, {}, keyHeader('acme-op'));
     expect(drained.body).toMatchObject({ count: 1, entries: [{ tenant: 'acme' }] });
     expect((await list('root')).sort()).toEqual(['acme.eu', 'globex']);
+  });
+});
+
+/**
+ * Redis only: there a drain takes a round trip per entry, so a client can give up while it runs.
+ * On the memory backend a drain answers within one turn of the event loop (and its entries die
+ * with the process in any case); the lease itself is tested on both in dead-letter-queue.test.ts.
+ */
+describe('dead-letter queue: a drain cut short (redis)', () => {
+  let gw: RunningGateway;
+  let sink: HttpSink;
+  const url = (path: string) => `${gw.url}${path}`;
+  const dispatch = async (tenant: string) => (await postJson(url('/v1/dispatch'), sampleAction({ tenant, provider: 'hook' }))).body as Body;
+
+  beforeAll(async () => {
+    sink = await startSink();
+    gw = await startGateway('redis', { providers: [{ name: 'hook', type: 'webhook', url: sink.url }], executor: FAST_RETRIES });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await sink.close();
+  });
+
+  it('a drain whose client is gone before its answer gives its entries back: none is lost', async () => {
+    sink.status = 503;
+    for (let i = 0; i < 40; i++) await dispatch('t-cut');
+    sink.status = 200;
+    const count = async () => ((await requestJson('GET', url('/v1/dlq?tenant=t-cut&limit=1000'))).body?.count as number) ?? -1;
+    expect(await count()).toBe(40);
+    // The request is sent and the connection dropped at once, as a client timeout or a proxy would.
+    const { port } = new URL(gw.url);
+    const body = JSON.stringify({ tenant: 't-cut', limit: 1000 });
+    await new Promise<void>((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => {
+        socket.end(`POST /v1/dlq/drain HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`);
+        socket.destroy();
+        resolve();
+      });
+      socket.on('error', reject);
+    });
+    await poll('the drain to settle', count, (n) => n === 40, { timeoutMs: 5_000 });
+    await new Promise((r) => setTimeout(r, 200));
+    expect(await count()).toBe(40);
+    const drained = (await postJson(url('/v1/dlq/drain'), { tenant: 't-cut', limit: 1000 })).body;
+    expect(drained?.count).toBe(40);
+    await poll('the drained entries to be removed', count, (n) => n === 0);
   });
 });

@@ -126,16 +126,31 @@ export async function deadLettersRoutes(
       schema: {
         tags,
         summary: 'Remove and return matching dead letters (oldest first, at most limit), each to exactly one caller',
+        description:
+          'The entries are taken under a 60 s lease and removed once the answer has been written; a drain whose answer is not written (the client gave up, the replica died) gives them back.',
         body: requestSchema(DeadLetterDrainInput),
         response: { 200: responseSchema(DeadLetterDrained), 400: error, 403: error, 404: error },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const caller = callerOf(request);
       const { limit, ...filter } = request.body;
       const tenant = tenantFilterFor(caller, filter);
-      const entries = await queue().drain({ ...filter, tenant }, limit, coveredBy(caller));
-      return { entries, count: entries.length };
+      const taken = await queue().drain({ ...filter, tenant }, limit, coveredBy(caller));
+      // A client gone meanwhile is seen once the loop has read its socket again (the memory
+      // backend's drain takes no turn of the loop). One that closed its side (a timeout, a proxy
+      // giving up) would have the answer handed to the kernel of a dead connection: its entries
+      // go back instead (a client that half-closes on purpose gets them again from a later drain).
+      await new Promise((resolve) => setImmediate(resolve));
+      // Removed once the answer is written; given back when the client has gone or the write fails.
+      const settle = (what: 'commit' | 'release') =>
+        void taken[what]().catch((err: unknown) => request.log.warn({ err, step: what }, 'dead-letter drain could not settle its entries'));
+      if (reply.raw.destroyed || request.raw.socket.readableEnded) {
+        settle('release');
+        return reply;
+      }
+      reply.raw.once('close', () => settle(reply.raw.writableFinished ? 'commit' : 'release'));
+      return { entries: taken.entries, count: taken.entries.length };
     },
   );
 }

@@ -1224,7 +1224,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Remove and return matching dead letters (oldest first, at most limit), each to exactly one caller */
+        /**
+         * Remove and return matching dead letters (oldest first, at most limit), each to exactly one caller
+         * @description The entries are taken under a 60 s lease and removed once the answer has been written; a drain whose answer is not written (the client gave up, the replica died) gives them back.
+         */
         post: operations["drainDeadLetters"];
         delete?: never;
         options?: never;

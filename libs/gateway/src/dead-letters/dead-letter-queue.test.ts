@@ -26,9 +26,34 @@ describe.each(STATE_BACKENDS)('dead-letter queue (%s)', (backend) => {
     if (!a || !b) throw new Error('no replicas');
     for (let i = 0; i < 20; i++) await (i % 2 ? a : b).push(action(`x-${i}`), 'p', error);
     const [fromA, fromB] = await Promise.all([a.drain({}, 20, everything), b.drain({}, 20, everything)]);
-    const ids = [...(fromA ?? []), ...(fromB ?? [])].map((e) => e.action_id).sort();
+    const ids = [...fromA.entries, ...fromB.entries].map((e) => e.action_id).sort();
     expect(ids).toEqual(Array.from({ length: 20 }, (_, i) => `x-${i}`).sort());
+    await Promise.all([fromA.commit(), fromB.commit()]);
     expect((await a.list({}, { limit: 100, offset: 0 }, everything)).count).toBe(0);
+  });
+
+  it('removes drained entries only once their answer is written: released, or never settled, they come back', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const [state] = await stores.open(backend, { clock });
+    if (!state) throw new Error('no store');
+    const q = new DeadLetterQueue({ state, clock, logger, maxPerTenant: 100 });
+    for (const id of ['a', 'b', 'c']) await q.push(action(id), 'p', error);
+    const first = await q.drain({}, 2, everything);
+    expect(first.entries.map((e) => e.action_id)).toEqual(['a', 'b']);
+    // Taken: gone to readers and to another drain, which gets only what is left.
+    expect((await q.list({}, { limit: 10, offset: 0 }, everything)).count).toBe(1);
+    const rest = await q.drain({}, 10, everything);
+    expect(rest.entries.map((e) => e.action_id)).toEqual(['c']);
+    await rest.release();
+    await first.release();
+    const second = await q.drain({}, 10, everything);
+    expect(second.entries.map((e) => e.action_id)).toEqual(['a', 'b', 'c']);
+    // The process "dies" before settling: once the lease ends, the entries can be drained again.
+    clock.advance(60_001);
+    const third = await q.drain({}, 10, everything);
+    expect(third.entries.map((e) => e.action_id)).toEqual(['a', 'b', 'c']);
+    await third.commit();
+    expect((await q.list({}, { limit: 10, offset: 0 }, everything)).count).toBe(0);
   });
 
   it('never drains an entry a retry on another replica has leased, nor retries one drained', async () => {
@@ -50,7 +75,9 @@ describe.each(STATE_BACKENDS)('dead-letter queue (%s)', (backend) => {
         ),
       ),
     ]);
-    const drainedIds = (drained as { action_id: string }[]).map((e) => e.action_id);
+    const taken = drained as Awaited<ReturnType<DeadLetterQueue['drain']>>;
+    await taken.commit();
+    const drainedIds = taken.entries.map((e) => e.action_id);
     // Each entry went one way: drained or re-dispatched, never both, and none was lost.
     expect(drainedIds.filter((id) => redispatched.includes(id))).toEqual([]);
     expect([...drainedIds, ...redispatched].sort()).toEqual(Array.from({ length: 30 }, (_, i) => `x-${i}`).sort());

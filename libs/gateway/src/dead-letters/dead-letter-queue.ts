@@ -17,6 +17,15 @@ import type { Logger } from '@sluice/telemetry';
 const DEAD_LETTER_KIND = 'dead-letter';
 /** How long a retry holds its entry; a process dying mid-retry frees it after this. */
 const RETRY_LEASE_MS = 5 * 60_000;
+/** How long a drain's answer may take to be written before its entries are given back (its process died). */
+const DRAIN_LEASE_MS = 60_000;
+
+/** Entries a drain has taken: removed once its answer is written (commit), or given back (release). */
+export interface DrainTaken {
+  entries: DeadLetter[];
+  commit(): Promise<void>;
+  release(): Promise<void>;
+}
 
 /** What a retry dispatches through (the gateway, without dead-lettering a new failure: the entry is kept instead). */
 export type RedispatchFn = (action: Action) => Promise<DispatchOutcome>;
@@ -34,7 +43,8 @@ export interface DeadLetterQueueDeps {
 }
 
 type Visible = (entry: DeadLetter) => boolean;
-type Stored = DeadLetter & { retrying_until?: string };
+/** `retrying_until`: leased by a retry (still listed); `draining_until`: taken by a drain whose answer is being written (hidden). */
+type Stored = DeadLetter & { retrying_until?: string; draining_until?: string };
 
 function matches(entry: DeadLetter, filter: DeadLetterFilter): boolean {
   return (
@@ -46,7 +56,7 @@ function matches(entry: DeadLetter, filter: DeadLetterFilter): boolean {
 }
 
 function publicForm(stored: Stored): DeadLetter {
-  const { retrying_until: _lease, ...entry } = stored;
+  const { retrying_until: _lease, draining_until: _drain, ...entry } = stored;
   return entry;
 }
 
@@ -70,8 +80,12 @@ export class DeadLetterQueue {
       decode: (raw) => {
         const parsed = DeadLetter.safeParse(raw);
         if (!parsed.success) return null;
-        const lease = (raw as { retrying_until?: unknown }).retrying_until;
-        return typeof lease === 'string' ? { ...parsed.data, retrying_until: lease } : parsed.data;
+        const { retrying_until: lease, draining_until: drain } = raw as { retrying_until?: unknown; draining_until?: unknown };
+        return {
+          ...parsed.data,
+          ...(typeof lease === 'string' ? { retrying_until: lease } : {}),
+          ...(typeof drain === 'string' ? { draining_until: drain } : {}),
+        };
       },
       globalIds: true,
       maxPerScope: deps.maxPerTenant,
@@ -124,23 +138,37 @@ export class DeadLetterQueue {
 
   /** 404 when unknown. */
   async get(id: string): Promise<DeadLetter> {
-    const found = await this.records.find(id);
+    const found = await this.visible(id);
     if (!found) throw errors.notFound('dead letter', id);
     return publicForm(found.record);
   }
 
-  /** Removes and returns up to `limit` matching entries (not those being retried); each is handed to exactly one caller. */
-  async drain(filter: DeadLetterFilter, limit: number, visible: Visible): Promise<DeadLetter[]> {
-    const drained: DeadLetter[] = [];
+  /**
+   * Takes up to `limit` matching entries (not those leased by a retry or another drain) under a
+   * lease; each is handed to exactly one caller. They are removed by `commit`, once the answer
+   * carrying them has been written, and given back by `release`, or when the lease ends if the
+   * process dies first: a drain whose answer never left loses nothing (removing them before
+   * answering lost every one of a drain cut short by a client timeout or a killed replica).
+   */
+  async drain(filter: DeadLetterFilter, limit: number, visible: Visible): Promise<DrainTaken> {
+    const taken: StoredRecord<Stored>[] = [];
     const now = this.deps.clock.now();
     for (const stored of await this.matching(filter, visible)) {
-      if (drained.length >= limit) break;
-      const { record } = stored;
-      if (record.retrying_until && Date.parse(record.retrying_until) > now) continue;
+      if (taken.length >= limit) break;
+      if (isUntil(stored.record.retrying_until, now)) continue;
       // From the version read: an entry leased (or drained) since is skipped, not taken from its holder.
-      if (await this.records.removeAt(stored)) drained.push(publicForm(record));
+      const mine = await this.records.swap(stored, { ...stored.record, draining_until: isoString(now + DRAIN_LEASE_MS) });
+      if (mine) taken.push(mine);
     }
-    return drained;
+    return {
+      entries: taken.map((t) => publicForm(t.record)),
+      commit: async () => {
+        for (const t of taken) await this.records.removeAt(t);
+      },
+      release: async () => {
+        for (const t of taken) await this.records.swap(t, publicForm(t.record));
+      },
+    };
   }
 
   /**
@@ -178,21 +206,33 @@ export class DeadLetterQueue {
   }
 
   private async lease(id: string): Promise<StoredRecord<Stored>> {
-    const found = await this.records.find(id);
+    const found = await this.visible(id);
     if (!found) throw errors.notFound('dead letter', id);
     const now = this.deps.clock.now();
-    if (found.record.retrying_until && Date.parse(found.record.retrying_until) > now) throw errors.conflict(`dead letter ${id} is being retried`);
+    if (isUntil(found.record.retrying_until, now)) throw errors.conflict(`dead letter ${id} is being retried`);
     const leased = await this.records.swap(found, { ...found.record, retrying_until: isoString(now + RETRY_LEASE_MS) });
     if (leased) return leased;
     // Something wrote first: a drain that took the entry (404), or another retry's lease (409).
-    if (!(await this.records.find(id))) throw errors.notFound('dead letter', id);
+    if (!(await this.visible(id))) throw errors.notFound('dead letter', id);
     throw errors.conflict(`dead letter ${id} is being retried`);
   }
 
+  /** Entries a drain has taken are gone to every reader, unless its answer never left (the lease ends). */
   private async matching(filter: DeadLetterFilter, visible: Visible): Promise<StoredRecord<Stored>[]> {
     const { records } = await this.records.listAll();
-    return records.filter((s) => matches(s.record, filter) && visible(s.record));
+    const now = this.deps.clock.now();
+    return records.filter((s) => !isUntil(s.record.draining_until, now) && matches(s.record, filter) && visible(s.record));
   }
+
+  private async visible(id: string): Promise<StoredRecord<Stored> | null> {
+    const found = await this.records.find(id);
+    return found && !isUntil(found.record.draining_until, this.deps.clock.now()) ? found : null;
+  }
+}
+
+/** Whether a lease (`retrying_until`, `draining_until`) holds at `now`. */
+function isUntil(lease: string | undefined, now: number): boolean {
+  return lease !== undefined && Date.parse(lease) > now;
 }
 
 /** Counts by name in a Map, so a tenant named `constructor` or `__proto__` is counted like any other. */
