@@ -85,6 +85,21 @@ describe.each(STATE_BACKENDS)('dead-letter queue (%s)', (backend) => {
     expect(retries.filter((r) => r !== 'retried').every((r) => r === 404)).toBe(true);
   });
 
+  it('queues an action once however often it is pushed (a chain step run again), per tenant', async () => {
+    let queued = 0;
+    let dropped = 0;
+    const [a, b] = await queues(2, 1000, { onQueued: () => queued++, onDropped: () => dropped++ });
+    if (!a || !b) throw new Error('no replicas');
+    await Promise.all([a.push(action('run:0:1'), 'p', error), b.push(action('run:0:1'), 'p', error)]);
+    await a.push(action('run:0:1'), 'p', error);
+    await a.push(action('run:0:1', 'other'), 'p', error);
+    expect((await a.list({}, { limit: 10, offset: 0 }, everything)).entries.map((e) => [e.tenant, e.action_id])).toEqual([
+      ['t', 'run:0:1'],
+      ['other', 'run:0:1'],
+    ]);
+    expect({ queued, dropped }).toEqual({ queued: 2, dropped: 0 });
+  });
+
   it('keeps at most maxPerTenant entries per tenant, counting what it queues and what it drops apart', async () => {
     let dropped = 0;
     let queued = 0;

@@ -1,5 +1,6 @@
 import {
   DeadLetter,
+  derivedId,
   errors,
   isoString,
   newId,
@@ -92,12 +93,16 @@ export class DeadLetterQueue {
     });
   }
 
-  /** Queues a failed action (awaited before the dispatch answers, so an acknowledged failure is never lost). */
+  /**
+   * Queues a failed action (awaited before the dispatch answers, so an acknowledged failure is
+   * never lost). The entry's id is derived from the action's, so an action queued again (a chain
+   * step run again after its worker died between queuing and recording the step) is queued once.
+   */
   async push(action: Action, provider: string, error: FailureInfo): Promise<void> {
     const at = isoString(this.deps.clock.now());
     const { id: action_id, namespace, tenant, action_type } = action;
     const entry: DeadLetter = {
-      id: newId(),
+      id: derivedId('dead-letter', namespace, tenant, action_id),
       namespace,
       tenant,
       provider,
@@ -113,6 +118,10 @@ export class DeadLetterQueue {
     const result = await this.records.create(entry);
     if (result === 'created') {
       this.deps.onQueued?.();
+      return;
+    }
+    if (result === 'id-taken') {
+      this.log.debug({ namespace, tenant, action: action_id }, 'failed action already queued');
       return;
     }
     this.deps.onDropped?.();

@@ -1,5 +1,4 @@
-import { createHash } from 'node:crypto';
-import type { ActionInput, RecurringAction } from '@sluice/core';
+import { derivedId, type ActionInput, type RecurringAction } from '@sluice/core';
 import type { DispatchCaller } from '../pipeline/context.js';
 
 /**
@@ -26,9 +25,7 @@ export function occurrenceCaller(id: string): DispatchCaller {
   return { id: `recurring:${id}`, method: 'internal' };
 }
 
-/** A UUID-shaped (version 8, RFC 9562 "custom") hash of the recurring id and the occurrence time. */
+/** Derived from the recurring id and the occurrence time (a UUID-shaped hash). */
 export function occurrenceActionId(id: string, slotMs: number): string {
-  const hex = createHash('sha256').update(`${id}\u0000${slotMs}`).digest('hex');
-  const variant = ((parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return derivedId(id, slotMs);
 }
