@@ -58,6 +58,12 @@ export interface Feature {
   readonly retentionSources?: readonly RetentionSource[];
   /** Run by every process that consumes jobs, before it starts: its repeatable schedules, or ones Redis lost. */
   declareSchedules?(): Promise<void>;
+  /**
+   * Run at every schedule check (background.schedule_check_interval_seconds) by processes that
+   * consume jobs: re-declares what a process that died between a write and its schedule left
+   * undeclared. Returns how many it repaired.
+   */
+  repairSchedules?(): Promise<number>;
   /** Started by every process that consumes jobs: long-running loops of its own (the audit indexer), stopped by close(). */
   startBackground?(): void;
   /** Stops what it runs (syncs, timers); the builder closes features in reverse order. */

@@ -16,5 +16,7 @@ export function recurringFeature(ctx: FeatureContext): RecurringFeature {
     jobs: { [RECURRING_FIRE_KIND]: { concurrency: 4, handler: async (job, env) => void (await service.fire(job.data, env.gateway)) } },
     // BullMQ may have lost the schedules (a new or flushed Redis): re-declare one per enabled action from state.
     declareSchedules: async () => void (await service.declareAll()),
+    // An API replica killed between an action's write and its schedule: overdue actions are declared again.
+    repairSchedules: () => service.declareOverdue(),
   };
 }

@@ -200,6 +200,23 @@ describe.each(['memory', 'redis'] as const)('RecurringService (%s)', (backend) =
     expect(await service.get(scope, created.id)).toMatchObject({ cron_expr: '0 5 * * *', timezone: 'Europe/Paris' });
   });
 
+  it('declares again the schedule of an enabled action past due (its replica died before declaring it), not the others', async () => {
+    const { service, scheduler, clock } = await setup(backend);
+    const lost = await service.create(input({ cron_expr: '0 * * * *' }), scope);
+    const paused = await service.create(input({ cron_expr: '0 * * * *' }), scope);
+    await service.pause(scope, paused.id);
+    const fine = await service.create(input({ cron_expr: '0 0 1 * *' }), scope);
+    scheduler.schedules.clear(); // as if each write's replica had died before declaring it
+    expect(await service.declareOverdue()).toBe(0); // nothing is past due yet
+    clock.set(Date.parse(lost.next_execution as string) + 61_000);
+    expect(await service.declareOverdue()).toBe(1);
+    expect(scheduler.of(lost.id)).toMatchObject({ cron: '0 * * * *' });
+    expect(scheduler.of(paused.id)).toBeUndefined();
+    expect(scheduler.of(fine.id)).toBeUndefined();
+    // Its missed occurrence is skipped: next_execution reads true again.
+    expect(Date.parse((await service.get(scope, lost.id)).next_execution as string)).toBeGreaterThan(clock.now());
+  });
+
   it('deletes: 404 afterwards, schedule removed, and a stray delivery cancels its schedule', async () => {
     const { service, scheduler } = await setup(backend);
     const { id } = await service.create(input(), scope);

@@ -171,6 +171,28 @@ export class RecurringService {
    */
   async declareAll(): Promise<number> {
     const entries = (await this.records.listAll()).records.map(({ record }) => record);
+    const scheduled = await this.declareEach(entries);
+    this.log.info({ recurring_actions: entries.length, scheduled }, 'recurring schedules declared');
+    return scheduled;
+  }
+
+  /**
+   * Declares again every enabled action whose next execution is past due by more than the misfire
+   * grace: its schedule is missing (a replica died between the action's write and its schedule,
+   * which the write's retry does not repair) or stuck. Declaring is idempotent.
+   */
+  async declareOverdue(): Promise<number> {
+    const nowMs = this.deps.clock.now();
+    const overdue = (await this.records.listAll()).records
+      .map(({ record }) => record)
+      .filter((r) => r.enabled && r.next_execution !== null && nowMs - Date.parse(r.next_execution) > MISFIRE_GRACE_MS);
+    if (overdue.length === 0) return 0;
+    const scheduled = await this.declareEach(overdue);
+    this.log.warn({ recurring_actions: overdue.length, scheduled }, 'recurring actions past due without a run; their schedules declared again');
+    return scheduled;
+  }
+
+  private async declareEach(entries: readonly RecurringAction[]): Promise<number> {
     let scheduled = 0;
     let next = 0;
     const lane = async (): Promise<void> => {
@@ -180,7 +202,6 @@ export class RecurringService {
       }
     };
     await Promise.all(Array.from({ length: Math.min(DECLARE_CONCURRENCY, entries.length) }, lane));
-    this.log.info({ recurring_actions: entries.length, scheduled }, 'recurring schedules declared');
     return scheduled;
   }
 

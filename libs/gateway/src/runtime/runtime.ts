@@ -118,6 +118,9 @@ export async function createRuntime(config: SluiceConfig, opts: RuntimeOptions):
     declare: async () => {
       for (const feature of all) await feature.declareSchedules?.();
     },
+    repair: async () => {
+      for (const feature of all) await feature.repairSchedules?.();
+    },
   });
   closers.unshift({ name: 'schedule-keeper', close: async () => schedules.stop() });
   const stages = all.flatMap((f) => f.stages ?? []);

@@ -11,13 +11,16 @@ interface ScheduleKeeperDeps {
   logger: Logger;
   /** Every feature's declarations; idempotent. */
   declare: () => Promise<void>;
+  /** Every feature's repairs of single schedules a dead process left undeclared; idempotent. */
+  repair: () => Promise<void>;
   checkIntervalMs: number;
 }
 
 /**
  * Keeps the repeatable schedules (reapers, sweeps, recurring actions) declared in Redis. A reconnect
  * already declares them again (the worker's start-up); this covers a Redis that lost them while
- * the connection stayed up — a FLUSHALL, a key deleted by hand — which no reconnect reports.
+ * the connection stayed up — a FLUSHALL, a key deleted by hand — which no reconnect reports, and
+ * single schedules an API replica killed between a write and its schedule never declared.
  * The in-process scheduler of the memory backend cannot lose them, so there is nothing to watch.
  */
 export class ScheduleKeeper {
@@ -45,7 +48,10 @@ export class ScheduleKeeper {
     if (this.checking || !this.deps.state.available()) return; // away: the reconnect declares them
     this.checking = true;
     try {
-      if ((await this.deps.state.get(DECLARED_MARKER)) !== null) return;
+      if ((await this.deps.state.get(DECLARED_MARKER)) !== null) {
+        await this.deps.repair();
+        return;
+      }
       await this.declare();
       this.deps.logger.warn({ component: 'worker' }, 'schedules were gone from the state backend (flushed?); declared again');
     } catch (err) {
