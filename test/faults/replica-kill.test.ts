@@ -31,7 +31,8 @@ describe('faults: a replica and a worker SIGKILLed under load', () => {
       workers: 2,
       config: {
         providers: [{ name: 'hook', type: 'webhook', url: sink.url }],
-        executor: { max_retries: 0, timeout_seconds: 5 },
+        // A call may take at most a second, so a killed replica's calls are given up on after 2.
+        executor: { max_retries: 0, timeout_seconds: 1 },
         audit: { unknown_after_seconds: 2 },
         background: { intent_sweep_interval_seconds: 1 },
       },

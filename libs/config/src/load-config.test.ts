@@ -72,6 +72,13 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ file: tempFile('audit:\n  analytics_retention_days: 0\n'), env: {} })).toThrow(/audit\.analytics_retention_days/);
   });
 
+  it('refuses an audit.unknown_after_seconds shorter than a provider call can take, naming the least', () => {
+    // Defaults: 4 attempts of 30 s and 3 backoffs of up to 10 s: 150 s.
+    expect(() => loadConfig({ file: tempFile('audit:\n  unknown_after_seconds: 5\n'), env: {} })).toThrow(/audit\.unknown_after_seconds.*at least 150/);
+    const short = 'executor:\n  max_retries: 0\n  timeout_seconds: 4\naudit:\n  unknown_after_seconds: 4\n';
+    expect(loadConfig({ file: tempFile(short), env: {} }).config.audit.unknown_after_seconds).toBe(4);
+  });
+
   it('accepts an empty file as a valid config', () => {
     const { config } = loadConfig({ file: tempFile(''), env: {} });
     expect(config.state.backend).toBe('memory');

@@ -497,42 +497,59 @@ const LoggingConfig = z
   })
   .prefault({});
 
-export const SluiceConfig = z.strictObject({
-  server: ServerConfig,
-  state: StateConfig,
-  providers: z
-    .array(ProviderConfig)
-    .default([])
-    .superRefine((list, ctx) => {
-      const seen = new Set<string>();
-      list.forEach((p, i) => {
-        if (seen.has(p.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate provider name "${p.name}"` });
-        seen.add(p.name);
-        if (p.type === 'webhook' && !p.url) ctx.addIssue({ code: 'custom', path: [i, 'url'], message: 'a webhook provider needs a url' });
+export const SluiceConfig = z
+  .strictObject({
+    server: ServerConfig,
+    state: StateConfig,
+    providers: z
+      .array(ProviderConfig)
+      .default([])
+      .superRefine((list, ctx) => {
+        const seen = new Set<string>();
+        list.forEach((p, i) => {
+          if (seen.has(p.name)) ctx.addIssue({ code: 'custom', path: [i, 'name'], message: `duplicate provider name "${p.name}"` });
+          seen.add(p.name);
+          if (p.type === 'webhook' && !p.url) ctx.addIssue({ code: 'custom', path: [i, 'url'], message: 'a webhook provider needs a url' });
+        });
+      }),
+    executor: ExecutorConfig,
+    rules: RulesConfig,
+    silences: SilencesConfig,
+    alertmanager: AlertmanagerConfig,
+    time_intervals: TimeIntervalsConfig,
+    chains: ChainsConfig,
+    circuit_breaker: CircuitBreakerConfig,
+    stream: StreamConfig,
+    bus: BusConfig,
+    embedding: EmbeddingConfig,
+    llm_guardrail: LlmGuardrailConfig,
+    wasm: WasmConfig,
+    auth: AuthConfig,
+    quotas: QuotasConfig,
+    rate_limit: RateLimitConfig,
+    audit: AuditConfig,
+    compliance: ComplianceConfig,
+    background: BackgroundConfig,
+    state_machines: StateMachinesConfig,
+    worker: WorkerConfig,
+    logging: LoggingConfig,
+    telemetry: TelemetryConfig,
+  })
+  .superRefine((config, ctx) => {
+    // A call still in flight would be given an `unknown` record while its process is alive.
+    const { unknown_after_seconds: after } = config.audit;
+    const longestCall = longestProviderCallSeconds(config.executor);
+    if (after !== undefined && after < longestCall)
+      ctx.addIssue({
+        code: 'custom',
+        path: ['audit', 'unknown_after_seconds'],
+        message: `must be at least ${longestCall} (every attempt of executor timing out, with the longest backoffs): a live call would be recorded unknown`,
       });
-    }),
-  executor: ExecutorConfig,
-  rules: RulesConfig,
-  silences: SilencesConfig,
-  alertmanager: AlertmanagerConfig,
-  time_intervals: TimeIntervalsConfig,
-  chains: ChainsConfig,
-  circuit_breaker: CircuitBreakerConfig,
-  stream: StreamConfig,
-  bus: BusConfig,
-  embedding: EmbeddingConfig,
-  llm_guardrail: LlmGuardrailConfig,
-  wasm: WasmConfig,
-  auth: AuthConfig,
-  quotas: QuotasConfig,
-  rate_limit: RateLimitConfig,
-  audit: AuditConfig,
-  compliance: ComplianceConfig,
-  background: BackgroundConfig,
-  state_machines: StateMachinesConfig,
-  worker: WorkerConfig,
-  logging: LoggingConfig,
-  telemetry: TelemetryConfig,
-});
+  });
 
 export type SluiceConfig = z.infer<typeof SluiceConfig>;
+
+/** The longest a provider call can take, retries included: every attempt timing out, with the longest backoffs. */
+export function longestProviderCallSeconds(executor: { max_retries: number; timeout_seconds: number; backoff_max_ms: number }): number {
+  return (executor.max_retries + 1) * executor.timeout_seconds + Math.ceil((executor.max_retries * executor.backoff_max_ms) / 1000);
+}

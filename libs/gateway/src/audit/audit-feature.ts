@@ -1,4 +1,4 @@
-import type { SluiceConfig } from '@sluice/config';
+import { longestProviderCallSeconds, type SluiceConfig } from '@sluice/config';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { RetentionRepository } from '../retention/retention-repository.js';
 import { ActionIntents } from './action-intents.js';
@@ -23,9 +23,7 @@ export interface AuditFeature extends Feature {
  */
 function intentGraceMs(config: SluiceConfig): number {
   if (config.audit.unknown_after_seconds !== undefined) return config.audit.unknown_after_seconds * 1000;
-  const { executor } = config;
-  const attempts = executor.max_retries + 1;
-  return attempts * executor.timeout_seconds * 1000 + executor.max_retries * executor.backoff_max_ms + 30_000;
+  return longestProviderCallSeconds(config.executor) * 1000 + 30_000;
 }
 
 /** The audit trail, its analytics and coverage rollups, the recorder the gateway writes each dispatch through, and the intents of provider calls in flight. */
