@@ -2,13 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poll } from '../support/poll.js';
 import { credentialsFile, keyHeader, WILDCARD_GRANT } from '../support/credentials.js';
 import { startRedisServer, type RunningRedis } from '../support/redis-server.js';
+import { documentedOperations, urlOfUnknown, type DocumentedOperation } from '../support/documented-operations.js';
 import { startGateway, type RunningGateway } from '../support/start-gateway.js';
 
-type Operation = { responses: Record<string, unknown> };
-type Doc = { paths: Record<string, Record<string, Operation>> };
-
-/** The live stream never ends; its outage behaviour has its own tests (stream.test.ts). */
-const STREAMING = new Set(['get /v1/stream']);
 /**
  * Nothing waits on a Redis known to be down (it waited the 5 s command timeout before): each call
  * is answered within this. A metrics scrape waits up to 1 s for the job queues' counts.
@@ -23,15 +19,12 @@ const ANSWER_WITHIN_MS = 2_000;
 describe('every operation while Redis is away', () => {
   let redis: RunningRedis;
   let gw: RunningGateway;
-  let operations: { method: string; path: string; op: Operation }[];
+  let operations: DocumentedOperation[];
   beforeAll(async () => {
     redis = await startRedisServer();
     const keys = [{ name: 'outage-admin', role: 'admin' as const, grants: [WILDCARD_GRANT] }];
     gw = await startGateway('redis', { state: { url: redis.url }, bus: { enabled: true }, auth: { enabled: true, file: credentialsFile({ keys }).file } });
-    const doc = (await (await fetch(`${gw.url}/api-doc/openapi.json`)).json()) as Doc;
-    operations = Object.entries(doc.paths)
-      .flatMap(([path, methods]) => Object.entries(methods).map(([method, op]) => ({ method, path, op })))
-      .filter(({ method, path }) => !STREAMING.has(`${method} ${path}`));
+    operations = await documentedOperations(gw.url);
     await redis.stop();
   });
   afterAll(async () => {
@@ -42,8 +35,8 @@ describe('every operation while Redis is away', () => {
   it('answers every operation with a documented status, none a 500, each within seconds', async () => {
     const wrong: string[] = [];
     const statuses = new Map<number, number>();
-    for (const { method, path, op } of operations) {
-      const url = `${gw.url}${path.replace(/\{[^}]+\}/g, 'no-such-thing')}`;
+    for (const { method, path, responses } of operations) {
+      const url = urlOfUnknown(gw.url, path);
       const sendsBody = method !== 'get' && method !== 'delete';
       const called = Date.now();
       const res = await fetch(url, {
@@ -59,7 +52,7 @@ describe('every operation while Redis is away', () => {
       }
       const text = await res.text();
       statuses.set(res.status, (statuses.get(res.status) ?? 0) + 1);
-      if (res.status === 500 || !(String(res.status) in op.responses)) wrong.push(`${name} → ${res.status} ${text.slice(0, 200)} (${Date.now() - called} ms)`);
+      if (res.status === 500 || !(String(res.status) in responses)) wrong.push(`${name} → ${res.status} ${text.slice(0, 200)} (${Date.now() - called} ms)`);
     }
     expect(wrong).toEqual([]);
     // The outage was really met: the operations that reach the store (most refuse an empty body first) were refused.
