@@ -5,8 +5,9 @@ import { KNOWN_FORMATS } from './validation.js';
 /**
  * For tests and development: every response is checked against the schema its route documents
  * for that status before it is sent, and one that does not match, or whose status the route does
- * not document, becomes a 500 naming the route and the differences. Responses are serialized as-is (validation.ts), so nothing else holds the
- * OpenAPI document, and the clients generated from it, to what the handlers really send.
+ * not document, becomes a 500 naming the route and the differences. Responses are serialized
+ * as-is (validation.ts), so nothing else holds the OpenAPI document, and the clients generated
+ * from it, to what the handlers really send.
  */
 export function installResponseCheck(app: FastifyInstance): void {
   const ajv = new Ajv2020({ allErrors: true, strict: false, formats: Object.fromEntries(KNOWN_FORMATS.map((f) => [f, true])) });

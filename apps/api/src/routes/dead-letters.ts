@@ -137,10 +137,11 @@ export async function deadLettersRoutes(
       const { limit, ...filter } = request.body;
       const tenant = tenantFilterFor(caller, filter);
       const taken = await queue().drain({ ...filter, tenant }, limit, coveredBy(caller));
-      // A client gone meanwhile is seen once the loop has read its socket again (the memory
-      // backend's drain takes no turn of the loop). One that closed its side (a timeout, a proxy
-      // giving up) would have the answer handed to the kernel of a dead connection: its entries
-      // go back instead (a client that half-closes on purpose gets them again from a later drain).
+      // One turn of the loop, so that a close which has arrived is seen. A client that closed its
+      // side while the drain ran (a timeout, a proxy giving up) would have the answer handed to
+      // the kernel of a dead connection: its entries go back instead (a client that half-closes
+      // on purpose gets them again from a later drain). A close that arrives with the answer
+      // already written cannot be told from a delivery: those entries are gone with it.
       await new Promise((resolve) => setImmediate(resolve));
       // Removed once the answer is written; given back when the client has gone or the write fails.
       const settle = (what: 'commit' | 'release') =>
