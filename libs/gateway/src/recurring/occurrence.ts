@@ -14,6 +14,11 @@ export const EARLY_TOLERANCE_MS = 500;
 /** An occurrence later than this (workers were down) is skipped, not fired: no backlog after downtime. */
 export const MISFIRE_GRACE_MS = 60_000;
 
+/** An enabled action whose next execution passed more than the misfire grace ago: no worker ran it. */
+export function isPastDue(record: RecurringAction, nowMs: number): boolean {
+  return record.enabled && record.next_execution !== null && nowMs - Date.parse(record.next_execution) > MISFIRE_GRACE_MS;
+}
+
 export type Plan =
   /** Nothing to do: paused or finished, or this delivery's occurrence was already claimed. */
   | { kind: 'idle'; reason: 'disabled' | 'not-due' }

@@ -13,7 +13,7 @@ import { RETRY, retryCas, type RecordRepository, type Scheduler, type StateStore
 import type { Logger } from '@sluice/telemetry';
 import type { InternalEventBus } from '../events/internal-events.js';
 import type { Gateway } from '../gateway.js';
-import { MISFIRE_GRACE_MS, planOccurrence, upcoming, withNext } from './occurrence.js';
+import { isPastDue, planOccurrence, upcoming, withNext } from './occurrence.js';
 import { occurrenceAction, occurrenceCaller } from './occurrence-action.js';
 import type { RecurringScope } from './recurring-input.js';
 import { isFireJobData } from './recurring-keys.js';
@@ -183,9 +183,7 @@ export class RecurringService {
    */
   async declareOverdue(): Promise<number> {
     const nowMs = this.deps.clock.now();
-    const overdue = (await this.records.listAll()).records
-      .map(({ record }) => record)
-      .filter((r) => r.enabled && r.next_execution !== null && nowMs - Date.parse(r.next_execution) > MISFIRE_GRACE_MS);
+    const overdue = (await this.records.listAll()).records.map(({ record }) => record).filter((r) => isPastDue(r, nowMs));
     if (overdue.length === 0) return 0;
     const scheduled = await this.declareEach(overdue);
     this.log.warn({ recurring_actions: overdue.length, scheduled }, 'recurring actions past due without a run; their schedules declared again');
@@ -213,7 +211,7 @@ export class RecurringService {
     }
     const { record } = found;
     const nowMs = this.deps.clock.now();
-    if (record.enabled && record.next_execution !== null && nowMs - Date.parse(record.next_execution) > MISFIRE_GRACE_MS) {
+    if (isPastDue(record, nowMs)) {
       // Lost to a concurrent write is fine: that writer moved next_execution itself.
       await this.records.swap(found, withNext(record, upcoming(record, nowMs)));
     }
