@@ -78,13 +78,15 @@ describe('RedisStateStore through Sentinels', () => {
       for (let i = 0; i < 50; i++) if (await store.setIfAbsent(k(`before-${i}`), 'v')) kept.push(`before-${i}`);
       const killedAt = Date.now();
       await set.servers.find((s) => s.port === before)?.kill();
-      // Writes fail while no primary answers, then succeed against the promoted replica.
+      // Writes fail while no primary answers, then succeed against the promoted replica. With
+      // wait_replicas, those writes and the reads use two connections, each back when it is back:
+      // wait for both (a read on the one still reconnecting is refused at once, a 503 upstream).
       const succeeds = () =>
-        store.setIfAbsent(k(`after-${Date.now()}`), 'v').then(
+        Promise.all([store.setIfAbsent(k(`after-${Date.now()}`), 'v'), store.get(k('before-0'))]).then(
           () => true,
           () => false,
         );
-      await poll('a write to succeed after the failover', succeeds, { timeoutMs: 30_000, intervalMs: 100 });
+      await poll('a write and a read to succeed after the failover', succeeds, { timeoutMs: 30_000, intervalMs: 100 });
       const recovered = Date.now();
       expect(await set.primaryPort()).not.toBe(before);
       console.log(`sentinel failover: writes resumed ${recovered - killedAt} ms after the primary was killed`);
