@@ -1,4 +1,6 @@
 import { ManualClock } from '@sluice/core';
+import type { Gateway } from '@sluice/gateway';
+import type { Job } from '@sluice/state';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, keyHeader } from '../support/credentials.js';
 import { startSink, type HttpSink } from '../support/http-sink.js';
@@ -22,6 +24,9 @@ const DEFINITIONS = [
   { name: 'slow-child', steps: [step('k1', 'b'), step('k2', 'b', { delay_seconds: 3600 })] },
   { name: 'slow-parent', steps: [step('s1', 'a'), { name: 'sub', sub_chain: 'slow-child' }, step('s3', 'c')] },
   { name: 'hurried', timeout_seconds: 1, steps: [step('h1', 'a'), step('h2', 'c', { delay_seconds: 3600 })] },
+  // A step that waits an hour: its job is run by hand, as a worker would run it after its tries.
+  { name: 'held', steps: [step('x1', 'a'), step('x2', 'c', { delay_seconds: 3600, on_failure: 'dlq' }), step('x3', 'c')] },
+  { name: 'held-skipping', on_failure: 'skip', steps: [step('y1', 'a', { delay_seconds: 3600 }), step('y2', 'c')] },
 ];
 /** One rule per chain: an action whose action_type is a chain's name starts that chain. */
 const chainRules = (...names: string[]) =>
@@ -131,6 +136,52 @@ describe.each(ALL_BACKENDS)('chains (%s)', (backend) => {
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ provider: 'bad', action_type: 'do_breaks', action_id: done.steps[1]?.action_id });
     expect(callsOf(sinks.c, chain_id)).toHaveLength(0);
+  });
+
+  it('a step job out of tries fails its step (on_failure applies) instead of leaving the run running', async () => {
+    const { chain_id } = await start('held', 'out-of-tries');
+    await poll(
+      'x1 to complete',
+      () => run(chain_id),
+      (r) => r.steps[0]?.status === 'completed',
+    );
+    const stepJob = gw.runtime.jobs['chain-step'];
+    if (!stepJob) throw new Error('no chain-step job kind');
+    const job = (over: Partial<Job>): Job => ({
+      id: 'by-hand',
+      kind: 'chain-step',
+      data: { namespace: 'payments', tenant: 'out-of-tries', chain_id, step: 1 },
+      attempt: 4,
+      lastTry: false,
+      workerDeaths: 0,
+      ...over,
+    });
+    const throwing = { gateway: { dispatch: () => Promise.reject(new Error('state backend away')) } as unknown as Gateway };
+    // Not the last try: the error goes back to the scheduler, which retries; the step is claimed.
+    await expect(stepJob.handler(job({}), throwing)).rejects.toThrow('state backend away');
+    expect((await run(chain_id)).steps[1]?.status).toBe('running');
+    // Its workers died as often as the scheduler tolerates: the step fails without being run again.
+    await stepJob.handler(job({ workerDeaths: 3 }), throwing);
+    const failed = await run(chain_id);
+    expect(failed).toMatchObject({ status: 'failed', execution_path: ['x1', 'x2'] });
+    expect(failed.steps.map((s) => s.status)).toEqual(['completed', 'failed', 'skipped']);
+    expect(failed.steps[1]).toMatchObject({ error: { code: 'WORKER_DIED' } });
+    expect(callsOf(sinks.c, chain_id)).toHaveLength(0);
+    // on_failure dlq: the step's action is queued, to be retried once whatever killed the workers is fixed.
+    const dlq = await requestJson('GET', url('/v1/dlq?tenant=out-of-tries'));
+    expect(dlq.body?.entries).toEqual([expect.objectContaining({ provider: 'c', action_type: 'do_x2', action_id: failed.steps[1]?.action_id })]);
+    // A job delivered again after that changes nothing.
+    await stepJob.handler(job({ workerDeaths: 3 }), throwing);
+    expect(await run(chain_id)).toEqual(failed);
+
+    // The last try throwing: the step fails, and on_failure skip goes on to the next step.
+    const skipping = await start('held-skipping', 'out-of-tries');
+    await expect(
+      stepJob.handler(job({ data: { namespace: 'payments', tenant: 'out-of-tries', chain_id: skipping.chain_id, step: 0 }, lastTry: true }), throwing),
+    ).resolves.toBeUndefined();
+    const done = await ended(skipping.chain_id);
+    expect(done).toMatchObject({ status: 'completed', execution_path: ['y1', 'y2'] });
+    expect(done.steps[0]).toMatchObject({ status: 'failed', error: { code: 'STEP_JOB_FAILED' } });
   });
 
   it('a sub-chain runs to completion before the parent resumes', async () => {

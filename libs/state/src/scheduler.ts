@@ -11,6 +11,14 @@ export interface Job<T = unknown> {
   data: T;
   /** 1 on the first run, 2 on the first retry, ... */
   attempt: number;
+  /** A throw now is not retried: the job fails for good (its attempts are used up). */
+  lastTry: boolean;
+  /**
+   * How many times a worker died while running this job. Once it is WORKER_DEATHS_TOLERATED, one
+   * more death fails the job for good without running it again: a handler that must not be left
+   * half done gives up (and records why) instead of running a step that may be what kills workers.
+   */
+  workerDeaths: number;
   /** W3C trace context of whoever enqueued it (`traceparent`, `tracestate`), when tracing is on. */
   trace?: Record<string, string> | undefined;
   /** The job starts a trace of its own, linked to `trace`, instead of continuing it. */
@@ -18,6 +26,9 @@ export interface Job<T = unknown> {
   /** An occurrence of a repeat schedule rather than an enqueued job. */
   scheduled?: boolean;
 }
+
+/** A job whose worker died more often than this is failed by the scheduler (BullMQ's maxStalledCount); memory mode has no separate workers. */
+export const WORKER_DEATHS_TOLERATED = 3;
 
 export type JobHandler<T = unknown> = (job: Job<T>) => Promise<void>;
 

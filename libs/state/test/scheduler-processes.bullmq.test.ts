@@ -72,13 +72,15 @@ describe('BullMqScheduler across processes', () => {
     await doomed.waitFor((m) => m.ready === true);
     expect(await producer.enqueue('approve', { id: 'approval:t1:42', data: { n: 1 } })).toEqual({ enqueued: true });
     const first = await doomed.waitFor((m) => m.started === 'approval:t1:42');
-    expect(first.attempt).toBe(1);
+    expect(first).toMatchObject({ attempt: 1, workerDeaths: 0, lastTry: false });
     await stopChild(doomed, 'SIGKILL');
 
     // The lock (1 s) lapses, a stalled-job check (every 0.5 s) moves the job back to wait.
     const rescuer = child(['consume', 'approve', 'count']);
     const done = await rescuer.waitFor((m) => m.done === 'approval:t1:42');
     expect(done.attempt).toBe(2); // a rerun after a crash counts as a new attempt
+    // ...and as a worker death, not as a try: a throw would still be retried.
+    expect(rescuer.messages.find((m) => m.started === 'approval:t1:42')).toMatchObject({ workerDeaths: 1, lastTry: false });
     // Nothing may pick the job up again: a job due after two more stall checks (every 0.5 s) runs
     // after anything those checks would have put back in the queue.
     await producer.enqueue('approve', { id: 'sentinel', delayMs: 1500 });

@@ -13,13 +13,13 @@ import {
   type DispatchOutcome,
   type FailureInfo,
 } from '@sluice/core';
-import { RecordRepository, type Scheduler, type StateStore, type StoredRecord } from '@sluice/state';
+import { RecordRepository, WORKER_DEATHS_TOLERATED, type Job, type Scheduler, type StateStore, type StoredRecord } from '@sluice/state';
 import type { Logger } from '@sluice/telemetry';
 import type { InternalEventBus } from '../events/internal-events.js';
 import { decodeWith } from '../policies/schema-decoder.js';
 import { runDag } from './chain-run-dag.js';
 import { applyStepResult, childRunId, endRun, newRun, previousBody, runSummary, stepActionId, stepPayload, type StepResult } from './chain-run-record.js';
-import { ChainJobs, isChainJobData } from './chain-jobs.js';
+import { ChainJobs, isChainJobData, type ChainJobData } from './chain-jobs.js';
 
 /** The key kind of chain runs: never rename without a migration. */
 const CHAIN_RUN_KIND = 'chain-run';
@@ -123,9 +123,30 @@ export class ChainRuns {
     };
   }
 
-  /** A step job: runs, resumes or re-checks the step its data names; anything stale changes nothing. */
-  async onStepJob(data: unknown, execute: StepExecutor): Promise<void> {
+  /**
+   * A step job: runs, resumes or re-checks the step its data names; anything stale changes nothing.
+   * A job out of tries fails its step instead of leaving the run `running` with nothing to move
+   * it: on its last attempt when it throws, and without running the step when its workers died
+   * so often that one more death would fail the job (a step that crashes every worker).
+   */
+  async onStepJob(job: Job, execute: StepExecutor): Promise<void> {
+    const { data } = job;
     if (!isChainJobData(data) || data.step === undefined) throw new Error('chain step job has malformed data');
+    const step = { ...data, step: data.step };
+    if (job.workerDeaths >= WORKER_DEATHS_TOLERATED) {
+      await this.giveUp(step, { code: 'WORKER_DIED', message: `the worker running this step died ${job.workerDeaths} times; not run again` });
+      return;
+    }
+    try {
+      await this.runStep(step, execute);
+    } catch (err) {
+      if (!job.lastTry) throw err;
+      this.log.warn({ chain: data.chain_id, step: data.step, err }, 'chain step job failed on its last attempt; the step fails');
+      await this.giveUp(step, { code: 'STEP_JOB_FAILED', message: `this step's job failed on its last attempt (${job.attempt}); the worker logs say why` });
+    }
+  }
+
+  private async runStep(data: ChainJobData & { step: number }, execute: StepExecutor): Promise<void> {
     const ref = { namespace: data.namespace, tenant: data.tenant, id: data.chain_id };
     for (let round = 0; round < CAS_ROUNDS; round++) {
       const stored = await this.records.get(ref);
@@ -134,6 +155,22 @@ export class ChainRuns {
       if (outcome !== 'retry') return;
     }
     throw new Error(`chain run ${data.chain_id} kept changing under step ${data.step}; retrying the job`);
+  }
+
+  /**
+   * Fails the step a job could not carry out, if the run still waits for it; its `on_failure`
+   * applies as to a failed dispatch (dlq queues the step's action, which may never have run).
+   */
+  private async giveUp(data: ChainJobData & { step: number }, error: { code: string; message: string }): Promise<void> {
+    const stored = await this.records.get({ namespace: data.namespace, tenant: data.tenant, id: data.chain_id });
+    if (!stored) return;
+    const run = stored.record;
+    const step = run.steps[data.step];
+    const waiting = run.status === 'running' && run.current_step === data.step && (step?.status === 'pending' || step?.status === 'running');
+    if (waiting && step.sub_chain === null && this.policyOf(run, data.step) === 'dlq') {
+      await this.deadLetter(this.stepAction(run, data.step), { code: 'EXECUTION_FAILED', message: error.message, retryable: true, attempts: 0 });
+    }
+    await this.finishStep(stored, data.step, { ok: false, error });
   }
 
   /** The timeout job: an overdue running run fails, its children are cancelled and its parent told. */
@@ -215,11 +252,10 @@ export class ChainRuns {
     return step.sub_chain === null ? this.runProviderStep(stored, index, execute) : this.startChild(stored, index);
   }
 
-  private async runProviderStep(stored: StoredRecord<ChainRun>, index: number, execute: StepExecutor): Promise<'done' | 'retry'> {
-    const run = stored.record;
+  /** The action a provider step dispatches: same id for every run of the step's attempt. */
+  private stepAction(run: ChainRun, index: number): Action {
     const step = run.steps[index] as ChainRunStep;
-    const now = this.deps.clock.now();
-    const action: Action = {
+    return {
       id: stepActionId(run, index),
       namespace: run.namespace,
       tenant: run.tenant,
@@ -227,8 +263,15 @@ export class ChainRuns {
       action_type: step.action_type as string,
       payload: stepPayload(run, index),
       metadata: { ...run.trigger.metadata, chain_id: run.id, chain_name: run.chain_name, chain_step: step.name },
-      created_at: isoString(now),
+      created_at: isoString(this.deps.clock.now()),
     };
+  }
+
+  private async runProviderStep(stored: StoredRecord<ChainRun>, index: number, execute: StepExecutor): Promise<'done' | 'retry'> {
+    const run = stored.record;
+    const step = run.steps[index] as ChainRunStep;
+    const now = this.deps.clock.now();
+    const action = this.stepAction(run, index);
     // A step found `running` was claimed by a worker that died mid-call: it runs again, same action id.
     const claimed = await this.records.swap(
       stored,

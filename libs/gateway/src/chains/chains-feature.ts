@@ -66,7 +66,7 @@ export async function chainsFeature(ctx: FeatureContext, deadLetters: DeadLetter
         handler: (job, { gateway }) => {
           const execute: StepExecutor = (stepAction, chainId) =>
             gateway.dispatch(stepAction, { stagesFrom: 'execute', deadLetter: false, chainId, caller: { id: `chain:${chainId}`, method: 'chain' } });
-          return runs.onStepJob(job.data, execute);
+          return runs.onStepJob(job, execute);
         },
       },
       [CHAIN_TIMEOUT_KIND]: { concurrency: 2, handler: (job) => runs.onTimeoutJob(job.data) },

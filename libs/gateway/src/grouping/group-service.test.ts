@@ -95,14 +95,16 @@ function setup() {
     for (const job of scheduler.due()) {
       const entry = scheduler.jobs.get(`${job.kind}:${job.id}`)!;
       entry.runs += 1;
-      await service.runFlushJob({ id: job.id, kind: job.kind, data: job.data, attempt: 1 }).catch((err: unknown) => errors.push(err));
+      await service
+        .runFlushJob({ id: job.id, kind: job.kind, data: job.data, attempt: 1, lastTry: false, workerDeaths: 0 })
+        .catch((err: unknown) => errors.push(err));
     }
     return errors;
   };
   const jobOf = (id: string, attempt = 1): Job => {
     const entry = [...scheduler.jobs.values()].find((j) => j.id === id);
     if (!entry) throw new Error(`no job ${id}`);
-    return { id, kind: entry.kind, data: entry.data, attempt };
+    return { id, kind: entry.kind, data: entry.data, attempt, lastTry: attempt >= FLUSH_JOB_ATTEMPTS, workerDeaths: 0 };
   };
   const payloadOf = (a: Action | undefined) =>
     a?.payload as { events: { action_id: string }[]; flush_reason: string; state: string; new_event_count: number; dropped_event_count: number };

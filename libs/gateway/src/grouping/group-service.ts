@@ -111,7 +111,7 @@ export class GroupService<P = unknown> {
       this.log.warn({ job_id: job.id }, 'group flush job without valid data; dropped');
       return;
     }
-    const result = await this.flush(data, { finalAttempt: job.attempt >= FLUSH_JOB_ATTEMPTS });
+    const result = await this.flush(data, { finalAttempt: job.lastTry });
     if (result && !result.notified && result.retryable) throw new Error(result.error ?? `group flush ${job.id} not delivered`);
   }
 

@@ -265,8 +265,10 @@ describe('state timeouts', () => {
     await service.applyAction(action({ fingerprint: 'fp' }), 'alert', undefined);
     const job = [...scheduler.pending.values()][0]!;
     clock.advance(60_000);
-    await expect(runStateTimeoutJob(service, { id: job.id, kind: job.kind, data: { fingerprint: 'fp' }, attempt: 1 })).rejects.toThrow(/malformed/);
-    await runStateTimeoutJob(service, { id: job.id, kind: job.kind, data: job.data, attempt: 1 });
+    await expect(
+      runStateTimeoutJob(service, { id: job.id, kind: job.kind, data: { fingerprint: 'fp' }, attempt: 1, lastTry: false, workerDeaths: 0 }),
+    ).rejects.toThrow(/malformed/);
+    await runStateTimeoutJob(service, { id: job.id, kind: job.kind, data: job.data, attempt: 1, lastTry: false, workerDeaths: 0 });
     expect(await service.get('ns', 't', 'fp')).toMatchObject({ state: 'escalated' });
   });
 

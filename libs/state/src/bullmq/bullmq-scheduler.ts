@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job as BullJob } from 'bullmq';
 import type { ConnectionOptions } from 'bullmq';
 import { closeClient, createClient, type RedisClient, type RedisTarget } from '../redis/connection.js';
-import type { ConsumeOptions, EnqueueOptions, Job, JobHandler, QueueJobCount, RepeatOptions, Scheduler } from '../scheduler.js';
+import {
+  WORKER_DEATHS_TOLERATED,
+  type ConsumeOptions,
+  type EnqueueOptions,
+  type Job,
+  type JobHandler,
+  type QueueJobCount,
+  type RepeatOptions,
+  type Scheduler,
+} from '../scheduler.js';
 import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, assertKind, resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
 import { throttleErrors, writeErrorToStderr, type BackgroundErrorHandler } from '../error-reports.js';
 import { bullPrefix, encodeJobId, type Envelope } from './bullmq-naming.js';
@@ -26,8 +35,6 @@ export interface BullMqSchedulerOptions extends RedisTarget {
   onError?: BackgroundErrorHandler;
 }
 
-/** A job whose worker died is retried after this many stalls before BullMQ fails it; deploys kill workers. */
-const MAX_STALLED_COUNT = 3;
 const PENDING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
 
 /**
@@ -149,7 +156,8 @@ export class BullMqScheduler implements Scheduler {
         concurrency,
         lockDuration: this.opts.lockDurationMs ?? 30_000,
         stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
-        maxStalledCount: MAX_STALLED_COUNT,
+        // A job whose worker died is run again this many times before BullMQ fails it; deploys kill workers.
+        maxStalledCount: WORKER_DEATHS_TOLERATED,
       });
       worker.on('error', this.onError);
       const markFinished = (job: BullJob | undefined) => finished.get(job?.id ?? '')?.();
@@ -223,7 +231,9 @@ function toJob(kind: string, job: BullJob): Job {
   const envelope = job.data as Envelope;
   // attemptsStarted also counts a rerun after a worker died mid-job, which attemptsMade does not.
   const attempt = Math.max(job.attemptsStarted, job.attemptsMade + 1);
-  const out: Job = { id: envelope.id, kind, data: envelope.data, attempt };
+  // attemptsMade counts only throws; a schedule's occurrence has one try.
+  const lastTry = job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+  const out: Job = { id: envelope.id, kind, data: envelope.data, attempt, lastTry, workerDeaths: job.stalledCounter };
   if (envelope.trace) out.trace = envelope.trace;
   if (envelope.link) out.traceLink = true;
   if (job.repeatJobKey !== undefined) out.scheduled = true;

@@ -224,7 +224,7 @@ export class InProcessScheduler implements Scheduler {
 
   private async execute(task: Task, consumer: Consumer): Promise<void> {
     try {
-      const job: Job = { id: task.id, kind: task.kind, data: task.data, attempt: task.attempt };
+      const job: Job = { id: task.id, kind: task.kind, data: task.data, attempt: task.attempt, lastTry: task.attempt >= task.attempts, workerDeaths: 0 };
       if (task.trace) job.trace = task.trace;
       if (task.traceLink) job.traceLink = true;
       if (task.schedule) job.scheduled = true;

@@ -90,7 +90,7 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       await elapse(0);
       await ran(runs, 1);
       await quiet(s, 'immediate', runs, 100);
-      expect(real(runs).map((r) => r.job)).toEqual([{ id: 'a', kind: 'immediate', data: { n: 1, tags: ['x'] }, attempt: 1 }]);
+      expect(real(runs).map((r) => r.job)).toEqual([{ id: 'a', kind: 'immediate', data: { n: 1, tags: ['x'] }, attempt: 1, lastTry: false, workerDeaths: 0 }]);
     });
 
     it('counts the jobs of the kinds it consumes by state: waiting, active, delayed (none for a kind it does not consume)', async () => {
@@ -213,6 +213,11 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       await ran(runs, 2);
       await quiet(s, 'doomed', runs, 4 * CONTRACT_BACKOFF_MS); // a third attempt would come 2x the base after the second
       expect(real(runs).map((r) => r.job.attempt)).toEqual([1, 2]);
+      // The handler can tell its last try (a throw now is final) and that no worker died running it.
+      expect(real(runs).map((r) => [r.job.lastTry, r.job.workerDeaths])).toEqual([
+        [false, 0],
+        [true, 0],
+      ]);
     });
 
     it('cancels a delayed job before it runs', async () => {
