@@ -46,7 +46,7 @@ export interface StateAuditStoreOptions {
    */
   sink?: RecordSink;
   /** Shared state only: records indexed per batch, and how long a batch may stay with a silent consumer. */
-  ingest?: { batchSize?: number; claimIdleMs?: number };
+  ingest?: { batchSize?: number; claimIdleMs?: number; forgetIdleAfterMs?: number };
   /** After each indexed batch. */
   onIndexed?: (report: IngestReport) => void;
   /** Indexing failed (a batch is retried: nothing is lost). */

@@ -257,6 +257,12 @@ export interface StateStore {
   ): Promise<{ applied: boolean; failed: number }>;
   /** Forgets a consumer of a group (a process that stops), only while it holds no pending message; true when gone. */
   logGroupRemoveConsumer(log: StateKey, group: string, consumer: string): Promise<boolean>;
+  /**
+   * Forgets the consumers of a group that hold no pending message and have been idle at least
+   * `minIdleMs`: those of processes that died without forgetting themselves. A live consumer
+   * forgotten this way is created again by its next read. Returns how many were forgotten.
+   */
+  logGroupForgetIdle(log: StateKey, group: string, minIdleMs: number): Promise<number>;
   /** The id of the newest message still in the log; null when it is empty. */
   logLastId(log: StateKey): Promise<string | null>;
   /** `pending`: delivered and not acknowledged; `undelivered`: in the log, not yet handed to the group. */

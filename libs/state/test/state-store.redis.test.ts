@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
@@ -145,6 +146,32 @@ describe('RedisStateStore log acknowledgements with writes', () => {
   const stores: RedisStateStore[] = [];
   afterEach(async () => {
     for (const s of stores.splice(0)) await s.close();
+  });
+
+  it('forgets the consumers idle long enough that hold nothing (dead processes), keeping busy and recent ones', async () => {
+    const prefix = uniquePrefix();
+    const store = await RedisStateStore.connect({ url: testRedisUrl(), prefix });
+    stores.push(store);
+    const admin = new Redis(testRedisUrl());
+    try {
+      const log = k('consumers');
+      await store.logGroupCreate(log, 'g', 'start');
+      for (const m of ['a', 'b', 'c']) await store.writeBatch([], { append: { log, message: m } });
+      const [a] = await store.logGroupRead(log, 'g', 'dead', 1);
+      await store.logGroupAckWith(log, 'g', 'dead', [a?.id ?? ''], []);
+      await store.logGroupRead(log, 'g', 'holding', 1);
+      const names = async () => ((await admin.xinfo('CONSUMERS', renderKey(prefix, log), 'g')) as string[][]).map((c) => c[1]).sort();
+      expect(await names()).toEqual(['dead', 'holding']);
+      expect(await store.logGroupForgetIdle(log, 'g', 60_000)).toBe(0);
+      await sleep(20);
+      expect(await store.logGroupForgetIdle(log, 'g', 10)).toBe(1);
+      expect(await names()).toEqual(['holding']);
+      // A forgotten consumer that was alive after all is created again by its next read.
+      expect((await store.logGroupRead(log, 'g', 'dead', 1)).map((m) => m.message)).toEqual(['c']);
+      expect(await names()).toEqual(['dead', 'holding']);
+    } finally {
+      await admin.quit();
+    }
   });
 
   it('sends a write batch and its log message as one pipeline, and applies a batch of many messages with one command per key', async () => {

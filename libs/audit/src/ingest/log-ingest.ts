@@ -37,6 +37,8 @@ export interface LogIngestOptions {
   claimIdleMs?: number;
   /** How long catchUp works or waits before it gives up (default 5 s). */
   catchUpTimeoutMs?: number;
+  /** A consumer holding nothing, idle this long, is forgotten by the indexer loops (default 5 min). */
+  forgetIdleAfterMs?: number;
   onIndexed?: (report: IngestReport) => void;
   onError?: (err: unknown) => void;
 }
@@ -53,6 +55,13 @@ const CLAIM_EVERY_MS = 1000;
 const CLOSE_CLEANUP_MS = 1000;
 /** Pause of the indexer loop when the log is empty. */
 const IDLE_POLL_MS = 20;
+/**
+ * A consumer holding nothing, idle this long, is forgotten: one of a process killed before its
+ * close() could forget it (every restart would leave two names). A live one reads again under it.
+ */
+const FORGET_IDLE_AFTER_MS = 5 * 60_000;
+/** How often an indexer loop forgets such consumers (at most). */
+const FORGET_IDLE_EVERY_MS = 60_000;
 
 /** A batch's messages, sorted: what to index, what to acknowledge without writes, what to leave. */
 interface SortedBatch {
@@ -82,6 +91,7 @@ export class LogAuditIngest implements AuditIngest {
   private readonly batchSize: number;
   private readonly claimIdleMs: number;
   private readonly catchUpTimeoutMs: number;
+  private readonly forgetIdleAfterMs: number;
   /** Consumer names of this process: one for its indexer loop, one for its catch-ups (a claim between them must change owner). */
   private readonly consumers: { loop: string; reader: string };
   private groupReady: Promise<void> | null = null;
@@ -101,6 +111,7 @@ export class LogAuditIngest implements AuditIngest {
     this.batchSize = opts.batchSize ?? 500;
     this.claimIdleMs = opts.claimIdleMs ?? 10_000;
     this.catchUpTimeoutMs = opts.catchUpTimeoutMs ?? 5000;
+    this.forgetIdleAfterMs = opts.forgetIdleAfterMs ?? FORGET_IDLE_AFTER_MS;
     // Host and pid say which process holds a batch (XINFO CONSUMERS); the random part keeps a
     // restarted process (same host, pid 1 in a container) from passing for the dead one.
     const base = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
@@ -181,8 +192,13 @@ export class LogAuditIngest implements AuditIngest {
   }
 
   private async runLoop(): Promise<void> {
+    let forgotAt = Date.now();
     while (!this.closed) {
       try {
+        if (Date.now() - forgotAt >= Math.min(FORGET_IDLE_EVERY_MS, this.forgetIdleAfterMs) && this.groupReady !== null) {
+          forgotAt = Date.now();
+          await this.store.logGroupForgetIdle(this.log, INGEST_GROUP, this.forgetIdleAfterMs).catch((err: unknown) => this.opts.onError?.(err));
+        }
         if ((await this.indexOnce(this.consumers.loop)) === 0) await sleep(this.idlePollMs);
       } catch (err) {
         if (this.closed) break;

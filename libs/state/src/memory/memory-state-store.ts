@@ -399,6 +399,12 @@ export class MemoryStateStore implements StateStore {
     return ![...g.pending.values()].some((p) => p.consumer === consumer);
   }
 
+  /** Consumers exist here only through their pending messages: none is idle without one. */
+  async logGroupForgetIdle(log: StateKey, group: string, _minIdleMs: number): Promise<number> {
+    this.group(log, group); // NOGROUP as Redis
+    return 0;
+  }
+
   async logLastId(log: StateKey): Promise<string | null> {
     return this.ks.typed(r(log), 'stream')?.entries.at(-1)?.id ?? null;
   }

@@ -31,7 +31,7 @@ import { assertNoEviction } from './eviction-policy.js';
 import { RedisPubSub } from './pubsub.js';
 import { ReplicaWaiter, type ReplicaWait } from './replica-wait.js';
 import { scanKind } from './scan.js';
-import { logGroupRemoveConsumerScript } from './lua/index.js';
+import { logGroupForgetIdleScript, logGroupRemoveConsumerScript } from './lua/index.js';
 import { registerScripts, runScript } from './scripts.js';
 import * as index from './time-index.js';
 import * as values from './values.js';
@@ -259,6 +259,10 @@ export class RedisStateStore implements StateStore {
 
   async logGroupRemoveConsumer(log: StateKey, group: string, consumer: string): Promise<boolean> {
     return (await runScript(this.client, logGroupRemoveConsumerScript, { keys: [this.k(log)], args: [group, consumer] })) === 1;
+  }
+
+  async logGroupForgetIdle(log: StateKey, group: string, minIdleMs: number): Promise<number> {
+    return Number(await runScript(this.client, logGroupForgetIdleScript, { keys: [this.k(log)], args: [group, String(Math.max(0, Math.floor(minIdleMs)))] }));
   }
 
   async logLastId(log: StateKey): Promise<string | null> {

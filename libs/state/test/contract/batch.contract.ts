@@ -285,6 +285,14 @@ export function batchContract(ctx: ContractContext): void {
       expect(await ctx.store.logGroupRemoveConsumer(log, GROUP, 'never-read')).toBe(true);
     });
 
+    it('forgetting idle consumers never takes one holding a message', async () => {
+      const { log, ids } = await delivered('idle', 2);
+      expect(await ctx.store.logGroupForgetIdle(log, GROUP, 0)).toBe(0);
+      expect(await ctx.store.logGroupLag(log, GROUP)).toEqual({ pending: 2, undelivered: 0 });
+      expect(await ctx.store.logGroupAckWith(log, GROUP, 'c1', ids, [])).toEqual({ applied: true, failed: 0 });
+      await expect(ctx.store.logGroupForgetIdle(key('ack-with', 'no-log'), GROUP, 0)).rejects.toThrow(); // no such log or group
+    });
+
     it('gives a key the first TTL of its writes, and never moves an expiry it already has', async () => {
       const { log, ids } = await delivered('ttl', 1);
       const fresh = key('ack-with', 'ttl-fresh');

@@ -8,6 +8,7 @@ import { indexPopDueScript } from './index-pop-due-1.js';
 import { indexRemoveIfScript } from './index-remove-if-1.js';
 import { logAckStageScript } from './log-ack-stage-1.js';
 import { logAckWithScript } from './log-ack-with-1.js';
+import { logGroupForgetIdleScript } from './log-group-forget-idle-1.js';
 import { logGroupRemoveConsumerScript } from './log-group-remove-consumer-1.js';
 import type { LuaScript } from './lua-script.js';
 import { readWindowScript } from './read-window-1.js';
@@ -24,6 +25,7 @@ export {
   indexRemoveIfScript,
   logAckStageScript,
   logAckWithScript,
+  logGroupForgetIdleScript,
   logGroupRemoveConsumerScript,
   readWindowScript,
 };
@@ -41,5 +43,6 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   logAckStageScript,
   applyWritesOnceScript,
   logGroupRemoveConsumerScript,
+  logGroupForgetIdleScript,
   deleteIfValueScript,
 ];
