@@ -5,7 +5,7 @@ import type { EventStore } from './event-store.js';
 import type { StateMachineRegistry } from './state-machine.js';
 
 const PAGE = 500;
-/** Index entries looked at per tenant per cycle at most; the rest waits for the next cycle. */
+/** Index entries looked at per tenant per cycle at most; the next cycle goes on from there. */
 const MAX_SCANNED = 50_000;
 
 /**
@@ -16,23 +16,40 @@ const MAX_SCANNED = 50_000;
  */
 export class EventRetention implements RetentionSource {
   readonly name = 'events';
+  /**
+   * Per pair, how many kept entries the last cycle left behind it when its budget ran out: the
+   * next cycle starts there, so events that stay (open ones, older than every resolved one) do
+   * not use up every cycle's budget before it reaches the resolved ones behind them.
+   */
+  private readonly resumeAt = new Map<string, number>();
+  private readonly maxScanned: number;
 
   constructor(
     private readonly store: EventStore,
     private readonly machines: StateMachineRegistry,
     private readonly log: Logger,
-  ) {}
+    opts: { maxScanned?: number } = {},
+  ) {
+    this.maxScanned = opts.maxScanned ?? MAX_SCANNED;
+  }
 
   async reap({ policy, nowMs }: ReapContext): Promise<ReapResult> {
     if (policy.event_ttl_seconds === undefined) return NOTHING_REAPED;
     const { namespace, tenant } = policy;
+    const pair = `${namespace}\u0000${tenant}`;
     const cutoff = nowMs - policy.event_ttl_seconds * 1000;
     let deleted = 0;
     let errors = 0;
     // Deleted entries leave the index, so the offset only counts the entries kept.
-    let kept = 0;
-    for (let scanned = 0; scanned < MAX_SCANNED; ) {
-      const page = await this.store.enteredBefore(namespace, tenant, cutoff, kept, PAGE);
+    let kept = this.resumeAt.get(pair) ?? 0;
+    this.resumeAt.delete(pair);
+    for (let scanned = 0; ; ) {
+      if (scanned >= this.maxScanned) {
+        this.resumeAt.set(pair, kept);
+        break;
+      }
+      const limit = Math.min(PAGE, this.maxScanned - scanned);
+      const page = await this.store.enteredBefore(namespace, tenant, cutoff, kept, limit);
       scanned += page.length;
       for (const entry of page) {
         try {
@@ -45,7 +62,7 @@ export class EventRetention implements RetentionSource {
           this.log.warn({ err, namespace, tenant, fingerprint: entry.member }, 'event retention failed for one event');
         }
       }
-      if (page.length < PAGE) break;
+      if (page.length < limit) break; // the end: the next cycle starts from the oldest again
     }
     return { ...NOTHING_REAPED, deleted, errors };
   }

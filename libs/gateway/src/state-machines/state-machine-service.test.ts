@@ -336,6 +336,27 @@ describe('event retention', () => {
     expect((await service.list('ns', 't', { limit: 10 })).events.map((e) => e.fingerprint).sort()).toEqual(['new-resolved', 'old-open']);
   });
 
+  it('goes on where the last cycle’s budget ran out, so events that stay do not hide resolved ones behind them', async () => {
+    const { service, clock } = setup();
+    for (let i = 0; i < 5; i++) await service.applyAction(action({ fingerprint: `open-${i}` }), 'alert', undefined);
+    clock.advance(1000);
+    for (let i = 0; i < 2; i++) await service.applyAction(action({ fingerprint: `resolved-${i}`, status: 'resolved' }), 'alert', undefined);
+    clock.advance(120_000);
+    // Three entries a cycle: the five open events ahead would use up every cycle started afresh.
+    const source = service.retentionSource({ maxScanned: 3 });
+    const cycle = () => source.reap({ policy: policy(60), nowMs: clock.now() });
+    expect(await cycle()).toMatchObject({ deleted: 0 });
+    expect(await cycle()).toMatchObject({ deleted: 1 });
+    expect(await cycle()).toMatchObject({ deleted: 1 });
+    expect((await service.list('ns', 't', { limit: 10 })).events.map((e) => e.fingerprint).sort()).toEqual(['open-0', 'open-1', 'open-2', 'open-3', 'open-4']);
+    // Past the end, the next cycle starts from the oldest again (open-0, resolved now, moved to the back).
+    await service.applyAction(action({ fingerprint: 'open-0', status: 'resolved' }), 'alert', undefined);
+    clock.advance(120_000);
+    expect(await cycle()).toMatchObject({ deleted: 0 });
+    expect(await cycle()).toMatchObject({ deleted: 1 });
+    expect(await service.get('ns', 't', 'open-0')).toBeNull();
+  });
+
   it('keeps the index entry of an event created again between its deletion’s two steps', async () => {
     const { service, clock, state } = setup();
     await service.applyAction(action({ fingerprint: 'fp', status: 'resolved' }), 'alert', undefined);

@@ -85,9 +85,9 @@ export class StateMachineService {
     this.maxAttempts = deps.maxCasAttempts ?? 16;
   }
 
-  /** Deletes events that rest in a terminal state past the retention policy's event_ttl_seconds. */
-  retentionSource(): RetentionSource {
-    return new EventRetention(this.store, this.deps.machines, this.log);
+  /** Deletes events that rest in a terminal state past the retention policy's event_ttl_seconds (`maxScanned`: entries per pair per cycle). */
+  retentionSource(opts: { maxScanned?: number } = {}): RetentionSource {
+    return new EventRetention(this.store, this.deps.machines, this.log, opts);
   }
 
   /** The `state_machine` rule action: moves the action's event towards `action.status`. */
