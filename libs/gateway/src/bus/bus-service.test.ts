@@ -1,5 +1,9 @@
 import { ManualClock, SluiceError } from '@sluice/core';
+import { renderKey } from '@sluice/state';
+import type { Redis } from 'ioredis';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
+import { poll } from '../../../../test/support/poll.js';
 import { STATE_BACKENDS, stateStores } from '../../../../test/support/state-backends.js';
 import { BusService } from './bus-service.js';
 import { topicLog } from './bus-topics.js';
@@ -45,5 +49,43 @@ describe.each(STATE_BACKENDS)('BusService (%s)', (backend) => {
     expect(await status(bus.publish(read, { topic: read.topic, payload: { old: true } }))).toBe(404);
     const kept = await state.logRange(topicLog(fresh), { limit: 10 });
     expect(kept.map((e) => (JSON.parse(e.message) as { payload: unknown }).payload)).toEqual([{ n: 1 }]);
+  });
+});
+
+describe('BusService on Redis: consumers', () => {
+  const stores = stateStores();
+
+  it('forgets the consumers of a subscription that hold nothing once idle (readers under new names), never one holding a message', async () => {
+    const clock = new ManualClock(Date.parse('2026-01-01T00:00:00Z'));
+    const [state] = await stores.open('redis', { clock });
+    if (!state) throw new Error('no store');
+    const { client } = state as unknown as { client: Redis };
+    const bus = new BusService({
+      state,
+      clock,
+      maxLen: 100,
+      validatorCacheSize: 10,
+      visibilityTimeoutMs: 60_000,
+      maxDeliveries: 3,
+      forgetIdleConsumersAfterMs: 200,
+    });
+    await bus.topics.create({ ...SCOPE, name: 'pods' });
+    const topic = await bus.topicOf('orders.acme.pods');
+    const sub = await bus.subscribe(topic, { topic: topic.topic, from: 'earliest' });
+    for (let i = 0; i < 3; i++) await bus.publish(topic, { topic: topic.topic, payload: { i } });
+    const subscriptions = bus.subscriptions;
+    // Pods of earlier deploys: one read and acknowledged, one still holds its message.
+    const [gone] = await subscriptions.receive(sub, 'pod-old', 1, 0);
+    await subscriptions.ack(sub, [gone?.message_id ?? '']);
+    await subscriptions.receive(sub, 'pod-holding', 1, 0);
+    // The store's prefix is its own: find the topic's stream by the rest of its name.
+    const [stream] = await client.keys(`*${renderKey('', topicLog(topic))}`);
+    const consumers = async () => ((await client.xinfo('CONSUMERS', stream ?? '', sub.id)) as string[][]).map((c) => c[1]).sort();
+    expect(await consumers()).toEqual(['pod-holding', 'pod-old']);
+    await sleep(250);
+    // The next receive, of a pod of this deploy, forgets in the background what is idle and empty.
+    expect((await subscriptions.receive(sub, 'pod-new', 1, 0)).map((m) => m.payload)).toEqual([{ i: 2 }]);
+    await poll('pod-old forgotten', consumers, (names) => !names.includes('pod-old'), { timeoutMs: 5000, intervalMs: 50 });
+    expect(await consumers()).toEqual(['pod-holding', 'pod-new']);
   });
 });

@@ -25,6 +25,8 @@ export interface BusServiceDeps {
   validatorCacheSize: number;
   visibilityTimeoutMs: number;
   maxDeliveries: number;
+  /** A subscription's consumer holding nothing, idle this long, is forgotten (default 10 minutes, at least twice the visibility timeout). */
+  forgetIdleConsumersAfterMs?: number;
 }
 
 export interface Published {
@@ -55,6 +57,7 @@ export class BusService {
       clock: deps.clock,
       visibilityTimeoutMs: deps.visibilityTimeoutMs,
       maxDeliveries: deps.maxDeliveries,
+      forgetIdleAfterMs: deps.forgetIdleConsumersAfterMs,
     });
   }
 

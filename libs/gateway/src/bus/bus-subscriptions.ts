@@ -9,6 +9,16 @@ const DEAD_KIND = 'bus-dead';
 /** How often a long poll looks again while nothing is ready. */
 const POLL_MS = 100;
 const DEAD_LETTER_MAX_LEN = 10_000;
+/**
+ * A subscription's consumer holding nothing, idle this long, is forgotten: readers come and go
+ * under new names (a pod per restart), and each name stayed in the group for good. A live one
+ * is created again by its next read.
+ */
+const FORGET_IDLE_AFTER_MS = 10 * 60_000;
+/** How often one process forgets a subscription's idle consumers, at most (on a receive). */
+const FORGET_EVERY_MS = 60_000;
+/** Subscriptions this process remembers forgetting for; past it, it starts over (a forget more). */
+const FORGOTTEN_FOR_MAX = 10_000;
 
 export interface BusMessage {
   message_id: string;
@@ -22,6 +32,8 @@ export interface SubscriptionsDeps {
   clock: Clock;
   visibilityTimeoutMs: number;
   maxDeliveries: number;
+  /** A consumer holding nothing, idle this long, is forgotten (default 10 minutes, at least twice the visibility timeout). */
+  forgetIdleAfterMs?: number | undefined;
 }
 
 const deadLog = (s: BusSubscription): StateKey => ({ kind: DEAD_KIND, namespace: s.namespace, tenant: s.tenant, id: s.id });
@@ -35,6 +47,8 @@ const deadLog = (s: BusSubscription): StateKey => ({ kind: DEAD_KIND, namespace:
  */
 export class BusSubscriptions {
   private readonly records: RecordRepository<BusSubscription>;
+  /** When this process last forgot idle consumers, per subscription. */
+  private readonly forgotAt = new Map<string, number>();
 
   constructor(private readonly deps: SubscriptionsDeps) {
     this.records = new RecordRepository<BusSubscription>({
@@ -78,6 +92,7 @@ export class BusSubscriptions {
 
   /** Up to `max` messages for `consumer`: ones left by others past the visibility timeout first, then new ones; waits up to `waitMs` for one. */
   async receive(s: BusSubscription, consumer: string, max: number, waitMs: number): Promise<BusMessage[]> {
+    this.forgetIdleConsumers(s);
     const until = Date.now() + waitMs;
     for (;;) {
       const messages = await this.receiveOnce(s, consumer, max);
@@ -97,6 +112,16 @@ export class BusSubscriptions {
   async deadLetters(s: BusSubscription, limit: number): Promise<(BusMessage & { dead_lettered_at: string })[]> {
     const entries = await this.deps.state.logRange(deadLog(s), { limit });
     return entries.map((e) => JSON.parse(e.message) as BusMessage & { dead_lettered_at: string });
+  }
+
+  /** In the background, at most every FORGET_EVERY_MS per subscription: housekeeping, never the receive's concern. */
+  private forgetIdleConsumers(s: BusSubscription): void {
+    const now = Date.now();
+    const idleMs = this.deps.forgetIdleAfterMs ?? Math.max(FORGET_IDLE_AFTER_MS, 2 * this.deps.visibilityTimeoutMs);
+    if (now - (this.forgotAt.get(s.id) ?? 0) < Math.min(FORGET_EVERY_MS, idleMs)) return;
+    if (this.forgotAt.size >= FORGOTTEN_FOR_MAX) this.forgotAt.clear();
+    this.forgotAt.set(s.id, now);
+    void this.deps.state.logGroupForgetIdle(logOf(s), s.id, idleMs).catch(() => {}); // the next one tries again
   }
 
   private receiveOnce(s: BusSubscription, consumer: string, max: number): Promise<BusMessage[]> {
