@@ -1,7 +1,7 @@
 import { windowBounds } from '@sluice/gateway';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rulesDir } from '../support/rules-dir.js';
-import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
+import { ALL_BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 // A rule that would let everything through (or suppress it): quotas are checked first regardless.
 const RULES = `
@@ -91,6 +91,24 @@ describe.each(ALL_BACKENDS)('quota enforcement through HTTP (%s backend)', (back
     const text = await (await fetch(`${gw.url}/metrics`)).text();
     expect(text).toMatch(/sluice_quota_exceeded_total\{policy="warning",behavior="warn"\} 3/);
     expect(text).toMatch(/sluice_quota_exceeded_total\{policy="blocking",behavior="block"\} 6/);
+  });
+
+  it('a deleted policy takes its exceeded series with it once another policy starts one: churn leaves no series behind', async () => {
+    const scrape = async () => (await fetch(`${gw.url}/metrics`)).text();
+    for (const id of ['churn-1', 'churn-2', 'churn-3']) {
+      expect((await postJson(`${gw.url}/v1/quotas`, { id, namespace: 'churn', tenant: id, max_actions: 1, window: 'daily' })).status).toBe(201);
+      expect(await dispatch({ namespace: 'churn', tenant: id })).toMatchObject({ outcome: 'executed' });
+      expect(await dispatch({ namespace: 'churn', tenant: id })).toMatchObject({ outcome: 'throttled' });
+      expect(await scrape()).toMatch(new RegExp(`sluice_quota_exceeded_total\\{policy="${id}",behavior="block"\\} 1`));
+      expect((await requestJson('DELETE', `${gw.url}/v1/quotas/${id}`)).status).toBe(204);
+    }
+    const text = await scrape();
+    expect(text).not.toMatch(/policy="churn-1"/);
+    expect(text).not.toMatch(/policy="churn-2"/);
+    // The last one deleted keeps its series until a new one starts; live policies keep theirs.
+    expect(text).toMatch(/policy="churn-3"/);
+    expect(await dispatch({ tenant: 'acme' })).toMatchObject({ outcome: 'throttled', quota: { id: 'blocking' } });
+    expect(await scrape()).toMatch(/sluice_quota_exceeded_total\{policy="blocking",behavior="block"\}/);
   });
 
   it('ignores disabled policies', async () => {

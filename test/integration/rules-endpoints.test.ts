@@ -37,6 +37,22 @@ describe.each(BACKENDS)('rule endpoints (%s backend)', (backend) => {
     ]);
   });
 
+  it('a deleted rule takes its error series with it once another rule starts one: churn leaves no series behind', async () => {
+    const scrape = async () => (await fetch(`${gw.url}/metrics`)).text();
+    for (const name of ['erring-1', 'erring-2', 'erring-3']) {
+      // A condition that cannot be evaluated (counted, and treated as not matching).
+      const erring = { name, priority: 50, expression: 'action.payload.missing > 1', action: { type: 'suppress' } };
+      expect((await requestJson('POST', `${gw.url}/v1/rules`, erring)).status).toBe(201);
+      expect((await postJson(`${gw.url}/v1/dispatch`, sampleAction())).body).toMatchObject({ outcome: 'executed' });
+      expect(await scrape()).toMatch(new RegExp(`sluice_rule_errors_total\\{rule="${name}"\\} 1`));
+      expect((await requestJson('DELETE', `${gw.url}/v1/rules/${name}`)).status).toBe(204);
+    }
+    const text = await scrape();
+    expect(text).not.toMatch(/rule="erring-1"/);
+    expect(text).not.toMatch(/rule="erring-2"/);
+    expect(text).toMatch(/rule="erring-3"/); // until the next new one
+  });
+
   it('creates, replaces and deletes API rules, which dispatch obeys', async () => {
     const created = await requestJson('POST', `${gw.url}/v1/rules`, rule('api-one', 5, 'from-api'));
     expect(created.status).toBe(201);

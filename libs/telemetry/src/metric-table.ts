@@ -32,7 +32,7 @@ export const METRICS = {
   httpRequests: {
     type: 'counter',
     name: 'sluice_http_requests_total',
-    help: 'HTTP requests by route and status class',
+    help: 'HTTP requests by route and status code',
     labelNames: ['method', 'route', 'status'],
   },
   httpDuration: { type: 'histogram', name: 'sluice_http_request_duration_seconds', help: 'HTTP request latency by route', labelNames: ['method', 'route'] },

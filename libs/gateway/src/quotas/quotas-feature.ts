@@ -1,3 +1,4 @@
+import { OwnedSeries } from '@sluice/telemetry';
 import type { FeatureContext, Feature } from '../feature.js';
 import { quotaStage } from '../stages/quota-stage.js';
 import { configQuotaPolicies } from './quota-config.js';
@@ -17,6 +18,12 @@ export async function quotasFeature(ctx: FeatureContext): Promise<QuotasFeature>
   const { state, clock, logger, metrics } = ctx;
   const repository = new QuotaRepository({ state, clock, logger, policies: configQuotaPolicies(ctx.config.quotas.policies) });
   await repository.start();
+  // A policy deleted takes its series with it, at the next new one.
+  const exceeded = new OwnedSeries(
+    metrics.quotaExceeded,
+    (labels) => labels.policy ?? '',
+    (policy) => repository.current.get(policy) !== undefined,
+  );
   return {
     name: 'quotas',
     repository,
@@ -26,7 +33,7 @@ export async function quotasFeature(ctx: FeatureContext): Promise<QuotasFeature>
         state,
         clock,
         logger,
-        onExceeded: (policy, behavior) => metrics.quotaExceeded.inc({ policy: policy.id, behavior }),
+        onExceeded: (policy, behavior) => exceeded.inc({ policy: policy.id, behavior }),
       }),
     ],
     close: () => repository.close(),

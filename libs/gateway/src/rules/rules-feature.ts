@@ -1,3 +1,4 @@
+import { OwnedSeries } from '@sluice/telemetry';
 import type { RuleActionType } from '@sluice/rules';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { DispatchContext } from '../pipeline/context.js';
@@ -42,6 +43,12 @@ export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Pr
     ...(inputs.plugins ? { plugins: inputs.plugins } : {}),
   });
   await repository.start();
+  // A rule deleted (or renamed) takes its error series with it, at the next new one.
+  const ruleErrors = new OwnedSeries(
+    metrics.ruleErrors,
+    (labels) => labels.rule ?? '',
+    (rule) => repository.current.get(rule) !== undefined,
+  );
   return {
     name: 'rules',
     repository,
@@ -51,7 +58,7 @@ export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Pr
         state,
         clock,
         logger,
-        onRuleError: (rule) => metrics.ruleErrors.inc({ rule: rule.name }),
+        onRuleError: (rule) => ruleErrors.inc({ rule: rule.name }),
         ...(inputs.currentState ? { currentState: inputs.currentState } : {}),
         ...(inputs.similarity ? { similarity: inputs.similarity } : {}),
         ...(inputs.plugin ? { plugin: inputs.plugin } : {}),
