@@ -3,6 +3,8 @@ import { FAILURE_CODE_LIST } from '@sluice/core';
 import { OPERATION_IDS } from '../../apps/api/src/plugins/operation-ids.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
+import { prometheusSample } from '../support/prometheus-text.js';
+import { uniquePrefix } from '../support/redis-url.js';
 import { startRedisServer } from '../support/redis-server.js';
 import { spawnSluice } from '../support/sluice-process.js';
 import { BACKENDS, postJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
@@ -106,6 +108,27 @@ describe.each(BACKENDS)('operations endpoints (%s backend)', (backend) => {
   it('echoes a request id', async () => {
     const res = await fetch(`${gw.url}/health`, { headers: { 'x-request-id': 'req-123' } });
     expect(res.headers.get('x-request-id')).toBe('req-123');
+  });
+});
+
+describe('sluice_audit_ingest_backlog on Redis', () => {
+  it('is read at each scrape: a replica shows records another stored, and the backlog gone once another indexed it', async () => {
+    const prefix = uniquePrefix();
+    // Two API replicas without workers: nothing indexes but a query's catch-up.
+    const a = await startGateway('redis', { state: { prefix } }, { worker: false });
+    const b = await startGateway('redis', { state: { prefix } }, { worker: false });
+    const backlog = async (gw: RunningGateway) => prometheusSample(await (await fetch(`${gw.url}/metrics`)).text(), 'sluice_audit_ingest_backlog');
+    try {
+      for (let i = 0; i < 30; i++) expect((await postJson(`${b.url}/v1/dispatch`, sampleAction({ tenant: 'backlog' }))).status).toBe(200);
+      expect(await backlog(a)).toBe(30);
+      // A list query on b indexes what waits; a, which indexed nothing, says so too.
+      expect((await fetch(`${b.url}/v1/audit?tenant=backlog&limit=1`)).status).toBe(200);
+      expect(await backlog(a)).toBe(0);
+      expect(await backlog(b)).toBe(0);
+    } finally {
+      await a.close();
+      await b.close();
+    }
   });
 });
 

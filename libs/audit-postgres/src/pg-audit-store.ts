@@ -114,6 +114,10 @@ export class PgAuditStore implements IngestingAuditStore {
   }
 
   /** Moves what was appended before the call; false when it gave up waiting. */
+  ingestBacklog(): Promise<number> {
+    return this.intake.ingestBacklog();
+  }
+
   catchUp(): Promise<boolean> {
     return this.intake.catchUp();
   }

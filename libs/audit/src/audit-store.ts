@@ -61,6 +61,8 @@ export interface IngestingAuditStore extends AuditStore {
   startIndexer(): void;
   /** Ingests what was appended before the call; false when it gave up waiting. */
   catchUp(): Promise<boolean>;
+  /** Records stored and not yet ingested, read now (sluice_audit_ingest_backlog). */
+  ingestBacklog(): Promise<number>;
   /** Stops the ingest; what this process queued is written first where it can be. */
   close(): Promise<void>;
 }

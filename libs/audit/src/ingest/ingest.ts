@@ -51,6 +51,8 @@ export interface AuditIngest {
   append(entry: IngestEntry): Promise<void>;
   /** Indexes everything appended before the call (readers of indexes and rollups call it first); false when it gave up waiting. */
   catchUp(): Promise<boolean>;
+  /** Records stored and not yet indexed, read now (the log's length; in one process, its queue's). */
+  backlog(): Promise<number>;
   /** Stops background work; what this process queued is indexed first where it can be. */
   close(): Promise<void>;
 }

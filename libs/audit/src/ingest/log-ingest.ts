@@ -165,6 +165,10 @@ export class LogAuditIngest implements AuditIngest {
     }
   }
 
+  backlog(): Promise<number> {
+    return this.store.logLength(this.log);
+  }
+
   /** Starts this process's indexer loop (worker processes): until close(). */
   start(): void {
     this.loop ??= this.runLoop();

@@ -92,6 +92,10 @@ export class MemoryAuditIngest implements AuditIngest {
   }
 
   /** Flushes what is queued; false when a sink refused some of it (it stays queued, retried shortly). */
+  async backlog(): Promise<number> {
+    return this.queue.pending.length;
+  }
+
   catchUp(): Promise<boolean> {
     return this.flush();
   }

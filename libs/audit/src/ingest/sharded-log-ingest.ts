@@ -34,6 +34,11 @@ export class ShardedLogIngest implements AuditIngest {
     return this.shardOf(entry.record.action_id).append(entry);
   }
 
+  async backlog(): Promise<number> {
+    const lengths = await Promise.all(this.shards.map((s) => s.backlog()));
+    return lengths.reduce((a, b) => a + b, 0);
+  }
+
   async catchUp(): Promise<boolean> {
     const done = await Promise.all(this.shards.map((s) => s.catchUp()));
     return done.every(Boolean);

@@ -109,6 +109,9 @@ export async function createAudit(config: SluiceConfig, deps: AuditDeps): Promis
       maxBytes: config.audit.memory_max_bytes,
       onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
     });
+  // Read at each scrape: set only by this process's batches, the gauge kept what it last saw while
+  // other processes emptied the log (a replica that indexed once reported its backlog for good).
+  deps.metrics.refreshOnScrape(async () => deps.metrics.auditIngestBacklog.set(await store.ingestBacklog()));
   const recorder = new AuditRecorder({
     store: store satisfies AuditStore,
     config: config.audit,
