@@ -58,7 +58,12 @@ describe.each(BACKENDS)('circuit breakers (%s)', (backend) => {
     sinks.lonely!.status = 200;
     await clock.advanceAsync(29_000);
     expect(codes(await dispatchMany('lonely', 1))).toEqual(['CIRCUIT_OPEN']);
+    expect(await stateOf('lonely')).toBe('open');
     await clock.advanceAsync(1_000);
+    // Past the timeout the next call is the probe: reported half-open before any call comes (an
+    // idle provider's breaker read open, in the gauge and the views, until someone called it).
+    expect(await stateOf('lonely')).toBe('half_open');
+    expect(await (await fetch(`${gw.url}/metrics`)).text()).toMatch(/sluice_circuit_breaker_state\{provider="lonely"\} 2/);
     expect(codes(await dispatchMany('lonely', 1))).toEqual(['executed']);
     expect(await stateOf('lonely')).toBe('half_open');
     expect(codes(await dispatchMany('lonely', 1))).toEqual(['executed']);

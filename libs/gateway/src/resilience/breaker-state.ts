@@ -59,6 +59,15 @@ export function admit(s: BreakerState, policy: BreakerPolicy, nowMs: number): Ad
   return { verdict: 'probe', next: { ...s, state: 'half_open', successes, probe_until: nowMs + policy.probeLeaseMs } };
 }
 
+/**
+ * The state to report: an open breaker whose recovery timeout has passed is half-open — its next
+ * call is the probe — though the stored state changes only when a call comes. Reported open, an
+ * idle provider that had recovered stayed open in the gauge and the views for good.
+ */
+export function reportedStatus(s: BreakerState, policy: BreakerPolicy, nowMs: number): BreakerStatus {
+  return s.state === 'open' && nowMs >= (s.opened_at ?? 0) + policy.recoveryMs ? 'half_open' : s.state;
+}
+
 /** `failures` counted in `epoch`: open when they reach the threshold and the breaker is still in that epoch (null: no write). */
 export function afterFailures(s: BreakerState, policy: BreakerPolicy, epoch: number, failures: number, nowMs: number): BreakerState | null {
   return s.state === 'closed' && s.epoch === epoch && failures >= policy.failureThreshold ? opened(s, nowMs) : null;

@@ -8,6 +8,7 @@ import {
   closedAfter,
   decodeBreaker,
   opened,
+  reportedStatus,
   type BreakerPolicy,
   type BreakerState,
   type BreakerStatus,
@@ -137,8 +138,9 @@ export class CircuitBreakers {
     for (let round = 0; round < CAS_ROUNDS; round++) {
       const current = await this.deps.state.getVersioned(key);
       const state = decodeBreaker(current?.value ?? null);
-      this.deps.onState(provider, GAUGE_VALUE[state.state]);
-      const admission = admit(state, policy, this.deps.clock.now());
+      const now = this.deps.clock.now();
+      this.deps.onState(provider, GAUGE_VALUE[reportedStatus(state, policy, now)]);
+      const admission = admit(state, policy, now);
       if (admission.verdict === 'reject') return 'reject';
       if (admission.verdict === 'pass') return { probe: false, epoch: state.epoch };
       // Half-open admits one call at a time: the probe slot is taken by compare-and-swap.
@@ -159,19 +161,25 @@ export class CircuitBreakers {
       const changed = next(state);
       if (changed === null) return state;
       if ((await this.deps.state.compareAndSwap(key, current?.version ?? 0, JSON.stringify(changed))).ok) {
-        this.deps.onState(provider, GAUGE_VALUE[changed.state]);
+        this.deps.onState(provider, GAUGE_VALUE[this.reported(provider, changed)]);
         return changed;
       }
     }
     throw errors.conflict(`circuit breaker ${provider} kept changing; try again`);
   }
 
+  private reported(provider: string, state: BreakerState): BreakerStatus {
+    const { policy } = this.deps.breakers.get(provider) as ProviderBreaker;
+    return reportedStatus(state, policy, this.deps.clock.now());
+  }
+
   private view(provider: string, state: BreakerState): BreakerView {
     const { policy, fallback } = this.deps.breakers.get(provider) as ProviderBreaker;
-    this.deps.onState(provider, GAUGE_VALUE[state.state]);
+    const status = this.reported(provider, state);
+    this.deps.onState(provider, GAUGE_VALUE[status]);
     return {
       provider,
-      state: state.state,
+      state: status,
       failure_threshold: policy.failureThreshold,
       success_threshold: policy.successThreshold,
       recovery_timeout_seconds: policy.recoveryMs / 1000,
