@@ -236,6 +236,23 @@ describe.each(ALL_BACKENDS)('chains (%s)', (backend) => {
     expect(callsOf(sinks.c, chain_id)).toHaveLength(0);
   });
 
+  it('lists runs newest first, a page at a time with the count, of one tenant or of all, as filtered lists do', async () => {
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push((await start('three', 'listing')).chain_id);
+    for (const id of ids) await ended(id); // statuses that hold still while the lists are compared
+    type List = { chains: Body[]; count: number };
+    const list = async (query: string) => (await requestJson('GET', url(`/v1/chains?${query}`))).body as List;
+    const first = await list('namespace=payments&tenant=listing&limit=2');
+    expect(first).toEqual({ chains: [expect.objectContaining({ chain_id: ids[2] }), expect.objectContaining({ chain_id: ids[1] })], count: 3 });
+    expect((await list('namespace=payments&tenant=listing&limit=2&offset=2')).chains.map((c) => c.chain_id)).toEqual([ids[0]]);
+    // Every tenant's runs, read from the listing index, are what the lists filtered by status add up to.
+    const all = await list('limit=1000');
+    const byStatus = await Promise.all(['running', 'completed', 'failed', 'cancelled'].map((status) => list(`status=${status}&limit=1000`)));
+    expect(all.count).toBe(byStatus.reduce((n, l) => n + l.count, 0));
+    expect(all.chains.map((c) => c.chain_id).sort()).toEqual(byStatus.flatMap((l) => l.chains.map((c) => c.chain_id)).sort());
+    expect(all.chains[0]?.chain_id).toBe(ids[2]);
+  });
+
   it('timeout_seconds fails a run still going when it passes', async () => {
     const { chain_id } = await start('hurried');
     const done = await ended(chain_id);

@@ -13,7 +13,7 @@ import {
   ErrorBody,
   errors,
 } from '@sluice/core';
-import { assertCoversOrNotFound, callerCovers, tenantFilterFor } from '@sluice/auth';
+import { actionRecordFilter, assertCoversOrNotFound, tenantFilterFor } from '@sluice/auth';
 import { runDetail, type ChainDefinitions, type ChainRuns } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { parseRequest, requestSchema, responseSchema, noContent } from '@sluice/http';
@@ -69,8 +69,10 @@ export async function chainsRoutes(app: FastifyInstance, opts: { definitions: Ch
     async (request) => {
       const caller = callerOf(request);
       const tenant = tenantFilterFor(caller, request.query);
-      // The list shows what reading by id shows: runs whose starting action a grant covers.
-      return runs.list({ ...request.query, tenant }, (run) => callerCovers(caller, runTuple(run)));
+      // The list shows what reading by id shows: runs whose starting action a grant covers
+      // (no filter for a caller some grant lets read every run).
+      const covers = actionRecordFilter(caller);
+      return runs.list({ ...request.query, tenant }, covers && ((run) => covers(runTuple(run))));
     },
   );
 

@@ -188,11 +188,22 @@ export class ChainRuns {
     return found.record;
   }
 
-  /** Newest first. */
-  async list(query: ChainRunListQuery, visible: (run: ChainRun) => boolean): Promise<{ chains: ChainRunSummary[]; count: number }> {
+  /**
+   * Newest first. Without a status or chain_name filter, for a caller who sees every run, a page
+   * of one scope (or of every scope) reads only its own runs from the listing index; otherwise
+   * every run of the scope is read and filtered, and the cost grows with the runs kept.
+   */
+  async list(query: ChainRunListQuery, visible?: (run: ChainRun) => boolean): Promise<{ chains: ChainRunSummary[]; count: number }> {
+    if (visible === undefined && query.status === undefined && query.chain_name === undefined) {
+      const page = await this.records.newestPage(query, { offset: query.offset, limit: query.limit });
+      if (page) return { chains: page.records.map(runSummary), count: page.total };
+    }
     const matching = (await this.records.listIn(query))
       .filter(
-        (r) => (query.status === undefined || r.status === query.status) && (query.chain_name === undefined || r.chain_name === query.chain_name) && visible(r),
+        (r) =>
+          (query.status === undefined || r.status === query.status) &&
+          (query.chain_name === undefined || r.chain_name === query.chain_name) &&
+          (visible === undefined || visible(r)),
       )
       .reverse();
     return { chains: matching.slice(query.offset, query.offset + query.limit).map(runSummary), count: matching.length };

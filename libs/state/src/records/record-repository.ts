@@ -179,6 +179,29 @@ export class RecordRepository<T extends RecordValue> {
   }
 
   /**
+   * One page of the newest records of a scope (namespace and tenant), or of every scope (neither),
+   * read from their listing index: only the page's records are read, and `total` is the index's
+   * count. Null for a namespace or a tenant alone, which no index answers (use listIn).
+   */
+  async newestPage(
+    filter: { namespace?: string | undefined; tenant?: string | undefined },
+    page: { offset: number; limit: number },
+  ): Promise<{ records: T[]; total: number } | null> {
+    const { namespace, tenant } = filter;
+    const scoped = namespace !== undefined && tenant !== undefined;
+    if (!scoped && (namespace !== undefined || tenant !== undefined)) return null;
+    const index = scoped ? this.keys.scopeIndex({ namespace, tenant }) : this.keys.all;
+    const [entries, total] = await Promise.all([this.opts.state.indexRange(index, { rev: true, ...page }), this.opts.state.indexCount(index)]);
+    const found = await Promise.all(
+      entries.map((e) => {
+        const ref = scoped ? { namespace, tenant, id: e.member } : parseGlobalMember(e.member);
+        return ref ? this.get(ref) : null;
+      }),
+    );
+    return { records: found.filter((f): f is StoredRecord<T> => f !== null).map((f) => f.record), total };
+  }
+
+  /**
    * The live records of a namespace and/or tenant (an absent one: any), in creation order: one
    * scope's listing when both are given, else every record, filtered. What a list route serves.
    */

@@ -100,6 +100,46 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
       expect((await r.list(scope)).total).toBe(5);
     });
 
+    it('pages the newest records of a scope, or of every scope, reading only the page', async () => {
+      const r = repo(0);
+      for (const id of ['a', 'b', 'c', 'd']) {
+        clock.advance(1);
+        await r.create(note(id));
+        clock.advance(1);
+        await r.create(note(`${id}-u`, { tenant: 'u' }));
+      }
+      const scope = { namespace: 'ns', tenant: 't' };
+      const newest = async (filter: { namespace?: string; tenant?: string }, offset: number, limit: number) => {
+        const page = await r.newestPage(filter, { offset, limit });
+        return page && { ids: page.records.map((n) => n.id), total: page.total };
+      };
+      expect(await newest(scope, 0, 3)).toEqual({ ids: ['d', 'c', 'b'], total: 4 });
+      expect(await newest(scope, 3, 3)).toEqual({ ids: ['a'], total: 4 });
+      expect(await newest({}, 0, 3)).toEqual({ ids: ['d-u', 'd', 'c-u'], total: 8 });
+      expect(await newest({}, 8, 3)).toEqual({ ids: [], total: 8 });
+      // No index answers a namespace or a tenant alone.
+      expect(await newest({ namespace: 'ns' }, 0, 3)).toBeNull();
+      expect(await newest({ tenant: 't' }, 0, 3)).toBeNull();
+      // A page reads its own records, not the scope's.
+      if (!pair) throw new Error('no stores');
+      const reads: string[] = [];
+      const store = pair.stores[0];
+      const counting = new Proxy(store, {
+        get(target, prop) {
+          const value: unknown = Reflect.get(target, prop, target);
+          if (prop !== 'getVersioned' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
+          return (key: { id: string }) => {
+            reads.push(key.id);
+            return store.getVersioned(key as Parameters<StateStore['getVersioned']>[0]);
+          };
+        },
+      });
+      const paged = new RecordRepository<Note>({ state: counting, clock, kind: 'note', label: 'note', decode, globalIds: true });
+      repos.push(paged);
+      expect((await paged.newestPage({}, { offset: 1, limit: 2 }))?.records.map((n) => n.id)).toEqual(['d', 'c-u']);
+      expect(reads.sort()).toEqual(['c-u', 'd']);
+    });
+
     it('lets one of many concurrent creates of an id win, across two replicas', async () => {
       const [r0, r1] = [repo(0), repo(1)];
       const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? r1 : r0).create(note('same', { tenant: `t${i}`, count: i }))));
