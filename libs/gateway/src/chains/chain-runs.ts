@@ -40,6 +40,8 @@ export interface ChainRunsDeps {
   /** Definitions as they are now: what a sub_chain step starts, and the graph of one not started yet. */
   definitions: { find(name: string): ChainDefinition | undefined; dag(name: string): ChainDag };
   deadLetter?: StepDeadLetter;
+  /** Runs read at a time by the retention reaper (default 500). */
+  reapPage?: number;
 }
 
 export interface ChainTrigger {
@@ -59,9 +61,11 @@ export class ChainRuns {
   private readonly records: RecordRepository<ChainRun>;
   private readonly jobs: ChainJobs;
   private readonly log: Logger;
+  private readonly reapPage: number;
 
   constructor(private readonly deps: ChainRunsDeps) {
     this.log = deps.logger.child({ component: 'chains' });
+    this.reapPage = deps.reapPage ?? 500;
     this.jobs = new ChainJobs(deps.scheduler, deps.clock);
     this.records = new RecordRepository<ChainRun>({
       state: deps.state,
@@ -228,15 +232,29 @@ export class ChainRuns {
     return cancelled;
   }
 
-  /** Finished runs (completed, failed, cancelled) of a tenant that ended before `cutoffMs`: deleted; returns how many. */
+  /**
+   * Finished runs (completed, failed, cancelled) of a tenant that ended before `cutoffMs`: deleted;
+   * returns how many. Read a page at a time, oldest first, up to the first run started after the
+   * cutoff (it and every later one ended after it): a tenant's millions of runs were all loaded
+   * at once, every cycle.
+   */
   async reapFinished(namespace: string, tenant: string, cutoffMs: number): Promise<number> {
-    const { records } = await this.records.list({ namespace, tenant });
     let deleted = 0;
-    for (const { record } of records) {
-      if (record.status === 'running' || record.finished_at === null || Date.parse(record.finished_at) > cutoffMs) continue;
-      if (await this.records.remove(record)) deleted += 1;
+    // Deleted runs leave the listing, so the offset moves past what stays: kept runs, and entries of runs gone.
+    let offset = 0;
+    for (;;) {
+      const { records, entries } = await this.records.list({ namespace, tenant }, { offset, limit: this.reapPage });
+      offset += entries;
+      for (const { record } of records) {
+        if (Date.parse(record.started_at) > cutoffMs) return deleted;
+        const ended = record.status !== 'running' && record.finished_at !== null && Date.parse(record.finished_at) <= cutoffMs;
+        if (ended && (await this.records.remove(record))) {
+          deleted += 1;
+          offset -= 1;
+        }
+      }
+      if (entries < this.reapPage) return deleted;
     }
-    return deleted;
   }
 
   /** One look at the run for step `index`; 'retry' when a compare-and-swap lost (read again). */

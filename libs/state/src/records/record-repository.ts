@@ -170,12 +170,15 @@ export class RecordRepository<T extends RecordValue> {
     return ref ? this.get(ref) : null;
   }
 
-  /** One scope's records in creation order: one page, or all of them; `total` counts the scope's listing entries. */
-  async list(scope: RecordScope, page?: { offset: number; limit: number }): Promise<{ records: StoredRecord<T>[]; total: number }> {
+  /**
+   * One scope's records in creation order: one page, or all of them; `total` counts the scope's
+   * listing entries, `entries` those the page covered (a record gone leaves an entry a while).
+   */
+  async list(scope: RecordScope, page?: { offset: number; limit: number }): Promise<{ records: StoredRecord<T>[]; total: number; entries: number }> {
     const index = this.keys.scopeIndex(scope);
     const [entries, total] = await Promise.all([page ? this.opts.state.indexRange(index, page) : this.allEntries(index), this.opts.state.indexCount(index)]);
     const found = await Promise.all(entries.map((e) => this.get({ ...scope, id: e.member })));
-    return { records: found.filter((f): f is StoredRecord<T> => f !== null), total };
+    return { records: found.filter((f): f is StoredRecord<T> => f !== null), total, entries: entries.length };
   }
 
   /**
