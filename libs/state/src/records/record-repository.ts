@@ -194,14 +194,20 @@ export class RecordRepository<T extends RecordValue> {
     const scoped = namespace !== undefined && tenant !== undefined;
     if (!scoped && (namespace !== undefined || tenant !== undefined)) return null;
     const index = scoped ? this.keys.scopeIndex({ namespace, tenant }) : this.keys.all;
+    const holderOf = (member: string): RecordRef | null => (scoped ? { namespace, tenant, id: member } : parseGlobalMember(member));
     const [entries, total] = await Promise.all([this.opts.state.indexRange(index, { rev: true, ...page }), this.opts.state.indexCount(index)]);
-    const found = await Promise.all(
-      entries.map((e) => {
-        const ref = scoped ? { namespace, tenant, id: e.member } : parseGlobalMember(e.member);
-        return ref ? this.get(ref) : null;
+    const reads = await Promise.all(
+      entries.map(async (entry) => {
+        const ref = holderOf(entry.member);
+        return { entry, found: ref ? await this.read(ref) : null };
       }),
     );
-    return { records: found.filter((f): f is StoredRecord<T> => f !== null).map((f) => f.record), total };
+    // An entry a dead process left (its record gone) goes, as listAll drops it: it would shorten
+    // every page it falls in, and count in `total`, for good.
+    let evicted = 0;
+    for (const { entry, found } of reads) if (found === null || found.kind === 'absent') evicted += (await this.claims.evict(index, entry, holderOf)) ? 1 : 0;
+    const records = reads.flatMap(({ found }) => (found?.kind === 'live' ? [found.stored.record] : []));
+    return { records, total: total - evicted };
   }
 
   /**

@@ -120,8 +120,15 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
       // No index answers a namespace or a tenant alone.
       expect(await newest({ namespace: 'ns' }, 0, 3)).toBeNull();
       expect(await newest({ tenant: 't' }, 0, 3)).toBeNull();
-      // A page reads its own records, not the scope's.
+      // A dead create's listing entries (no record): a page that meets them drops them (once old).
       if (!pair) throw new Error('no stores');
+      await pair.stores[0].indexAdd(r.keys.scopeIndex(scope), 'ghost', clock.now() - 120_000);
+      await pair.stores[0].indexAdd(r.keys.all, JSON.stringify(['ns', 't', 'ghost']), clock.now() - 120_000);
+      expect(await newest(scope, 3, 3)).toEqual({ ids: ['a'], total: 4 });
+      expect(await newest(scope, 0, 10)).toEqual({ ids: ['d', 'c', 'b', 'a'], total: 4 });
+      expect(await newest({}, 7, 3)).toEqual({ ids: ['a'], total: 8 });
+      expect(await newest({}, 0, 10)).toMatchObject({ total: 8 });
+      // A page reads its own records, not the scope's.
       const reads: string[] = [];
       const store = pair.stores[0];
       const counting = new Proxy(store, {
