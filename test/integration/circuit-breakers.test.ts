@@ -64,6 +64,9 @@ describe.each(BACKENDS)('circuit breakers (%s)', (backend) => {
     // idle provider's breaker read open, in the gauge and the views, until someone called it).
     expect(await stateOf('lonely')).toBe('half_open');
     expect(await (await fetch(`${gw.url}/metrics`)).text()).toMatch(/sluice_circuit_breaker_state\{provider="lonely"\} 2/);
+    // Not healthy until a probe has closed it, however its window's attempts went.
+    const health = (await requestJson('GET', `${gw.url}/v1/providers/health`)).body as { providers: { provider: string; healthy: boolean }[] };
+    expect(health.providers.find((p) => p.provider === 'lonely')).toMatchObject({ healthy: false, circuit_breaker_state: 'half_open' });
     expect(codes(await dispatchMany('lonely', 1))).toEqual(['executed']);
     expect(await stateOf('lonely')).toBe('half_open');
     expect(codes(await dispatchMany('lonely', 1))).toEqual(['executed']);
@@ -222,7 +225,10 @@ describe('circuit breakers shared by two replicas (redis)', () => {
     sinks.crowd!.delayMs = () => 50; // the calls overlap, and so does their counting
     const call = (gw: RunningGateway) => postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'crowd' })).then((r) => r.body as Outcome);
     const outcomes = await Promise.all(Array.from({ length: 60 }, (_, i) => call(i % 2 === 0 ? a : b)));
-    expect(outcomes.every((o) => o.error?.code === 'EXECUTION_FAILED')).toBe(true);
+    // On a loaded machine the last calls may start after the 40th failure was counted: rejected then.
+    const codes = outcomes.map((o) => o.error?.code);
+    expect(codes.every((c) => c === 'EXECUTION_FAILED' || c === 'CIRCUIT_OPEN')).toBe(true);
+    expect(codes.filter((c) => c === 'EXECUTION_FAILED').length).toBeGreaterThanOrEqual(40);
     expect((await call(b)).error?.code).toBe('CIRCUIT_OPEN');
   });
 

@@ -34,7 +34,9 @@ export function resilienceFeature(ctx: FeatureContext): ResilienceFeature {
     const states = new Map(views.map((v) => [v.provider, v.state]));
     return stats.map((s) => {
       const circuit_breaker_state = states.get(s.provider) ?? null;
-      const healthy = circuit_breaker_state !== 'open' && (s.total_requests === 0 || s.success_rate >= HEALTHY_SUCCESS_RATE);
+      // Half-open (reported once the recovery timeout passed) is not recovered yet: no probe has closed it.
+      const healthy =
+        (circuit_breaker_state === null || circuit_breaker_state === 'closed') && (s.total_requests === 0 || s.success_rate >= HEALTHY_SUCCESS_RATE);
       return { ...s, healthy, circuit_breaker_state };
     });
   };
