@@ -259,8 +259,9 @@ export interface StateStore {
   logGroupRemoveConsumer(log: StateKey, group: string, consumer: string): Promise<boolean>;
   /**
    * Forgets the consumers of a group that hold no pending message and have been idle at least
-   * `minIdleMs`: those of processes that died without forgetting themselves. A live consumer
-   * forgotten this way is created again by its next read. Returns how many were forgotten.
+   * `minIdleMs` (on Redis before 7.2: that long without receiving a message): those of processes
+   * that died without forgetting themselves. A live consumer forgotten this way is created again
+   * by its next delivery. At most 1,000 per call; returns how many were forgotten.
    */
   logGroupForgetIdle(log: StateKey, group: string, minIdleMs: number): Promise<number>;
   /** The id of the newest message still in the log; null when it is empty. */

@@ -169,6 +169,13 @@ describe('RedisStateStore log acknowledgements with writes', () => {
       // A forgotten consumer that was alive after all is created again by its next read.
       expect((await store.logGroupRead(log, 'g', 'dead', 1)).map((m) => m.message)).toEqual(['c']);
       expect(await names()).toEqual(['dead', 'holding']);
+      // A pile goes 1,000 a call, so that one script does not hold Redis long.
+      const pile = admin.pipeline();
+      for (let i = 0; i < 1005; i++) pile.xgroup('CREATECONSUMER', renderKey(prefix, log), 'g', `pod-${i}`);
+      await pile.exec();
+      await sleep(20);
+      expect(await store.logGroupForgetIdle(log, 'g', 10)).toBe(1000);
+      expect(await store.logGroupForgetIdle(log, 'g', 10)).toBe(5);
     } finally {
       await admin.quit();
     }

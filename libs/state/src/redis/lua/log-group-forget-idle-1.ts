@@ -11,11 +11,13 @@ export const logGroupForgetIdleScript: LuaScript = {
   lua: `
 -- logGroupForgetIdle
 -- KEYS[1]  the log (a stream)
--- ARGV[1]  group, ARGV[2] minimum idle time (ms)
+-- ARGV[1]  group, ARGV[2] minimum idle time (ms), ARGV[3] most to remove (a pile of them goes over several calls)
 -- Returns  how many consumers were removed
 local minIdle = tonumber(ARGV[2])
+local most = tonumber(ARGV[3])
 local removed = 0
 for _, consumer in ipairs(redis.call('XINFO', 'CONSUMERS', KEYS[1], ARGV[1])) do
+  if removed >= most then break end
   local field = {}
   for i = 1, #consumer, 2 do field[consumer[i]] = consumer[i + 1] end
   if field['pending'] == 0 and field['idle'] >= minIdle then
