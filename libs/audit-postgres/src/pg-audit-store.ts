@@ -113,11 +113,11 @@ export class PgAuditStore implements IngestingAuditStore {
     this.intake.startIndexer();
   }
 
-  /** Moves what was appended before the call; false when it gave up waiting. */
   ingestBacklog(): Promise<number> {
     return this.intake.ingestBacklog();
   }
 
+  /** Moves what was appended before the call; false when it gave up waiting. */
   catchUp(): Promise<boolean> {
     return this.intake.catchUp();
   }

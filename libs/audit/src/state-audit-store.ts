@@ -154,11 +154,11 @@ export class StateAuditStore implements IngestingAuditStore {
     }
   }
 
-  /** Starts indexing in the background (processes that consume jobs): shared state only, memory indexes on its own. */
   ingestBacklog(): Promise<number> {
     return this.ingest.backlog();
   }
 
+  /** Starts indexing in the background (processes that consume jobs): shared state only, memory indexes on its own. */
   startIndexer(): void {
     this.logIngest?.start();
   }

@@ -91,11 +91,11 @@ export class MemoryAuditIngest implements AuditIngest {
     } else if (queue.timer === undefined) this.schedule(this.flushDelayMs);
   }
 
-  /** Flushes what is queued; false when a sink refused some of it (it stays queued, retried shortly). */
   async backlog(): Promise<number> {
     return this.queue.pending.length;
   }
 
+  /** Flushes what is queued; false when a sink refused some of it (it stays queued, retried shortly). */
   catchUp(): Promise<boolean> {
     return this.flush();
   }
