@@ -117,6 +117,15 @@ describe.each(BACKENDS)('circuit breakers (%s)', (backend) => {
       fallback_provider: 'backup',
     });
   });
+
+  it('a breaker tripped on an idle provider reads half-open once its timeout passed, and the provider unhealthy until a probe closes it', async () => {
+    expect((await postJson(`${gw.url}/admin/circuit-breakers/crowd/trip`, {})).status).toBe(200);
+    await clock.advanceAsync(30_000);
+    const health = (await requestJson('GET', `${gw.url}/v1/providers/health`)).body as { providers: { provider: string }[] };
+    // No attempt in its window: only the breaker says it has not recovered.
+    expect(health.providers.find((p) => p.provider === 'crowd')).toMatchObject({ circuit_breaker_state: 'half_open', total_requests: 0, healthy: false });
+    expect((await postJson(`${gw.url}/admin/circuit-breakers/crowd/reset`, {})).status).toBe(200);
+  });
 });
 
 describe('circuit breakers: off, and guarded', () => {
