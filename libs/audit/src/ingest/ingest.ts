@@ -57,11 +57,10 @@ export interface AuditIngest {
   close(): Promise<void>;
 }
 
-/** After each batch: records indexed, writes that failed, and records still waiting (as this process sees it). */
+/** After each batch: records indexed, and writes that failed. (What still waits is read at each scrape: AuditIngest.backlog.) */
 export interface IngestReport {
   indexed: number;
   failedWrites: number;
-  backlog: number;
 }
 
 /** One record to index: null when its message could not be read. */

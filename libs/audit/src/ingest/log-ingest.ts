@@ -208,9 +208,7 @@ export class LogAuditIngest implements AuditIngest {
         if (this.closed) break;
         this.opts.onError?.(err);
         // The backend is away, or a batch failed (its sink is away): its messages stay pending and
-        // come back. The backlog is still reported, so that it shows while nothing gets through.
-        const backlog = this.store.available() ? await this.store.logLength(this.log).catch(() => null) : null;
-        if (backlog !== null) this.opts.onIndexed?.({ indexed: 0, failedWrites: 0, backlog });
+        // come back (the backlog, read at each scrape, shows them meanwhile).
         await sleep(1000);
       }
     }
@@ -272,7 +270,7 @@ export class LogAuditIngest implements AuditIngest {
         failed += (await this.store.logGroupAckWith(this.log, INGEST_GROUP, consumer, [id], own)).failed;
       }
     }
-    if (this.opts.onIndexed) this.opts.onIndexed({ indexed: ack.length, failedWrites: failed, backlog: await this.store.logLength(this.log) });
+    this.opts.onIndexed?.({ indexed: ack.length, failedWrites: failed });
   }
 
   /**

@@ -166,7 +166,7 @@ export class MemoryAuditIngest implements AuditIngest {
     addSummedCounters(writes, bulk);
     await this.store.writeBatch(writes);
     for (const [from, indexed] of origins) {
-      from.opts.onIndexed?.({ indexed, failedWrites: 0, backlog: queue.pending.length });
+      from.opts.onIndexed?.({ indexed, failedWrites: 0 });
       await from.opts.afterFlush?.();
     }
     return refused.size === 0;

@@ -7,11 +7,10 @@ import { LogAuditIngest, type LogIngestOptions } from './log-ingest.js';
  * The log ingest over AUDIT_SHARDS logs, for a sharded state (a Redis Cluster): one log would
  * put every dispatch's append, and every indexer's reads and acknowledgements, on the node of its
  * slot. A record's message goes to the log its action id chooses; each log has its own indexer
- * loop and catch-up; the backlog reported is the sum of the logs'.
+ * loop and catch-up; the backlog is the sum of the logs'.
  */
 export class ShardedLogIngest implements AuditIngest {
   private readonly shards: LogAuditIngest[];
-  private readonly backlogs: number[] = new Array(AUDIT_SHARDS).fill(0);
 
   constructor(store: StateStore, opts: LogIngestOptions) {
     this.shards = Array.from(
@@ -22,10 +21,6 @@ export class ShardedLogIngest implements AuditIngest {
           log: ingestLogKey(shard),
           // Twelve loops poll: an idle one looks every 100 ms (a record still reaches the indexes well within the second).
           idlePollMs: opts.idlePollMs ?? 100,
-          onIndexed: (report) => {
-            this.backlogs[shard] = report.backlog;
-            opts.onIndexed?.({ ...report, backlog: this.backlogs.reduce((a, b) => a + b, 0) });
-          },
         }),
     );
   }

@@ -52,9 +52,8 @@ export async function createAudit(config: SluiceConfig, deps: AuditDeps): Promis
     clock: deps.clock,
     completeChains: compliance.immutable_audit,
     ingest: { batchSize: config.audit.index_batch_size, claimIdleMs: config.audit.index_claim_after_seconds * 1000 },
-    onIndexed: ({ indexed, failedWrites, backlog }) => {
+    onIndexed: ({ indexed, failedWrites }) => {
       deps.metrics.auditIndexed.inc(indexed);
-      deps.metrics.auditIngestBacklog.set(backlog);
       if (failedWrites > 0) {
         deps.metrics.auditIndexWritesFailed.inc(failedWrites);
         log.error({ failed_writes: failedWrites }, 'audit index writes failed or records given up on');
@@ -109,8 +108,8 @@ export async function createAudit(config: SluiceConfig, deps: AuditDeps): Promis
       maxBytes: config.audit.memory_max_bytes,
       onEvicted: (n) => deps.metrics.auditEvicted.inc(n),
     });
-  // Read at each scrape: set only by this process's batches, the gauge kept what it last saw while
-  // other processes emptied the log (a replica that indexed once reported its backlog for good).
+  // Read at each scrape, the only place it is set: set by this process's batches, the gauge kept
+  // what it last saw while other processes emptied the log.
   deps.metrics.refreshOnScrape(async () => deps.metrics.auditIngestBacklog.set(await store.ingestBacklog()));
   const recorder = new AuditRecorder({
     store: store satisfies AuditStore,
