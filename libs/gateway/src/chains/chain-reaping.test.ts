@@ -2,6 +2,7 @@ import { ManualClock, type ChainDefinition } from '@sluice/core';
 import { InProcessScheduler, MemoryStateStore } from '@sluice/state';
 import { createLogger } from '@sluice/telemetry';
 import { describe, expect, it } from 'vitest';
+import { watchedReads } from '../../../../test/support/watched-reads.js';
 import { InternalEventBus } from '../events/internal-events.js';
 import { ChainRuns } from './chain-runs.js';
 
@@ -13,16 +14,8 @@ describe('chain run retention', () => {
     const store = new MemoryStateStore({ clock });
     // Counts the run records read, to see the scan stop.
     let runReads = 0;
-    const state = new Proxy(store, {
-      get(target, prop) {
-        const value: unknown = Reflect.get(target, prop, target);
-        if (typeof value !== 'function') return value;
-        if (prop !== 'getVersioned') return value.bind(target);
-        return (key: Parameters<MemoryStateStore['getVersioned']>[0]) => {
-          if (key.kind === 'chain-run') runReads += 1;
-          return target.getVersioned(key);
-        };
-      },
+    const state = watchedReads(store, (key) => {
+      if (key.kind === 'chain-run') runReads += 1;
     });
     // Not started: step jobs wait, runs stay as the test leaves them.
     const scheduler = new InProcessScheduler({ clock });

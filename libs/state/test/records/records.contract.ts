@@ -3,6 +3,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RecordRepository, type RecordRepositoryOptions } from '../../src/records/record-repository.js';
 import type { StateStore } from '../../src/state-store.js';
 import { racingStore } from '../../../../test/support/racing-store.js';
+import { watchedReads } from '../../../../test/support/watched-reads.js';
 
 /** Two connections to one backend: two replicas as far as the repository can tell. */
 export interface ReplicaPair {
@@ -130,17 +131,7 @@ export function recordRepositoryContract(name: string, makePair: () => Promise<R
       expect(await newest({}, 0, 10)).toMatchObject({ total: 8 });
       // A page reads its own records, not the scope's.
       const reads: string[] = [];
-      const store = pair.stores[0];
-      const counting = new Proxy(store, {
-        get(target, prop) {
-          const value: unknown = Reflect.get(target, prop, target);
-          if (prop !== 'getVersioned' || typeof value !== 'function') return typeof value === 'function' ? value.bind(target) : value;
-          return (key: { id: string }) => {
-            reads.push(key.id);
-            return store.getVersioned(key as Parameters<StateStore['getVersioned']>[0]);
-          };
-        },
-      });
+      const counting = watchedReads(pair.stores[0], (key) => reads.push(key.id));
       const paged = new RecordRepository<Note>({ state: counting, clock, kind: 'note', label: 'note', decode, globalIds: true });
       repos.push(paged);
       expect((await paged.newestPage({}, { offset: 1, limit: 2 }))?.records.map((n) => n.id)).toEqual(['d', 'c-u']);
