@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { poll } from '../support/poll.js';
 import { postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 describe('error responses', () => {
@@ -80,6 +81,26 @@ describe('error responses', () => {
     const res = await postJson(`${gw.url}/v1/dispatch?dry_run=maybe`, sampleAction());
     expect(res.status).toBe(400);
     expect(res.body).toMatchObject({ details: [{ path: 'querystring.dry_run' }] });
+  });
+
+  it('400 for a misspelt query parameter on a write, and the action does not run', async () => {
+    const namespace = 'misspelt-query';
+    const single = await postJson(`${gw.url}/v1/dispatch?dryRun=true`, sampleAction({ namespace }));
+    expect(single).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: [{ path: 'querystring.dryRun' }] } });
+    const batch = await postJson(`${gw.url}/v1/dispatch/batch?dry-run=true`, { actions: [sampleAction({ namespace })] });
+    expect(batch).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: [{ path: 'querystring.dry-run' }] } });
+    // A valid dispatch after them: once the list shows it, it shows everything recorded before it.
+    const valid = await postJson(`${gw.url}/v1/dispatch?dry_run=false`, sampleAction({ namespace, id: 'the-valid-one' }));
+    expect(valid.status).toBe(200);
+    const records = await poll(
+      'the valid dispatch in the audit list',
+      async () =>
+        ((await requestJson('GET', `${gw.url}/v1/audit?namespace=${namespace}&tenant=${sampleAction().tenant}`)).body?.records ?? []) as {
+          action_id: string;
+        }[],
+      (listed) => listed.length > 0,
+    );
+    expect(records.map((r) => r.action_id)).toEqual(['the-valid-one']);
   });
 
   it('415 for a wrong content type', async () => {

@@ -15,18 +15,25 @@ const refuseBody: preValidationHookHandler = (request: FastifyRequest, _reply, d
   done(errors.validation([{ path: 'body', message: 'this operation takes no body; its parameters go in the query string' }]));
 };
 
+/** A query schema that also refuses parameters it does not name. */
+function closed(schema: unknown): unknown {
+  if (typeof schema !== 'object' || schema === null || 'additionalProperties' in schema) return schema;
+  return { ...schema, additionalProperties: false };
+}
+
 /**
- * A write must not ignore input it was given in the wrong place: a bulk replay whose filters came
- * in a body replayed the newest records of every tenant, and a drain whose filters came in the
- * query string drained the whole queue. Every write route whose schema names no query string
- * refuses query parameters (400 VALIDATION_FAILED), and one that names no body refuses a body
- * other than `{}`. Registered before the routes.
+ * A write must not ignore input it was given in the wrong place or misspelt: a bulk replay whose
+ * filters came in a body replayed the newest records of every tenant, a drain whose filters came
+ * in the query string drained the whole queue, and `?dryRun=true` executed the action. Every write
+ * route refuses query parameters its schema does not name (400 VALIDATION_FAILED; none when it
+ * names no query string), and one that names no body refuses a body other than `{}`. Registered
+ * before the routes.
  */
 export function installStrictInputs(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (route.schema === undefined || route.schema.hide === true) return;
     if (![route.method].flat().some((m) => WRITES.has(m))) return;
-    if (route.schema.querystring === undefined) route.schema = { ...route.schema, querystring: NO_QUERY };
+    route.schema = { ...route.schema, querystring: route.schema.querystring === undefined ? NO_QUERY : closed(route.schema.querystring) };
     if (route.schema.body === undefined) {
       const existing = route.preValidation === undefined ? [] : [route.preValidation].flat();
       route.preValidation = [...existing, refuseBody];
