@@ -190,6 +190,23 @@ describe.each(BACKENDS)('action ids are per tenant (%s)', (backend) => {
     expect(await ids('alpha')).toHaveLength(20);
   });
 
+  it("another tenant's reuse of an id beyond a page of the id's pointer (1,000 entries) still hides nothing", async () => {
+    const id = `flooded-id-${backend}`;
+    expect((await postJson(`${gw.url}/v1/dispatch`, sampleAction({ id, tenant: 'beta' }), keyHeader('beta'))).status).toBe(200);
+    // Batch items share dispatch milliseconds: pages must also part entries of one score.
+    for (const size of [1000, 500]) {
+      const flood = await postJson(
+        `${gw.url}/v1/dispatch/batch`,
+        { actions: Array.from({ length: size }, () => sampleAction({ id, tenant: 'alpha' })) },
+        keyHeader('alpha'),
+      );
+      expect(flood.status).toBe(200);
+    }
+    expect(await recordOf('beta', id)).toMatchObject({ status: 200, body: { action_id: id, tenant: 'beta' } });
+    const replayed = await postJson(`${gw.url}/v1/audit/${id}/replay`, {}, keyHeader('beta'));
+    expect(replayed).toMatchObject({ status: 200, body: { success: true } });
+  });
+
   it('answers 404 for an id only another tenant used', async () => {
     const id = `unshared-${backend}`;
     await postJson(`${gw.url}/v1/dispatch`, sampleAction({ id, tenant: 'beta' }), keyHeader('beta'));

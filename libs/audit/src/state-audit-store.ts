@@ -8,7 +8,7 @@ import {
   type Clock,
   type NewAuditRecord,
 } from '@sluice/core';
-import type { StateStore } from '@sluice/state';
+import type { IndexEntry, StateStore } from '@sluice/state';
 import { runQuery } from './audit-query.js';
 import type { AppendOptions, AuditVisibility, IngestingAuditStore, StoreQuery } from './audit-store.js';
 import { verifyChain } from './chain-verifier.js';
@@ -59,8 +59,13 @@ export interface StateAuditStoreOptions {
  * The audit store on StateStore primitives, so the memory and Redis backends run the same code.
  * Layout in keys.ts; what a record is indexed under in index-layout.ts.
  */
-/** Records of one id a lookup considers (its scopes are checked before records are read). */
-const MAX_RECORDS_PER_ACTION_ID = 1000;
+/** Pointer entries of one id read per round trip, newest first (their scopes are checked before records are read). */
+const POINTER_PAGE = 1000;
+/**
+ * Pointer entries of one id a lookup reads at most: a bound on one request's work, far above what
+ * reuse of an id by other tenants reaches within a retention period.
+ */
+const MAX_POINTER_ENTRIES = 100_000;
 /** Records read per round trip while looking for a visible one, newest first. */
 const READ_BATCH = 16;
 
@@ -210,18 +215,24 @@ export class StateAuditStore implements IngestingAuditStore {
       if (queued !== undefined) return queued;
     }
     // Newest first: one entry per record of this id, in whichever tenants dispatched it. Entries
-    // of scopes the caller cannot see are dropped before any record is read, so however often
-    // another tenant reuses the id, it cannot push the caller's own record out of reach.
-    const entries = await this.store.indexRange(actionPointerKey(actionId), { rev: true, limit: MAX_RECORDS_PER_ACTION_ID });
-    if (entries.length === 0) return null;
-    const refs = await this.reader.refsOf(
-      entries.map((e) => e.member),
-      null,
-    );
-    const seen = refs.filter((ref) => ref !== null && (visible.scope?.(ref) ?? true));
-    for (let at = 0; at < seen.length; at += READ_BATCH) {
-      const found = (await this.reader.readRefs(seen.slice(at, at + READ_BATCH))).find(findable);
-      if (found) return found;
+    // of scopes the caller cannot see are dropped before any record is read, and the pointer is
+    // paged until a findable record turns up, so however often another tenant reuses the id, it
+    // cannot push the caller's own record out of reach.
+    const pointer = actionPointerKey(actionId);
+    let page = { max: undefined as number | undefined, skip: 0 };
+    for (let read = 0; read < MAX_POINTER_ENTRIES; read += POINTER_PAGE) {
+      const entries = await this.store.indexRange(pointer, { rev: true, max: page.max, offset: page.skip, limit: POINTER_PAGE });
+      const refs = await this.reader.refsOf(
+        entries.map((e) => e.member),
+        null,
+      );
+      const seen = refs.filter((ref) => ref !== null && (visible.scope?.(ref) ?? true));
+      for (let at = 0; at < seen.length; at += READ_BATCH) {
+        const found = (await this.reader.readRefs(seen.slice(at, at + READ_BATCH))).find(findable);
+        if (found) return found;
+      }
+      if (entries.length < POINTER_PAGE) return null;
+      page = nextPointerPage(page, entries);
     }
     return null;
   }
@@ -298,4 +309,16 @@ export class StateAuditStore implements IngestingAuditStore {
       oldest.map((e) => e.member),
     );
   }
+}
+
+/**
+ * Where the next page of a newest-first range starts: at the last score read, past the entries of
+ * that score already read. By score, not by offset from the top, so entries added meanwhile (all
+ * newer) shift nothing.
+ */
+function nextPointerPage(page: { max: number | undefined; skip: number }, entries: readonly IndexEntry[]): { max: number; skip: number } {
+  const last = entries[entries.length - 1]!.score;
+  let atLast = 0;
+  for (const entry of entries) if (entry.score === last) atLast++;
+  return { max: last, skip: last === page.max ? page.skip + atLast : atLast };
 }
