@@ -111,6 +111,17 @@ export const CredentialsFileSchema = z
     flagDuplicates(file.api_keys, (k) => k.name, 'name', 'api_keys', ctx);
     // A key (or its hash) is a secret: the message names the entries, not the value.
     flagDuplicates(file.api_keys, (k) => k.keyHash, 'key', 'api_keys', ctx, { echo: false });
+    // The name is the caller id (rate limits, caller overrides, audit): one name, one caller.
+    const userAt = new Map(file.users.map((u, i) => [u.username, i]));
+    file.api_keys.forEach((k, i) => {
+      const user = userAt.get(k.name);
+      if (user !== undefined)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['api_keys', i, 'name'],
+          message: `name "${k.name}" is also a username (users.${user}): a caller id names one caller`,
+        });
+    });
   });
 
 function flagDuplicates<T>(

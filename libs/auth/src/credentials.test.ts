@@ -180,6 +180,14 @@ describe('parseCredentials: broken files name the path', () => {
       credentialsYaml({ api_keys: `  - { name: a, key_hash: ${hash}, role: admin }\n  - { name: b, key_hash: ${hash}, role: admin }\n` }),
       /api_keys\.1: duplicate key \(same as api_keys\.0\)/,
     ],
+    [
+      'a key named as a user',
+      credentialsYaml({
+        users: `  - { username: ops, password_hash: '${scryptPhc('p')}', role: viewer }\n`,
+        api_keys: `  - { name: ops, key_hash: ${hash}, role: admin }\n`,
+      }),
+      /api_keys\.0\.name: name "ops" is also a username \(users\.0\): a caller id names one caller/,
+    ],
     ['empty file', '', /the file is empty/],
     ['top-level list', '- a\n', /the top level must be a mapping/],
   ])('%s', (_name, text, message) => {
