@@ -155,10 +155,10 @@ interface Launched {
 const launched: Launched[] = [];
 
 /** Starts `cmd` (ending in `sluice serve`) on a port the kernel picks; resolves once it listens. */
-async function launch(cmd: string, args: string[]): Promise<Launched> {
+async function launch(cmd: string, args: string[], env: Record<string, string> = {}): Promise<Launched> {
   const top = spawn(cmd, [...args, '--port', '0', '--host', '127.0.0.1'], {
     cwd: ROOT,
-    env: { ...process.env, SLUICE_LOGGING__LEVEL: 'info', SLUICE_CONFIG: '' },
+    env: { ...process.env, SLUICE_LOGGING__LEVEL: 'info', SLUICE_CONFIG: '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => top.once('exit', (code) => resolve(code)));
@@ -280,6 +280,21 @@ describe('signals reach the server through npm', () => {
     child.kill('SIGTERM');
     expect(await exited).toBe(0);
     expect(output).toContain('"msg":"shutting down before start-up finished"');
+  });
+
+  it('signals repeated during the drain are logged and ignored: the drain finishes, exit 0', async () => {
+    const proc = await launch(process.execPath, [BIN, 'serve'], { SLUICE_SERVER__DRAIN_DELAY_SECONDS: '1' });
+    let output = '';
+    proc.top.stdout?.on('data', (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    proc.top.kill('SIGTERM');
+    await poll('the drain to begin', () => output.includes('"msg":"shutting down"'), { timeoutMs: 5_000, intervalMs: 10 });
+    proc.top.kill('SIGTERM');
+    proc.top.kill('SIGINT');
+    expect(await expectStopped(proc)).toBe(0);
+    expect(output.match(/"msg":"already shutting down"/g)).toHaveLength(2);
+    expect(output).toContain('"msg":"shutdown complete"');
   });
 
   for (const signal of ['SIGINT', 'SIGHUP'] as const) {

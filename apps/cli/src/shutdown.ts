@@ -22,7 +22,12 @@ const SIGNALS = ['SIGTERM', 'SIGINT', 'SIGHUP'] as const;
 export function onShutdownSignal(logger: Logger, timing: ShutdownTiming, stop: (drainDelayMs: number) => Promise<void>): void {
   let stopping = false;
   const handle = (why: { signal: NodeJS.Signals } | { reason: string }) => {
-    if (stopping) return;
+    if (stopping) {
+      // One Ctrl-C under npm arrives twice (the terminal's and npm's); an impatient second
+      // SIGTERM is no reason to reset the connections the drain is finishing. The timeout bounds it.
+      logger.info(why, 'already shutting down');
+      return;
+    }
     stopping = true;
     const drainDelayMs = 'signal' in why && why.signal === 'SIGTERM' ? timing.drainDelayMs : 0;
     const timeoutMs = drainDelayMs + timing.timeoutMs;
@@ -44,8 +49,9 @@ export function onShutdownSignal(logger: Logger, timing: ShutdownTiming, stop: (
       },
     );
   };
-  // Node's default for each is to die at once (SIGHUP too): in-flight requests reset, nothing logged.
-  for (const signal of SIGNALS) process.once(signal, () => handle({ signal }));
+  // Node's default for each is to die at once (SIGHUP too): in-flight requests reset, nothing
+  // logged. So the handlers stay for the whole shutdown, a repeated signal included.
+  for (const signal of SIGNALS) process.on(signal, () => handle({ signal }));
   whenParentExits(() => handle({ reason: 'parent process exited' }));
 }
 
