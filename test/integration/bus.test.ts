@@ -240,6 +240,24 @@ describe.each(BACKENDS)('bus subscriptions (%s)', (backend) => {
   });
 });
 
+describe.each(BACKENDS)('a long poll while the server closes (%s)', (backend) => {
+  it('is answered at once, empty, its connection closed: it does not hold the shutdown for its wait', async () => {
+    const gw = await startGateway(backend, { bus: { enabled: true } });
+    await postJson(`${gw.url}/v1/bus/topics`, { ...SCOPE, name: 'closing' });
+    const sub = ((await postJson(`${gw.url}/v1/bus/subscriptions`, { topic: 'orders.acme.closing' })).body as { id: string }).id;
+    const polled = requestJson('GET', `${gw.url}/v1/bus/subscriptions/${sub}/messages?consumer=c&wait_seconds=20`);
+    await new Promise((r) => setTimeout(r, 300));
+    const started = Date.now();
+    const answered = polled.then((answer) => ({ answer, afterMs: Date.now() - started }));
+    gw.readiness.startClosing(); // as the shutdown does (compose.ts), before the app closes
+    await gw.close();
+    const { answer, afterMs } = await answered;
+    expect(afterMs).toBeLessThan(3_000);
+    expect(answer).toMatchObject({ status: 200, body: { messages: [] } });
+    expect(answer.headers.get('connection')).toBe('close');
+  });
+});
+
 describe('message bus off', () => {
   it('answers 503 on every bus route', async () => {
     const gw = await startGateway('memory');

@@ -266,6 +266,10 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
 
   const subscriptionParams = requestSchema(BusSubscriptionParams);
   const streams = eventStreams(app);
+  // A long poll waits up to wait_seconds: the server closing answers it at once (empty, the
+  // connection closed) instead of holding the shutdown that long.
+  const closing = new AbortController();
+  app.addHook('preClose', async () => closing.abort());
   /** The subscription, 403 unless the caller's grants cover subscribing to its topic. */
   const subscriptionFor = async (request: { params: { id: string } } & Parameters<typeof callerOf>[0]) => {
     const s = await bus.subscriptions.get(request.params.id);
@@ -327,15 +331,16 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
     async (request, reply) => {
       const s = await subscriptionFor(request);
       const { consumer, max, wait_seconds } = request.query;
-      if (!request.headers.accept?.includes('text/event-stream')) return { messages: await bus.subscriptions.receive(s, consumer, max, wait_seconds * 1000) };
+      if (!request.headers.accept?.includes('text/event-stream'))
+        return { messages: await bus.subscriptions.receive(s, consumer, max, wait_seconds * 1000, closing.signal) };
       const res = streams.start(reply);
       let open = true;
       res.on('close', () => {
         open = false;
       });
-      while (open) {
+      while (open && !closing.signal.aborted) {
         try {
-          const messages = await bus.subscriptions.receive(s, consumer, max, STREAM_WAIT_MS);
+          const messages = await bus.subscriptions.receive(s, consumer, max, STREAM_WAIT_MS, closing.signal);
           if (!open) break; // received after the client left: they stay pending and are redelivered
           let room = messages.length === 0 ? res.write(': ping\n\n') : true;
           for (const m of messages) room = res.write(`event: message\nid: ${m.message_id}\ndata: ${JSON.stringify(m)}\n\n`);

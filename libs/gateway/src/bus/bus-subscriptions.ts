@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { BusSubscription, errors, isoString, newId, type BusSubscriptionInput, type BusTopic, type Clock } from '@sluice/core';
 import { RecordRepository, type LogDelivery, type StateKey, type StateStore } from '@sluice/state';
 import { decodeWith } from '../policies/schema-decoder.js';
@@ -90,14 +91,17 @@ export class BusSubscriptions {
     return found.record;
   }
 
-  /** Up to `max` messages for `consumer`: ones left by others past the visibility timeout first, then new ones; waits up to `waitMs` for one. */
-  async receive(s: BusSubscription, consumer: string, max: number, waitMs: number): Promise<BusMessage[]> {
+  /**
+   * Up to `max` messages for `consumer`: ones left by others past the visibility timeout first,
+   * then new ones; waits up to `waitMs` for one, or until `stop` (the server closing) aborts.
+   */
+  async receive(s: BusSubscription, consumer: string, max: number, waitMs: number, stop?: AbortSignal): Promise<BusMessage[]> {
     this.forgetIdleConsumers(s);
     const until = Date.now() + waitMs;
     for (;;) {
       const messages = await this.receiveOnce(s, consumer, max);
-      if (messages.length > 0 || Date.now() >= until) return messages;
-      await new Promise((r) => setTimeout(r, Math.min(POLL_MS, Math.max(0, until - Date.now()))));
+      if (messages.length > 0 || Date.now() >= until || stop?.aborted) return messages;
+      await sleep(Math.min(POLL_MS, Math.max(0, until - Date.now())), undefined, { signal: stop }).catch(() => undefined);
     }
   }
 
