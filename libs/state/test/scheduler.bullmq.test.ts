@@ -66,6 +66,41 @@ describe('BullMqScheduler specifics', () => {
     }
   });
 
+  it('a handler still running when close() begins may enqueue its next job (a chain step its successor)', async () => {
+    const prefix = uniquePrefix();
+    const s = new BullMqScheduler({ url: testRedisUrl(), prefix });
+    let release: () => void = () => {};
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    let started: () => void = () => {};
+    const running = new Promise<void>((resolve) => {
+      started = resolve;
+    });
+    const next: Promise<unknown>[] = [];
+    s.consume('step', async () => {
+      started();
+      await gate;
+      const enqueued = s.enqueue('step', { id: 'successor', delayMs: 60_000 });
+      next.push(enqueued);
+      await enqueued;
+    });
+    try {
+      await s.start();
+      await s.enqueue('step', { id: 'first' });
+      await running;
+      const closed = s.close();
+      release();
+      await closed;
+      await expect(next[0]).resolves.toEqual({ enqueued: true });
+      expect(await admin.exists(`{${prefix}}:bull:step:successor`)).toBe(1);
+      await expect(s.enqueue('step', { id: 'after-close' })).rejects.toThrow('scheduler is closed');
+    } finally {
+      await s.close();
+      await deleteKeys(admin, `${bullPrefix(prefix)}:*`);
+    }
+  });
+
   it('a producer that never enqueues never connects', async () => {
     const s = new BullMqScheduler({ url: 'redis://127.0.0.1:1', prefix: uniquePrefix() });
     await s.close(); // would hang or throw if it had tried to reach the (closed) port

@@ -58,6 +58,8 @@ export class BullMqScheduler implements Scheduler {
   private readonly unrouteWarnings: () => void;
   private started = false;
   private closing: Promise<void> | undefined;
+  /** Set once running handlers have settled: until then a handler's next job (a chain's next step) is still accepted. */
+  private producerClosed = false;
 
   constructor(private readonly opts: BullMqSchedulerOptions) {
     this.retentionSec = Math.ceil((opts.completedRetentionMs ?? DEFAULT_RETENTION_MS) / 1000);
@@ -182,6 +184,7 @@ export class BullMqScheduler implements Scheduler {
   private async shutdown(): Promise<void> {
     await Promise.all(this.workers.map((w) => w.pause(true)));
     await Promise.allSettled([...this.running]);
+    this.producerClosed = true;
     await Promise.all(this.workers.map((w) => w.close(true)));
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     // closeClient drops a client that never connected (status 'wait') and quits a ready one.
@@ -216,7 +219,7 @@ export class BullMqScheduler implements Scheduler {
   }
 
   private queue(kind: string): Queue {
-    if (this.closing) throw new Error('scheduler is closed');
+    if (this.producerClosed) throw new Error('scheduler is closed');
     let queue = this.queues.get(kind);
     if (!queue) {
       queue = new Queue(kind, { connection: this.producer, prefix: this.prefixOf(kind) });
