@@ -124,7 +124,7 @@ describe.each(ALL_BACKENDS)('dispatch over HTTP (%s backend)', (backend) => {
       expect(batch.body).toEqual({
         results: [
           expect.objectContaining({ status: 'success', outcome: expect.objectContaining({ action_id: 'ok-1' }) }),
-          { status: 'error', error: { message: 'Provider not found: nope' } },
+          { status: 'error', error: { message: 'Provider not found: nope', code: 'PROVIDER_NOT_FOUND' } },
         ],
       });
     });

@@ -53,7 +53,9 @@ describe('Gateway: errors thrown by the pipeline', () => {
     });
     const results = await gateway.dispatchBatch([action, action, action]);
     expect(calls).toBe(3);
-    expect(results).toEqual(Array(3).fill({ status: 'error', error: { message: 'STATE_UNAVAILABLE: the state backend is unavailable; retry later' } }));
+    expect(results).toEqual(
+      Array(3).fill({ status: 'error', error: { message: 'STATE_UNAVAILABLE: the state backend is unavailable; retry later', code: 'STATE_UNAVAILABLE' } }),
+    );
   });
 
   it('a batch is refused as a whole only when the state backend is known to be down before it starts', async () => {

@@ -1,4 +1,4 @@
-import { SluiceError, errors, type ActionInput, type BatchItemResult, type Clock, type DispatchOutcome } from '@sluice/core';
+import { SluiceError, errors, type ActionInput, type ErrorCode, type BatchItemResult, type Clock, type DispatchOutcome } from '@sluice/core';
 import { activeSpan, inSpan, traceIdOf, type Span, type Tracer } from '@sluice/telemetry';
 import type { AuditRecorder, AuditWriteResult } from './audit/audit-recorder.js';
 import type { InternalEventBus } from './events/internal-events.js';
@@ -170,10 +170,10 @@ export class Gateway {
               (outcome): BatchItemResult => ({ status: 'success', outcome }),
               (err: unknown): BatchItemResult => {
                 this.deps.onItemError?.(err);
-                return { status: 'error', error: { message: itemErrorMessage(err) } };
+                return { status: 'error', error: itemError(err) };
               },
             )
-          : { status: 'error', error: { message: `Provider not found: ${input.provider}` } };
+          : { status: 'error', error: { message: `Provider not found: ${input.provider}`, code: 'PROVIDER_NOT_FOUND' } };
       }
     };
     const lanes = Math.min(this.deps.batchConcurrency ?? 8, inputs.length);
@@ -183,6 +183,6 @@ export class Gateway {
 }
 
 /** What a batch item that threw says: our errors' code and message, never an internal one's. */
-function itemErrorMessage(err: unknown): string {
-  return err instanceof SluiceError ? `${err.code}: ${err.message}` : 'internal error';
+function itemError(err: unknown): { message: string; code: ErrorCode } {
+  return err instanceof SluiceError ? { message: `${err.code}: ${err.message}`, code: err.code } : { message: 'internal error', code: 'INTERNAL' };
 }

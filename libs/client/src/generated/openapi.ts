@@ -1653,7 +1653,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1739,7 +1743,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1757,7 +1765,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1775,7 +1787,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1793,7 +1809,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1811,7 +1831,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1829,7 +1853,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1847,7 +1875,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1888,7 +1920,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1906,7 +1942,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1924,7 +1964,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1942,7 +1986,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1960,7 +2008,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1978,7 +2030,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -1996,7 +2052,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2014,7 +2074,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2032,7 +2096,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2087,7 +2155,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2105,7 +2177,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2123,7 +2199,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2141,7 +2221,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2409,7 +2493,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2427,7 +2515,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2445,7 +2537,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2463,7 +2559,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2481,7 +2581,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2499,7 +2603,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2517,7 +2625,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2535,7 +2647,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2804,6 +2920,11 @@ export interface operations {
                             status: "error";
                             error: {
                                 message: string;
+                                /**
+                                 * @description PROVIDER_NOT_FOUND for an unknown provider, else the code of the error that stopped the item (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL" | "PROVIDER_NOT_FOUND";
                             };
                         })[];
                     };
@@ -2817,7 +2938,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2835,7 +2960,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2853,7 +2982,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2871,7 +3004,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2889,7 +3026,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2907,7 +3048,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2925,7 +3070,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -2943,7 +3092,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3321,6 +3474,11 @@ export interface operations {
                             status: "error";
                             error: {
                                 message: string;
+                                /**
+                                 * @description PROVIDER_NOT_FOUND for an unknown provider, else the code of the error that stopped the item (docs/errors.md)
+                                 * @enum {string}
+                                 */
+                                code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL" | "PROVIDER_NOT_FOUND";
                             };
                         })[];
                     };
@@ -3334,7 +3492,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3352,7 +3514,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3370,7 +3536,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3388,7 +3558,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3406,7 +3580,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3424,7 +3602,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3442,7 +3624,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3460,7 +3646,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3520,7 +3710,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3538,7 +3732,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3556,7 +3754,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -3574,7 +3776,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4036,7 +4242,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4054,7 +4264,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4072,7 +4286,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4090,7 +4308,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4108,7 +4330,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4187,7 +4413,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4205,7 +4435,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4223,7 +4457,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4241,7 +4479,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4259,7 +4501,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4277,7 +4523,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4295,7 +4545,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4313,7 +4567,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4331,7 +4589,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4389,7 +4651,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4407,7 +4673,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4425,7 +4695,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4443,7 +4717,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4461,7 +4739,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4479,7 +4761,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4551,7 +4837,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4569,7 +4859,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4587,7 +4881,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4605,7 +4903,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4623,7 +4925,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4641,7 +4947,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4659,7 +4969,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4677,7 +4991,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4695,7 +5013,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4713,7 +5035,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4751,7 +5077,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4769,7 +5099,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4787,7 +5121,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4805,7 +5143,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4823,7 +5165,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4841,7 +5187,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4859,7 +5209,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4917,7 +5271,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4935,7 +5293,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4953,7 +5315,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4971,7 +5337,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -4989,7 +5359,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5007,7 +5381,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5068,7 +5446,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5086,7 +5468,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5104,7 +5490,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5122,7 +5512,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5140,7 +5534,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5220,7 +5618,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5238,7 +5640,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5256,7 +5662,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5274,7 +5684,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5292,7 +5706,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5310,7 +5728,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5328,7 +5750,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5346,7 +5772,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5364,7 +5794,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5422,7 +5856,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5440,7 +5878,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5458,7 +5900,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5476,7 +5922,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5494,7 +5944,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5512,7 +5966,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5590,7 +6048,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5608,7 +6070,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5626,7 +6092,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5644,7 +6114,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5662,7 +6136,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5680,7 +6158,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5698,7 +6180,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5716,7 +6202,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5734,7 +6224,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5772,7 +6266,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5790,7 +6288,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5808,7 +6310,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5826,7 +6332,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5844,7 +6354,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5862,7 +6376,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5976,7 +6494,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -5994,7 +6516,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6012,7 +6538,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6030,7 +6560,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6048,7 +6582,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6066,7 +6604,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6156,7 +6698,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6174,7 +6720,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6192,7 +6742,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6210,7 +6764,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6228,7 +6786,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6246,7 +6808,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6302,7 +6868,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6320,7 +6890,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6338,7 +6912,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6356,7 +6934,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6374,7 +6956,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6392,7 +6978,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6410,7 +7000,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6428,7 +7022,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6446,7 +7044,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6496,7 +7098,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6514,7 +7120,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6532,7 +7142,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6550,7 +7164,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6568,7 +7186,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6586,7 +7208,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6604,7 +7230,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6622,7 +7252,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6640,7 +7274,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6658,7 +7296,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6728,7 +7370,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6746,7 +7392,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6764,7 +7414,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6782,7 +7436,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6800,7 +7458,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6818,7 +7480,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6836,7 +7502,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6854,7 +7524,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6872,7 +7546,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6916,7 +7594,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6934,7 +7616,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6952,7 +7638,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -6970,7 +7660,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7058,7 +7752,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7076,7 +7774,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7094,7 +7796,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7112,7 +7818,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7130,7 +7840,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7148,7 +7862,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7216,7 +7934,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7234,7 +7956,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7252,7 +7978,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7270,7 +8000,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7288,7 +8022,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7350,7 +8088,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7368,7 +8110,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7386,7 +8132,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7404,7 +8154,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7422,7 +8176,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7440,7 +8198,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7496,7 +8258,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7514,7 +8280,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7532,7 +8302,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7550,7 +8324,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7568,7 +8346,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7586,7 +8368,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7604,7 +8390,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7622,7 +8412,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7640,7 +8434,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7658,7 +8456,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7719,7 +8521,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7737,7 +8543,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7755,7 +8565,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7773,7 +8587,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7791,7 +8609,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7875,7 +8697,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7893,7 +8719,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7911,7 +8741,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7929,7 +8763,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7947,7 +8785,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -7965,7 +8807,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8015,7 +8861,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8033,7 +8883,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8051,7 +8905,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8069,7 +8927,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8087,7 +8949,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8105,7 +8971,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8123,7 +8993,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8193,7 +9067,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8211,7 +9089,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8229,7 +9111,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8247,7 +9133,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8265,7 +9155,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8369,7 +9263,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8387,7 +9285,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8405,7 +9307,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8423,7 +9329,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8441,7 +9351,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8459,7 +9373,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8477,7 +9395,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8495,7 +9417,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8513,7 +9439,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8605,7 +9535,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8623,7 +9557,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8641,7 +9579,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8659,7 +9601,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8677,7 +9623,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8695,7 +9645,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8840,7 +9794,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8858,7 +9816,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8876,7 +9838,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8894,7 +9860,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8912,7 +9882,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8930,7 +9904,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8948,7 +9926,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8966,7 +9948,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -8984,7 +9970,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9025,7 +10015,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9043,7 +10037,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9061,7 +10059,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9079,7 +10081,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9097,7 +10103,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9115,7 +10125,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9216,7 +10230,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9234,7 +10252,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9252,7 +10274,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9270,7 +10296,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9288,7 +10318,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9306,7 +10340,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9324,7 +10362,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9342,7 +10384,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9360,7 +10406,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9378,7 +10428,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9479,7 +10533,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9497,7 +10555,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9515,7 +10577,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9533,7 +10599,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9551,7 +10621,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9569,7 +10643,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9587,7 +10665,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9605,7 +10687,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9623,7 +10709,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9641,7 +10731,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9939,7 +11033,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9957,7 +11055,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9975,7 +11077,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -9993,7 +11099,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10011,7 +11121,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10301,7 +11415,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10319,7 +11437,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10337,7 +11459,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10355,7 +11481,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10373,7 +11503,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10391,7 +11525,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10623,7 +11761,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10641,7 +11783,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10659,7 +11805,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10677,7 +11827,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10695,7 +11849,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10713,7 +11871,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10945,7 +12107,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10963,7 +12129,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10981,7 +12151,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -10999,7 +12173,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11017,7 +12195,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11035,7 +12217,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11267,7 +12453,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11285,7 +12475,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11303,7 +12497,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11321,7 +12519,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11339,7 +12541,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11357,7 +12563,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11375,7 +12585,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11393,7 +12607,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11411,7 +12629,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11429,7 +12651,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11492,7 +12718,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11510,7 +12740,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11528,7 +12762,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11546,7 +12784,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11564,7 +12806,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11653,7 +12899,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11671,7 +12921,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11689,7 +12943,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11707,7 +12965,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11725,7 +12987,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11743,7 +13009,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11840,7 +13110,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11858,7 +13132,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11876,7 +13154,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11894,7 +13176,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11912,7 +13198,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11930,7 +13220,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11948,7 +13242,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11966,7 +13264,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -11984,7 +13286,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12002,7 +13308,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12058,7 +13368,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12076,7 +13390,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12094,7 +13412,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12112,7 +13434,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12130,7 +13456,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12148,7 +13478,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12209,7 +13543,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12227,7 +13565,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12245,7 +13587,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12263,7 +13609,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12349,7 +13699,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12367,7 +13721,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12385,7 +13743,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12403,7 +13765,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12421,7 +13787,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12439,7 +13809,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12457,7 +13831,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12475,7 +13853,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12493,7 +13875,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12553,7 +13939,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12571,7 +13961,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12589,7 +13983,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12607,7 +14005,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12625,7 +14027,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12643,7 +14049,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12760,7 +14170,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12778,7 +14192,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12796,7 +14214,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12814,7 +14236,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12832,7 +14258,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12850,7 +14280,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12868,7 +14302,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12886,7 +14324,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12904,7 +14346,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12942,7 +14388,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12960,7 +14410,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12978,7 +14432,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -12996,7 +14454,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13014,7 +14476,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13032,7 +14498,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13050,7 +14520,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13106,7 +14580,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13124,7 +14602,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13142,7 +14624,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13160,7 +14646,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13178,7 +14668,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13196,7 +14690,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13245,7 +14743,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13263,7 +14765,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13281,7 +14787,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13299,7 +14809,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13317,7 +14831,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13335,7 +14853,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13353,7 +14875,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13371,7 +14897,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13389,7 +14919,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13407,7 +14941,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13461,7 +14999,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13479,7 +15021,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13497,7 +15043,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13515,7 +15065,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13533,7 +15087,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13606,7 +15164,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13624,7 +15186,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13642,7 +15208,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13660,7 +15230,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13678,7 +15252,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13771,7 +15349,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13789,7 +15371,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13807,7 +15393,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13825,7 +15415,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13843,7 +15437,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13861,7 +15459,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13879,7 +15481,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13897,7 +15503,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13960,7 +15570,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13978,7 +15592,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -13996,7 +15614,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14014,7 +15636,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14032,7 +15658,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14050,7 +15680,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14124,7 +15758,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14142,7 +15780,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14160,7 +15802,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14178,7 +15824,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14196,7 +15846,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14214,7 +15868,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14232,7 +15890,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14250,7 +15912,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14268,7 +15934,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14286,7 +15956,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14324,7 +15998,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14342,7 +16020,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14360,7 +16042,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14378,7 +16064,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14396,7 +16086,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14414,7 +16108,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14477,7 +16175,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14495,7 +16197,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14513,7 +16219,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14531,7 +16241,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14549,7 +16263,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14567,7 +16285,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14585,7 +16307,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14603,7 +16329,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14621,7 +16351,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14690,7 +16424,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14708,7 +16446,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14726,7 +16468,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14744,7 +16490,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14762,7 +16512,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14780,7 +16534,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14798,7 +16556,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14816,7 +16578,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14834,7 +16600,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14852,7 +16622,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14947,7 +16721,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14965,7 +16743,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -14983,7 +16765,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15001,7 +16787,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15019,7 +16809,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15159,7 +16953,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15177,7 +16975,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15195,7 +16997,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15213,7 +17019,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15231,7 +17041,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15249,7 +17063,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15267,7 +17085,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15285,7 +17107,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15303,7 +17129,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15395,7 +17225,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15413,7 +17247,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15431,7 +17269,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15449,7 +17291,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15467,7 +17313,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15485,7 +17335,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15624,7 +17478,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15642,7 +17500,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15660,7 +17522,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15678,7 +17544,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15696,7 +17566,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15714,7 +17588,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15732,7 +17610,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15750,7 +17632,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15768,7 +17654,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15809,7 +17699,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15827,7 +17721,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15845,7 +17743,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15863,7 +17765,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15881,7 +17787,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15899,7 +17809,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15948,7 +17862,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15966,7 +17884,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -15984,7 +17906,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16002,7 +17928,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16058,7 +17988,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16076,7 +18010,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16094,7 +18032,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16112,7 +18054,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16130,7 +18076,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16148,7 +18098,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16166,7 +18120,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16184,7 +18142,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16202,7 +18164,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16255,7 +18221,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16273,7 +18243,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16291,7 +18265,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16309,7 +18287,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16327,7 +18309,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16345,7 +18331,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16425,7 +18415,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16443,7 +18437,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16461,7 +18459,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16479,7 +18481,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16497,7 +18503,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16515,7 +18525,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16533,7 +18547,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16551,7 +18569,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16569,7 +18591,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16607,7 +18633,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16625,7 +18655,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16643,7 +18677,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16661,7 +18699,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16679,7 +18721,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16697,7 +18743,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16715,7 +18765,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16764,7 +18818,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16782,7 +18840,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16800,7 +18862,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16818,7 +18884,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16836,7 +18906,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16854,7 +18928,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16872,7 +18950,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16890,7 +18972,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16908,7 +18994,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16954,7 +19044,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16972,7 +19066,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -16990,7 +19088,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17008,7 +19110,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17026,7 +19132,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17044,7 +19154,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17062,7 +19176,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17080,7 +19198,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17214,7 +19336,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17232,7 +19358,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17250,7 +19380,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17268,7 +19402,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17286,7 +19424,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17304,7 +19446,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17322,7 +19468,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17340,7 +19490,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17418,7 +19572,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17436,7 +19594,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17454,7 +19616,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17472,7 +19638,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17490,7 +19660,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17508,7 +19682,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17632,7 +19810,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17650,7 +19832,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17668,7 +19854,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17686,7 +19876,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17704,7 +19898,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17722,7 +19920,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17772,7 +19974,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17790,7 +19996,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17808,7 +20018,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17826,7 +20040,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17940,7 +20158,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17958,7 +20180,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17976,7 +20202,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -17994,7 +20224,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18012,7 +20246,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18030,7 +20268,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18252,7 +20494,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18270,7 +20516,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18288,7 +20538,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18306,7 +20560,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18324,7 +20582,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18342,7 +20604,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18360,7 +20626,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18378,7 +20648,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18396,7 +20670,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18414,7 +20692,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18541,7 +20823,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18559,7 +20845,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18577,7 +20867,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18595,7 +20889,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18613,7 +20911,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18631,7 +20933,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18649,7 +20955,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18667,7 +20977,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18685,7 +20999,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18733,7 +21051,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18751,7 +21073,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18769,7 +21095,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18787,7 +21117,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18805,7 +21139,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18855,7 +21193,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18873,7 +21215,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18891,7 +21237,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18909,7 +21259,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18927,7 +21281,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18945,7 +21303,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18963,7 +21325,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18981,7 +21347,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -18999,7 +21369,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19049,7 +21423,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19067,7 +21445,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19085,7 +21467,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19103,7 +21489,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19121,7 +21511,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19139,7 +21533,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19157,7 +21555,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19175,7 +21577,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19193,7 +21599,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19249,7 +21659,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19267,7 +21681,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19285,7 +21703,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19303,7 +21725,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19347,7 +21773,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19365,7 +21795,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19383,7 +21817,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19401,7 +21839,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19419,7 +21861,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19481,7 +21927,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19499,7 +21949,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19517,7 +21971,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19535,7 +21993,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19553,7 +22015,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19621,7 +22087,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19639,7 +22109,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19657,7 +22131,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19675,7 +22153,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19693,7 +22175,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19711,7 +22197,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19729,7 +22219,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19747,7 +22241,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19807,7 +22305,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19825,7 +22327,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19843,7 +22349,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19861,7 +22371,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19879,7 +22393,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19897,7 +22415,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19955,7 +22477,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19973,7 +22499,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -19991,7 +22521,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20009,7 +22543,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20027,7 +22565,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20045,7 +22587,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20086,7 +22632,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20104,7 +22654,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20122,7 +22676,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20140,7 +22698,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20158,7 +22720,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20176,7 +22742,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20194,7 +22764,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20249,7 +22823,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20267,7 +22845,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20285,7 +22867,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20303,7 +22889,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20321,7 +22911,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20379,7 +22973,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20397,7 +22995,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20415,7 +23017,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20433,7 +23039,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20451,7 +23061,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20469,7 +23083,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20487,7 +23105,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20505,7 +23127,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20523,7 +23149,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20563,7 +23193,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20581,7 +23215,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20599,7 +23237,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20617,7 +23259,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20635,7 +23281,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20653,7 +23303,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20706,7 +23360,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20724,7 +23382,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20742,7 +23404,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20760,7 +23426,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20778,7 +23448,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20796,7 +23470,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20814,7 +23492,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20832,7 +23514,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20850,7 +23536,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20890,7 +23580,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20908,7 +23602,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20926,7 +23624,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20944,7 +23646,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20962,7 +23668,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -20980,7 +23690,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21042,7 +23756,11 @@ export interface operations {
                         }[];
                     } | {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21060,7 +23778,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21078,7 +23800,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21096,7 +23822,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21114,7 +23844,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21132,7 +23866,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21150,7 +23888,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21168,7 +23910,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21186,7 +23932,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21245,7 +23995,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21263,7 +24017,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21281,7 +24039,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21299,7 +24061,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21317,7 +24083,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21335,7 +24105,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21353,7 +24127,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21371,7 +24149,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21389,7 +24171,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21438,7 +24224,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21456,7 +24246,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21474,7 +24268,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21492,7 +24290,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21510,7 +24312,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21528,7 +24334,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21582,7 +24392,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21600,7 +24414,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21618,7 +24436,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21636,7 +24458,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21654,7 +24480,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21672,7 +24502,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21721,7 +24555,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21739,7 +24577,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21757,7 +24599,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21775,7 +24621,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21793,7 +24643,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21811,7 +24665,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21829,7 +24687,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21847,7 +24709,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21865,7 +24731,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21914,7 +24784,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21932,7 +24806,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21950,7 +24828,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21968,7 +24850,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -21986,7 +24872,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -22004,7 +24894,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -22053,7 +24947,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -22071,7 +24969,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -22089,7 +24991,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -22107,7 +25013,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -22125,7 +25035,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;
@@ -22143,7 +25057,11 @@ export interface operations {
                 content: {
                     "application/json": {
                         error: string;
-                        code: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
                         details?: {
                             path: string;
                             message: string;

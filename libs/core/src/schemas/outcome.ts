@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { AuditDeferred } from './audit-deferred.js';
-import { FAILURE_CODE_LIST } from '../errors.js';
+import { ERROR_CODES, FAILURE_CODE_LIST } from '../errors.js';
 import { StateChangedOutcome } from './events.js';
 import { GroupedOutcome } from './groups.js';
 
@@ -102,14 +102,22 @@ export type DispatchOutcome = z.infer<typeof DispatchOutcome>;
 
 export const BatchItemResult = z.union([
   z.object({ status: z.literal('success'), outcome: DispatchOutcome }),
-  z.object({ status: z.literal('error'), error: z.object({ message: z.string() }) }),
+  z.object({
+    status: z.literal('error'),
+    error: z.object({
+      message: z.string(),
+      code: z
+        .enum([...ERROR_CODES, 'PROVIDER_NOT_FOUND'])
+        .describe('PROVIDER_NOT_FOUND for an unknown provider, else the code of the error that stopped the item (docs/errors.md)'),
+    }),
+  }),
 ]);
 export const BatchResponse = z.object({ results: z.array(BatchItemResult) });
 export type BatchItemResult = z.infer<typeof BatchItemResult>;
 
 export const ErrorBody = z.object({
   error: z.string(),
-  code: z.string(),
+  code: z.enum(ERROR_CODES).describe('stable; clients branch on it (docs/errors.md)'),
   details: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   retry_after: z.number().int().optional().describe('RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header'),
 });
