@@ -150,6 +150,8 @@ interface Launched {
   /** The sluice process, from its `sluice listening` log line. */
   pid: number;
   port: number;
+  /** Everything it wrote so far, stdout and stderr. */
+  output(): string;
 }
 
 const launched: Launched[] = [];
@@ -181,7 +183,7 @@ async function launch(cmd: string, args: string[], env: Record<string, string> =
     timer = setTimeout(() => reject(new Error(`${cmd} did not listen:\n${output}`)), 30_000);
   });
   try {
-    const started = { top, exited, ...(await Promise.race([listening, timeout])) };
+    const started = { top, exited, ...(await Promise.race([listening, timeout])), output: () => output };
     launched.push(started);
     return started;
   } catch (err) {
@@ -284,17 +286,24 @@ describe('signals reach the server through npm', () => {
 
   it('signals repeated during the drain are logged and ignored: the drain finishes, exit 0', async () => {
     const proc = await launch(process.execPath, [BIN, 'serve'], { SLUICE_SERVER__DRAIN_DELAY_SECONDS: '1' });
-    let output = '';
-    proc.top.stdout?.on('data', (chunk: Buffer) => {
-      output += chunk.toString();
-    });
     proc.top.kill('SIGTERM');
-    await poll('the drain to begin', () => output.includes('"msg":"shutting down"'), { timeoutMs: 5_000, intervalMs: 10 });
+    await poll('the drain to begin', () => proc.output().includes('"msg":"shutting down"'), { timeoutMs: 5_000, intervalMs: 10 });
     proc.top.kill('SIGTERM');
     proc.top.kill('SIGINT');
     expect(await expectStopped(proc)).toBe(0);
-    expect(output.match(/"msg":"already shutting down"/g)).toHaveLength(2);
-    expect(output).toContain('"msg":"shutdown complete"');
+    expect(proc.output().match(/"msg":"already shutting down"/g)).toHaveLength(2);
+    expect(proc.output()).toContain('"msg":"shutdown complete"');
+  });
+
+  it('warns at start-up of a SLUICE_ variable with `_` where `__` belongs, and does not apply it', async () => {
+    const proc = await launch(process.execPath, [BIN, 'serve'], { SLUICE_SERVER_DRAIN_DELAY_SECONDS: '1' });
+    const warning = proc
+      .output()
+      .split('\n')
+      .find((line) => line.includes('"msg":"environment variable ignored"'));
+    expect(JSON.parse(warning ?? '{}')).toMatchObject({ level: 40, variable: 'SLUICE_SERVER_DRAIN_DELAY_SECONDS', hint: expect.stringContaining('__') });
+    proc.top.kill('SIGINT');
+    expect(await expectStopped(proc)).toBe(0);
   });
 
   for (const signal of ['SIGINT', 'SIGHUP'] as const) {

@@ -1,14 +1,15 @@
 import { Metrics, createLogger, type Tracing } from '@sluice/telemetry';
 import { composeWorker } from '@sluice/worker';
-import type { CommandConfig } from './command-setup.js';
+import { warnMisspeltEnv, type CommandConfig } from './command-setup.js';
 import { checkDeployment } from './deployment-guard.js';
 import { exitOnSignalDuringStartup, logStartFailure, onShutdownSignal } from './shutdown.js';
 
 /** `sluice worker`: only the background consumers (BullMQ), plus a small health/metrics server. */
-export async function worker({ config }: CommandConfig, tracing: Tracing | null): Promise<void> {
+export async function worker({ config, envMisspelt }: CommandConfig, tracing: Tracing | null): Promise<void> {
   const logger = createLogger({ level: config.logging.level, role: 'worker', traceIds: tracing !== null });
   tracing?.reportTo((detail, msg) => logger.warn(detail, msg));
   checkDeployment({ command: 'worker', backend: config.state.backend, noWorker: false, logger });
+  warnMisspeltEnv(logger, envMisspelt);
   const starting = exitOnSignalDuringStartup(logger);
   await logStartFailure(logger, async () => {
     const worker = await composeWorker(config, { logger, metrics: new Metrics(), ...(tracing ? { tracer: tracing.tracer } : {}) });

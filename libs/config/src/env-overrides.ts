@@ -57,3 +57,19 @@ export function setPath(target: Record<string, unknown>, path: readonly string[]
     node = container[key] as Record<string, unknown>;
   });
 }
+
+/**
+ * SLUICE_ variables that look like an override with one underscore where `__` belongs
+ * (`SLUICE_SERVER_PORT`): not applied, since SLUICE_ names outside the config exist (a host's
+ * docker-compose settings, a client's SLUICE_URL), but worth a warning at start-up.
+ */
+export function misspeltEnvOverrides(env: NodeJS.ProcessEnv, schema: z.ZodObject): string[] {
+  const sections = Object.keys(schema.shape);
+  return Object.keys(env).filter((name) => {
+    if (!name.startsWith('SLUICE_') || name.includes('__')) return false;
+    const rest = name.slice('SLUICE_'.length);
+    if (RESERVED.has(rest)) return false;
+    const lower = rest.toLowerCase();
+    return !sections.includes(lower) && sections.some((section) => lower.startsWith(`${section}_`));
+  });
+}

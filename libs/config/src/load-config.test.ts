@@ -152,6 +152,29 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { SLUICE_STAT__BACKEND: 'redis' } })).toThrow(/SLUICE_STAT__BACKEND/);
   });
 
+  it('names, without applying them, SLUICE_ variables with one underscore where __ belongs', () => {
+    const env = {
+      SLUICE_SERVER_PORT: '9999',
+      SLUICE_STATE_MACHINES_ENABLED: 'true',
+      SLUICE_RATE_LIMIT_ENABLED: 'true',
+      // Not overrides: a whole section, the reserved names, a client's and a host's settings.
+      SLUICE_STATE_MACHINES: '[]',
+      SLUICE_AUTH_KEY: 'k',
+      SLUICE_URL: 'http://x',
+      SLUICE_POSTGRES_PASSWORD: 'p',
+    };
+    const { config, envMisspelt } = loadConfig({ env });
+    expect(envMisspelt.sort()).toEqual(['SLUICE_RATE_LIMIT_ENABLED', 'SLUICE_SERVER_PORT', 'SLUICE_STATE_MACHINES_ENABLED']);
+    expect(config.server.port).toBe(8080);
+  });
+
+  it('refuses a first retry delay above the cap on one retry delay', () => {
+    expect(() => loadConfig({ env: { SLUICE_EXECUTOR__BACKOFF_BASE_MS: '20000' } })).toThrow(/executor\.backoff_base_ms: .*must not exceed backoff_max_ms/);
+    expect(loadConfig({ env: { SLUICE_EXECUTOR__BACKOFF_BASE_MS: '20000', SLUICE_EXECUTOR__BACKOFF_MAX_MS: '20000' } }).config.executor.backoff_base_ms).toBe(
+      20000,
+    );
+  });
+
   it('lets flags win over env and file', () => {
     const { config } = loadConfig({ env: { SLUICE_SERVER__PORT: '9100' }, overrides: { 'server.port': 7000, 'server.host': undefined } });
     expect(config.server.port).toBe(7000);

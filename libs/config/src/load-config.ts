@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, formatIssues } from './config-error.js';
-import { applyEnvOverrides, setPath } from './env-overrides.js';
+import { applyEnvOverrides, misspeltEnvOverrides, setPath } from './env-overrides.js';
 import { SluiceConfig } from './schema.js';
 
 export interface LoadConfigOptions {
@@ -18,6 +18,8 @@ export interface LoadedConfig {
   file: string | undefined;
   /** Env variables that changed the config. */
   envApplied: string[];
+  /** SLUICE_ variables not applied that look like a misspelt override (SLUICE_SERVER_PORT): to warn about. */
+  envMisspelt: string[];
 }
 
 /**
@@ -37,7 +39,7 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   }
   const result = SluiceConfig.safeParse(raw);
   if (!result.success) throw new ConfigError(formatIssues(file ?? 'defaults and environment', result.error.issues));
-  return { config: result.data, file, envApplied };
+  return { config: result.data, file, envApplied, envMisspelt: misspeltEnvOverrides(env, SluiceConfig) };
 }
 
 /**

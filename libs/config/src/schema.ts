@@ -123,6 +123,10 @@ const ExecutorConfig = z
     /** Most entries one namespace and tenant keeps; failures beyond it are logged and counted, not queued. */
     dlq_max_entries_per_tenant: positiveInt.default(10_000),
   })
+  .refine((e) => e.backoff_base_ms <= e.backoff_max_ms, {
+    message: 'backoff_base_ms must not exceed backoff_max_ms (the cap on one retry delay)',
+    path: ['backoff_base_ms'],
+  })
   .prefault({});
 
 const WorkerConfig = z
