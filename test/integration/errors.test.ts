@@ -157,4 +157,12 @@ describe('bodies that may be absent', () => {
     expect(await requestJson('POST', `${gw.url}/v1/dlq/drain`, '[]')).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
     expect(await requestJson('POST', `${gw.url}/v1/dlq/drain`, { limit: 0 })).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
   });
+
+  it('a body where none is taken is refused, pointing to the query string only where the route takes parameters there', async () => {
+    const refused = (message: string) => ({ status: 400, body: { code: 'VALIDATION_FAILED', details: [{ path: 'body', message }] } });
+    expect(await requestJson('POST', `${gw.url}/admin/circuit-breakers/p/trip`, { force: true })).toMatchObject(refused('this operation takes no body'));
+    expect(await requestJson('POST', `${gw.url}/v1/audit/replay`, { tenant: 'acme' })).toMatchObject(
+      refused('this operation takes no body; its parameters go in the query string'),
+    );
+  });
 });

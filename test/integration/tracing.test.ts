@@ -66,7 +66,7 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
 
   it("continues the caller's trace: request span under its parent, the dispatch's attributes on it and its stage spans under it, the webhook gets the same trace", async () => {
     const tenant = `trace-${backend}`;
-    const res = await postJson(`${gw.url}/v1/dispatch?dry_run=false&token=query-secret`, sampleAction({ tenant, provider: 'hook' }), {
+    const res = await postJson(`${gw.url}/v1/dispatch?dry_run=false`, sampleAction({ tenant, provider: 'hook' }), {
       traceparent,
       tracestate: 'vendor=opaque',
       baggage: 'user.email=someone@example.com',
@@ -80,9 +80,16 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     // Both backends' tests continue the same trace: this one's request span is the one of its tenant.
     const request = requestSpanOf(tenant) as ReadableSpan;
     expect(parentOf(request)).toBe(PARENT);
-    // The path without its query (which can carry a signature or a key).
+    // The path without its query (which can carry a signature or a key: a read that carries one, in the same trace, leaves it in no span).
     expect(request.attributes['url.path']).toBe('/v1/dispatch');
-    expect(JSON.stringify(spans.map((s) => s.attributes))).not.toContain('query-secret');
+    const read = await requestJson('GET', `${gw.url}/v1/audit?tenant=${tenant}&sig=query-secret`, undefined, { traceparent });
+    expect(read.status).toBe(200);
+    const withRead = await poll(
+      'the read span',
+      () => spansOf(TRACE),
+      (found) => found.some((s) => s.name === 'request' && s.attributes['url.path'] === '/v1/audit'),
+    );
+    expect(JSON.stringify(withRead.map((s) => s.attributes))).not.toContain('query-secret');
     expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes))).not.toContain('hook-secret');
     // The request is this one dispatch: its span is the dispatch's, no child span repeats it.
     expect(request.attributes).toMatchObject({ 'sluice.tenant': tenant, 'sluice.outcome': 'executed', 'sluice.provider': 'hook' });

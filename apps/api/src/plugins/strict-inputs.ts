@@ -10,10 +10,21 @@ function isEmptyBody(body: unknown): boolean {
   return body === undefined || body === null || body === '' || (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0);
 }
 
-const refuseBody: preValidationHookHandler = (request: FastifyRequest, _reply, done) => {
-  if (isEmptyBody(request.body)) return done();
-  done(errors.validation([{ path: 'body', message: 'this operation takes no body; its parameters go in the query string' }]));
-};
+/** Refuses a body other than `{}`, saying where the parameters go when the route takes any. */
+function bodyRefusal(message: string): preValidationHookHandler {
+  return (request: FastifyRequest, _reply, done) => {
+    if (isEmptyBody(request.body)) return done();
+    done(errors.validation([{ path: 'body', message }]));
+  };
+}
+const refuseBodyForQuery = bodyRefusal('this operation takes no body; its parameters go in the query string');
+const refuseBody = bodyRefusal('this operation takes no body');
+
+/** Whether a query schema names any parameter. */
+function namesParameters(schema: unknown): boolean {
+  const properties = (schema as { properties?: object } | undefined)?.properties;
+  return properties !== undefined && Object.keys(properties).length > 0;
+}
 
 /** A query schema that also refuses parameters it does not name. */
 function closed(schema: unknown): unknown {
@@ -36,7 +47,7 @@ export function installStrictInputs(app: FastifyInstance): void {
     route.schema = { ...route.schema, querystring: route.schema.querystring === undefined ? NO_QUERY : closed(route.schema.querystring) };
     if (route.schema.body === undefined) {
       const existing = route.preValidation === undefined ? [] : [route.preValidation].flat();
-      route.preValidation = [...existing, refuseBody];
+      route.preValidation = [...existing, namesParameters(route.schema.querystring) ? refuseBodyForQuery : refuseBody];
     }
   });
 }
