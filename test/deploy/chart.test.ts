@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
 import { container, deployment, externalSecrets, loadRenderedConfig, productionValues, type Json } from './support/chart.js';
 import { HELM_LINT_DEFAULT, HELM_LINT_PRODUCTION, HELM_TEMPLATE_DEFAULT, HELM_TEMPLATE_PRODUCTION } from './support/commands.js';
 import { splitCommand } from '../support/shell-words.js';
@@ -69,7 +70,7 @@ describe('production-like values: external Redis, API replicas, workers', () => 
   const api = deployment(docs, 'api');
   const worker = deployment(docs, 'worker');
 
-  it('renders api and worker Deployments, Services, Ingress, HPA, PDBs, ServiceMonitor, ConfigMaps', () => {
+  it('renders api and worker Deployments, Services, Ingress, HPA, PDBs, ServiceMonitor, PrometheusRule, ConfigMaps', () => {
     expect(kinds(docs)).toEqual([
       'ConfigMap/sluice-config',
       'ConfigMap/sluice-rules',
@@ -79,11 +80,19 @@ describe('production-like values: external Redis, API replicas, workers', () => 
       'Ingress/sluice',
       'PodDisruptionBudget/sluice-api',
       'PodDisruptionBudget/sluice-worker',
+      'PrometheusRule/sluice',
       'Service/sluice',
       'Service/sluice-worker',
       'ServiceAccount/sluice',
       'ServiceMonitor/sluice',
     ]);
+  });
+
+  it('the PrometheusRule holds the alert file the docker-compose Prometheus loads, unchanged', () => {
+    const rule = docs.find((d) => d.kind === 'PrometheusRule') as Json;
+    expect(rule.metadata.labels).toMatchObject({ release: 'prometheus' });
+    const file = parseYaml(readFileSync(join(REPO_ROOT, 'helm/sluice/files/prometheus-alerts.yaml'), 'utf8')) as Json;
+    expect(rule.spec).toEqual({ groups: file.groups });
   });
 
   it('every manifest is valid against the Kubernetes schemas', () => {

@@ -116,8 +116,15 @@ describe('load balancer (deploy/nginx/nginx.conf)', () => {
 
 describe('monitoring (profile `monitoring`)', () => {
   const prometheus = parse(read('deploy/prometheus/prometheus.yml')) as {
+    rule_files: string[];
     scrape_configs: { job_name: string; metrics_path?: string; dns_sd_configs?: { names: string[]; port: number }[] }[];
   };
+
+  it("Prometheus loads the chart's alert file, mounted where its rule_files names it", () => {
+    const alerts = mounts(compose.services.prometheus ?? {}).find((m) => m.source === './helm/sluice/files/prometheus-alerts.yaml');
+    expect(alerts?.target).toBeDefined();
+    expect(prometheus.rule_files).toEqual([alerts?.target]);
+  });
 
   it('Prometheus scrapes every API replica and every worker on their metrics ports', () => {
     const target = (service: string) => prometheus.scrape_configs.find((j) => j.dns_sd_configs?.[0]?.names.includes(service));

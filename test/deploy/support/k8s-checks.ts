@@ -22,7 +22,8 @@ const id = (d: K8sObject) => `${d.kind}/${d.metadata?.name}`;
 
 /**
  * Validates every object against the Kubernetes OpenAPI schemas (kubernetes-models). A kind we
- * have no schema for is an error, except the ServiceMonitor CRD, which gets structural checks.
+ * have no schema for is an error, except the Prometheus Operator's ServiceMonitor and PrometheusRule
+ * CRDs, which get structural checks (promtool checks the rules themselves: prometheus-alerts.test.ts).
  * (The schemas do not reject unknown fields; requiredFieldErrors covers what must be present.)
  */
 export function schemaErrors(docs: readonly K8sObject[]): string[] {
@@ -30,6 +31,10 @@ export function schemaErrors(docs: readonly K8sObject[]): string[] {
   for (const doc of docs) {
     if (doc.apiVersion === 'monitoring.coreos.com/v1' && doc.kind === 'ServiceMonitor') {
       errors.push(...serviceMonitorShape(doc as Json));
+      continue;
+    }
+    if (doc.apiVersion === 'monitoring.coreos.com/v1' && doc.kind === 'PrometheusRule') {
+      errors.push(...prometheusRuleShape(doc as Json));
       continue;
     }
     const Model = MODELS[doc.apiVersion]?.[doc.kind] as Validatable | undefined;
@@ -55,6 +60,22 @@ function serviceMonitorShape(sm: Json): string[] {
   for (const ep of sm.spec?.endpoints ?? []) {
     if (typeof ep.port !== 'string') errors.push(`${name}: every endpoint needs a named port`);
     if (ep.path !== '/metrics') errors.push(`${name}: endpoint path must be /metrics`);
+  }
+  return errors;
+}
+
+function prometheusRuleShape(rule: Json): string[] {
+  const errors: string[] = [];
+  const name = `PrometheusRule/${rule.metadata?.name}`;
+  if (!rule.metadata?.name) errors.push(`${name}: metadata.name missing`);
+  if (!Array.isArray(rule.spec?.groups) || rule.spec.groups.length === 0) errors.push(`${name}: spec.groups missing`);
+  for (const group of rule.spec?.groups ?? []) {
+    if (typeof group.name !== 'string') errors.push(`${name}: every group needs a name`);
+    if (!Array.isArray(group.rules) || group.rules.length === 0) errors.push(`${name}: group ${group.name} has no rules`);
+    for (const r of group.rules ?? []) {
+      if (typeof r.alert !== 'string' && typeof r.record !== 'string') errors.push(`${name}: a rule of ${group.name} is neither an alert nor a recording rule`);
+      if (typeof r.expr !== 'string') errors.push(`${name}: ${r.alert ?? r.record} has no expr`);
+    }
   }
   return errors;
 }
