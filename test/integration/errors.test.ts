@@ -103,6 +103,11 @@ describe('error responses', () => {
     expect(records.map((r) => r.action_id)).toEqual(['the-valid-one']);
   });
 
+  it('400 for a misspelt filter on a read, instead of the unfiltered list', async () => {
+    const res = await requestJson('GET', `${gw.url}/v1/audit?tenat=acme`);
+    expect(res).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: [{ path: 'querystring.tenat' }] } });
+  });
+
   it('415 for a wrong content type', async () => {
     const res = await fetch(`${gw.url}/v1/dispatch`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
     expect(res.status).toBe(415);

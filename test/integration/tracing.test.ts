@@ -80,16 +80,17 @@ describe.each(BACKENDS)('tracing (%s)', (backend) => {
     // Both backends' tests continue the same trace: this one's request span is the one of its tenant.
     const request = requestSpanOf(tenant) as ReadableSpan;
     expect(parentOf(request)).toBe(PARENT);
-    // The path without its query (which can carry a signature or a key: a read that carries one, in the same trace, leaves it in no span).
+    // The path without its query, which can carry a signature: an approval link's, in the same trace, is in no span.
     expect(request.attributes['url.path']).toBe('/v1/dispatch');
-    const read = await requestJson('GET', `${gw.url}/v1/audit?tenant=${tenant}&sig=query-secret`, undefined, { traceparent });
-    expect(read.status).toBe(200);
-    const withRead = await poll(
-      'the read span',
+    const link = `/v1/approvals/payments/${tenant}/no-such-approval/approve`;
+    const decided = await requestJson('POST', `${gw.url}${link}?sig=query-secret&expires_at=4102444800`, undefined, { traceparent });
+    expect(decided.status).toBe(404);
+    const withLink = await poll(
+      'the approval link span',
       () => spansOf(TRACE),
-      (found) => found.some((s) => s.name === 'request' && s.attributes['url.path'] === '/v1/audit'),
+      (found) => found.some((s) => s.name === 'request' && s.attributes['url.path'] === link),
     );
-    expect(JSON.stringify(withRead.map((s) => s.attributes))).not.toContain('query-secret');
+    expect(JSON.stringify(withLink.map((s) => s.attributes))).not.toContain('query-secret');
     expect(JSON.stringify(exporter.getFinishedSpans().map((s) => s.attributes))).not.toContain('hook-secret');
     // The request is this one dispatch: its span is the dispatch's, no child span repeats it.
     expect(request.attributes).toMatchObject({ 'sluice.tenant': tenant, 'sluice.outcome': 'executed', 'sluice.provider': 'hook' });

@@ -32,18 +32,25 @@ function closed(schema: unknown): unknown {
   return { ...schema, additionalProperties: false };
 }
 
+/** Alertmanager's API, for Prometheus and amtool: its reads take what their clients send, as Alertmanager does. */
+const FOREIGN_API = '/api/v2/';
+
 /**
- * A write must not ignore input it was given in the wrong place or misspelt: a bulk replay whose
- * filters came in a body replayed the newest records of every tenant, a drain whose filters came
- * in the query string drained the whole queue, and `?dryRun=true` executed the action. Every write
- * route refuses query parameters its schema does not name (400 VALIDATION_FAILED; none when it
- * names no query string), and one that names no body refuses a body other than `{}`. Registered
- * before the routes.
+ * Input in the wrong place or misspelt is refused, not ignored: a bulk replay whose filters came
+ * in a body replayed the newest records of every tenant, a drain whose filters came in the query
+ * string drained the whole queue, `?dryRun=true` executed the action, and `?tenat=acme` listed
+ * every tenant's records. Every route refuses query parameters its schema does not name (400
+ * VALIDATION_FAILED; a write that names no query string takes none), and a write that names no
+ * body refuses a body other than `{}`. Registered before the routes.
  */
 export function installStrictInputs(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (route.schema === undefined || route.schema.hide === true) return;
-    if (![route.method].flat().some((m) => WRITES.has(m))) return;
+    if (![route.method].flat().some((m) => WRITES.has(m))) {
+      if (route.schema.querystring !== undefined && !route.url.startsWith(FOREIGN_API))
+        route.schema = { ...route.schema, querystring: closed(route.schema.querystring) };
+      return;
+    }
     route.schema = { ...route.schema, querystring: route.schema.querystring === undefined ? NO_QUERY : closed(route.schema.querystring) };
     if (route.schema.body === undefined) {
       const existing = route.preValidation === undefined ? [] : [route.preValidation].flat();
