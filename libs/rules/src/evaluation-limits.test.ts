@@ -14,7 +14,7 @@ afterEach(() => configureEvaluationLimits(DEFAULT_EVALUATION_LIMITS));
 
 describe('regular expressions: compiled size', () => {
   it('refuses a pattern compiling to more than 1000 instructions, naming the limit', () => {
-    expect(conditionIssues({ field, matches: COUNTED_REPEATS })[0]?.message).toMatch(/compiles to 145005 instructions, over the limit of 1000/);
+    expect(conditionIssues({ field, matches: COUNTED_REPEATS })[0]?.message).toMatch(/would compile to about 14500\d instructions, over the limit of 1000/);
     expect(() => ruleWithCondition({ field, matches: `(?s).*${'a{99}'.repeat(10)}b` })).not.toThrow();
   });
 

@@ -63,6 +63,17 @@ describe('silence matchers', () => {
     expect(compileMatchers([m('host', 'regex', 'a{1000}')]).ok).toBe(true);
   });
 
+  it('refuses a regex clearly over the limit before compiling it, and compiles no regex past the first refused one', () => {
+    const huge = 'a{1000}'.repeat(36); // 252 characters, about 36,000 instructions
+    const refused = compileMatchers(Array.from({ length: 64 }, (_, i) => m(`l${i}`, 'regex', huge)));
+    expect(refused.ok).toBe(false);
+    if (!refused.ok) {
+      expect(refused.problems).toEqual([
+        { path: 'matchers.0.value', message: expect.stringMatching(/^matcher l0: regular expression would compile to about 36000 instructions/) },
+      ]);
+    }
+  });
+
   it('refuses lookarounds and backreferences (RE2: linear time, no ReDoS)', () => {
     expect(compileMatchers([m('host', 'regex', '(a+)+\\1')]).ok).toBe(false);
     expect(compileMatchers([m('host', 'regex', 'a(?=b)')]).ok).toBe(false);

@@ -111,7 +111,11 @@ function compileOne(m: SilenceMatcher, at: string, problems: ErrorDetail[]): Lab
       return (labels) => labelValue(labels, name) !== value;
     case 'regex':
     case 'not_regex': {
-      const compiled = compileRe2(value, { maxLength: MAX_MATCHER_REGEX_LENGTH, maxProgramSize: Number.POSITIVE_INFINITY });
+      const compiled = compileRe2(value, {
+        maxLength: MAX_MATCHER_REGEX_LENGTH,
+        maxProgramSize: Number.POSITIVE_INFINITY,
+        maxEstimatedSize: MAX_MATCHER_PROGRAM_BYTES / BYTES_PER_INSTRUCTION,
+      });
       if (!compiled.ok) {
         problems.push({ path: `${at}.value`, message: `matcher ${name}: ${compiled.message}` });
         return null;
@@ -133,10 +137,14 @@ function compileOne(m: SilenceMatcher, at: string, problems: ErrorDetail[]): Lab
 /** Equality tests first: they are the cheapest, and the first that fails spares the regexes. */
 const COST: Readonly<Record<SilenceMatcher['op'], number>> = { equal: 0, not_equal: 0, regex: 1, not_regex: 1 };
 
-/** Compiles matchers to one test (all must hold), or the problems found, each naming its matcher. */
+/**
+ * Compiles matchers to one test (all must hold), or the problems found, each naming its matcher.
+ * Past the first problem no further regex is compiled (a refused silence should cost little):
+ * the problems then name every bad equality matcher but only the first bad regex.
+ */
 export function compileMatchers(matchers: readonly SilenceMatcher[]): { ok: true; test: LabelTest } | { ok: false; problems: ErrorDetail[] } {
   const problems: ErrorDetail[] = [];
-  const tests = matchers.map((m, i) => compileOne(m, `matchers.${i}`, problems));
+  const tests = matchers.map((m, i) => (problems.length > 0 && COST[m.op] > 0 ? null : compileOne(m, `matchers.${i}`, problems)));
   if (problems.length > 0) return { ok: false, problems };
   const order = matchers.map((m, i) => ({ cost: COST[m.op], i })).sort((a, b) => a.cost - b.cost || a.i - b.i);
   const all = order.map(({ i }) => tests[i] as LabelTest);

@@ -2,6 +2,7 @@ import { RE2JS } from 're2js';
 import { deepEqual } from '../json-values.js';
 import { describeValue } from '../definition/issues.js';
 import { MAX_REGEX_PROGRAM_SIZE, assertRegexInput } from '../evaluation-limits.js';
+import { estimatedProgramSize } from './regex-size-estimate.js';
 
 /** Canonical operator names, in the order listed in messages. */
 export const OPERATORS = ['eq', 'not_eq', 'in', 'contains', 'starts_with', 'ends_with', 'matches', 'gt', 'gte', 'lt', 'lte'] as const;
@@ -109,16 +110,28 @@ function matchesTest(pattern: unknown): OperatorResult {
 
 export type Re2Result = { ok: true; regex: RE2JS } | { ok: false; message: string };
 
+/** How far over the limit a pattern's estimated size must be to be refused uncompiled (the estimate is rough). */
+const ESTIMATE_MARGIN = 2;
+
 /**
  * Compiles an RE2 pattern, bounding its length and its compiled size: RE2 is linear in the
  * input, but with a factor of the program size once its DFA cache overflows (145 counted
  * repeats of `a{1000}` scan 30 KB in seconds). The message says which limit refused it.
  */
-export function compileRe2(pattern: string, bounds: { maxLength?: number; maxProgramSize?: number } = {}): Re2Result {
+export function compileRe2(pattern: string, bounds: { maxLength?: number; maxProgramSize?: number; maxEstimatedSize?: number } = {}): Re2Result {
   const { maxLength = MAX_REGEX_LENGTH, maxProgramSize = MAX_REGEX_PROGRAM_SIZE } = bounds;
   // Characters are code points (an emoji is one, not two UTF-16 units); counted only past the cheap bound.
   if (pattern.length > maxLength && (pattern.length > 2 * maxLength || [...pattern].length > maxLength)) {
     return { ok: false, message: `regular expression is longer than ${maxLength} characters` };
+  }
+  // Clearly too big is refused before compiling it, which would take time in proportion.
+  const limit = bounds.maxEstimatedSize ?? maxProgramSize;
+  const estimate = estimatedProgramSize(pattern);
+  if (estimate > ESTIMATE_MARGIN * limit) {
+    return {
+      ok: false,
+      message: `regular expression would compile to about ${estimate} instructions, over the limit of ${limit} (use fewer or smaller counted repeats)`,
+    };
   }
   let regex: RE2JS;
   try {
