@@ -90,14 +90,16 @@ describe.each(BACKENDS)('evaluation limits over HTTP (%s)', (backend) => {
     expect(JSON.stringify(over.body)).toMatch(/at most 32768 characters/);
   });
 
-  it('stops an expression past its budget as a rule error, in the dispatch and in the playground', async () => {
+  it('stops an expression past its budget: the dispatch fails, the playground reports the error', async () => {
     const tenant = `cel-${backend}`;
     const rule = { name: `cel-${backend}`, expression: `action.tenant == "${tenant}" && ${NESTED_COMPREHENSIONS}`, action: { type: 'suppress' } };
     expect((await postJson(url('/v1/rules'), rule)).status).toBe(201);
     const l = Array.from({ length: 400 }, (_, i) => i);
     const longest = await longestHealthWait(async () => {
+      // Stopped at a limit the payload chose: the dispatch fails rather than skip the rule.
       const sent = await postJson(url('/v1/dispatch'), sampleAction({ tenant, payload: { l } }));
-      expect(sent.body).toMatchObject({ outcome: 'executed' });
+      expect(sent.body).toMatchObject({ outcome: 'failed', error: { code: 'RULE_LIMIT_EXCEEDED', retryable: false, attempts: 0 } });
+      expect(JSON.stringify(sent.body)).toMatch(new RegExp(`rule cel-${backend}: the expression exceeded its evaluation budget`));
     });
     expect(longest).toBeLessThan(1000);
     const trace = await postJson(url('/v1/rules/evaluate'), { ...sampleAction({ tenant, payload: { l } }), metadata: {} });
@@ -105,6 +107,29 @@ describe.each(BACKENDS)('evaluation limits over HTTP (%s)', (backend) => {
     expect(JSON.stringify(trace.body)).toMatch(/exceeded its evaluation budget of 100000 units/);
     // Within budget, the same rule decides as written.
     expect((await postJson(url('/v1/dispatch'), sampleAction({ tenant, payload: { l: l.slice(0, 20) } }))).body).toMatchObject({ outcome: 'suppressed' });
+  });
+
+  it('a tenant cannot pad its payload past a rule: a regex input over the limit fails the dispatch instead of skipping the rule', async () => {
+    const tenant = `padded-${backend}`;
+    const rule = {
+      name: `no-secrets-${backend}`,
+      condition: {
+        all: [
+          { field: 'action.tenant', eq: tenant },
+          { field: 'action.payload.body', matches: '(?is).*password\\s*[:=].*' },
+        ],
+      },
+      action: { type: 'suppress' },
+    };
+    expect((await postJson(url('/v1/rules'), rule)).status).toBe(201);
+    const secret = 'hello password: hunter2';
+    expect((await postJson(url('/v1/dispatch'), sampleAction({ tenant, payload: { body: secret } }))).body).toMatchObject({ outcome: 'suppressed' });
+    const padded = await postJson(url('/v1/dispatch'), sampleAction({ tenant, id: `padded-${backend}`, payload: { body: `${secret}${' '.repeat(32_768)}` } }));
+    expect(padded.body).toMatchObject({ outcome: 'failed', error: { code: 'RULE_LIMIT_EXCEEDED', retryable: false, attempts: 0 } });
+    expect(JSON.stringify(padded.body)).toMatch(/at most 32768 characters \(rules.regex_max_input_length\)/);
+    // Recorded as failed, never executed.
+    const record = await requestJson('GET', url(`/v1/audit/padded-${backend}`));
+    expect(record.body).toMatchObject({ outcome: 'failed' });
   });
 
   it('does not apply a silence whose regex would scan a label value too long for its program', async () => {
@@ -125,5 +150,31 @@ describe.each(BACKENDS)('evaluation limits over HTTP (%s)', (backend) => {
       expect(sent.body).toMatchObject({ outcome: 'executed' });
     });
     expect(longest).toBeLessThan(1000);
+  });
+});
+
+describe.each(BACKENDS)('the rules of one request share a time budget (%s)', (backend) => {
+  let gw: RunningGateway;
+  beforeAll(async () => {
+    gw = await startGateway(backend, { rules: { request_max_evaluation_ms: 20 }, server: { max_body_bytes: 8 * 1024 * 1024 } });
+  });
+  afterAll(() => gw.close());
+
+  it('a batch whose items spend it fails the items left, and says which limit', async () => {
+    const tenant = `budget-${backend}`;
+    // Each item's rule walks 20,000 elements: well within one expression's limits, a few ms each.
+    const rule = { name: `walker-${backend}`, expression: `action.tenant == "${tenant}" && action.payload.l.exists(i, i < 0)`, action: { type: 'suppress' } };
+    expect((await postJson(`${gw.url}/v1/rules`, rule)).status).toBe(201);
+    const l = Array.from({ length: 20_000 }, (_, i) => i);
+    const sent = await postJson(`${gw.url}/v1/dispatch/batch`, { actions: Array.from({ length: 40 }, () => sampleAction({ tenant, payload: { l } })) });
+    expect(sent.status, JSON.stringify(sent.body)).toBe(200);
+    const results = (sent.body as { results: { status: string; outcome?: { outcome: string; error?: { code: string; message: string } } }[] }).results;
+    expect(results[0]).toMatchObject({ status: 'success', outcome: { outcome: 'executed' } });
+    const spent = results.filter((r) => r.outcome?.error?.code === 'RULE_LIMIT_EXCEEDED');
+    expect(spent.length).toBeGreaterThan(0);
+    expect(spent[0]?.outcome?.error?.message).toMatch(/the request's rules took more than 20 ms \(rules.request_max_evaluation_ms\)/);
+    expect(results.every((r) => r.outcome?.outcome === 'executed' || r.outcome?.error?.code === 'RULE_LIMIT_EXCEEDED')).toBe(true);
+    // A request of its own starts with the whole budget.
+    expect((await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, payload: { l } }))).body).toMatchObject({ outcome: 'executed' });
   });
 });

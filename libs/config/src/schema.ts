@@ -153,6 +153,8 @@ const RulesConfig = z
     cel_max_cost: positiveInt.max(100_000_000).default(100_000),
     /** Wall time one CEL evaluation may take; past it the rule errors. */
     cel_max_duration_ms: positiveInt.max(10_000).default(50),
+    /** Wall time the rules of one request (a batch: of all its items) may take; past it the items left fail (RULE_LIMIT_EXCEEDED). */
+    request_max_evaluation_ms: positiveInt.max(60_000).default(250),
   })
   .prefault({});
 

@@ -106,6 +106,11 @@ export const FAILURE_CODES = {
   // the pipeline, before any provider is called (attempts 0)
   PROVIDER_NOT_FOUND: { retryable: 'no', meaning: 'the action names a provider that is not configured' },
   RULE_ACTION_UNAVAILABLE: { retryable: 'no', meaning: 'a matching rule asks for an action type whose feature has not shipped' },
+  RULE_LIMIT_EXCEEDED: {
+    retryable: 'no',
+    meaning:
+      "a rule's evaluation stopped at a limit (a regex input over rules.regex_max_input_length, a CEL expression over cel_max_cost or cel_max_duration_ms), or the request spent rules.request_max_evaluation_ms; nothing was executed",
+  },
   // chains (a `chain` rule)
   CHAIN_NOT_FOUND: { retryable: 'no', meaning: 'the rule names a chain definition that does not exist (any more)' },
   // guardrails (a `semantic_match` condition, an `llm_guardrail` rule)

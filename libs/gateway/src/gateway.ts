@@ -1,9 +1,10 @@
+import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import { SluiceError, errors, type ActionInput, type ErrorCode, type BatchItemResult, type Clock, type DispatchOutcome } from '@sluice/core';
 import { activeSpan, inSpan, traceIdOf, type Span, type Tracer } from '@sluice/telemetry';
 import type { AuditRecorder, AuditWriteResult } from './audit/audit-recorder.js';
 import type { InternalEventBus } from './events/internal-events.js';
 import { normalizeAction } from './normalize-action.js';
-import { dispatchContext, type DispatchCaller, type DispatchContext } from './pipeline/context.js';
+import { dispatchContext, type DispatchCaller, type DispatchContext, type RuleTime } from './pipeline/context.js';
 import type { Pipeline } from './pipeline/pipeline.js';
 import type { StageName } from './pipeline/stage-order.js';
 
@@ -24,6 +25,8 @@ export interface DispatchOptions {
    * and export per request.
    */
   inRequestSpan?: boolean;
+  /** Rule evaluation time shared by the dispatches of one request (a batch's items); each dispatch has its own without it. */
+  ruleTime?: RuleTime;
 }
 
 /** Where dispatch outcomes are counted (the process's Metrics). */
@@ -158,12 +161,17 @@ export class Gateway {
     return this.runBatch(inputs, itemOpts);
   }
 
-  private async runBatch(inputs: readonly ActionInput[], opts: DispatchOptions): Promise<BatchItemResult[]> {
+  private async runBatch(inputs: readonly ActionInput[], batchOpts: DispatchOptions): Promise<BatchItemResult[]> {
     if (this.deps.stateAvailable?.() === false) throw errors.stateUnavailable();
+    // The items share the request's rule evaluation time (rules.request_max_evaluation_ms).
+    const opts: DispatchOptions = { ...batchOpts, ruleTime: batchOpts.ruleTime ?? { spentMs: 0 } };
     const results: BatchItemResult[] = new Array(inputs.length);
+    const lanes = Math.min(this.deps.batchConcurrency ?? BATCH_LANES, inputs.length);
     let next = 0;
     const worker = async () => {
       for (let i = next++; i < inputs.length; i = next++) {
+        // In memory mode an item may never wait: yield, so other requests (and /health) are served between items.
+        if (i >= lanes) await yieldToLoop();
         const input = inputs[i] as ActionInput;
         results[i] = this.deps.providerExists(input.provider)
           ? await this.dispatch(input, opts).then(
@@ -176,11 +184,13 @@ export class Gateway {
           : { status: 'error', error: { message: `Provider not found: ${input.provider}`, code: 'PROVIDER_NOT_FOUND' } };
       }
     };
-    const lanes = Math.min(this.deps.batchConcurrency ?? 8, inputs.length);
     await Promise.all(Array.from({ length: lanes }, worker));
     return results;
   }
 }
+
+/** Items of a batch run at a time, unless deps.batchConcurrency says otherwise. */
+const BATCH_LANES = 8;
 
 /** What a batch item that threw says: our errors' code and message, never an internal one's. */
 function itemError(err: unknown): { message: string; code: ErrorCode } {

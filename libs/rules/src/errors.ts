@@ -56,6 +56,18 @@ export class RuleEvaluationError extends Error {
   }
 }
 
+/**
+ * An evaluation stopped at one of its limits (rules.regex_max_input_length, cel_max_cost,
+ * cel_max_duration_ms). Unlike other evaluation errors, the input decides whether it happens: a
+ * dispatch fails on it rather than skipping the rule, or padding a payload would get past a rule.
+ */
+export class EvaluationLimitExceeded extends RuleEvaluationError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'EvaluationLimitExceeded';
+  }
+}
+
 /** `path: message; path: message` — the one-line form used in load errors and error messages. */
 export function formatIssues(details: readonly RuleDefinitionIssue[]): string {
   return details.map((d) => (d.path ? `${d.path}: ${d.message}` : d.message)).join('; ');

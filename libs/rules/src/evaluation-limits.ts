@@ -1,4 +1,4 @@
-import { RuleEvaluationError } from './errors.js';
+import { EvaluationLimitExceeded } from './errors.js';
 
 /**
  * Bounds on what one rule evaluation may cost, so that no rule and no payload can hold the event
@@ -43,7 +43,7 @@ export function evaluationLimits(): EvaluationLimits {
 /** Throws when a regex would scan more than the configured input length. */
 export function assertRegexInput(value: string): void {
   if (value.length > limits.regexMaxInputLength) {
-    throw new RuleEvaluationError(
+    throw new EvaluationLimitExceeded(
       `a regular expression may scan at most ${limits.regexMaxInputLength} characters (rules.regex_max_input_length); the value has ${value.length}`,
     );
   }
@@ -79,7 +79,7 @@ export function chargeRegexScan(programSize: number, length: number): void {
   chargeCel(Math.ceil((programSize * length) / INSTRUCTION_CHARACTERS_PER_UNIT));
 }
 
-/** Runs one CEL evaluation under the configured budget; throws RuleEvaluationError when exceeded. */
+/** Runs one CEL evaluation under the configured budget; throws EvaluationLimitExceeded when exceeded. */
 export function withCelBudget<T>(run: () => T): T {
   spent = 0;
   charges = 0;
@@ -105,14 +105,14 @@ function exceeded(): void {
   if (timedOut) throw new CelTimeExceeded(limits.celMaxDurationMs);
 }
 
-class CelTimeExceeded extends RuleEvaluationError {
+class CelTimeExceeded extends EvaluationLimitExceeded {
   constructor(ms: number) {
     super(`the expression ran longer than ${ms} ms (rules.cel_max_duration_ms)`);
     this.name = 'CelTimeExceeded';
   }
 }
 
-class CelBudgetExceeded extends RuleEvaluationError {
+class CelBudgetExceeded extends EvaluationLimitExceeded {
   constructor(limit: number) {
     super(`the expression exceeded its evaluation budget of ${limit} units (rules.cel_max_cost)`);
     this.name = 'CelBudgetExceeded';

@@ -1,7 +1,7 @@
 export * from './types.js';
 export { RuleDefinitionError } from './errors.js';
 /** @public entry points of the engine used outside the gateway (index.test.ts pins them) */
-export { PluginCallNeeded, RuleEvaluationError, SimilarityNeeded } from './errors.js';
+export { EvaluationLimitExceeded, PluginCallNeeded, RuleEvaluationError, SimilarityNeeded } from './errors.js';
 /** @public */
 export { parseRuleFile } from './loading/parse-rule-file.js';
 /** @public */

@@ -2401,7 +2401,7 @@ export interface operations {
                              * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                              * @enum {string}
                              */
-                            code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                            code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                             message: string;
                             retryable: boolean;
                             attempts: number;
@@ -2833,7 +2833,7 @@ export interface operations {
                                      * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                                      * @enum {string}
                                      */
-                                    code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                    code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                                     message: string;
                                     retryable: boolean;
                                     attempts: number;
@@ -3387,7 +3387,7 @@ export interface operations {
                                      * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                                      * @enum {string}
                                      */
-                                    code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                    code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                                     message: string;
                                     retryable: boolean;
                                     attempts: number;
@@ -10933,7 +10933,7 @@ export interface operations {
                                      * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                                      * @enum {string}
                                      */
-                                    code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                    code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                                     message: string;
                                     retryable: boolean;
                                     attempts: number;
@@ -11318,7 +11318,7 @@ export interface operations {
                                  * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                                  * @enum {string}
                                  */
-                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                                 message: string;
                                 retryable: boolean;
                                 attempts: number;
@@ -11668,7 +11668,7 @@ export interface operations {
                                  * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                                  * @enum {string}
                                  */
-                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                                 message: string;
                                 retryable: boolean;
                                 attempts: number;
@@ -12014,7 +12014,7 @@ export interface operations {
                                  * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                                  * @enum {string}
                                  */
-                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                                 message: string;
                                 retryable: boolean;
                                 attempts: number;
@@ -12360,7 +12360,7 @@ export interface operations {
                                  * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                                  * @enum {string}
                                  */
-                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                                 message: string;
                                 retryable: boolean;
                                 attempts: number;
@@ -19785,7 +19785,7 @@ export interface operations {
                                  * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                                  * @enum {string}
                                  */
-                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                                 message: string;
                                 retryable: boolean;
                                 attempts: number;
@@ -20136,7 +20136,7 @@ export interface operations {
                              * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                              * @enum {string}
                              */
-                            code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                            code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                             message: string;
                             retryable: boolean;
                             attempts: number;
@@ -20399,7 +20399,7 @@ export interface operations {
                                  * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                                  * @enum {string}
                                  */
-                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                                 message: string;
                                 retryable: boolean;
                                 attempts: number;
@@ -20799,7 +20799,7 @@ export interface operations {
                                  * @description a dispatch failure code (docs/errors.md, "Dispatch failure codes")
                                  * @enum {string}
                                  */
-                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
+                                code: "PROVIDER_NOT_FOUND" | "RULE_ACTION_UNAVAILABLE" | "RULE_LIMIT_EXCEEDED" | "CHAIN_NOT_FOUND" | "EMBEDDING_FAILED" | "GUARDRAIL_EVALUATOR_NOT_FOUND" | "GUARDRAIL_FAILED" | "STATE_MACHINE_NOT_FOUND" | "FINGERPRINT_REQUIRED" | "STATE_CONFLICT" | "CIRCUIT_OPEN" | "EXECUTION_FAILED" | "TIMEOUT" | "CONNECTION" | "RATE_LIMITED" | "CONFIGURATION" | "SERIALIZATION";
                                 message: string;
                                 retryable: boolean;
                                 attempts: number;

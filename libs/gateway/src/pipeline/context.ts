@@ -33,6 +33,13 @@ export interface DispatchContext {
   providerCalled: boolean;
   /** Provider attempts the execute stage made (for its span). */
   attempts: number | undefined;
+  /** Rule evaluation time of the request so far, shared by a batch's items (rules.request_max_evaluation_ms). */
+  ruleTime: RuleTime;
+}
+
+/** Milliseconds a request has spent evaluating rules. */
+export interface RuleTime {
+  spentMs: number;
 }
 
 /** The identity parts audit keeps: never a credential. */
@@ -47,7 +54,14 @@ export type MutedBy = { silence_id: string } | { interval: string; reason: 'mute
 /** A dispatch as it enters the pipeline: nothing decided yet, bound for the provider it names. */
 export function dispatchContext(
   action: Action,
-  opts: { dryRun?: boolean; deadLetter?: boolean; chainId?: string | undefined; traceparent?: string | undefined; caller?: DispatchCaller | undefined } = {},
+  opts: {
+    dryRun?: boolean;
+    deadLetter?: boolean;
+    chainId?: string | undefined;
+    traceparent?: string | undefined;
+    caller?: DispatchCaller | undefined;
+    ruleTime?: RuleTime | undefined;
+  } = {},
 ): DispatchContext {
   return {
     action,
@@ -66,5 +80,6 @@ export function dispatchContext(
     intent: undefined,
     providerCalled: false,
     attempts: undefined,
+    ruleTime: opts.ruleTime ?? { spentMs: 0 },
   };
 }

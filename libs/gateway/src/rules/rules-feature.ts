@@ -59,6 +59,7 @@ export async function rulesFeature(ctx: FeatureContext, inputs: RulesInputs): Pr
         clock,
         logger,
         onRuleError: (rule) => ruleErrors.inc({ rule: rule.name }),
+        requestMaxEvaluationMs: ctx.config.rules.request_max_evaluation_ms,
         ...(inputs.currentState ? { currentState: inputs.currentState } : {}),
         ...(inputs.similarity ? { similarity: inputs.similarity } : {}),
         ...(inputs.plugin ? { plugin: inputs.plugin } : {}),

@@ -1,5 +1,5 @@
 import type { Clock, DispatchOutcome } from '@sluice/core';
-import { PluginCallNeeded, SimilarityNeeded, type CompiledRule, type EvalInput, type RuleActionType } from '@sluice/rules';
+import { EvaluationLimitExceeded, PluginCallNeeded, SimilarityNeeded, type CompiledRule, type EvalInput, type RuleActionType } from '@sluice/rules';
 import type { StateStore } from '@sluice/state';
 import { type Logger, logThrottle } from '@sluice/telemetry';
 import type { DispatchContext } from '../pipeline/context.js';
@@ -28,6 +28,22 @@ export interface RulesStageDeps {
   similarity?: (topic: string, text: string) => Promise<number>;
   /** A WASM plugin function's verdict on the dispatch (`wasm_plugin` conditions); the safe default (false) when it fails. */
   plugin?: (plugin: string, fn: string, ctx: DispatchContext) => Promise<boolean>;
+  /** Wall time the rules of one request may take, a batch's items together (rules.request_max_evaluation_ms); unbounded without it. */
+  requestMaxEvaluationMs?: number;
+}
+
+/** A rule stopped at an evaluation limit: the dispatch fails instead of going on as if it had not matched. */
+class RuleLimitStop extends Error {
+  constructor(
+    readonly rule: string,
+    readonly reason: string,
+  ) {
+    super(`rule ${rule}: ${reason}`);
+  }
+}
+
+function limitFailure(ctx: DispatchContext, message: string): DispatchOutcome {
+  return { outcome: 'failed', action_id: ctx.action.id, error: { code: 'RULE_LIMIT_EXCEEDED', message, retryable: false, attempts: 0 } };
 }
 
 /** An embedding the dispatch cannot do without (embedding.fail_open is false). */
@@ -57,7 +73,8 @@ function evalInputOf(ctx: DispatchContext, now: number, current?: string): EvalI
  * action is applied later, by the rule-action stage, once guardrails, silences and time
  * intervals have had their say. A dry run records the verdict, matched rule and would-be
  * provider, and writes nothing. A rule whose condition errors is logged, counted and treated as
- * not matching.
+ * not matching, unless it stopped at an evaluation limit: the dispatch then fails
+ * (RULE_LIMIT_EXCEEDED), as it does once the request's rules have taken their time budget.
  */
 export function rulesStage(deps: RulesStageDeps): Stage {
   const log = deps.logger.child({ component: 'rules' });
@@ -68,10 +85,16 @@ export function rulesStage(deps: RulesStageDeps): Stage {
     if (err instanceof SimilarityNeeded && deps.similarity) throw err;
     if (err instanceof PluginCallNeeded && deps.plugin) throw err;
     deps.onRuleError?.(rule);
+    const limited = err instanceof EvaluationLimitExceeded;
     const suppressed = throttle(rule.name);
-    if (suppressed === null) return;
-    log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err), suppressed }, 'rule evaluation failed; treated as not matching');
+    if (suppressed !== null) {
+      const msg = limited ? 'rule evaluation stopped at a limit; the dispatch fails' : 'rule evaluation failed; treated as not matching';
+      log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err), suppressed }, msg);
+    }
+    // The input decides whether a limit is hit: skipping the rule would let a padded payload past it.
+    if (limited) throw new RuleLimitStop(rule.name, err.message);
   };
+  const budgetMs = deps.requestMaxEvaluationMs ?? Number.POSITIVE_INFINITY;
   // No rules: nothing can match, so neither state.current nor the evaluation input is needed.
   const noRules = (): boolean => deps.rules.current.size === 0;
   return {
@@ -86,12 +109,19 @@ export function rulesStage(deps: RulesStageDeps): Stage {
   };
 
   function decide(ctx: DispatchContext, current: string | undefined): Promise<DispatchOutcome | undefined> | undefined {
+    if (ctx.ruleTime.spentMs >= budgetMs) {
+      return Promise.resolve(limitFailure(ctx, `the request's rules took more than ${budgetMs} ms (rules.request_max_evaluation_ms); nothing was executed`));
+    }
     const input = evalInputOf(ctx, deps.clock.now(), current);
+    const started = performance.now();
     try {
       return apply(ctx, deps.rules.current.evaluate(input, deps.rules.isEnabled, onError));
     } catch (err) {
+      if (err instanceof RuleLimitStop) return Promise.resolve(limitFailure(ctx, err.message));
       if (err instanceof SimilarityNeeded || err instanceof PluginCallNeeded) return decideAsync(ctx, input, err);
       throw err;
+    } finally {
+      ctx.ruleTime.spentMs += performance.now() - started;
     }
   }
 
@@ -121,6 +151,7 @@ export function rulesStage(deps: RulesStageDeps): Stage {
         apply(ctx, deps.rules.current.evaluate(input, deps.rules.isEnabled, onError));
         needed = null;
       } catch (err) {
+        if (err instanceof RuleLimitStop) return limitFailure(ctx, err.message);
         if (!(err instanceof SimilarityNeeded || err instanceof PluginCallNeeded)) throw err;
         needed = err;
       }
