@@ -9,6 +9,7 @@ import { installErrorResponses } from './plugins/error-responses.js';
 import { installAdminUi } from './plugins/admin-ui.js';
 import { installOpenApi } from './plugins/openapi.js';
 import { installOperationIds } from './plugins/operation-ids.js';
+import { installBrowserGuards } from './plugins/browser-guards.js';
 import { installStrictInputs } from './plugins/strict-inputs.js';
 import { alertmanagerRoutes } from './routes/alertmanager.js';
 import { alertmanagerSilencesRoutes } from './routes/alertmanager-silences.js';
@@ -79,6 +80,7 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
     if (readiness.closing && request.routeOptions.url !== '/health') sendError(reply, errors.notReady('shutting down'));
     else done();
   });
+  installBrowserGuards(app);
   installValidation(app);
   if (deps.checkResponses) installResponseCheck(app);
   installJsonDepthLimit(app, config.server.max_json_depth);
