@@ -9,7 +9,20 @@ export function print(output: Output, value: unknown, rows: () => Rows): void {
 }
 
 function table(rows: Rows): string {
-  const widths = (rows[0] ?? []).map((_, c) => Math.max(...rows.map((r) => (r[c] ?? '').length)));
-  const lines = rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c] ?? 0))).join('  '));
+  const shown = rows.map((r) => r.map(visible));
+  const widths = (shown[0] ?? []).map((_, c) => Math.max(...shown.map((r) => (r[c] ?? '').length)));
+  const lines = shown.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c] ?? 0))).join('  '));
   return `${lines.join('\n')}\n`;
+}
+
+// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
+const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+
+/**
+ * A cell as text a terminal shows as it is: control characters (a line break forges a row, an
+ * escape sequence moves the cursor) and bidirectional controls (they reorder what follows) are
+ * written as `\u{…}`. Values tenants chose reach these tables; `-o json` keeps them exact.
+ */
+function visible(cell: string): string {
+  return cell.replace(CONTROLS, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
 }

@@ -2252,15 +2252,15 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description action id; a UUID is generated when absent */
-                    id?: string;
+                    id?: string & (unknown & unknown);
                     /** @description logical namespace */
-                    namespace: string;
+                    namespace: string & (unknown & unknown);
                     /** @description tenant identifier; dotted names form a hierarchy */
-                    tenant: string;
+                    tenant: string & (unknown & unknown);
                     /** @description target provider name */
-                    provider: string;
+                    provider: string & (unknown & unknown);
                     /** @description action discriminator */
-                    action_type: string;
+                    action_type: string & (unknown & unknown);
                     /** @description arbitrary JSON object */
                     payload: {
                         [key: string]: unknown;
@@ -2679,15 +2679,15 @@ export interface operations {
                 "application/json": {
                     actions: {
                         /** @description action id; a UUID is generated when absent */
-                        id?: string;
+                        id?: string & (unknown & unknown);
                         /** @description logical namespace */
-                        namespace: string;
+                        namespace: string & (unknown & unknown);
                         /** @description tenant identifier; dotted names form a hierarchy */
-                        tenant: string;
+                        tenant: string & (unknown & unknown);
                         /** @description target provider name */
-                        provider: string;
+                        provider: string & (unknown & unknown);
                         /** @description action discriminator */
-                        action_type: string;
+                        action_type: string & (unknown & unknown);
                         /** @description arbitrary JSON object */
                         payload: {
                             [key: string]: unknown;
@@ -4357,11 +4357,11 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description policy id; a UUID is generated when absent */
-                    id?: string;
+                    id?: string & (unknown & unknown);
                     /** @description namespace the policy applies to, or * for any */
-                    namespace: string;
+                    namespace: string & (unknown & unknown);
                     /** @description tenant the policy applies to, or * for any (each tenant then counts separately) */
-                    tenant: string;
+                    tenant: string & (unknown & unknown);
                     /** @description actions allowed per window (1 to 1000000000) */
                     max_actions: number;
                     /** @enum {string} */
@@ -5229,9 +5229,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description required when the policy namespace is * */
-                namespace?: string;
+                namespace?: string & (unknown & unknown);
                 /** @description required when the policy tenant is * */
-                tenant?: string;
+                tenant?: string & (unknown & unknown);
             };
             header?: never;
             path: {
@@ -5561,9 +5561,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description the namespace the policy applies to (exactly; no wildcard) */
-                    namespace: string;
+                    namespace: string & (unknown & unknown);
                     /** @description the tenant the policy applies to (exactly; no wildcard, no sub-tenants) */
-                    tenant: string;
+                    tenant: string & (unknown & unknown);
                     /** @description audit record lifetime; overrides audit.ttl_seconds for this pair */
                     audit_ttl_seconds?: number | null;
                     /** @description lifetime of completed, failed and cancelled chain records */
@@ -7882,11 +7882,11 @@ export interface operations {
         parameters: {
             query: {
                 /** @description the event namespace (required) */
-                namespace: string;
+                namespace: string & (unknown & unknown);
                 /** @description the event tenant (required) */
-                tenant: string;
+                tenant: string & (unknown & unknown);
                 /** @description only events currently in this state */
-                status?: string;
+                status?: string & (unknown & unknown);
                 /** @description most recently changed first */
                 limit?: number;
             };
@@ -8042,13 +8042,13 @@ export interface operations {
         parameters: {
             query: {
                 /** @description the event namespace (required) */
-                namespace: string;
+                namespace: string & (unknown & unknown);
                 /** @description the event tenant (required) */
-                tenant: string;
+                tenant: string & (unknown & unknown);
             };
             header?: never;
             path: {
-                fingerprint: string;
+                fingerprint: string & (unknown & unknown);
             };
             cookie?: never;
         };
@@ -8219,7 +8219,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                fingerprint: string;
+                fingerprint: string & (unknown & unknown);
             };
             cookie?: never;
         };
@@ -8227,11 +8227,11 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description the target state */
-                    to?: string;
+                    to?: string & (unknown & unknown);
                     /** @description alias of to */
-                    to_state?: string;
-                    namespace: string;
-                    tenant: string;
+                    to_state?: string & (unknown & unknown);
+                    namespace: string & (unknown & unknown);
+                    tenant: string & (unknown & unknown);
                 };
             };
         };
@@ -9012,8 +9012,8 @@ export interface operations {
     listRecurringActions: {
         parameters: {
             query: {
-                namespace: string;
-                tenant: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
                 /** @description only enabled (true) or paused/finished (false) ones */
                 enabled?: boolean;
                 /** @description reference spelling of the enabled filter */
@@ -9175,9 +9175,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description required here or in the body */
-                namespace?: string;
+                namespace?: string & (unknown & unknown);
                 /** @description required here or in the body */
-                tenant?: string;
+                tenant?: string & (unknown & unknown);
             };
             header?: never;
             path?: never;
@@ -9187,9 +9187,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description required here or in the query */
-                    namespace?: string;
+                    namespace?: string & (unknown & unknown);
                     /** @description required here or in the query */
-                    tenant?: string;
+                    tenant?: string & (unknown & unknown);
                     /** @description 5-field cron: minute hour day-of-month month day-of-week (required, or cron_expression) */
                     cron_expr?: string;
                     /** @description alias of cron_expr */
@@ -9197,9 +9197,9 @@ export interface operations {
                     /** @description IANA time zone the cron is read in; default UTC */
                     timezone?: string;
                     /** @description provider of the dispatched action */
-                    provider: string;
+                    provider: string & (unknown & unknown);
                     /** @description action_type of the dispatched action */
-                    action_type: string;
+                    action_type: string & (unknown & unknown);
                     /** @description arbitrary JSON object */
                     payload: {
                         [key: string]: unknown;
@@ -9458,8 +9458,8 @@ export interface operations {
     getRecurringAction: {
         parameters: {
             query: {
-                namespace: string;
-                tenant: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
             };
             header?: never;
             path: {
@@ -9665,9 +9665,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description required here or in the body */
-                namespace?: string;
+                namespace?: string & (unknown & unknown);
                 /** @description required here or in the body */
-                tenant?: string;
+                tenant?: string & (unknown & unknown);
             };
             header?: never;
             path: {
@@ -9679,15 +9679,15 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description the scope, when not in the query */
-                    namespace?: string;
+                    namespace?: string & (unknown & unknown);
                     /** @description the scope, when not in the query */
-                    tenant?: string;
+                    tenant?: string & (unknown & unknown);
                     cron_expr?: string;
                     /** @description alias of cron_expr */
                     cron_expression?: string;
                     timezone?: string;
-                    provider?: string;
-                    action_type?: string;
+                    provider?: string & (unknown & unknown);
+                    action_type?: string & (unknown & unknown);
                     /** @description arbitrary JSON object */
                     payload?: {
                         [key: string]: unknown;
@@ -9989,8 +9989,8 @@ export interface operations {
     deleteRecurringAction: {
         parameters: {
             query: {
-                namespace: string;
-                tenant: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
             };
             header?: never;
             path: {
@@ -10145,9 +10145,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description required here or in the body */
-                namespace?: string;
+                namespace?: string & (unknown & unknown);
                 /** @description required here or in the body */
-                tenant?: string;
+                tenant?: string & (unknown & unknown);
             };
             header?: never;
             path: {
@@ -10158,8 +10158,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    namespace?: string;
-                    tenant?: string;
+                    namespace?: string & (unknown & unknown);
+                    tenant?: string & (unknown & unknown);
                 };
             };
         };
@@ -10448,9 +10448,9 @@ export interface operations {
         parameters: {
             query?: {
                 /** @description required here or in the body */
-                namespace?: string;
+                namespace?: string & (unknown & unknown);
                 /** @description required here or in the body */
-                tenant?: string;
+                tenant?: string & (unknown & unknown);
             };
             header?: never;
             path: {
@@ -10461,8 +10461,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    namespace?: string;
-                    tenant?: string;
+                    namespace?: string & (unknown & unknown);
+                    tenant?: string & (unknown & unknown);
                 };
             };
         };
@@ -10781,15 +10781,15 @@ export interface operations {
                             /** @description the action as dispatched; what an approval executes */
                             action: {
                                 /** @description action id; a UUID is generated when absent */
-                                id?: string;
+                                id?: string & (unknown & unknown);
                                 /** @description logical namespace */
-                                namespace: string;
+                                namespace: string & (unknown & unknown);
                                 /** @description tenant identifier; dotted names form a hierarchy */
-                                tenant: string;
+                                tenant: string & (unknown & unknown);
                                 /** @description target provider name */
-                                provider: string;
+                                provider: string & (unknown & unknown);
                                 /** @description action discriminator */
-                                action_type: string;
+                                action_type: string & (unknown & unknown);
                                 /** @description arbitrary JSON object */
                                 payload: {
                                     [key: string]: unknown;
@@ -11142,8 +11142,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                namespace: string;
-                tenant: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
                 id: string;
             };
             cookie?: never;
@@ -11166,15 +11166,15 @@ export interface operations {
                         /** @description the action as dispatched; what an approval executes */
                         action: {
                             /** @description action id; a UUID is generated when absent */
-                            id?: string;
+                            id?: string & (unknown & unknown);
                             /** @description logical namespace */
-                            namespace: string;
+                            namespace: string & (unknown & unknown);
                             /** @description tenant identifier; dotted names form a hierarchy */
-                            tenant: string;
+                            tenant: string & (unknown & unknown);
                             /** @description target provider name */
-                            provider: string;
+                            provider: string & (unknown & unknown);
                             /** @description action discriminator */
-                            action_type: string;
+                            action_type: string & (unknown & unknown);
                             /** @description arbitrary JSON object */
                             payload: {
                                 [key: string]: unknown;
@@ -11553,8 +11553,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                namespace: string;
-                tenant: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
                 id: string;
             };
             cookie?: never;
@@ -11899,8 +11899,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                namespace: string;
-                tenant: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
                 id: string;
             };
             cookie?: never;
@@ -12238,8 +12238,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                namespace: string;
-                tenant: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
                 id: string;
             };
             cookie?: never;
@@ -13635,7 +13635,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
+                    name: string & (unknown & unknown);
                     description?: string;
                     /**
                      * @default abort
@@ -13645,11 +13645,11 @@ export interface operations {
                     /** @description the whole run, sub-chains included */
                     timeout_seconds?: number;
                     steps: {
-                        name: string;
-                        provider?: string;
-                        action_type?: string;
+                        name: string & (unknown & unknown);
+                        provider?: string & (unknown & unknown);
+                        action_type?: string & (unknown & unknown);
                         /** @description another chain definition, run instead of a provider call */
-                        sub_chain?: string;
+                        sub_chain?: string & (unknown & unknown);
                         /** @description wait this long before the step runs */
                         delay_seconds?: number;
                         /**
@@ -14077,7 +14077,7 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    name: string;
+                    name: string & (unknown & unknown);
                     description?: string;
                     /**
                      * @default abort
@@ -14087,11 +14087,11 @@ export interface operations {
                     /** @description the whole run, sub-chains included */
                     timeout_seconds?: number;
                     steps: {
-                        name: string;
-                        provider?: string;
-                        action_type?: string;
+                        name: string & (unknown & unknown);
+                        provider?: string & (unknown & unknown);
+                        action_type?: string & (unknown & unknown);
                         /** @description another chain definition, run instead of a provider call */
-                        sub_chain?: string;
+                        sub_chain?: string & (unknown & unknown);
                         /** @description wait this long before the step runs */
                         delay_seconds?: number;
                         /**
@@ -15133,7 +15133,7 @@ export interface operations {
                             tenant: string;
                             matchers: {
                                 /** @description label name, read from metadata.labels */
-                                name: string;
+                                name: string & (unknown & unknown);
                                 /**
                                  * @default equal
                                  * @enum {string}
@@ -15278,12 +15278,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    namespace: string;
+                    namespace: string & (unknown & unknown);
                     /** @description covers this tenant and its children (acme covers acme.eu) */
-                    tenant: string;
+                    tenant: string & (unknown & unknown);
                     matchers: {
                         /** @description label name, read from metadata.labels */
-                        name: string;
+                        name: string & (unknown & unknown);
                         /**
                          * @default equal
                          * @enum {string}
@@ -15321,7 +15321,7 @@ export interface operations {
                         tenant: string;
                         matchers: {
                             /** @description label name, read from metadata.labels */
-                            name: string;
+                            name: string & (unknown & unknown);
                             /**
                              * @default equal
                              * @enum {string}
@@ -15542,7 +15542,7 @@ export interface operations {
                         tenant: string;
                         matchers: {
                             /** @description label name, read from metadata.labels */
-                            name: string;
+                            name: string & (unknown & unknown);
                             /**
                              * @default equal
                              * @enum {string}
@@ -15730,7 +15730,7 @@ export interface operations {
                         tenant: string;
                         matchers: {
                             /** @description label name, read from metadata.labels */
-                            name: string;
+                            name: string & (unknown & unknown);
                             /**
                              * @default equal
                              * @enum {string}
@@ -16147,7 +16147,7 @@ export interface operations {
                         tenant: string;
                         matchers: {
                             /** @description label name, read from metadata.labels */
-                            name: string;
+                            name: string & (unknown & unknown);
                             /**
                              * @default equal
                              * @enum {string}
@@ -16396,7 +16396,7 @@ export interface operations {
                         tenant: string;
                         matchers: {
                             /** @description label name, read from metadata.labels */
-                            name: string;
+                            name: string & (unknown & unknown);
                             /**
                              * @default equal
                              * @enum {string}
@@ -16836,9 +16836,9 @@ export interface operations {
             content: {
                 "application/json": {
                     /** @description interval name, unique within namespace and tenant; rules refer to it */
-                    name: string;
-                    namespace: string;
-                    tenant: string;
+                    name: string & (unknown & unknown);
+                    namespace: string & (unknown & unknown);
+                    tenant: string & (unknown & unknown);
                     /**
                      * @description IANA time zone the ranges are read in
                      * @default UTC
@@ -17148,8 +17148,8 @@ export interface operations {
     getTimeInterval: {
         parameters: {
             query: {
-                namespace: string;
-                tenant: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
             };
             header?: never;
             path: {
@@ -17354,8 +17354,8 @@ export interface operations {
     updateTimeInterval: {
         parameters: {
             query: {
-                namespace: string;
-                tenant: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
             };
             header?: never;
             path: {
@@ -17673,8 +17673,8 @@ export interface operations {
     deleteTimeInterval: {
         parameters: {
             query: {
-                namespace: string;
-                tenant: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
             };
             header?: never;
             path: {
@@ -19735,15 +19735,15 @@ export interface operations {
                             /** @description the action as dispatched, what a retry sends again */
                             action: {
                                 /** @description action id; a UUID is generated when absent */
-                                id?: string;
+                                id?: string & (unknown & unknown);
                                 /** @description logical namespace */
-                                namespace: string;
+                                namespace: string & (unknown & unknown);
                                 /** @description tenant identifier; dotted names form a hierarchy */
-                                tenant: string;
+                                tenant: string & (unknown & unknown);
                                 /** @description target provider name */
-                                provider: string;
+                                provider: string & (unknown & unknown);
                                 /** @description action discriminator */
-                                action_type: string;
+                                action_type: string & (unknown & unknown);
                                 /** @description arbitrary JSON object */
                                 payload: {
                                     [key: string]: unknown;
@@ -20086,15 +20086,15 @@ export interface operations {
                         /** @description the action as dispatched, what a retry sends again */
                         action: {
                             /** @description action id; a UUID is generated when absent */
-                            id?: string;
+                            id?: string & (unknown & unknown);
                             /** @description logical namespace */
-                            namespace: string;
+                            namespace: string & (unknown & unknown);
                             /** @description tenant identifier; dotted names form a hierarchy */
-                            tenant: string;
+                            tenant: string & (unknown & unknown);
                             /** @description target provider name */
-                            provider: string;
+                            provider: string & (unknown & unknown);
                             /** @description action discriminator */
-                            action_type: string;
+                            action_type: string & (unknown & unknown);
                             /** @description arbitrary JSON object */
                             payload: {
                                 [key: string]: unknown;
@@ -20749,15 +20749,15 @@ export interface operations {
                             /** @description the action as dispatched, what a retry sends again */
                             action: {
                                 /** @description action id; a UUID is generated when absent */
-                                id?: string;
+                                id?: string & (unknown & unknown);
                                 /** @description logical namespace */
-                                namespace: string;
+                                namespace: string & (unknown & unknown);
                                 /** @description tenant identifier; dotted names form a hierarchy */
-                                tenant: string;
+                                tenant: string & (unknown & unknown);
                                 /** @description target provider name */
-                                provider: string;
+                                provider: string & (unknown & unknown);
                                 /** @description action discriminator */
-                                action_type: string;
+                                action_type: string & (unknown & unknown);
                                 /** @description arbitrary JSON object */
                                 payload: {
                                     [key: string]: unknown;
@@ -22041,9 +22041,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    subject: string;
-                    namespace: string;
-                    tenant: string;
+                    subject: string & (unknown & unknown);
+                    namespace: string & (unknown & unknown);
+                    tenant: string & (unknown & unknown);
                     /** @description the JSON Schema (draft 2020-12); compiled before it is stored */
                     body: {
                         [key: string]: unknown;
@@ -22262,9 +22262,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                namespace: string;
-                tenant: string;
-                subject: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
+                subject: string & (unknown & unknown);
             };
             cookie?: never;
         };
@@ -22436,9 +22436,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                namespace: string;
-                tenant: string;
-                subject: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
+                subject: string & (unknown & unknown);
                 version: number;
             };
             cookie?: never;
@@ -22608,9 +22608,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                namespace: string;
-                tenant: string;
-                subject: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
+                subject: string & (unknown & unknown);
                 version: number;
             };
             cookie?: never;
@@ -22937,9 +22937,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    namespace: string;
-                    tenant: string;
-                    name: string;
+                    namespace: string & (unknown & unknown);
+                    tenant: string & (unknown & unknown);
+                    name: string & (unknown & unknown);
                     description?: string;
                 };
             };
@@ -23170,9 +23170,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                namespace: string;
-                tenant: string;
-                name: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
+                name: string & (unknown & unknown);
             };
             cookie?: never;
         };
@@ -23324,16 +23324,16 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                namespace: string;
-                tenant: string;
-                name: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
+                name: string & (unknown & unknown);
             };
             cookie?: never;
         };
         requestBody: {
             content: {
                 "application/json": {
-                    subject: string;
+                    subject: string & (unknown & unknown);
                     version: number;
                 };
             };
@@ -23557,9 +23557,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                namespace: string;
-                tenant: string;
-                name: string;
+                namespace: string & (unknown & unknown);
+                tenant: string & (unknown & unknown);
+                name: string & (unknown & unknown);
             };
             cookie?: never;
         };
@@ -24354,7 +24354,7 @@ export interface operations {
         parameters: {
             query: {
                 /** @description who is reading: messages handed to a consumer wait for its ack; another consumer gets them after the visibility timeout */
-                consumer: string;
+                consumer: string & (unknown & unknown);
                 max?: number;
                 /** @description long poll: wait this long for a message when none is ready */
                 wait_seconds?: number;

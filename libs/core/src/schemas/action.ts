@@ -26,7 +26,7 @@ const Timestamp = z.iso.datetime({ offset: true });
 /** The dispatch request body (spec "Action"). `id` and `created_at` are generated when absent. */
 export const ActionInput = z
   .object({
-    id: z.string().min(1).max(256).optional().describe('action id; a UUID is generated when absent'),
+    id: boundedName().optional().describe('action id; a UUID is generated when absent'),
     namespace: Name.describe('logical namespace'),
     tenant: Name.describe('tenant identifier; dotted names form a hierarchy'),
     provider: Name.describe('target provider name'),
