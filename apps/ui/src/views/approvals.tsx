@@ -53,6 +53,19 @@ export function ApprovalsView({ session }: { session: Session }) {
           { label: 'Rule', cell: (a) => a.rule },
           { label: 'Message', cell: (a) => a.message ?? '' },
           {
+            label: 'Payload',
+            // What is being approved: the rule's message often says what to check in it.
+            cell: (a) => (
+              <details>
+                <summary aria-label={`Payload of ${a.action.action_type} ${a.id}`}>Show</summary>
+                {/* biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling block must take focus to be scrolled from the keyboard */}
+                <pre tabIndex={0}>
+                  <code>{JSON.stringify({ payload: a.action.payload, metadata: a.action.metadata }, null, 2)}</code>
+                </pre>
+              </details>
+            ),
+          },
+          {
             label: 'Decision',
             cell: (a) =>
               mayDecide ? (

@@ -75,7 +75,7 @@ function SilenceForm({ session, onCreated }: { session: Session; onCreated: () =
   const setMatcher = (i: number, m: Partial<Matcher>) => setMatchers((list) => list.map((x, j) => (j === i ? { ...x, ...m } : x)));
   const runPreview = () =>
     action.run(async () => {
-      const matches = silenceMatcher(matchers);
+      const matches = await silenceMatcher(matchers);
       const page = await dataOf(
         session.client.api.GET('/v1/audit', { params: { query: { namespace: scope.namespace, tenant: scope.tenant, limit: PREVIEW_RECORDS } } }),
       );
