@@ -50,6 +50,18 @@ describe.each(ALL_BACKENDS)('event groups through HTTP (%s backend)', (backend) 
     await sink.close();
   });
 
+  it('keeps at most 2 MiB of events per group: large payloads push the oldest out, counted as dropped', async () => {
+    const tenant = 'heavy';
+    const blob = 'x'.repeat(900_000);
+    const outcomes: Json[] = [];
+    for (let i = 0; i < 3; i++) outcomes.push(await dispatch({ tenant, action_type: 'held', metadata: { host: 'big' }, payload: { i, blob } }));
+    expect(outcomes.map((o) => o['group_size'])).toEqual([1, 2, 2]);
+    const key = (await list(`tenant=${tenant}`)).groups[0]!.group_key;
+    const full = (await call('GET', `${gw.url}/v1/groups/${key}`)).body;
+    expect((full['events'] as Json[]).map((e) => e['action_id'])).toEqual([outcomes[1]?.['action_id'], outcomes[2]?.['action_id']]);
+    expect(full).toMatchObject({ event_count: 2, dropped_event_count: 1 });
+  });
+
   it('groups events, then sends one consolidated notification after group_wait and deletes the ephemeral group', async () => {
     const tenant = 'wait';
     const outcomes: Json[] = [];

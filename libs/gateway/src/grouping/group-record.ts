@@ -20,6 +20,8 @@ export interface GroupRecord {
   action_type: string;
   labels: Record<string, string>;
   events: GroupedEvent[];
+  /** Characters of the events' JSON (MAX_GROUP_EVENT_CHARS caps it); absent in records written before it was kept. */
+  event_chars?: number;
   state: GroupState;
   notify_at: number;
   last_notified_at: number | null;

@@ -1,7 +1,7 @@
 import type { GroupedEvent } from '@sluice/core';
 import { describe, expect, it } from 'vitest';
 import type { Decoded, GroupRecord, GroupSettings } from './group-record.js';
-import { QUIET_REPEATS, planAppend, planClose, planFlush, type GroupOrigin } from './group-transitions.js';
+import { MAX_GROUP_EVENT_CHARS, QUIET_REPEATS, planAppend, planClose, planFlush, type GroupOrigin } from './group-transitions.js';
 
 const T0 = Date.UTC(2026, 0, 1);
 const S = 1000;
@@ -81,6 +81,28 @@ describe('group state table', () => {
     expect(plan.dropped).toBe(1);
     expect(plan.next.events.map((e) => e.action_id)).toEqual([g.events[1]!.action_id, g.events[2]!.action_id, 'newest']);
     expect(plan.next.dropped).toBe(1);
+  });
+
+  it('past MAX_GROUP_EVENT_CHARS of events the oldest are dropped too, the newest always kept', () => {
+    const big = (id: string): GroupedEvent => ({ ...event(id), payload: { blob: 'x'.repeat(MAX_GROUP_EVENT_CHARS / 3) } });
+    let g = planAppend(absent, big('b1'), origin(), 'g1', T0).next;
+    g = planAppend(live(g), big('b2'), origin(), 'unused', T0).next;
+    expect(g.events.map((e) => e.action_id)).toEqual(['b1', 'b2']);
+    const plan = planAppend(live(g), big('b3'), origin(), 'unused', T0);
+    expect(plan.dropped).toBe(1);
+    expect(plan.next.events.map((e) => e.action_id)).toEqual(['b2', 'b3']);
+    expect(plan.next.event_chars).toBe(JSON.stringify(plan.next.events[0]).length + JSON.stringify(plan.next.events[1]).length);
+    // One event larger than the cap on its own stays (the group's only news), and pushes out the rest.
+    const huge = planAppend(live(plan.next), { ...event('huge'), payload: { blob: 'x'.repeat(MAX_GROUP_EVENT_CHARS) } }, origin(), 'unused', T0);
+    expect(huge.next.events.map((e) => e.action_id)).toEqual(['huge']);
+    expect(huge.next.dropped).toBe(3);
+  });
+
+  it('a record stored before event_chars was kept is measured on its next append', () => {
+    const g = pending({}, 2);
+    const { event_chars: _, ...older } = g;
+    const plan = planAppend(live(older), event('next'), origin(), 'unused', T0);
+    expect(plan.next.event_chars).toBe(plan.next.events.reduce((n, e) => n + JSON.stringify(e).length, 0));
   });
 
   it('pending + flush due (ephemeral) → notified snapshot, then deleted (no next flush)', () => {

@@ -7,7 +7,8 @@ import type { Decoded, GroupRecord, GroupSettings } from './group-record.js';
  * The service runs each inside a compare-and-swap loop, so every row happens atomically.
  *
  *   (none)    + event            → pending, notify_at = now + group_wait
- *   pending   + event            → pending, event appended (oldest dropped at capacity), notify_at kept;
+ *   pending   + event            → pending, event appended (oldest dropped at capacity: max_group_size
+ *                                  events or MAX_GROUP_EVENT_CHARS of them), notify_at kept;
  *                                  the batch reaching max_group_size moves notify_at to now (early flush)
  *   pending   + flush due        → notified (persistent, next flush = now + repeat_interval) or deleted (ephemeral)
  *   notified  + event            → pending, notify_at = max(now, last_notified_at + group_interval)
@@ -44,6 +45,16 @@ export interface AppendPlan {
 
 const seconds = (s: number): number => s * 1000;
 
+/**
+ * Characters of JSON a group's events may hold together: the record is read and rewritten whole
+ * on every append and sent whole when it flushes, so a tenant's large payloads (a 1 MB one per
+ * event) made each append cost more than the one before. Past it the oldest events are dropped,
+ * as at max_group_size; the newest always stays.
+ */
+export const MAX_GROUP_EVENT_CHARS = 2 * 1024 * 1024;
+
+const sizeOf = (event: GroupedEvent): number => JSON.stringify(event).length;
+
 /** Appends one event, or starts a new group when there is none to append to. `newGroupId` is used only then. */
 export function planAppend(current: Decoded, event: GroupedEvent, origin: GroupOrigin, newGroupId: string, now: number): AppendPlan {
   if (current.kind !== 'live' || current.group.state === 'resolved') {
@@ -59,6 +70,7 @@ export function planAppend(current: Decoded, event: GroupedEvent, origin: GroupO
       action_type: origin.action_type,
       labels: origin.labels,
       events: [event],
+      event_chars: sizeOf(event),
       state: 'pending',
       notify_at: atCapacity ? now : now + seconds(settings.group_wait_seconds),
       last_notified_at: null,
@@ -76,7 +88,11 @@ export function planAppend(current: Decoded, event: GroupedEvent, origin: GroupO
   if (g.events.some((e) => e.action_id === event.action_id)) return { next: g, replanned: false, created: false, dropped: 0, duplicate: true };
   const max = g.settings.max_group_size;
   const all = [...g.events, event];
-  const dropped = Math.max(0, all.length - max);
+  let dropped = Math.max(0, all.length - max);
+  // Records from before event_chars are measured once.
+  let chars = (g.event_chars ?? g.events.reduce((n, e) => n + sizeOf(e), 0)) + sizeOf(event);
+  for (let i = 0; i < dropped; i++) chars -= sizeOf(all[i] as GroupedEvent);
+  for (; chars > MAX_GROUP_EVENT_CHARS && dropped < all.length - 1; dropped++) chars -= sizeOf(all[dropped] as GroupedEvent);
   const newEvents = g.new_events + 1;
   let notifyAt = g.notify_at;
   if (g.state === 'notified') {
@@ -88,6 +104,7 @@ export function planAppend(current: Decoded, event: GroupedEvent, origin: GroupO
   const next: GroupRecord = {
     ...g,
     events: all.slice(dropped),
+    event_chars: chars,
     state: 'pending',
     notify_at: notifyAt,
     updated_at: now,
