@@ -1,8 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort } from '../support/free-port.js';
 import { credentialsFile, rawKey, WILDCARD_GRANT } from '../support/credentials.js';
@@ -13,6 +15,7 @@ import { requestJson, sampleAction, startGateway, type RunningGateway } from '..
 type Body = Record<string, unknown>;
 
 const EXTERNAL = 'https://sluice.example';
+const SLUICE_BIN = fileURLToPath(new URL('../../apps/cli/bin/sluice.js', import.meta.url));
 const APPROVAL_RULES = `
 rules:
   - { name: wires-need-approval, priority: 1, condition: { field: action.action_type, eq: wire }, action: { type: require_approval, ttl_seconds: 3600 } }
@@ -162,6 +165,34 @@ describe('sluice dispatch, silence and audit against a gateway', () => {
       code: 2,
       stderr: expect.stringMatching(/not a signed approval link/),
     });
+  });
+
+  it('approving an action that then fails exits 1 with the reason, as a failed dispatch does', async () => {
+    // A provider that does not exist: held for approval first, failed once approved.
+    const pending = json(
+      (await sluice(['dispatch', '-f', '-', '-o', 'json'], JSON.stringify(sampleAction({ tenant: 'cli', action_type: 'wire', provider: 'nowhere' })))).stdout,
+    );
+    expect(pending).toMatchObject({ outcome: 'pending_approval' });
+    const approved = await runSluice(['approvals', 'approve', (pending.approve_url as string).replace(EXTERNAL, gw.url)]);
+    expect(approved).toMatchObject({ code: 1, stderr: expect.stringMatching(/^sluice: approved, but the action failed: PROVIDER_NOT_FOUND: /) });
+    expect(approved.stdout).toMatch(/approved +failed/);
+  });
+
+  it('with -o json a refusal is on stdout too, as the gateway said it (code, retry_after); a reader that stops early ends it quietly', async () => {
+    const refused = await runSluice(['silence', 'query', '-o', 'json'], { env: { SLUICE_URL: gw.url, SLUICE_API_KEY: 'wrong' } });
+    expect(refused.code).toBe(1);
+    expect(json(refused.stdout)).toEqual({ error: 'invalid API key', code: 'UNAUTHORIZED' });
+    // Enough records for more output than a pipe holds, read by something that stops after one chunk (`| head -1`).
+    const many = Array.from({ length: 300 }, (_, i) => sampleAction({ tenant: 'piped', payload: { i, filler: 'x'.repeat(1000) } }));
+    expect((await requestJson('POST', `${gw.url}/v1/dispatch/batch`, { actions: many }, { authorization: `Bearer ${rawKey('ops')}` })).status).toBe(200);
+    const child = spawn(process.execPath, [SLUICE_BIN, 'audit', 'query', '--tenant', 'piped', '-n', '1000', '-o', 'json'], { env: { ...process.env, ...env } });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    child.stdout.once('data', () => child.stdout.destroy());
+    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' });
   });
 
   it('exit 1 with the code when the gateway refuses or is not there; exit 2 for usage', async () => {

@@ -3,7 +3,7 @@ import { COMMANDS, type CommandName, type CommandSpec, GLOBAL_OPTIONS, type Opti
 // Printed from the table the parser reads (commands.ts): every accepted option is listed.
 
 const EXIT_STATUS =
-  'Exit status: 0 done; 1 failed while running (e.g. Redis unreachable), refused by the gateway or unable to reach it, or (rules) files that do not load or a verdict other than --expect; 2 usage or configuration error.';
+  'Exit status: 0 done; 1 failed while running (e.g. Redis unreachable), refused by the gateway or unable to reach it, a dispatched or approved action that failed, or (rules) files that do not load or a verdict other than --expect; 2 usage or configuration error.';
 
 /** `sluice --help`: the commands, the options before them, the exit statuses. */
 function generalHelp(): string {

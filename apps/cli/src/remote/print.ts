@@ -5,6 +5,7 @@ export type Rows = readonly (readonly string[])[];
 
 /** `json`: the value as the API answered it (pretty, for jq); `table`: aligned columns. */
 export function print(output: Output, value: unknown, rows: () => Rows): void {
+  endQuietlyWhenThePipeCloses();
   process.stdout.write(output === 'json' ? `${JSON.stringify(value, null, 2)}\n` : table(rows()));
 }
 
@@ -25,4 +26,16 @@ const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u20
  */
 function visible(cell: string): string {
   return cell.replace(CONTROLS, (c) => `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`);
+}
+
+let pipeWatched = false;
+
+/** A reader that stops early (`| head -1`) closes the pipe: end quietly, as Unix tools do, not with a stack trace. */
+function endQuietlyWhenThePipeCloses(): void {
+  if (pipeWatched) return;
+  pipeWatched = true;
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(0);
+  });
 }

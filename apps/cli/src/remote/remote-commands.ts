@@ -187,8 +187,11 @@ export async function approvalsList(r: Remote): Promise<void> {
 
 const LINK_PATH = /^\/v1\/approvals\/([^/]+)\/([^/]+)\/([^/]+)\/(approve|reject)$/;
 
-/** `sluice approvals approve|reject LINK`: the signed link is the credential (no API key needed). */
-export async function approvalDecide(output: Output, verb: 'approve' | 'reject', link: string, timeoutSeconds: number): Promise<void> {
+/**
+ * `sluice approvals approve|reject LINK`: the signed link is the credential (no API key needed).
+ * False when the approved action then failed (said on stderr), as for a dispatch.
+ */
+export async function approvalDecide(output: Output, verb: 'approve' | 'reject', link: string, timeoutSeconds: number): Promise<boolean> {
   let url: URL;
   try {
     url = new URL(link);
@@ -212,8 +215,11 @@ export async function approvalDecide(output: Output, verb: 'approve' | 'reject',
   );
   print(output, decision, () => [
     ['ID', 'STATUS', 'OUTCOME'],
-    [decision.id, decision.status, (decision.outcome as { outcome?: string } | null)?.outcome ?? '-'],
+    [decision.id, decision.status, decision.outcome?.outcome ?? '-'],
   ]);
+  const failure = decision.outcome === null ? null : outcomeFailure(decision.outcome);
+  if (failure !== null) process.stderr.write(`sluice: approved, but the action failed: ${failure}\n`);
+  return failure === null;
 }
 
 /** The largest page a list answers. */

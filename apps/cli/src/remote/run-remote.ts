@@ -17,7 +17,8 @@ export type RemoteCommand =
 
 /**
  * Runs one against the gateway: exit 0 when it answered, 1 when it refused (its code and
- * message on stderr) or could not be reached, or a dispatched action failed. Usage errors are thrown (exit 2, index.ts).
+ * message on stderr; with -o json its error body on stdout too) or could not be reached, or a
+ * dispatched (or approved) action failed. Usage errors are thrown (exit 2, index.ts).
  */
 export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promise<number> {
   const [id = ''] = args.positionals;
@@ -27,8 +28,9 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
   const target = r?.url ?? originOf(id);
   try {
     if (r === null) {
-      await approvalDecide(outputOf(command, args.options), command === 'approvals approve' ? 'approve' : 'reject', id, timeoutOf(args.options));
-      return 0;
+      const verb = command === 'approvals approve' ? 'approve' : 'reject';
+      // Approved, but the action then failed: a script must see that nothing was delivered.
+      return (await approvalDecide(outputOf(command, args.options), verb, id, timeoutOf(args.options))) ? 0 : 1;
     }
     switch (command) {
       case 'dispatch':
@@ -56,7 +58,11 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
     return 0;
   } catch (err) {
     if (err instanceof SluiceApiError) {
-      process.stderr.write(`sluice: ${err.code} (${err.status}): ${err.message}\n`);
+      process.stderr.write(`sluice: ${err.code} (${err.status}): ${err.message}${retryHint(err.body)}\n`);
+      // With -o json the error body too, where the script reads: its code, details, retry_after.
+      if (outputOf(command, args.options) === 'json' && typeof err.body === 'object' && err.body !== null) {
+        process.stdout.write(`${JSON.stringify(err.body, null, 2)}\n`);
+      }
       return 1;
     }
     // AbortSignal.timeout's: the gateway took the connection and did not answer in time.
@@ -77,6 +83,12 @@ export async function runRemote(command: RemoteCommand, args: ParsedArgs): Promi
     }
     throw err;
   }
+}
+
+/** ` (retry after N s)` when the refusal says when to try again. */
+function retryHint(body: unknown): string {
+  const after = (body as { retry_after?: unknown } | null)?.retry_after;
+  return typeof after === 'number' ? ` (retry after ${after} s)` : '';
 }
 
 /** The scheme, host and port of a link (the link itself when it is not one). */
