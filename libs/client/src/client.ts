@@ -23,21 +23,31 @@ export interface SluiceClientOptions {
   apiKey?: string;
   /** Attempts after the first on 429 and 503 (default 3), each after the answer's Retry-After. */
   retries?: number;
-  /** The longest wait between attempts (default 30 000 ms). */
+  /** The longest wait between attempts (default 30 000 ms): an answer asking for a longer one is returned (thrown) at once. */
   maxRetryDelayMs?: number;
   /** The fetch to send with (default: the global one). */
   fetch?: (request: Request) => Promise<Response>;
 }
 
+/** Options of a dispatch. @public */
+export interface DispatchOptions {
+  dryRun?: boolean;
+  signal?: AbortSignal;
+}
+
 export interface SluiceClient {
   /** Every endpoint, typed from the OpenAPI document (openapi-fetch: `api.GET('/v1/rules')`…), with the same retries. */
   readonly api: Client<paths>;
-  /** Dispatches one action; its `id` is set here when absent, so a retried request carries the same id. Throws SluiceApiError. */
-  dispatch(action: ActionInput, opts?: { dryRun?: boolean }): Promise<DispatchOutcome>;
-  /** Dispatches up to 1000 actions (ids set as in dispatch); results in input order. Throws SluiceApiError. */
-  dispatchBatch(actions: readonly ActionInput[], opts?: { dryRun?: boolean }): Promise<BatchResponse>;
   /**
-   * The live stream: frames as they come, until the loop breaks or `signal` aborts. Throws SluiceApiError when refused.
+   * Dispatches one action; its `id` is set here when absent, so a retried request carries the same id. Throws SluiceApiError.
+   * `signal` abandons the request (and its retries); e.g. `AbortSignal.timeout(5000)`.
+   */
+  dispatch(action: ActionInput, opts?: DispatchOptions): Promise<DispatchOutcome>;
+  /** Dispatches up to 1000 actions (ids set as in dispatch); results in input order. Throws SluiceApiError. */
+  dispatchBatch(actions: readonly ActionInput[], opts?: DispatchOptions): Promise<BatchResponse>;
+  /**
+   * The live stream: frames as they come, until the loop breaks or `signal` aborts. Throws SluiceApiError when refused,
+   * and SluiceStreamClosed when the gateway ends it (a replica shutting down, the caller's credentials revoked or expired).
    * `onOpen` is called once the gateway has accepted the subscription (from then on no event is missed).
    */
   stream(filters?: StreamFilters, opts?: { signal?: AbortSignal; onOpen?: () => void }): AsyncGenerator<StreamEvent>;
@@ -56,14 +66,15 @@ export function createSluiceClient(opts: SluiceClientOptions): SluiceClient {
 
   return {
     api,
-    dispatch(action, { dryRun = false } = {}) {
-      return dataOf(api.POST('/v1/dispatch', { body: withId(action), params: { query: { dry_run: dryRun } } }));
+    dispatch(action, { dryRun = false, signal } = {}) {
+      return dataOf(api.POST('/v1/dispatch', { body: withId(action), params: { query: { dry_run: dryRun } }, ...(signal ? { signal } : {}) }));
     },
-    dispatchBatch(actions, { dryRun = false } = {}) {
+    dispatchBatch(actions, { dryRun = false, signal } = {}) {
       return dataOf(
         api.POST('/v1/dispatch/batch', {
           body: { actions: actions.map(withId) },
           params: { query: { dry_run: dryRun } },
+          ...(signal ? { signal } : {}),
         }),
       );
     },

@@ -18,7 +18,9 @@ export class SluiceApiError extends Error {
 export function apiErrorOf(response: Response, body: unknown): SluiceApiError {
   const fields = typeof body === 'object' && body !== null ? (body as { error?: unknown; code?: unknown }) : {};
   const code = typeof fields.code === 'string' ? fields.code : `HTTP_${response.status}`;
-  const message = typeof fields.error === 'string' ? fields.error : typeof body === 'string' ? body : `${response.status} ${response.statusText}`;
+  // A proxy's HTML page or an empty body says nothing worth repeating: the status does.
+  const text = typeof body === 'string' && body.trim() !== '' && !body.trimStart().startsWith('<') ? body.slice(0, 500) : undefined;
+  const message = typeof fields.error === 'string' && fields.error !== '' ? fields.error : (text ?? `${response.status} ${response.statusText}`.trim());
   return new SluiceApiError(response.status, code, message, body);
 }
 

@@ -11,16 +11,21 @@ export interface RetryOptions {
 /**
  * A fetch that sends a request again on 429 and 503 (not a 503 `FEATURE_DISABLED`), after the `Retry-After` the answer gives
  * (seconds or an HTTP date), else after 0.5 s, 1 s, 2 s… Each attempt sends a clone, so a body
- * is sent whole every time. The last answer is returned as it is.
+ * is sent whole every time. The last answer is returned as it is, and so is one whose
+ * Retry-After is longer than maxDelayMs.
  */
 export function retryingFetch(base: (request: Request) => Promise<Response>, opts: RetryOptions): (request: Request) => Promise<Response> {
   return async (request) => {
     for (let attempt = 0; ; attempt++) {
       const response = await base(request.clone());
       if (!RETRYABLE.has(response.status) || attempt >= opts.retries || (await featureOff(response))) return response;
+      const delay = retryDelayMs(response.headers.get('retry-after'), attempt);
+      // Asked to wait longer than we may: an earlier attempt would be refused again (and counted
+      // against the caller's limit), so the answer goes back to the caller, who knows when to try.
+      if (delay > opts.maxDelayMs) return response;
       // Drain the refused answer so its connection is reused.
       await response.body?.cancel();
-      await sleep(Math.min(opts.maxDelayMs, retryDelayMs(response.headers.get('retry-after'), attempt)), request.signal);
+      await sleep(delay, request.signal);
     }
   };
 }
@@ -35,11 +40,12 @@ async function featureOff(response: Response): Promise<boolean> {
   }
 }
 
+/** Retry-After's seconds (digits only) or HTTP date (a weekday name first, RFC 9110); anything else: backoff. */
 function retryDelayMs(header: string | null, attempt: number): number {
-  if (header !== null) {
-    const seconds = Number(header);
-    if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-    const at = Date.parse(header);
+  const value = header?.trim() ?? '';
+  if (/^\d+$/.test(value)) return Number(value) * 1000;
+  if (/^[A-Za-z]{3},/.test(value)) {
+    const at = Date.parse(value);
     if (!Number.isNaN(at)) return Math.max(0, at - Date.now());
   }
   return 500 * 2 ** attempt;

@@ -1,7 +1,9 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { credentialsFile, rawKey, WILDCARD_GRANT } from '../../../test/support/credentials.js';
 import { sampleAction, startGateway, type RunningGateway } from '../../../test/support/start-gateway.js';
-import { createSluiceClient, SluiceApiError, type StreamEvent } from '../src/index.js';
+import { createSluiceClient, SluiceApiError, SluiceStreamClosed, type StreamEvent } from '../src/index.js';
 import { checkedInTypes, generateTypes, liveDocument } from './openapi-types.js';
 
 /** The first rejection's error, or a failure when the promise resolves. */
@@ -102,5 +104,94 @@ describe('@sluice/client against a running gateway', () => {
     expect(seen.at(-1)).toMatchObject({ type: 'action_dispatched', id: expect.any(String), data: { tenant: 'streamed', namespace: 'payments' } });
     const refused = await refusal(createSluiceClient({ url: gw.url }).stream().next());
     expect(refused).toMatchObject({ status: 401, code: 'UNAUTHORIZED' });
+  });
+});
+
+/** A server answering every request with `answer`, counting them; closed by the returned function. */
+async function fakeGateway(answer: (req: IncomingMessage, res: ServerResponse) => void): Promise<{ url: string; requests: () => number; close: () => void }> {
+  let requests = 0;
+  const server = createServer((req, res) => {
+    requests++;
+    answer(req, res);
+  }).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    requests: () => requests,
+    close: () => server.close(),
+  };
+}
+
+describe('@sluice/client at the edges', () => {
+  it('abandons a dispatch when its signal aborts (a gateway that never answers)', async () => {
+    const silent = await fakeGateway(() => {});
+    try {
+      const started = Date.now();
+      const err = await createSluiceClient({ url: silent.url })
+        .dispatch(sampleAction(), { signal: AbortSignal.timeout(300) })
+        .catch((e: unknown) => e);
+      expect((err as Error).name).toBe('TimeoutError');
+      expect(Date.now() - started).toBeLessThan(3000);
+    } finally {
+      silent.close();
+    }
+  });
+
+  it('gives back at once an answer whose Retry-After is past maxRetryDelayMs; reads only seconds or an HTTP date', async () => {
+    let retryAfter = '26';
+    const limited = await fakeGateway((_req, res) => {
+      res.writeHead(429, { 'content-type': 'application/json', 'retry-after': retryAfter });
+      res.end(JSON.stringify({ error: 'rate limit exceeded', code: 'RATE_LIMITED', retry_after: 26 }));
+    });
+    try {
+      const client = createSluiceClient({ url: limited.url, retries: 1, maxRetryDelayMs: 2000 });
+      const started = Date.now();
+      expect(await refusal(client.dispatch(sampleAction()))).toMatchObject({ status: 429, code: 'RATE_LIMITED', body: { retry_after: 26 } });
+      expect(limited.requests()).toBe(1);
+      expect(Date.now() - started).toBeLessThan(1000);
+      // Not a number of seconds nor a date: the backoff's 0.5 s, not an immediate retry.
+      retryAfter = '-5';
+      const again = Date.now();
+      await refusal(client.dispatch(sampleAction()));
+      expect(limited.requests()).toBe(3);
+      expect(Date.now() - again).toBeGreaterThanOrEqual(450);
+    } finally {
+      limited.close();
+    }
+  });
+
+  it("says the status when an error's body says nothing (empty, or a proxy's HTML page)", async () => {
+    let body = '';
+    const proxy = await fakeGateway((_req, res) => {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end(body);
+    });
+    try {
+      const client = createSluiceClient({ url: proxy.url });
+      expect(await refusal(client.dispatch(sampleAction()))).toMatchObject({ status: 502, code: 'HTTP_502', message: '502 Bad Gateway' });
+      body = '<html><body><h1>502 Bad Gateway</h1>nginx</body></html>';
+      expect(await refusal(client.dispatch(sampleAction()))).toMatchObject({ message: '502 Bad Gateway' });
+    } finally {
+      proxy.close();
+    }
+  });
+
+  it('throws SluiceStreamClosed when the gateway ends the stream (a replica shutting down)', async () => {
+    const gw = await startGateway('memory');
+    const client = createSluiceClient({ url: gw.url });
+    let opened: () => void = () => {};
+    const open = new Promise<void>((resolve) => {
+      opened = resolve;
+    });
+    const reading = (async () => {
+      for await (const _event of client.stream({}, { onOpen: opened })) {
+        // no events: the stream ends first
+      }
+    })();
+    const ended = reading.catch((e: unknown) => e);
+    await open;
+    gw.readiness.startClosing();
+    await gw.close();
+    expect(await ended).toBeInstanceOf(SluiceStreamClosed);
   });
 });

@@ -4,7 +4,7 @@ import { DataTable } from '../components/data-table.js';
 import { FilterForm, type FilterValues } from '../components/filter-form.js';
 import { ErrorNote, Time } from '../components/notices.js';
 import { messageOf } from '../components/use-load.js';
-import { SluiceApiError } from '@sluice/client';
+import { SluiceApiError, SluiceStreamClosed } from '@sluice/client';
 import type { Session } from '../session.js';
 import { EVENT_TYPES, OUTCOMES, outcomeName } from '../vocabulary.js';
 
@@ -65,6 +65,8 @@ export function LiveView({ session }: { session: Session }) {
       (err: unknown) => {
         if (abort.signal.aborted) return;
         setConnection('closed');
+        // The gateway ended the stream (a replica shutting down): connect again, nothing to report.
+        if (err instanceof SluiceStreamClosed) return reconnectLater();
         setError(messageOf(err));
         // A refusal (bad filter, no permission) stays refused: only a lost connection, 429 or 5xx is tried again.
         const refused = err instanceof SluiceApiError && err.status >= 400 && err.status < 500 && err.status !== 429;
