@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { parse as parseYaml } from 'yaml';
 import { ConfigError, formatIssues } from './config-error.js';
-import { applyEnvOverrides, misspeltEnvOverrides, setPath } from './env-overrides.js';
+import { applyEnvOverrides, setPath } from './env-overrides.js';
 import { SluiceConfig } from './schema.js';
 
 export interface LoadConfigOptions {
@@ -32,14 +32,14 @@ export function loadConfig(opts: LoadConfigOptions = {}): LoadedConfig {
   const file = opts.file ?? (env.SLUICE_CONFIG || undefined);
   const raw = file ? readYaml(file) : {};
   if (file) refuseBadValues(raw, file);
-  const envApplied = applyEnvOverrides(raw, env, SluiceConfig);
+  const { applied: envApplied, misspelt: envMisspelt } = applyEnvOverrides(raw, env, SluiceConfig);
   if (envApplied.length > 0) refuseBadValues(raw, 'environment');
   for (const [path, value] of Object.entries(opts.overrides ?? {})) {
     if (value !== undefined) setPath(raw, path.split('.'), value);
   }
   const result = SluiceConfig.safeParse(raw);
   if (!result.success) throw new ConfigError(formatIssues(file ?? 'defaults and environment', result.error.issues));
-  return { config: result.data, file, envApplied, envMisspelt: misspeltEnvOverrides(env, SluiceConfig) };
+  return { config: result.data, file, envApplied, envMisspelt };
 }
 
 /**
