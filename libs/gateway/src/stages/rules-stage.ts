@@ -32,15 +32,8 @@ export interface RulesStageDeps {
   requestMaxEvaluationMs?: number;
 }
 
-/** A rule stopped at an evaluation limit: the dispatch fails instead of going on as if it had not matched. */
-class RuleLimitStop extends Error {
-  constructor(
-    readonly rule: string,
-    readonly reason: string,
-  ) {
-    super(`rule ${rule}: ${reason}`);
-  }
-}
+/** A rule stopped at an evaluation limit (its message names both): the dispatch fails instead of going on as if it had not matched. */
+class RuleLimitStop extends Error {}
 
 function limitFailure(ctx: DispatchContext, message: string): DispatchOutcome {
   return { outcome: 'failed', action_id: ctx.action.id, error: { code: 'RULE_LIMIT_EXCEEDED', message, retryable: false, attempts: 0 } };
@@ -92,7 +85,7 @@ export function rulesStage(deps: RulesStageDeps): Stage {
       log.warn({ rule: rule.name, err: err instanceof Error ? err.message : String(err), suppressed }, msg);
     }
     // The input decides whether a limit is hit: skipping the rule would let a padded payload past it.
-    if (limited) throw new RuleLimitStop(rule.name, err.message);
+    if (limited) throw new RuleLimitStop(`rule ${rule.name}: ${err.message}`);
   };
   const budgetMs = deps.requestMaxEvaluationMs ?? Number.POSITIVE_INFINITY;
   // No rules: nothing can match, so neither state.current nor the evaluation input is needed.
