@@ -1,3 +1,4 @@
+import { UNPRINTABLE } from '@sluice/core';
 import type { Output } from './remote-options.js';
 
 /** Rows of a table: the first is the header. */
@@ -16,8 +17,7 @@ function table(rows: Rows): string {
   return `${lines.join('\n')}\n`;
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding control characters is the point.
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/gu;
+const CONTROLS = new RegExp(`[${UNPRINTABLE}]`, 'gu');
 
 /**
  * A cell as text a terminal shows as it is: control characters (a line break forges a row, an
