@@ -11,9 +11,9 @@ function chromiumPath(): string {
   return path;
 }
 
-/** A headless Chromium driven by playwright-core (root in CI containers: no sandbox). */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+/** A headless Chromium driven by playwright-core (root in CI containers: no sandbox), with extra command-line switches. */
+export function launchChromium(...switches: string[]): Promise<Browser> {
+  return chromium.launch({ executablePath: chromiumPath(), args: ['--no-sandbox', '--disable-dev-shm-usage', ...switches] });
 }
 
 /** Where the tests save screenshots: UI_SCREENSHOT_DIR (`npm run ui:screenshots` points it at docs/ui), else a temp directory. */
