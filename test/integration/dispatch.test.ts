@@ -5,22 +5,23 @@ import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A webhook target that records every body and answers with the status queued for it (default 200). */
+/** A webhook target that records every body and answers with the status and JSON text queued for it (default 200, `{"ok":…}`). */
 async function startSink() {
   const received: Record<string, unknown>[] = [];
   const statuses: number[] = [];
+  const replies: string[] = [];
   const server: Server = createServer((req: IncomingMessage, res) => {
     let data = '';
     req.on('data', (c: Buffer) => (data += c.toString()));
     req.on('end', () => {
       received.push(JSON.parse(data) as Record<string, unknown>);
       const status = statuses.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'application/json', 'x-sink': 'yes' }).end(JSON.stringify({ ok: status < 300 }));
+      res.writeHead(status, { 'content-type': 'application/json', 'x-sink': 'yes' }).end(replies.shift() ?? JSON.stringify({ ok: status < 300 }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}/hook`, received, statuses, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${port}/hook`, received, statuses, replies, close: () => new Promise((r) => server.close(r)) };
 }
 
 describe.each(ALL_BACKENDS)('dispatch over HTTP (%s backend)', (backend) => {
@@ -105,6 +106,22 @@ describe.each(ALL_BACKENDS)('dispatch over HTTP (%s backend)', (backend) => {
       const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'hook', id: 'wh-1', payload: { n: 1 } }));
       expect(res.body).toMatchObject({ outcome: 'executed', action_id: 'wh-1', response: { status: 'success', body: { ok: true } } });
       expect(sink.received.at(-1)).toMatchObject({ id: 'wh-1', namespace: 'payments', tenant: 'acme', action_type: 'send', payload: { n: 1 } });
+    });
+
+    it('hands on a JSON answer nested deeper than server.max_json_depth as its text: the call succeeded, and serialising the value would overflow the stack', async () => {
+      const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+      sink.replies.push(deep, '[[1]]', deep);
+      const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'hook', id: 'wh-deep' }));
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({ outcome: 'executed', response: { status: 'success' } });
+      expect((res.body as { response: { body: unknown } }).response.body).toBe(deep);
+      const batch = await postJson(`${gw.url}/v1/dispatch/batch`, {
+        actions: [sampleAction({ provider: 'hook', id: 'wh-shallow' }), sampleAction({ provider: 'hook', id: 'wh-deep-2' })],
+      });
+      expect(batch.status).toBe(200);
+      expect(batch.body).toMatchObject({
+        results: [{ outcome: { action_id: 'wh-shallow', response: { body: [[1]] } } }, { outcome: { action_id: 'wh-deep-2', response: { body: deep } } }],
+      });
     });
 
     it('retries a 5xx and reports failed (HTTP 200) after the last attempt', async () => {

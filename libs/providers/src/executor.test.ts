@@ -30,7 +30,7 @@ function executor(over: Partial<ExecutorOptions> = {}): Executor {
 
 async function webhook(handle: Parameters<typeof startServer>[0]): Promise<WebhookProvider> {
   server = await startServer(handle);
-  hook = new WebhookProvider('hook', { url: server.url, maxResponseBytes: 4096 });
+  hook = new WebhookProvider('hook', { url: server.url, maxResponseBytes: 4096, maxJsonDepth: 64 });
   return hook;
 }
 
@@ -80,7 +80,7 @@ describe('Executor with a real webhook', () => {
   });
 
   it('reports a refused connection as CONNECTION after all attempts', async () => {
-    hook = new WebhookProvider('hook', { url: await closedPortUrl(), maxResponseBytes: 1024 });
+    hook = new WebhookProvider('hook', { url: await closedPortUrl(), maxResponseBytes: 1024, maxJsonDepth: 64 });
     const result = await executor({ maxRetries: 2 }).execute(hook, makeAction());
     expect(result).toMatchObject({ ok: false, error: { code: 'CONNECTION', retryable: true, attempts: 3 } });
   });

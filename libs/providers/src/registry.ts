@@ -7,6 +7,8 @@ import { WebhookProvider } from './webhook-provider.js';
 export interface CreateProvidersOptions {
   /** Where `log` providers write; defaults to nowhere. */
   log?: LogFn;
+  /** How deep a webhook's JSON answer may nest before it is handed on as text (`server.max_json_depth`; default 64). */
+  maxJsonDepth?: number;
 }
 
 /**
@@ -72,6 +74,7 @@ function createProvider(spec: ProviderSpec, opts: CreateProvidersOptions = {}): 
         timeoutMs: spec.timeout_ms,
         hmacSecret: spec.hmac_secret,
         maxResponseBytes: spec.max_response_bytes,
+        maxJsonDepth: opts.maxJsonDepth ?? 64,
         log: opts.log,
       });
   }

@@ -23,18 +23,37 @@ export async function readBounded(body: Readable, maxBytes: number, declaredLeng
   return Buffer.concat(chunks, total);
 }
 
-/** JSON when the upstream says so (falling back to text if it lies), text otherwise, null when empty. */
-export function parseBody(raw: Buffer, contentType: string | undefined): unknown {
+/**
+ * JSON when the upstream says so (falling back to text if it lies), text otherwise, null when
+ * empty. JSON nested deeper than `maxDepth` is handed on as its text too: `JSON.parse` takes any
+ * depth, but serialising the value for the answer or a chain run would overflow the stack after the
+ * call succeeded (the gateway's own bodies stop at `server.max_json_depth`, the limit given here).
+ */
+export function parseBody(raw: Buffer, contentType: string | undefined, maxDepth: number): unknown {
   if (raw.length === 0) return null;
   const text = raw.toString('utf8');
   if (contentType !== undefined && /[/+]json\b/i.test(contentType)) {
     try {
-      return JSON.parse(text) as unknown;
+      const value = JSON.parse(text) as unknown;
+      return nestedDeeperThan(value, maxDepth) ? text : value;
     } catch {
       return text;
     }
   }
   return text;
+}
+
+/** Whether objects and arrays nest deeper than `max` levels (walked with a stack of its own, not the call stack). */
+function nestedDeeperThan(root: unknown, max: number): boolean {
+  const stack: { value: object; depth: number }[] = [];
+  if (root !== null && typeof root === 'object') stack.push({ value: root, depth: 0 });
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    if (next.depth >= max) return true;
+    for (const child of Object.values(next.value)) {
+      if (child !== null && typeof child === 'object') stack.push({ value: child as object, depth: next.depth + 1 });
+    }
+  }
+  return false;
 }
 
 /** ProviderResponse headers are plain strings; repeated headers are joined the HTTP way. */

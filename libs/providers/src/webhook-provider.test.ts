@@ -15,7 +15,7 @@ afterEach(async () => {
 
 async function setup(handle: Parameters<typeof startServer>[0], opts: Partial<WebhookOptions> = {}): Promise<WebhookProvider> {
   server = await startServer(handle);
-  provider = new WebhookProvider('hook', { url: server.url, maxResponseBytes: 1024, ...opts });
+  provider = new WebhookProvider('hook', { url: server.url, maxResponseBytes: 1024, maxJsonDepth: 64, ...opts });
   return provider;
 }
 
@@ -156,7 +156,7 @@ describe('WebhookProvider', () => {
   });
 
   it('reports a refused connection as CONNECTION, retryable', async () => {
-    provider = new WebhookProvider('hook', { url: await closedPortUrl(), maxResponseBytes: 1024 });
+    provider = new WebhookProvider('hook', { url: await closedPortUrl(), maxResponseBytes: 1024, maxJsonDepth: 64 });
     const err = await failure(provider.execute(makeAction(), ctx()));
     expect(err.code).toBe('CONNECTION');
     expect(err.retryable).toBe(true);
@@ -165,14 +165,14 @@ describe('WebhookProvider', () => {
   });
 
   it('rejects a non-http url at construction', () => {
-    expect(() => new WebhookProvider('hook', { url: 'ftp://example.com/', maxResponseBytes: 1 })).toThrow(/http/);
+    expect(() => new WebhookProvider('hook', { url: 'ftp://example.com/', maxResponseBytes: 1, maxJsonDepth: 64 })).toThrow(/http/);
   });
 
   it('rejects, at construction, credentials in the url and headers no call could send', () => {
     const make =
       (url: string, headers: Record<string, string> = {}) =>
       () =>
-        new WebhookProvider('hook', { url, headers, maxResponseBytes: 1 });
+        new WebhookProvider('hook', { url, headers, maxResponseBytes: 1, maxJsonDepth: 64 });
     expect(make('http://user:secret@example.com/')).toThrow(/credentials in the url are not sent/);
     expect(make('http://example.com/', { 'Bad Header': 'x' })).toThrow(/"bad header" is not a valid header name/);
     expect(make('http://example.com/', { 'X-A': 'x\r\nX-Injected: 1' })).toThrow(/line break/);

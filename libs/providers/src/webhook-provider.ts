@@ -16,6 +16,8 @@ export interface WebhookOptions {
   /** Signs each body: X-Sluice-Signature (the body's HMAC-SHA256), X-Sluice-Timestamp and X-Sluice-Signature-Timestamped (over `<timestamp>.<body>`). */
   hmacSecret?: string | undefined;
   maxResponseBytes: number;
+  /** A JSON answer nested deeper is handed on as text (`server.max_json_depth`). */
+  maxJsonDepth: number;
   /** Where a failed call's full client error (its address included) is written, at debug. */
   log?: LogFn;
 }
@@ -128,7 +130,7 @@ export class WebhookProvider implements Provider {
       const contentType = res.headers['content-type'];
       return {
         status: 'success',
-        body: parseBody(raw, typeof contentType === 'string' ? contentType : undefined),
+        body: parseBody(raw, typeof contentType === 'string' ? contentType : undefined, this.#opts.maxJsonDepth),
         headers: flattenHeaders(res.headers),
       };
     } catch (err) {

@@ -69,7 +69,7 @@ export async function createInfrastructure(
     // Queue depths, for scaling workers: only a process that consumes reports any.
     metrics.trackQueues(() => scheduler.jobCounts());
     const log = logger.child({ component: 'provider' });
-    const providers = createProviders(config.providers, { log: (level, obj, msg) => log[level](obj, msg) });
+    const providers = createProviders(config.providers, { log: (level, obj, msg) => log[level](obj, msg), maxJsonDepth: config.server.max_json_depth });
     closers.splice(1, 0, { name: 'providers', close: () => providers.close() });
     // Provider attempts are counted twice: Prometheus (this process) and the shared health window (every replica).
     const health = new ProviderHealth({ state, clock, logger, flushIntervalMs: 1000 });
