@@ -10,7 +10,15 @@ import { rulesDir } from '../support/rules-dir.js';
 import { ALL_BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
 type Body = Record<string, unknown>;
-type Step = { name: string; status: string; response_body: unknown; child_chain_id: string | null; action_id: string | null; completed_at: string | null };
+type Step = {
+  name: string;
+  status: string;
+  response_body: unknown;
+  child_chain_id: string | null;
+  action_id: string | null;
+  completed_at: string | null;
+  error: { code: string; message: string } | null;
+};
 type Run = Body & { status: string; steps: Step[]; execution_path: string[]; child_chain_ids: string[]; failure_reason: string | null };
 
 const step = (name: string, provider: string, extra: Body = {}) => ({ name, provider, action_type: `do_${name}`, ...extra });
@@ -27,7 +35,13 @@ const DEFINITIONS = [
   // A step that waits an hour: its job is run by hand, as a worker would run it after its tries.
   { name: 'held', steps: [step('x1', 'a'), step('x2', 'c', { delay_seconds: 3600, on_failure: 'dlq' }), step('x3', 'c')] },
   { name: 'held-skipping', on_failure: 'skip', steps: [step('y1', 'a', { delay_seconds: 3600 }), step('y2', 'c')] },
+  { name: 'deep-answer', steps: [step('d1', 'deep'), step('d2', 'c')] },
+  { name: 'growing', steps: [step('g1', 'big'), step('g2', 'big'), step('g3', 'big'), step('g4', 'c')] },
 ];
+/** What the `deep` provider answers: JSON nested far past server.max_json_depth (JSON.stringify of its value overflows the stack). */
+const DEEP = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+/** chains.max_output_bytes in these tests: two of the `big` provider's answers fit, a third does not. */
+const MAX_OUTPUT_BYTES = 262_144;
 /** One rule per chain: an action whose action_type is a chain's name starts that chain. */
 const chainRules = (...names: string[]) =>
   rulesDir({
@@ -36,7 +50,7 @@ const chainRules = (...names: string[]) =>
 
 describe.each(ALL_BACKENDS)('chains (%s)', (backend) => {
   let gw: RunningGateway;
-  const sinks: Record<'a' | 'b' | 'c' | 'bad', HttpSink> = {} as never;
+  const sinks: Record<'a' | 'b' | 'c' | 'bad' | 'deep' | 'big', HttpSink> = {} as never;
   const url = (path: string) => `${gw.url}${path}`;
   const start = async (chain: string, tenant = 'acme', payload: Body = { order: 42 }) => {
     const res = await postJson(url('/v1/dispatch'), sampleAction({ tenant, action_type: chain, provider: 'a', payload }));
@@ -54,14 +68,16 @@ describe.each(ALL_BACKENDS)('chains (%s)', (backend) => {
   const callsOf = (sink: HttpSink, chainId: string) => sink.received.filter((c) => c.metadata['chain_id'] === chainId);
 
   beforeAll(async () => {
-    for (const name of ['a', 'b', 'c', 'bad'] as const) sinks[name] = await startSink();
+    for (const name of ['a', 'b', 'c', 'bad', 'deep', 'big'] as const) sinks[name] = await startSink();
     sinks.bad.status = 400;
+    sinks.deep.rawReply = () => DEEP;
+    sinks.big.reply = () => ({ text: 'x'.repeat(100_000) });
     // Each sink answers with what it saw, so a step's output can be traced into the next step's payload.
     for (const name of ['a', 'b', 'c'] as const) sinks[name].reply = (call) => ({ from: name, step: (call.payload['chain'] as Body)['step'] });
     gw = await startGateway(backend, {
-      providers: (['a', 'b', 'c', 'bad'] as const).map((name) => ({ name, type: 'webhook', url: sinks[name].url })),
+      providers: (['a', 'b', 'c', 'bad', 'deep', 'big'] as const).map((name) => ({ name, type: 'webhook', url: sinks[name].url })),
       executor: { max_retries: 0, dlq_enabled: true },
-      chains: { definitions: DEFINITIONS },
+      chains: { definitions: DEFINITIONS, max_output_bytes: MAX_OUTPUT_BYTES },
       rules: { directory: chainRules(...DEFINITIONS.map((d) => d.name)) },
     });
   });
@@ -135,6 +151,28 @@ describe.each(ALL_BACKENDS)('chains (%s)', (backend) => {
     const entries = (dlq.body?.entries as Body[] | undefined) ?? [];
     expect(entries).toHaveLength(1);
     expect(entries[0]).toMatchObject({ provider: 'bad', action_type: 'do_breaks', action_id: done.steps[1]?.action_id });
+    expect(callsOf(sinks.c, chain_id)).toHaveLength(0);
+  });
+
+  it('a step whose provider answers JSON nested past server.max_json_depth completes once, with the answer as text', async () => {
+    const { chain_id } = await start('deep-answer');
+    const done = await ended(chain_id);
+    expect(done.status).toBe('completed');
+    expect(done.steps[0]?.response_body).toBe(DEEP);
+    expect(callsOf(sinks.deep, chain_id)).toHaveLength(1);
+    expect(callsOf(sinks.c, chain_id)[0]?.payload).toMatchObject({ chain: { previous: DEEP } });
+  });
+
+  it('a step whose answer would take the outputs the run keeps past chains.max_output_bytes fails (OUTPUT_TOO_LARGE), called once', async () => {
+    const { chain_id } = await start('growing');
+    const done = await ended(chain_id);
+    expect(done).toMatchObject({ status: 'failed', execution_path: ['g1', 'g2', 'g3'] });
+    expect(done.steps.map((s) => s.status)).toEqual(['completed', 'completed', 'failed', 'skipped']);
+    expect(done.steps[2]?.error).toMatchObject({ code: 'OUTPUT_TOO_LARGE', message: expect.stringContaining(`chains.max_output_bytes (${MAX_OUTPUT_BYTES})`) });
+    expect(callsOf(sinks.big, chain_id)).toHaveLength(3);
+    // The third call carried the two outputs kept: every later step's payload holds them all.
+    const third = callsOf(sinks.big, chain_id)[2]?.payload['chain'] as { outputs: Body } | undefined;
+    expect(Object.keys(third?.outputs ?? {})).toEqual(['g1', 'g2']);
     expect(callsOf(sinks.c, chain_id)).toHaveLength(0);
   });
 

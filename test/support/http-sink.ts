@@ -17,6 +17,8 @@ export interface HttpSink {
   status: number;
   /** The JSON body of a successful answer to a call (default `{"ok":true}`). */
   reply: ((call: ReceivedCall) => unknown) | undefined;
+  /** Instead of `reply`: the answer's text, sent as JSON as it is (a document JSON.stringify could not write, say). */
+  rawReply: ((call: ReceivedCall) => string) | undefined;
   /** How long to wait before answering a call (default: at once). */
   delayMs: ((call: ReceivedCall) => number) | undefined;
   close(): Promise<void>;
@@ -32,7 +34,8 @@ export async function startSink(): Promise<HttpSink> {
       const call = { ...(JSON.parse(body) as Omit<ReceivedCall, 'headers'>), headers: req.headers };
       received.push(call);
       const answer = sink.status >= 300 ? { ok: false } : sink.reply ? sink.reply(call) : { ok: true };
-      const send = () => res.writeHead(sink.status, { 'content-type': 'application/json' }).end(JSON.stringify(answer));
+      const text = sink.status < 300 && sink.rawReply ? sink.rawReply(call) : JSON.stringify(answer);
+      const send = () => res.writeHead(sink.status, { 'content-type': 'application/json' }).end(text);
       const delay = sink.delayMs?.(call) ?? 0;
       if (delay > 0) setTimeout(send, delay);
       else send();
@@ -44,6 +47,7 @@ export async function startSink(): Promise<HttpSink> {
     received,
     status: 200,
     reply: undefined,
+    rawReply: undefined,
     delayMs: undefined,
     close: () => new Promise<void>((r) => server.close(() => r())),
   };

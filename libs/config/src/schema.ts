@@ -205,6 +205,8 @@ const ChainsConfig = z
   .strictObject({
     /** Chain definitions (read-only through the API); cross-checks (providers, sub-chains, cycles) run at start-up. */
     definitions: z.array(ChainDefinition).default([]),
+    /** The response bodies one run keeps (JSON bytes): every later step's payload carries them all. */
+    max_output_bytes: z.number().int().min(1024).max(67_108_864).default(1_048_576),
   })
   .prefault({});
 

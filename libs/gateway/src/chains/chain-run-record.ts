@@ -107,6 +107,28 @@ export function stepPayload(run: ChainRun, step: number): Record<string, unknown
 
 export type StepResult = { ok: true; body: unknown } | { ok: false; error: { code: string; message: string } };
 
+function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value ?? null));
+}
+
+/**
+ * A step's result as the run can keep it: a body that would take the response bodies the run keeps
+ * past `maxBytes` fails the step instead (`OUTPUT_TOO_LARGE`). Every later step's payload carries
+ * all of them, and its audit record with it, so without a bound a run of steps answering near
+ * `max_response_bytes` grows its payloads, records and writes with the square of its length.
+ */
+export function boundedStepResult(run: ChainRun, step: number, result: StepResult, maxBytes: number): StepResult {
+  if (!result.ok) return result;
+  const body = jsonBytes(result.body);
+  let kept = 0;
+  run.steps.forEach((s, i) => {
+    if (i !== step && s.status === 'completed') kept += jsonBytes(s.response_body);
+  });
+  if (kept + body <= maxBytes) return result;
+  const message = `its response body (${body} bytes) would take the outputs this run keeps to ${kept + body} bytes, past chains.max_output_bytes (${maxBytes})`;
+  return { ok: false, error: { code: 'OUTPUT_TOO_LARGE', message } };
+}
+
 /**
  * Records a step's result and moves the run on: to the next step (its job enqueued by the caller), or to the end (completed; failed when
  * the step's `on_failure` is abort or dlq, with the steps never reached `skipped`).

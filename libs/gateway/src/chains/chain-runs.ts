@@ -18,7 +18,18 @@ import type { Logger } from '@sluice/telemetry';
 import type { InternalEventBus } from '../events/internal-events.js';
 import { decodeWith } from '../policies/schema-decoder.js';
 import { runDag } from './chain-run-dag.js';
-import { applyStepResult, childRunId, endRun, newRun, previousBody, runSummary, stepActionId, stepPayload, type StepResult } from './chain-run-record.js';
+import {
+  applyStepResult,
+  boundedStepResult,
+  childRunId,
+  endRun,
+  newRun,
+  previousBody,
+  runSummary,
+  stepActionId,
+  stepPayload,
+  type StepResult,
+} from './chain-run-record.js';
 import { ChainJobs, isChainJobData, type ChainJobData } from './chain-jobs.js';
 
 /** The key kind of chain runs: never rename without a migration. */
@@ -42,6 +53,8 @@ export interface ChainRunsDeps {
   deadLetter?: StepDeadLetter;
   /** Runs read at a time by the retention reaper (default 500). */
   reapPage?: number;
+  /** `chains.max_output_bytes`: the response bodies one run keeps, in JSON bytes (default 1 MiB). */
+  maxOutputBytes?: number;
 }
 
 export interface ChainTrigger {
@@ -62,10 +75,12 @@ export class ChainRuns {
   private readonly jobs: ChainJobs;
   private readonly log: Logger;
   private readonly reapPage: number;
+  private readonly maxOutputBytes: number;
 
   constructor(private readonly deps: ChainRunsDeps) {
     this.log = deps.logger.child({ component: 'chains' });
     this.reapPage = deps.reapPage ?? 500;
+    this.maxOutputBytes = deps.maxOutputBytes ?? 1_048_576;
     this.jobs = new ChainJobs(deps.scheduler, deps.clock);
     this.records = new RecordRepository<ChainRun>({
       state: deps.state,
@@ -387,7 +402,8 @@ export class ChainRuns {
   }
 
   /** Records a step's result if the run still waits for it, then enqueues what is due (next step, or the parent's resume). */
-  private async finishStep(from: StoredRecord<ChainRun>, index: number, result: StepResult): Promise<void> {
+  private async finishStep(from: StoredRecord<ChainRun>, index: number, outcome: StepResult): Promise<void> {
+    const result = boundedStepResult(from.record, index, outcome, this.maxOutputBytes);
     let stored: StoredRecord<ChainRun> | null = from;
     for (let round = 0; stored && round < CAS_ROUNDS; round++) {
       const run: ChainRun = stored.record;

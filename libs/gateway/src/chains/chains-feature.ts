@@ -36,6 +36,7 @@ export async function chainsFeature(ctx: FeatureContext, deadLetters: DeadLetter
     scheduler: ctx.scheduler,
     events: ctx.events,
     definitions,
+    maxOutputBytes: ctx.config.chains.max_output_bytes,
     ...(deadLetters ? { deadLetter: (action, provider, error) => deadLetters.push(action, provider, error) } : {}),
   });
   const chain: RuleActionHandler = async (dispatch, { rule, action }) => {
