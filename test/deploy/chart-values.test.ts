@@ -46,6 +46,36 @@ describe('the chart refuses shapes that cannot work', () => {
     expect(template('api.replicas=3').stderr).toMatch(/additional properties 'replicas' not allowed/);
     expect(template('state.backend=postgres').stderr).toMatch(/\/state\/backend/);
     expect(template('authKey=short').stderr).toMatch(/\/authKey/);
+    // Misspelt keys the API server or the subchart would silently drop: the override would do nothing.
+    expect(template('state.backend=redis', 'redis.enabled=true', 'redis.persistence.enable=false').stderr).toMatch(/additional properties 'enable' not allowed/);
+    expect(template('securityContext.readOnlyRootFileSystem=false').stderr).toMatch(/additional properties 'readOnlyRootFileSystem' not allowed/);
+    expect(template('podSecurityContext.runAsUsr=1').stderr).toMatch(/additional properties 'runAsUsr' not allowed/);
+    expect(template('state.backend=redis', 'redis.enabled=true', 'redis.persistence.enabled=false', 'securityContext.privileged=false').stderr).toBe('');
+  });
+
+  it('existingSecret (credentials, auth key) still leaves the Redis password and the audit URL in the chart Secret the pods read them from', () => {
+    const res = template(
+      'state.backend=redis',
+      'externalRedis.host=redis.internal',
+      'externalRedis.password=pw',
+      'existingSecret=sluice-secrets',
+      'auditPostgres.enabled=true',
+      'auditPostgres.url=postgres://u:p@db/sluice',
+    );
+    expect(res.stderr).toBe('');
+    const secrets = res.docs.filter((d) => d.kind === 'Secret') as Json[];
+    expect(secrets.map((s) => s.metadata.name)).toEqual(['sluice']);
+    expect(Object.keys(secrets[0]?.data ?? {}).sort()).toEqual(['audit-postgres-url', 'redis-password']);
+    // Every Secret a pod reads is the chart's (holding the key) or the one named by existingSecret.
+    for (const role of ['api', 'worker'] as const) {
+      for (const env of container(deployment(res.docs, role)).env as Json[]) {
+        const ref = env.valueFrom?.secretKeyRef as { name: string; key: string } | undefined;
+        if (!ref) continue;
+        if (ref.name === 'sluice-secrets') continue;
+        expect(ref.name, env.name).toBe('sluice');
+        expect(Object.keys(secrets[0]?.data ?? {}), env.name).toContain(ref.key);
+      }
+    }
   });
 });
 

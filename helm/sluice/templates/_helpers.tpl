@@ -66,7 +66,8 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{- define "sluice.hasChartSecret" -}}
-{{- if and (not .Values.existingSecret) (or .Values.authKey .Values.credentials.file .Values.externalRedis.password (include "sluice.auditPostgresUrlInChartSecret" .)) -}}true{{- end -}}
+{{- /* existingSecret replaces authKey and credentials.file (validate.yaml refuses both), not the Redis password or the audit URL. */ -}}
+{{- if or .Values.authKey .Values.credentials.file (and .Values.externalRedis.password (not .Values.externalRedis.existingSecret)) (include "sluice.auditPostgresUrlInChartSecret" .) -}}true{{- end -}}
 {{- end -}}
 
 {{- define "sluice.hasCredentials" -}}
