@@ -7,6 +7,8 @@ interface ReceivedCall {
   metadata: Record<string, unknown>;
   /** The request's headers (a `traceparent`, say). */
   headers: Record<string, string | string[] | undefined>;
+  /** The body as sent (what a signature covers). */
+  rawBody: string;
 }
 
 export interface HttpSink {
@@ -31,7 +33,7 @@ export async function startSink(): Promise<HttpSink> {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
     req.on('end', () => {
-      const call = { ...(JSON.parse(body) as Omit<ReceivedCall, 'headers'>), headers: req.headers };
+      const call = { ...(JSON.parse(body) as Omit<ReceivedCall, 'headers' | 'rawBody'>), headers: req.headers, rawBody: body };
       received.push(call);
       const answer = sink.status >= 300 ? { ok: false } : sink.reply ? sink.reply(call) : { ok: true };
       const text = sink.status < 300 && sink.rawReply ? sink.rawReply(call) : JSON.stringify(answer);

@@ -1,3 +1,4 @@
+import { providerSecretsDecrypted } from './provider-secrets.js';
 import { providerSlots } from './provider-slots.js';
 import { AUDIT_STATE_KINDS } from '@sluice/audit';
 import { configureEvaluationLimits } from '@sluice/rules';
@@ -69,7 +70,10 @@ export async function createInfrastructure(
     // Queue depths, for scaling workers: only a process that consumes reports any.
     metrics.trackQueues(() => scheduler.jobCounts());
     const log = logger.child({ component: 'provider' });
-    const providers = createProviders(config.providers, { log: (level, obj, msg) => log[level](obj, msg), maxJsonDepth: config.server.max_json_depth });
+    const providers = createProviders(providerSecretsDecrypted(config.providers), {
+      log: (level, obj, msg) => log[level](obj, msg),
+      maxJsonDepth: config.server.max_json_depth,
+    });
     closers.splice(1, 0, { name: 'providers', close: () => providers.close() });
     // Provider attempts are counted twice: Prometheus (this process) and the shared health window (every replica).
     const health = new ProviderHealth({ state, clock, logger, flushIntervalMs: 1000 });
