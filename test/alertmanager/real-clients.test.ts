@@ -9,17 +9,20 @@ import { amtool, startAlertmanager, startPrometheus, type RunningProgram } from 
 import { rulesDir } from '../support/rules-dir.js';
 import { postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
-const FIRING_RULES = `
+/** The alert that routes, and one no route takes: one rule's series, so Prometheus sends them in one request. */
+const ROUTED = 'label_replace(label_replace(vector(1), "team", "db", "", ""), "cluster", "eu-2", "", "")';
+const UNROUTED = 'label_replace(vector(1), "severity", "warning", "", "")';
+const rules = (expr: string) => `
 groups:
   - name: test
     rules:
       - alert: AlwaysFiring
-        expr: vector(1)
-        labels: { team: db, cluster: eu-2 }
+        expr: '${expr}'
         annotations: { summary: always }
 `;
-/** The same rule, no longer firing (a removed rule's alerts are dropped, not resolved). */
-const RESOLVED_RULES = FIRING_RULES.replace('expr: vector(1)', 'expr: vector(1) == 0');
+const FIRING_RULES = rules(`${ROUTED} or ${UNROUTED}`);
+/** The routed series no longer firing (a removed rule's alerts are dropped, not resolved); the other one still is. */
+const RESOLVED_RULES = rules(UNROUTED);
 
 /*
  * The real programs as clients, with authentication on: a stock Prometheus sends its alerts to
@@ -47,7 +50,7 @@ describe('Prometheus, Alertmanager and amtool against Sluice', () => {
     await gw?.close();
   });
 
-  it('Prometheus delivers a firing alert as an action, and its resolution resolves the event', async () => {
+  it('Prometheus delivers a firing alert as an action, and its resolution resolves the event, though an alert sent with it has no route', async () => {
     const prometheus = await startPrometheus({
       alertmanagerHostPort: new URL(gw.url).host,
       rules: FIRING_RULES,

@@ -8,7 +8,7 @@ type Body = Record<string, unknown>;
 
 /*
  * Alertmanager compatibility over HTTP: Prometheus's alert list and Alertmanager's webhook become
- * actions through alertmanager.routes (all or none), and amtool's silence API works over Sluice
+ * actions through alertmanager.routes (one that maps none is refused, not the others), and amtool's silence API works over Sluice
  * silences. The real programs are driven in test/alertmanager/.
  */
 describe.each(BACKENDS)('Alertmanager compatibility over HTTP (%s)', (backend) => {
@@ -52,16 +52,18 @@ describe.each(BACKENDS)('Alertmanager compatibility over HTTP (%s)', (backend) =
     expect(await event()).toMatchObject({ fingerprint, state: 'resolved' });
   });
 
-  it('an alert no route takes, or missing a label a route reads, refuses the whole list (400, a JSON string) and dispatches nothing', async () => {
-    const before = (await auditOf('monitoring', 'main')).length;
+  it('an alert no route takes is refused (400, a JSON string naming it) without holding back the others of the request, which Prometheus would not send again', async () => {
+    const before = await auditOf('monitoring', 'main');
     const refused = await postJson(url('/api/v2/alerts'), [
-      { labels: { alertname: 'Fine', severity: 'page' } },
       { labels: { alertname: 'Orphan', team: 'web' } },
+      { labels: { alertname: 'Fine', severity: 'page' } },
     ]);
     expect(refused.status).toBe(400);
     expect(typeof refused.body).toBe('string');
-    expect(refused.body).toContain('1.labels no alertmanager route takes this alert');
-    expect(await auditOf('monitoring', 'main')).toHaveLength(before);
+    expect(refused.body).toContain('1 of 2 alerts dispatched; refused: 0.labels no alertmanager route takes this alert');
+    const after = await auditOf('monitoring', 'main');
+    expect(after).toHaveLength(before.length + 1);
+    expect(after.filter((r) => !before.some((b) => b.action_id === r.action_id))).toMatchObject([{ action_type: 'page' }]);
     const malformed = await postJson(url('/api/v2/alerts'), [{ annotations: {} }]);
     expect(malformed.status).toBe(400);
     expect(typeof malformed.body).toBe('string');
@@ -97,6 +99,24 @@ describe.each(BACKENDS)('Alertmanager compatibility over HTTP (%s)', (backend) =
     const mine = records.filter((r) => ids.includes(r.action_id));
     expect(mine.map((r) => r.action_type)).toEqual(['page', 'page']);
     expect(await get('/v1/events/fp00000000000003?namespace=monitoring&tenant=main')).toMatchObject({ status: 200, body: { state: 'resolved' } });
+    // An alert no route takes gets an error result in its place; the others are dispatched.
+    const mixed = await postJson(url('/v1/integrations/alertmanager'), {
+      version: '4',
+      groupKey: '{}:{}',
+      truncatedAlerts: 0,
+      status: 'firing',
+      receiver: 'sluice',
+      groupLabels: {},
+      commonLabels: {},
+      commonAnnotations: {},
+      externalURL: 'http://alertmanager:9093',
+      alerts: [{ ...alert('Orphan', 'firing'), labels: { alertname: 'Orphan', team: 'web' } }, alert('Ok', 'firing')],
+    });
+    expect(mixed.status).toBe(200);
+    expect((mixed.body as { results: Body[] }).results).toMatchObject([
+      { status: 'error', error: { code: 'VALIDATION_FAILED', message: expect.stringContaining('0.labels no alertmanager route takes this alert') } },
+      { status: 'success', outcome: { action_id: expect.any(String) } },
+    ]);
     const wrong = await postJson(url('/v1/integrations/alertmanager'), { version: '3', status: 'firing', receiver: 'x', alerts: [] });
     expect(wrong).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
   });

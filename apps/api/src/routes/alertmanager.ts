@@ -1,5 +1,5 @@
 import type { SluiceConfig } from '@sluice/config';
-import { AlertmanagerWebhook, BatchResponse, ErrorBody, PostableAlerts, type Clock } from '@sluice/core';
+import { AlertmanagerWebhook, BatchResponse, ErrorBody, PostableAlerts, SluiceError, type BatchItemResult, type Clock } from '@sluice/core';
 import { actionsOfAlerts, type Gateway, type IncomingAlert } from '@sluice/gateway';
 import { type ErrorHandlingOptions, installAlertmanagerErrorHandling, requestSchema, responseSchema } from '@sluice/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -19,12 +19,25 @@ const dispatchAccess = { access: 'dispatch' } as const;
 /** Alertmanager answers its errors as a JSON string. */
 const amError = { type: 'string' } as const;
 
-/** Maps the alerts (all or none), then admits and dispatches them as a batch would be. */
+/**
+ * Maps the alerts, then admits and dispatches those that map as a batch would be; an alert that
+ * cannot map gets an error result in its place. Neither sender retries a refused request (they
+ * send every active alert again), so one unroutable alert must not hold back the others.
+ */
 async function dispatchAlerts(request: FastifyRequest, alerts: readonly IncomingAlert[], opts: AlertmanagerRoutesOptions) {
-  const actions = actionsOfAlerts(alerts, opts.config.routes, opts.clock.now());
-  if (actions.length === 0) return [];
-  const options = await admit(request, actions, opts.rateLimiter);
-  return opts.gateway.dispatchBatch(actions, { ...options, dryRun: false });
+  const mapped = actionsOfAlerts(alerts, opts.config.routes, opts.clock.now());
+  const actions = mapped.flatMap((m) => ('action' in m ? [m.action] : []));
+  const dispatched =
+    actions.length === 0 ? [] : await opts.gateway.dispatchBatch(actions, { ...(await admit(request, actions, opts.rateLimiter)), dryRun: false });
+  const problems = mapped.flatMap((m) => ('problems' in m ? m.problems : []));
+  let next = 0;
+  const results = mapped.map(
+    (m): BatchItemResult =>
+      'action' in m
+        ? (dispatched[next++] as BatchItemResult)
+        : { status: 'error', error: { code: 'VALIDATION_FAILED', message: m.problems.map((p) => `${p.path} ${p.message}`).join('; ') } },
+  );
+  return { results, problems, dispatched: actions.length };
 }
 
 /**
@@ -44,13 +57,17 @@ export async function alertmanagerRoutes(app: FastifyInstance, opts: Alertmanage
           tags,
           summary: 'Alerts from Prometheus (Alertmanager API v2): each becomes an action',
           description:
-            'Every alert must map to an action through alertmanager.routes, or none is dispatched (400). An alert whose endsAt has passed is resolved. Answers 200 with no body, as Alertmanager does.',
+            'Each alert that maps to an action through alertmanager.routes is dispatched; when some do not, the others are still dispatched and the answer is 400 naming those refused, as Alertmanager takes the valid alerts of a request. An alert whose endsAt has passed is resolved. Answers 200 with no body, as Alertmanager does.',
           body: requestSchema(PostableAlerts),
           response: { 200: { type: 'null', description: 'accepted' }, 400: amError, 401: amError, 403: amError, 429: amError },
         },
       },
       async (request, reply) => {
-        await dispatchAlerts(request, request.body, opts);
+        const { problems, dispatched } = await dispatchAlerts(request, request.body, opts);
+        if (problems.length > 0) {
+          const refused = `${dispatched} of ${request.body.length} alerts dispatched; refused: ${problems.map((p) => `${p.path} ${p.message}`).join('; ')}`;
+          throw new SluiceError('VALIDATION_FAILED', refused, { details: problems });
+        }
         return reply.status(200).send();
       },
     );
@@ -64,11 +81,11 @@ export async function alertmanagerRoutes(app: FastifyInstance, opts: Alertmanage
         tags,
         summary: 'A notification of an Alertmanager webhook receiver (webhook_configs, version 4): each alert becomes an action',
         description:
-          'Every alert must map to an action through alertmanager.routes, or none is dispatched (400). Results come back in the order of the alerts.',
+          'Each alert that maps to an action through alertmanager.routes is dispatched; one that does not gets an error result (VALIDATION_FAILED) in its place. Results come back in the order of the alerts.',
         body: requestSchema(AlertmanagerWebhook),
         response: { 200: responseSchema(BatchResponse), 400: responseSchema(ErrorBody), 401: responseSchema(ErrorBody), 403: responseSchema(ErrorBody) },
       },
     },
-    async (request) => ({ results: await dispatchAlerts(request, request.body.alerts, opts) }),
+    async (request) => ({ results: (await dispatchAlerts(request, request.body.alerts, opts)).results }),
   );
 }

@@ -175,7 +175,7 @@ export interface paths {
         put?: never;
         /**
          * Alerts from Prometheus (Alertmanager API v2): each becomes an action
-         * @description Every alert must map to an action through alertmanager.routes, or none is dispatched (400). An alert whose endsAt has passed is resolved. Answers 200 with no body, as Alertmanager does.
+         * @description Each alert that maps to an action through alertmanager.routes is dispatched; when some do not, the others are still dispatched and the answer is 400 naming those refused, as Alertmanager takes the valid alerts of a request. An alert whose endsAt has passed is resolved. Answers 200 with no body, as Alertmanager does.
          */
         post: operations["postAlertmanagerAlerts"];
         delete?: never;
@@ -195,7 +195,7 @@ export interface paths {
         put?: never;
         /**
          * A notification of an Alertmanager webhook receiver (webhook_configs, version 4): each alert becomes an action
-         * @description Every alert must map to an action through alertmanager.routes, or none is dispatched (400). Results come back in the order of the alerts.
+         * @description Each alert that maps to an action through alertmanager.routes is dispatched; one that does not gets an error result (VALIDATION_FAILED) in its place. Results come back in the order of the alerts.
          */
         post: operations["receiveAlertmanagerWebhook"];
         delete?: never;

@@ -1,5 +1,5 @@
 import type { SluiceConfig } from '@sluice/config';
-import { ActionInput, errors, type ErrorDetail, type PostableAlert } from '@sluice/core';
+import { ActionInput, type ErrorDetail, type PostableAlert } from '@sluice/core';
 import { alertFingerprint } from './alert-fingerprint.js';
 
 type AlertRoute = SluiceConfig['alertmanager']['routes'][number];
@@ -11,61 +11,57 @@ export interface IncomingAlert extends PostableAlert {
   fingerprint?: string | undefined;
 }
 
+/** What one alert becomes: its action, or why it cannot become one. */
+export type MappedAlert = { action: ActionInput } | { problems: ErrorDetail[] };
+
 /**
- * The actions the alerts become, in order, or a 400 naming every alert that cannot become one
- * (no route takes it, a label a route reads is missing, a field is not a valid name): nothing is
- * dispatched unless every alert maps. An alert is resolved when it says so (a webhook) or, saying
- * nothing (Prometheus), when its endsAt has passed.
+ * The action each alert becomes, in order, or the problems that keep it from becoming one (no
+ * route takes it, a label a route reads is missing, a field is not a valid name), each naming the
+ * alert by its position. An alert is resolved when it says so (a webhook) or, saying nothing
+ * (Prometheus), when its endsAt has passed.
  */
-export function actionsOfAlerts(alerts: readonly IncomingAlert[], routes: readonly AlertRoute[], nowMs: number): ActionInput[] {
-  const problems: ErrorDetail[] = [];
-  const actions: ActionInput[] = [];
-  alerts.forEach((alert, i) => {
-    const route = routes.find((r) => Object.entries(r.match).every(([name, value]) => alert.labels[name] === value));
-    if (route === undefined) {
-      problems.push({ path: `${i}.labels`, message: `no alertmanager route takes this alert (${describe(alert.labels)})` });
-      return;
-    }
-    const startsAt = instant(alert.startsAt);
-    const endsAt = instant(alert.endsAt);
-    // A webhook says its status; Prometheus marks a resolved alert by an endsAt that has passed.
-    const status = alert.status ?? (endsAt !== undefined && Date.parse(endsAt) <= nowMs ? 'resolved' : 'firing');
-    const fields = {
-      namespace: fieldOf(route.namespace, alert),
-      tenant: fieldOf(route.tenant, alert),
-      provider: fieldOf(route.provider, alert),
-      action_type: fieldOf(route.action_type, alert),
+export function actionsOfAlerts(alerts: readonly IncomingAlert[], routes: readonly AlertRoute[], nowMs: number): MappedAlert[] {
+  return alerts.map((alert, i) => actionOfAlert(alert, i, routes, nowMs));
+}
+
+function actionOfAlert(alert: IncomingAlert, i: number, routes: readonly AlertRoute[], nowMs: number): MappedAlert {
+  const route = routes.find((r) => Object.entries(r.match).every(([name, value]) => alert.labels[name] === value));
+  if (route === undefined) return { problems: [{ path: `${i}.labels`, message: `no alertmanager route takes this alert (${describe(alert.labels)})` }] };
+  const startsAt = instant(alert.startsAt);
+  const endsAt = instant(alert.endsAt);
+  // A webhook says its status; Prometheus marks a resolved alert by an endsAt that has passed.
+  const status = alert.status ?? (endsAt !== undefined && Date.parse(endsAt) <= nowMs ? 'resolved' : 'firing');
+  const fields = {
+    namespace: fieldOf(route.namespace, alert),
+    tenant: fieldOf(route.tenant, alert),
+    provider: fieldOf(route.provider, alert),
+    action_type: fieldOf(route.action_type, alert),
+  };
+  const missing = Object.entries(fields).filter(([, value]) => value === null);
+  if (missing.length > 0) {
+    return {
+      problems: missing.map(([name]) => ({ path: `${i}.labels`, message: `the route's ${name} reads a label this alert lacks (${describe(alert.labels)})` })),
     };
-    for (const [name, value] of Object.entries(fields)) {
-      if (value === null) problems.push({ path: `${i}.labels`, message: `the route's ${name} reads a label this alert lacks (${describe(alert.labels)})` });
-    }
-    const candidate = {
-      ...fields,
-      payload: {
-        status,
-        labels: alert.labels,
-        annotations: alert.annotations ?? {},
-        ...(startsAt !== undefined ? { startsAt } : {}),
-        ...(endsAt !== undefined ? { endsAt } : {}),
-        ...(alert.generatorURL !== undefined ? { generatorURL: alert.generatorURL } : {}),
-      },
-      metadata: { labels: alert.labels },
-      fingerprint: alert.fingerprint ?? alertFingerprint(alert.labels),
+  }
+  const candidate = {
+    ...fields,
+    payload: {
       status,
-      ...(startsAt !== undefined ? { starts_at: startsAt } : {}),
-      ...(endsAt !== undefined ? { ends_at: endsAt } : {}),
-    };
-    const parsed = ActionInput.safeParse(candidate);
-    if (!parsed.success) {
-      if (Object.values(fields).every((v) => v !== null)) {
-        for (const issue of parsed.error.issues) problems.push({ path: `${i}.${issue.path.join('.')}`, message: `the action of this alert: ${issue.message}` });
-      }
-      return;
-    }
-    actions.push(parsed.data);
-  });
-  if (problems.length > 0) throw errors.validation(problems);
-  return actions;
+      labels: alert.labels,
+      annotations: alert.annotations ?? {},
+      ...(startsAt !== undefined ? { startsAt } : {}),
+      ...(endsAt !== undefined ? { endsAt } : {}),
+      ...(alert.generatorURL !== undefined ? { generatorURL: alert.generatorURL } : {}),
+    },
+    metadata: { labels: alert.labels },
+    fingerprint: alert.fingerprint ?? alertFingerprint(alert.labels),
+    status,
+    ...(startsAt !== undefined ? { starts_at: startsAt } : {}),
+    ...(endsAt !== undefined ? { ends_at: endsAt } : {}),
+  };
+  const parsed = ActionInput.safeParse(candidate);
+  if (parsed.success) return { action: parsed.data };
+  return { problems: parsed.error.issues.map((issue) => ({ path: `${i}.${issue.path.join('.')}`, message: `the action of this alert: ${issue.message}` })) };
 }
 
 /** Go's zero time (`0001-01-01T00:00:00Z`, Alertmanager's "not set") reads as absent. */
