@@ -47,7 +47,9 @@ describe('the chart refuses shapes that cannot work', () => {
     expect(template('state.backend=postgres').stderr).toMatch(/\/state\/backend/);
     expect(template('authKey=short').stderr).toMatch(/\/authKey/);
     // Misspelt keys the API server or the subchart would silently drop: the override would do nothing.
-    expect(template('state.backend=redis', 'redis.enabled=true', 'redis.persistence.enable=false').stderr).toMatch(/additional properties 'enable' not allowed/);
+    expect(template('state.backend=redis', 'redis.enabled=true', 'redis.persistence.enable=false').stderr).toMatch(
+      /additional properties 'enable' not allowed/,
+    );
     expect(template('securityContext.readOnlyRootFileSystem=false').stderr).toMatch(/additional properties 'readOnlyRootFileSystem' not allowed/);
     expect(template('podSecurityContext.runAsUsr=1').stderr).toMatch(/additional properties 'runAsUsr' not allowed/);
     expect(template('state.backend=redis', 'redis.enabled=true', 'redis.persistence.enabled=false', 'securityContext.privileged=false').stderr).toBe('');
