@@ -70,3 +70,58 @@ describe.each(BACKENDS)('a full state backend (%s)', (backend) => {
     expect(sink.received).toHaveLength(executed + 1);
   });
 });
+
+/*
+ * Pending groups hold their events until they flush, and a flush first moves them to its outbox:
+ * a store the groups filled must still let them flush (the memory backend keeps a reserve for
+ * that), then free them once sent. Before, every flush was refused, and so was every new key, for
+ * good. (Redis at maxmemory has no such reserve: it serves again once it is given memory.)
+ */
+describe('a memory store filled by pending groups', () => {
+  let gw: RunningGateway;
+  let sink: HttpSink;
+  const GROUP_RULES = `rules:\n  - { name: batch, priority: 1, condition: { field: action.action_type, eq: alert }, action: { type: group, group_by: [payload.k], group_wait_seconds: 1 } }\n`;
+  const alert = (k: string) =>
+    postJson(`${gw.url}/v1/dispatch`, sampleAction({ action_type: 'alert', provider: 'hook', payload: { k, note: 'n'.repeat(3000) } }));
+
+  beforeAll(async () => {
+    sink = await startSink();
+    gw = await startGateway('memory', {
+      providers: [{ name: 'hook', type: 'webhook', url: sink.url }],
+      rules: { directory: rulesDir({ 'groups.yaml': GROUP_RULES }) },
+      state: { memory_max_bytes: 200_000 },
+    });
+  });
+  afterAll(async () => {
+    await gw.close();
+    await sink.close();
+  });
+
+  it('flushes them when due, frees their room once sent, and takes new groups again', async () => {
+    let grouped = 0;
+    let refused = false;
+    for (let i = 0; i < 500 && !refused; i++) {
+      const res = await alert(`k-${i}`);
+      if (res.status === 503) refused = true;
+      else {
+        expect(res.body).toMatchObject({ outcome: 'grouped' });
+        grouped++;
+      }
+    }
+    expect(refused).toBe(true);
+    await poll(
+      'every group to be notified',
+      () => sink.received.length,
+      (n) => n === grouped,
+      { timeoutMs: 20_000, intervalMs: 100 },
+    );
+    expect(sink.received.every((call) => call.payload['event_count'] === 1)).toBe(true);
+    // The sent notifications no longer hold their events: a group as large as before fits again.
+    await poll(
+      'a new group to be taken',
+      async () => (await alert('after')).status,
+      (status) => status === 200,
+      { timeoutMs: 10_000, intervalMs: 250 },
+    );
+  });
+});

@@ -99,7 +99,7 @@ describe('MemoryStateStore', () => {
   describe('limits (state.memory_max_keys, memory_max_bytes)', () => {
     const key = (kind: string, id: string) => ({ kind, namespace: 'n', tenant: 't', id });
     const limited = (maxKeys: number, maxBytes: number, clock = new ManualClock()) =>
-      new MemoryStateStore({ clock, sweepIntervalMs: 60_000, limits: { maxKeys, maxBytes, exemptKinds: ['audit'] } });
+      new MemoryStateStore({ clock, sweepIntervalMs: 60_000, limits: { maxKeys, maxBytes, exemptKinds: ['audit'], drainKinds: ['outbox'] } });
 
     it('refuses a new key past max keys, changing nothing, and takes it again once a key is gone', async () => {
       const store = limited(3, 1000);
@@ -152,6 +152,20 @@ describe('MemoryStateStore', () => {
       expect(await store.getVersioned(head)).toBeNull();
       expect(await store.get(key('chain', 'x'))).toBeNull();
       expect(await store.compareAndSwapWith(head, 0, 'h', writes.slice(0, 1))).toEqual({ ok: true, version: 1 });
+      await store.close();
+    });
+
+    it('lets a write of a drain kind (a flush outbox) past the limits by 5 % of them, so a full store can still drain', async () => {
+      const store = limited(100, 1000);
+      const group = key('group', 'g');
+      const { version } = await store.compareAndSwapWith(group, 0, 'e'.repeat(990), []);
+      // The claim: the record gives way to a small tombstone, the outbox takes its events and a little more.
+      const claim = [{ op: 'set' as const, key: key('outbox', 'f'), value: 'e'.repeat(1030) }];
+      await expect(store.compareAndSwapWith(key('group', 'other'), 0, 'x'.repeat(40), [])).rejects.toThrow(StateFullError);
+      expect(await store.compareAndSwapWith(group, version, 't', claim)).toMatchObject({ ok: true });
+      // Past the reserve, or without a drain kind, still refused.
+      await expect(store.set(key('outbox', 'g'), 'e'.repeat(30))).rejects.toThrow(StateFullError);
+      await expect(store.set(key('dedup', 'a'), '1')).rejects.toThrow(StateFullError);
       await store.close();
     });
   });

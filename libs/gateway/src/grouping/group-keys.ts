@@ -31,8 +31,11 @@ export function groupSummaryKey(scope: GroupScope, groupKey: string): StateKey {
 }
 
 /** The notification a claimed flush owes (written by the claim, marked sent by the delivery). */
+/** The key kind of flush outboxes: the memory backend lets their writes into its drain reserve. */
+export const GROUP_OUTBOX_KIND = 'group-outbox';
+
 export function outboxKey(scope: GroupScope, flushId: string): StateKey {
-  return { kind: 'group-outbox', namespace: scope.namespace, tenant: scope.tenant, id: flushId };
+  return { kind: GROUP_OUTBOX_KIND, namespace: scope.namespace, tenant: scope.tenant, id: flushId };
 }
 
 /** Held (set-if-absent, with expiry) by whoever is calling the provider for a flush. */

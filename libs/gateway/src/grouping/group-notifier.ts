@@ -88,7 +88,7 @@ export class GroupNotifier<P> {
     const provider = this.deps.providers.get(action.provider);
     const result = provider ? await this.deps.executor.execute(provider, action) : ({ ok: false, error: providerNotFound(action.provider) } as const);
     if (result.ok) {
-      await state.set(outboxKey(scope, outbox.flush_id), JSON.stringify({ ...outbox, sent_at: clock.now() }), { ttlMs: SENT_OUTBOX_TTL_MS });
+      await state.set(outboxKey(scope, outbox.flush_id), settled(outbox, { sent_at: clock.now() }), { ttlMs: SENT_OUTBOX_TTL_MS });
       this.deps.onResult?.('sent');
       this.deps.events.emit({
         type: 'group_flushed',
@@ -109,7 +109,7 @@ export class GroupNotifier<P> {
       await giveBack();
       return { notified: false, retryable: true, error: error.message };
     }
-    await state.set(outboxKey(scope, outbox.flush_id), JSON.stringify({ ...outbox, failed: error.message }), { ttlMs: SENT_OUTBOX_TTL_MS });
+    await state.set(outboxKey(scope, outbox.flush_id), settled(outbox, { failed: error.message }), { ttlMs: SENT_OUTBOX_TTL_MS });
     await giveBack();
     this.deps.onResult?.('failed');
     this.log.error(
@@ -118,6 +118,15 @@ export class GroupNotifier<P> {
     );
     return { notified: false, retryable: false, error: error.message };
   }
+}
+
+/**
+ * A settled outbox as kept (a day, so a retried flush finds it settled): without the group's
+ * events, which nothing reads once the notification is sent or given up, and which would hold
+ * the whole group's size in the store for that day.
+ */
+function settled(outbox: Outbox, change: Pick<Outbox, 'sent_at'> | Pick<Outbox, 'failed'>): string {
+  return JSON.stringify({ ...outbox, group: { ...outbox.group, events: [] }, ...change });
 }
 
 function settledResult(outbox: Outbox): DeliveryResult | null {

@@ -10,6 +10,7 @@ import { createScheduler, createStateStore, type RedisTarget } from '@sluice/sta
 import type { Logger, Metrics, Tracer } from '@sluice/telemetry';
 import { traceCarryingScheduler } from './trace-carrying-scheduler.js';
 import { InternalEventBus } from '../events/internal-events.js';
+import { GROUP_OUTBOX_KIND } from '../grouping/group-keys.js';
 import { ProviderHealth } from '../resilience/provider-health.js';
 import type { FeatureContext } from '../feature.js';
 
@@ -42,7 +43,12 @@ export async function createInfrastructure(
     prefix: config.state.prefix,
     clock,
     sweepIntervalMs: config.state.memory_sweep_interval_seconds * 1000,
-    memoryLimits: { maxKeys: config.state.memory_max_keys, maxBytes: config.state.memory_max_bytes, exemptKinds: AUDIT_STATE_KINDS },
+    memoryLimits: {
+      maxKeys: config.state.memory_max_keys,
+      maxBytes: config.state.memory_max_bytes,
+      exemptKinds: AUDIT_STATE_KINDS,
+      drainKinds: [GROUP_OUTBOX_KIND],
+    },
     onHandlerError: (channel, err) => logger.error({ err, channel }, 'state subscriber failed'),
     waitReplicas: {
       replicas: config.state.wait_replicas,

@@ -51,7 +51,17 @@ export interface KeyspaceLimits {
   maxBytes: number;
   /** Kinds left out of both counts (the audit trail's: its store evicts by its own caps). */
   exemptKinds: readonly string[];
+  /**
+   * Kinds whose writes are how the store drains (a group flush's outbox: it takes the events its
+   * group record lets go of, until the notification is sent and they are freed). A write of one may
+   * go past the limits by DRAIN_RESERVE of them: at the limits, a store filled by pending groups
+   * could otherwise never flush them, and would refuse every new key for good.
+   */
+  drainKinds?: readonly string[];
 }
+
+/** The share of each limit kept for draining writes. */
+const DRAIN_RESERVE = 0.05;
 
 /**
  * What a write that would take the keyspace past its limits is refused with. The message starts
@@ -72,6 +82,7 @@ export class Keyspace {
   private readonly sweeper: TimerHandle;
   private closed = false;
   private readonly exempt: ReadonlySet<string>;
+  private readonly drain: ReadonlySet<string>;
   /** Keys and value characters outside the exempt kinds, kept exact like `bytes`. */
   private cappedKeys = 0;
   private cappedBytes = 0;
@@ -84,6 +95,7 @@ export class Keyspace {
     private readonly limits: KeyspaceLimits | null = null,
   ) {
     this.exempt = new Set(limits?.exemptKinds ?? []);
+    this.drain = new Set(limits?.drainKinds ?? []);
     this.sweeper = clock.setRepeating(() => this.sweep(), sweepIntervalMs);
   }
 
@@ -224,7 +236,9 @@ export class Keyspace {
     let bytes = this.cappedBytes;
     // Keys written twice in one plan count once; a single write (every put) needs no set.
     const seen = planned.length > 1 ? new Set<string>() : null;
+    let allowance = 1;
     for (const { rendered, kind, size } of planned) {
+      if (this.drain.has(kind)) allowance = 1 + DRAIN_RESERVE;
       if (this.exempt.has(kind)) continue;
       const again = seen?.has(rendered) ?? false;
       const old = again ? undefined : this.entries.get(rendered);
@@ -233,7 +247,7 @@ export class Keyspace {
       bytes += size - (oldCapped ? valueSize(old) : 0);
       seen?.add(rendered);
     }
-    return (keys <= limits.maxKeys || keys <= this.cappedKeys) && (bytes <= limits.maxBytes || bytes <= this.cappedBytes);
+    return (keys <= limits.maxKeys * allowance || keys <= this.cappedKeys) && (bytes <= limits.maxBytes * allowance || bytes <= this.cappedBytes);
   }
 
   /** Expired keys still count until swept: a full keyspace sweeps before refusing (at most once a second). */
