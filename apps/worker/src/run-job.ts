@@ -1,5 +1,5 @@
 import { isBackendConnectionError } from '@sluice/core';
-import { withTraceCarrier, type Logger, type Metrics, type Tracer } from '@sluice/telemetry';
+import { logThrottle, withTraceCarrier, type Logger, type Metrics, type Tracer } from '@sluice/telemetry';
 import type { Job, JobHandler } from '@sluice/state';
 
 /**
@@ -22,8 +22,13 @@ export function instrumentJob(kind: string, handler: JobHandler, deps: { logger:
         });
 }
 
+/** A job kind's failures with one message are logged once per window, with how many were held back. */
+const FAILURE_LOG_WINDOW_MS = 30_000;
+
 function counted(kind: string, handler: JobHandler, deps: { logger: Logger; metrics: Metrics }): JobHandler {
   const log = deps.logger.child({ job_kind: kind });
+  // A full or unreachable backend fails every job alike, each retry too: a line apiece filled disks.
+  const throttle = logThrottle(FAILURE_LOG_WINDOW_MS, Date.now);
   return async (job: Job) => {
     const started = process.hrtime.bigint();
     try {
@@ -33,7 +38,8 @@ function counted(kind: string, handler: JobHandler, deps: { logger: Logger; metr
     } catch (err) {
       deps.metrics.jobs.inc({ kind, result: 'failure' });
       if (isBackendConnectionError(err)) deps.metrics.stateErrors.inc({ operation: 'job' });
-      log.warn({ job_id: job.id, attempt: job.attempt, err }, 'job failed');
+      const suppressed = throttle(err instanceof Error ? `${err.name}: ${err.message}` : String(err));
+      if (suppressed !== null) log.warn({ job_id: job.id, attempt: job.attempt, err, suppressed }, 'job failed');
       throw err;
     } finally {
       deps.metrics.jobDuration.observe({ kind }, Number(process.hrtime.bigint() - started) / 1e9);
