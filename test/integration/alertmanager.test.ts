@@ -233,5 +233,48 @@ describe.each(BACKENDS)('Alertmanager compatibility over HTTP (%s)', (backend) =
     ).silenceID;
     const found = (await get(`/api/v2/silences?filter=${encodeURIComponent('nl="x\\ny"')}`)).body as unknown as Body[];
     expect(found.map((s) => s.id)).toEqual([nl]);
+    // A window already over says so, whichever way it is given (a past start is moved up to now first).
+    const over = await postJson(url('/api/v2/silences'), silence({ startsAt: '2020-01-01T00:00:00Z', endsAt: '2020-01-02T00:00:00Z' }));
+    expect(over).toMatchObject({ status: 400, body: 'ends_at must be in the future' });
+  });
+
+  it('lists silences in Alertmanager’s order: active ending soonest, pending starting soonest, expired latest ended first', async () => {
+    const now = Date.now();
+    const make = async (name: string, startIn: number, endIn: number) =>
+      (
+        (
+          await postJson(url('/api/v2/silences'), {
+            matchers: [{ name: 'order', value: name, isRegex: false, isEqual: true }],
+            startsAt: new Date(now + startIn).toISOString(),
+            endsAt: new Date(now + endIn).toISOString(),
+            createdBy: 'amtool',
+            comment: 'order',
+          })
+        ).body as { silenceID: string }
+      ).silenceID;
+    const hour = 3_600_000;
+    const ids = {
+      activeLate: await make('a2', 0, 3 * hour),
+      pendingLate: await make('p2', 2 * hour, 5 * hour),
+      expiredFirst: await make('e1', 0, hour),
+      activeSoon: await make('a1', 0, 2 * hour),
+      pendingSoon: await make('p1', hour, 5 * hour),
+      expiredLast: await make('e2', 0, hour),
+    };
+    for (const id of [ids.expiredFirst, ids.expiredLast]) expect((await requestJson('DELETE', url(`/api/v2/silence/${id}`))).status).toBe(200);
+    const ours = new Set(Object.values(ids));
+    const listed = ((await get('/api/v2/silences')).body as unknown as Body[]).map((s) => s.id).filter((id) => ours.has(id as string));
+    expect(listed).toEqual([ids.activeSoon, ids.activeLate, ids.pendingSoon, ids.pendingLate, ids.expiredLast, ids.expiredFirst]);
+  });
+
+  it('drops empty-valued labels before fingerprinting (as Alertmanager), and refuses an alert that ends before it starts', async () => {
+    const labels = { alertname: 'EmptyVal', team: 'db', cluster: 'eu-6' };
+    expect((await postJson(url('/api/v2/alerts'), [{ labels: { ...labels, extra: '' } }])).status).toBe(200);
+    const event = await get(`/v1/events/${alertFingerprint(labels)}?namespace=monitoring&tenant=eu-6`);
+    expect(event).toMatchObject({ status: 200, body: { state: 'firing' } });
+    const backwards = await postJson(url('/api/v2/alerts'), [
+      { labels: { alertname: 'Backwards', team: 'db', cluster: 'eu-7' }, startsAt: '2026-01-01T09:00:00Z', endsAt: '2026-01-01T08:00:00Z' },
+    ]);
+    expect(backwards).toMatchObject({ status: 400, body: expect.stringContaining('0.endsAt the alert ends before it starts') });
   });
 });

@@ -136,7 +136,11 @@ describe.each(BACKENDS)('silences over HTTP (%s)', (backend) => {
     ['no comment', { comment: '' }, /comment/],
     ['a blank comment', { comment: '   ' }, /comment a comment is required/],
     ['neither ends_at nor duration_seconds', { duration_seconds: undefined }, /either ends_at or duration_seconds must be supplied/],
-    ['ends_at before starts_at', { duration_seconds: undefined, ends_at: iso(T0 - 1000), starts_at: iso(T0) }, /ends_at must be after starts_at/],
+    [
+      'ends_at before starts_at',
+      { duration_seconds: undefined, ends_at: iso(T0 + 3_600_000), starts_at: iso(T0 + 7_200_000) },
+      /ends_at must be after starts_at/,
+    ],
     ['a window already over', { duration_seconds: undefined, starts_at: iso(T0 - 7_200_000), ends_at: iso(T0 - 3_600_000) }, /ends_at must be in the future/],
     ['a past start and a duration already over', { starts_at: iso(T0 - 7_200_000), duration_seconds: 60 }, /ends_at must be in the future/],
   ])('refuses %s with a 400 and creates nothing', async (_name, over, message) => {

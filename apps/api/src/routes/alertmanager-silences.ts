@@ -13,7 +13,7 @@ import {
   type Clock,
   type Silence,
 } from '@sluice/core';
-import { fromAmMatcher, matchesFilters, parseFilter, stateOf, toGettableSilence, type SilenceService } from '@sluice/gateway';
+import { amSilenceOrder, fromAmMatcher, matchesFilters, parseFilter, stateOf, toGettableSilence, type SilenceService } from '@sluice/gateway';
 import { type ErrorHandlingOptions, installAlertmanagerErrorHandling, parseRequest, requestSchema, responseSchema } from '@sluice/http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { callerOf } from '../plugins/access-control.js';
@@ -97,6 +97,7 @@ export async function alertmanagerSilencesRoutes(app: FastifyInstance, opts: Ale
         return silences
           .list({ namespace: scope.namespace, tenant: scope.tenant, include_expired: true, visible: (s) => visibleTo(caller, s) })
           .silences.filter((s) => wanted[stateOf(s, now)] && matchesFilters(s, filters))
+          .sort(amSilenceOrder(now))
           .map((s) => toGettableSilence(s, now));
       },
     );

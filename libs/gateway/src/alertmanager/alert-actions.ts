@@ -24,11 +24,16 @@ export function actionsOfAlerts(alerts: readonly IncomingAlert[], routes: readon
   return alerts.map((alert, i) => actionOfAlert(alert, i, routes, nowMs));
 }
 
-function actionOfAlert(alert: IncomingAlert, i: number, routes: readonly AlertRoute[], nowMs: number): MappedAlert {
+function actionOfAlert(sent: IncomingAlert, i: number, routes: readonly AlertRoute[], nowMs: number): MappedAlert {
+  // Alertmanager drops empty-valued labels first: they are absent, and the fingerprint is over the rest.
+  const alert = { ...sent, labels: Object.fromEntries(Object.entries(sent.labels).filter(([, value]) => value !== '')) };
   const route = routes.find((r) => Object.entries(r.match).every(([name, value]) => alert.labels[name] === value));
   if (route === undefined) return { problems: [{ path: `${i}.labels`, message: `no alertmanager route takes this alert (${describe(alert.labels)})` }] };
   const startsAt = instant(alert.startsAt);
   const endsAt = instant(alert.endsAt);
+  if (startsAt !== undefined && endsAt !== undefined && Date.parse(endsAt) < Date.parse(startsAt)) {
+    return { problems: [{ path: `${i}.endsAt`, message: 'the alert ends before it starts (Alertmanager refuses it too)' }] };
+  }
   // A webhook says its status; Prometheus marks a resolved alert by an endsAt that has passed.
   const status = alert.status ?? (endsAt !== undefined && Date.parse(endsAt) <= nowMs ? 'resolved' : 'firing');
   const fields = {

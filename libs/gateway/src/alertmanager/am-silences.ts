@@ -26,6 +26,23 @@ export function stateOf(silence: Pick<Silence, 'starts_at' | 'ends_at'>, nowMs: 
   return Date.parse(silence.starts_at) > nowMs ? 'pending' : 'active';
 }
 
+const STATE_ORDER = { active: 0, pending: 1, expired: 2 } as const;
+
+/**
+ * Alertmanager's order of a silence list: active ones ending soonest first, then pending ones
+ * starting soonest, then expired ones, the latest ended first.
+ */
+export function amSilenceOrder(nowMs: number): (a: Silence, b: Silence) => number {
+  return (a, b) => {
+    const state = stateOf(a, nowMs);
+    const byState = STATE_ORDER[state] - STATE_ORDER[stateOf(b, nowMs)];
+    if (byState !== 0) return byState;
+    if (state === 'active') return Date.parse(a.ends_at) - Date.parse(b.ends_at);
+    if (state === 'pending') return Date.parse(a.starts_at) - Date.parse(b.starts_at);
+    return Date.parse(b.ends_at) - Date.parse(a.ends_at);
+  };
+}
+
 export function toGettableSilence(silence: Silence, nowMs: number): GettableSilence {
   return {
     id: silence.id,

@@ -107,9 +107,10 @@ export class SilenceService {
     const endsMs =
       input.ends_at !== undefined ? Date.parse(input.ends_at) : input.duration_seconds !== undefined ? startsMs + input.duration_seconds * 1000 : null;
     if (endsMs === null) throw errors.badRequest('either ends_at or duration_seconds must be supplied');
-    if (endsMs <= startsMs) throw errors.badRequest('ends_at must be after starts_at');
     // A silence over before it is made would never mute anything (Alertmanager refuses it too).
+    // Checked first: a window already over says so whichever way it is given (/api/v2 moves a past start to now).
     if (endsMs <= now) throw errors.badRequest('ends_at must be in the future');
+    if (endsMs <= startsMs) throw errors.badRequest('ends_at must be after starts_at');
     // A silence starts at most as far ahead as it may last: otherwise starts_at (year 9999, say)
     // puts ends_at past what RFC 3339 can write.
     if (startsMs - now > MAX_SILENCE_SECONDS * 1000) {
