@@ -5,7 +5,9 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPostgresServer, type RunningPostgres } from '../support/postgres-server.js';
-import { runSluice } from '../support/sluice-process.js';
+import { freePort } from '../support/free-port.js';
+import { testRedisUrl, uniquePrefix } from '../support/redis-url.js';
+import { runSluice, spawnSluice } from '../support/sluice-process.js';
 import { MIGRATIONS } from '@sluice/audit-postgres';
 
 // `sluice migrate` as a user runs it: real processes, a real PostgreSQL, the config file.
@@ -84,5 +86,26 @@ describe('sluice migrate', () => {
     const refused = await runSluice(['migrate', '--config', config]);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/version 99, newer than this release knows/);
+  });
+
+  it('an API replica started before any worker migrated answers audit reads 503 NOT_READY, then serves them once migrated', async () => {
+    const url = await server.createDatabase('unmigrated');
+    const file = join(dir, 'api.yaml');
+    writeFileSync(
+      file,
+      `state: { backend: redis, url: "${testRedisUrl()}", prefix: "${uniquePrefix()}" }\naudit: { backend: postgres, postgres: { url: "${url}" } }\n`,
+    );
+    const port = await freePort();
+    const api = await spawnSluice(['serve', '--no-worker', '--config', file, '--port', String(port)], { port });
+    try {
+      const before = await fetch(`${api.url}/v1/audit`);
+      expect(before.status).toBe(503);
+      expect(await before.json()).toMatchObject({ code: 'NOT_READY', error: expect.stringContaining('sluice migrate') });
+      expect((await runSluice(['migrate', '--config', file])).code).toBe(0);
+      expect((await fetch(`${api.url}/v1/audit`)).status).toBe(200);
+    } finally {
+      api.kill();
+      await api.exited;
+    }
   });
 });

@@ -43,3 +43,18 @@ export function isBackendConnectionError(err: unknown): boolean {
   }
   return false;
 }
+
+/** PostgreSQL's SQLSTATEs for a schema or a table that does not exist (invalid_schema_name, undefined_table). */
+const UNMIGRATED_CODES = new Set(['3F000', '42P01']);
+
+/**
+ * True when `err` (or an error it wraps) is PostgreSQL saying the audit database has no schema
+ * yet: API replicas start before the workers that migrate it. Answered 503 NOT_READY, not 500.
+ */
+export function isUnmigratedDatabaseError(err: unknown): boolean {
+  for (let e = err, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && UNMIGRATED_CODES.has(code)) return true;
+  }
+  return false;
+}

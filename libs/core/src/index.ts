@@ -5,7 +5,7 @@ export * from './compare.js';
 export * from './cron-fields.js';
 export * from './ids.js';
 export * from './errors.js';
-export { isBackendConnectionError } from './backend-errors.js';
+export { isBackendConnectionError, isUnmigratedDatabaseError } from './backend-errors.js';
 export * from './schemas/names.js';
 export * from './schemas/bounds.js';
 export * from './schemas/paging.js';

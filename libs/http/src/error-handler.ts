@@ -1,6 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import { SluiceError, errors, isBackendConnectionError, type ErrorDetail } from '@sluice/core';
+import { SluiceError, errors, isBackendConnectionError, isUnmigratedDatabaseError, type ErrorDetail } from '@sluice/core';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { formatMessage } from './format-messages.js';
 
@@ -65,6 +65,8 @@ function toSluiceError(err: unknown, request?: FastifyRequest): SluiceError {
   // A client that went away mid-body is an ECONNRESET too, with a 4xx status: not an outage.
   const clientSide = typeof fe.statusCode === 'number' && fe.statusCode < 500;
   if (!clientSide && isBackendConnectionError(err)) return errors.stateUnavailable(err);
+  if (isUnmigratedDatabaseError(err))
+    return errors.notReady('the audit database is not migrated yet: workers migrate it when they start, or run `sluice migrate`');
   if (Array.isArray(fe.validation)) return errors.validation(validationDetails(fe.validation, fe.validationContext));
   switch (fe.code) {
     // Fastify's message no longer names the type; the request's header does.
