@@ -1,4 +1,6 @@
+import { Redis } from 'ioredis';
 import { describe, expect, it } from 'vitest';
+import { startRedisServer } from '../support/redis-server.js';
 import { container, deployment, loadRenderedConfig, type Json } from './support/chart.js';
 import { CHART, HELM_TEMPLATE_PRODUCTION } from './support/commands.js';
 import { helm, parseManifests, render, type K8sObject } from './support/helm.js';
@@ -119,6 +121,24 @@ describe('other supported shapes render valid manifests', () => {
     expect(sts.metadata.name).toBe('sluice-redis');
     expect(sts.spec.template.spec.containers[0].args).toContain('--appendonly');
     expect(env(docs).SLUICE_STATE__URL).toBe('redis://sluice-redis:6379/0');
+  });
+
+  it('the bundled Redis refuses writes at its maxmemory, under its container limit, rather than being OOM-killed (the args a real redis-server takes)', async () => {
+    const { docs } = template('state.backend=redis', 'redis.enabled=true', 'redis.maxmemory=100mb');
+    const args = (docs.find((d) => d.kind === 'StatefulSet') as Json).spec.template.spec.containers[0].args as string[];
+    const at = args.indexOf('--maxmemory');
+    expect(args.slice(at, at + 4)).toEqual(['--maxmemory', '100mb', '--maxmemory-policy', 'noeviction']);
+    // The rendered flags, as the image's redis-server reads them (its own --dir and port aside).
+    const redis = await startRedisServer({ args: args.slice(at) });
+    const client = new Redis(redis.url);
+    try {
+      expect(await client.config('GET', 'maxmemory')).toEqual(['maxmemory', String(100 * 1024 * 1024)]);
+      expect(await client.config('GET', 'maxmemory-policy')).toEqual(['maxmemory-policy', 'noeviction']);
+    } finally {
+      client.disconnect();
+      await redis.stop();
+    }
+    expect(template('state.backend=redis', 'redis.enabled=true', 'redis.maxmemory=lots').stderr).toMatch(/\/redis\/maxmemory/);
   });
 
   it('external Redis with an inline password, TLS, username and db; inline credentials and auth key', () => {
