@@ -108,6 +108,11 @@ describe('load balancer (deploy/nginx/nginx.conf)', () => {
     expect(directive('proxy_next_upstream')[0]).not.toContain('non_idempotent'); // never replay a POST /v1/dispatch
   });
 
+  it('keeps /metrics, /health and /ready off the published port, as the Ingress does', () => {
+    const blocked = /location ~ \^\/\(([^)]+)\)\$ \{\s*return 404;\s*\}/.exec(conf);
+    expect(blocked?.[1]?.split('|').sort()).toEqual(['health', 'metrics', 'ready']);
+  });
+
   it('lets Sluice answer oversized bodies itself', () => {
     const limit = parseInt(directive('client_max_body_size')[0] ?? '0', 10) * 1024 * 1024;
     expect(limit).toBeGreaterThan(config.server.max_body_bytes);
