@@ -1,6 +1,7 @@
 import { ManualClock, type SilenceCreateInput } from '@sluice/core';
 import { createLogger } from '@sluice/telemetry';
 import { afterAll, describe, expect, it } from 'vitest';
+import { racingStore } from '../../../../test/support/racing-store.js';
 import { STATE_BACKENDS, stateStores } from '../../../../test/support/state-backends.js';
 import { SilenceService } from './silence-service.js';
 
@@ -70,5 +71,27 @@ describe.each(STATE_BACKENDS)('silence service (%s)', (backend) => {
     await reader.close();
     await reader.start();
     expect(Date.parse((await reader.get(created.id)).ends_at)).toBe(Date.parse(created.ends_at) + 10 * 60_000);
+  });
+
+  it('an extend or edit that loses its compare-and-swap to an expire on another replica is refused (409): the silence stays expired', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const [stateA, stateB] = await stores.open(backend, { clock, replicas: 2 });
+    if (!stateA || !stateB) throw new Error('no replicas');
+    const racing = racingStore(stateA);
+    const a = new SilenceService({ state: racing.store, clock, logger, syncIntervalMs: 60_000 });
+    const b = new SilenceService({ state: stateB, clock, logger, syncIntervalMs: 60_000 });
+    await Promise.all([a.start(), b.start()]);
+    services.push(a, b);
+    const edits = [(id: string) => a.extend(id, 10), (id: string) => a.update(id, { ends_at: new Date(clock.now() + 2 * 3_600_000).toISOString() })];
+    for (const edit of edits) {
+      const created = await b.create(input('t-lost-race', 3600), 'ops');
+      // b's expire lands between a's read and a's compare-and-swap, a second later.
+      racing.beforeNext(async () => {
+        clock.advance(1000);
+        await b.expire(created.id);
+      });
+      await expect(edit(created.id)).rejects.toThrow(/has expired/);
+      expect((await b.get(created.id)).active).toBe(false);
+    }
   });
 });

@@ -196,9 +196,8 @@ export class SilenceService {
    * Expiring an expired silence changes nothing.
    */
   async expire(id: string): Promise<Silence> {
-    const now = this.deps.clock.now();
-    if (windowOf(await this.stored(id)).endsMs <= now) return this.get(id);
-    return this.change(id, (s) => {
+    if (windowOf(await this.stored(id)).endsMs <= this.deps.clock.now()) return this.get(id);
+    return this.change(id, (s, now) => {
       const at = isoString(now);
       return { ...s, ends_at: at, ...(Date.parse(s.starts_at) > now ? { starts_at: at } : {}) };
     });
@@ -228,10 +227,17 @@ export class SilenceService {
     return deleted;
   }
 
-  /** One compare-and-swap edit (read again after a concurrent one), stamped updated_at. */
+  /**
+   * One compare-and-swap edit (read again after a concurrent one), stamped updated_at. The clock
+   * is read on every try: a try that lost to an expire must see the silence as now expired, not
+   * as it stood at the first read (an extend would re-arm it).
+   */
   private async change(id: string, next: (s: StoredSilence, nowMs: number) => StoredSilence): Promise<Silence> {
-    const now = this.deps.clock.now();
-    const updated = await this.records.update(id, (s) => ({ ...next(s, now), updated_at: isoString(now) }));
+    let now = this.deps.clock.now();
+    const updated = await this.records.update(id, (s) => {
+      now = this.deps.clock.now();
+      return { ...next(s, now), updated_at: isoString(now) };
+    });
     if (!updated) throw errors.notFound('silence', id);
     return toSilence(updated.record, now);
   }
