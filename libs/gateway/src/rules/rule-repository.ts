@@ -108,9 +108,12 @@ export class RuleRepository {
     if (rule.name !== name) throw errors.badRequest(`rule name in the body (${rule.name}) differs from the path (${name})`);
     this.refuseFileRule(name, 'replaced');
     this.refuseMissingPlugins(rule);
-    const created = !this.apiRules.some((r) => r.name === name);
-    await this.deps.state.set(apiRuleKey(name), JSON.stringify(rule.definition));
+    // Whether the rule is new is the shared store's to say, not this replica's copy (a rule just
+    // made on another replica is not in it yet: taken for new, its disable flag was dropped).
+    const text = JSON.stringify(rule.definition);
+    const created = await this.deps.state.setIfAbsent(apiRuleKey(name), text);
     if (created) await this.forgetEnabledFlag(name);
+    else await this.deps.state.set(apiRuleKey(name), text);
     await this.sync.announce();
     return { rule, created };
   }
