@@ -34,4 +34,33 @@ describe.each(STATE_BACKENDS)('rule repository (%s)', (backend) => {
     expect(held && b.isEnabled(held)).toBe(false);
     expect(held?.definition).toMatchObject({ action: { reason: 'second' } });
   });
+
+  it('disables a rule made on another replica a moment ago, before this one has read it', async () => {
+    const clock = new ManualClock(Date.UTC(2026, 0, 1));
+    const [stateA, stateB] = await stores.open(backend, { clock, replicas: 2 });
+    if (!stateA || !stateB) throw new Error('no replicas');
+    const a = new RuleRepository({
+      state: stateA,
+      clock,
+      directory: null,
+      env: { wasmRuntime: false, embeddingProvider: false },
+      logger,
+      syncIntervalMs: 60_000,
+    });
+    const b = new RuleRepository({
+      state: stateB,
+      clock,
+      directory: null,
+      env: { wasmRuntime: false, embeddingProvider: false },
+      logger,
+      syncIntervalMs: 60_000,
+    });
+    await a.create(rule('fresh'));
+    await b.setEnabled('hold', false);
+    await expect(b.setEnabled('never-made', false)).rejects.toThrow(/rule not found/);
+    await a.start();
+    repositories.push(a, b);
+    const held = a.current.list().find((r) => r.name === 'hold');
+    expect(held && a.isEnabled(held)).toBe(false);
+  });
 });

@@ -127,7 +127,8 @@ export class RuleRepository {
   }
 
   async setEnabled(name: string, enabled: boolean): Promise<void> {
-    if (!this.ruleSet.get(name)) throw errors.notFound('rule', name);
+    // An API rule made on another replica a moment ago is in the shared store before it is here.
+    if (!this.ruleSet.get(name) && (await this.deps.state.get(apiRuleKey(name))) === null) throw errors.notFound('rule', name);
     await this.deps.state.set(enabledFlagKey(name), enabled ? '1' : '0');
     // An API rule deleted on another replica meanwhile: its flag must not outlive it (the next rule of that name would inherit it).
     const fileRule = this.fileRules.some((r) => r.name === name);
