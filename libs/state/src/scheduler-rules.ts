@@ -52,11 +52,48 @@ export function resolveRepeat(kind: string, opts: RepeatOptions): RepeatRule {
   return rule;
 }
 
-/** The first cron occurrence strictly after `after` (epoch ms). */
-export function nextCronTime(rule: { cron: string; timezone: string }, after: number): number {
+function parseNext(rule: { cron: string; timezone: string }, after: number): number {
   return CronExpressionParser.parse(rule.cron, { tz: rule.timezone, currentDate: new Date(after) })
     .next()
     .getTime();
+}
+
+/** The latest occurrence at or before `at`, or null where cron-parser cannot tell. */
+function latestAtOrBefore(rule: { cron: string; timezone: string }, at: number): number | null {
+  try {
+    return CronExpressionParser.parse(rule.cron, { tz: rule.timezone, currentDate: new Date(at + 1) })
+      .prev()
+      .getTime();
+  } catch {
+    return null;
+  }
+}
+
+/** How far past `after` the fallback search looks, at most. */
+const FALLBACK_SEARCH_MS = 4 * 24 * 60 * 60 * 1000;
+
+/**
+ * The first cron occurrence strictly after `after` (epoch ms). cron-parser's forward search gives
+ * up ("loop limit exceeded", after about a second) on some searches that cross a 30-minute DST
+ * change (Australia/Lord_Howe: `0 2 * * *` from the day before its fall-back), where the
+ * occurrence exists and its backward search finds it: then the latest occurrence before a later
+ * point (an hour on, doubling) is walked back to the first one after `after`. A bad expression
+ * still throws.
+ */
+export function nextCronTime(rule: { cron: string; timezone: string }, after: number): number {
+  try {
+    return parseNext(rule, after);
+  } catch (err) {
+    for (let step = 3_600_000; step <= FALLBACK_SEARCH_MS; step *= 2) {
+      let found = latestAtOrBefore(rule, after + step);
+      if (found === null || found <= after) continue;
+      for (let earlier = latestAtOrBefore(rule, found - 1); earlier !== null && earlier > after; earlier = latestAtOrBefore(rule, found - 1)) {
+        found = earlier;
+      }
+      return found;
+    }
+    throw err;
+  }
 }
 
 /** Exponential backoff as BullMQ computes it: base * 2^(failedAttempt - 1). */

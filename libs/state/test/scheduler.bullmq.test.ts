@@ -4,6 +4,7 @@ import { freePort } from '../../../test/support/free-port.js';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
 import { BullMqScheduler } from '../src/bullmq/bullmq-scheduler.js';
 import { bullPrefix } from '../src/bullmq/bullmq-naming.js';
+import { nextCronTime } from '../src/scheduler-rules.js';
 import { CONTRACT_BACKOFF_MS, schedulerContract } from './contract/scheduler.contract.js';
 import { deleteKeys } from '../../../test/support/delete-keys.js';
 
@@ -37,6 +38,30 @@ describe('BullMqScheduler specifics', () => {
       await s.close();
       await deleteKeys(admin, `${bullPrefix(prefix)}:*`);
     }
+  });
+
+  it("computes cron schedules' next times with nextCronTime, as the memory backend does, not with BullMQ's own cron-parser", async () => {
+    const prefix = uniquePrefix();
+    const s = new BullMqScheduler({ url: testRedisUrl(), prefix });
+    try {
+      // Chile's DST starts at midnight: BullMQ's own copy of cron-parser skipped such a day (a year late).
+      const rule = { cron: '0 0 5 9 *', timezone: 'America/Santiago' };
+      const before = Date.now();
+      await s.repeat('rec', { id: 'santiago', ...rule });
+      const next = Number(await admin.zscore(`{${prefix}}:bull:rec:repeat`, 'santiago'));
+      expect([nextCronTime(rule, before), nextCronTime(rule, Date.now())]).toContain(next);
+    } finally {
+      await s.close();
+      await deleteKeys(admin, `${bullPrefix(prefix)}:*`);
+    }
+  });
+
+  it('finds the next run where cron-parser gives up (a 30-minute DST change), instead of throwing', () => {
+    // Lord Howe falls back from 02:00 to 01:30 on 2027-04-04: the next 02:00 is 15:30 UTC the day before.
+    const rule = { cron: '0 2 * * *', timezone: 'Australia/Lord_Howe' };
+    expect(new Date(nextCronTime(rule, Date.parse('2027-04-02T15:00:00Z'))).toISOString()).toBe('2027-04-03T15:30:00.000Z');
+    expect(new Date(nextCronTime(rule, Date.parse('2027-04-03T15:30:00Z'))).toISOString()).toBe('2027-04-04T15:30:00.000Z');
+    expect(() => nextCronTime({ cron: '0 2 31 2 *', timezone: 'UTC' }, Date.now())).toThrow();
   });
 
   it('reports connection errors through onError, rate-limited, and writes nothing to stderr', async () => {

@@ -1,11 +1,13 @@
 import { cronFieldProblem, errors, isTimeZone } from '@sluice/core';
+import { nextCronTime } from '@sluice/state';
 import { CronExpressionParser } from 'cron-parser';
 
 /**
  * A recurring action's schedule: a cron expression read in an IANA time zone. cron-parser does
  * the calendar work (and so DST: a local time that does not exist that day fires the gap's length
- * later, 02:30 as 03:30; one that exists twice fires once, at its first instance), and BullMQ
- * uses the same library, so the occurrences we claim are the ones its job scheduler fires.
+ * later, 02:30 as 03:30; one that exists twice fires once, at its first instance), and BullMQ's
+ * job scheduler is given the same next-time function (nextCronTime), so the occurrences we claim
+ * are the ones it fires.
  */
 export interface CronSchedule {
   expr: string;
@@ -56,11 +58,9 @@ export function storedSchedule(expr: string, timezone: string): CronSchedule {
   return { expr, timezone, seconds: !expr.startsWith('@') && expr.split(' ').length === 6 };
 }
 
-/** The first occurrence strictly after `afterMs`. */
+/** The first occurrence strictly after `afterMs`, as the schedulers compute it (both backends). */
 export function nextAfter(schedule: CronSchedule, afterMs: number): number {
-  return CronExpressionParser.parse(schedule.expr, { tz: schedule.timezone, currentDate: new Date(afterMs) })
-    .next()
-    .getTime();
+  return nextCronTime({ cron: schedule.expr, timezone: schedule.timezone }, afterMs);
 }
 
 /** The last occurrence at or before `atMs`; null when there is none. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Queue, Worker, type Job as BullJob } from 'bullmq';
+import { Queue, Worker, type Job as BullJob, type RepeatStrategy } from 'bullmq';
 import type { ConnectionOptions } from 'bullmq';
 import { closeClient, createClient, type RedisClient, type RedisTarget } from '../redis/connection.js';
 import {
@@ -12,7 +12,15 @@ import {
   type RepeatOptions,
   type Scheduler,
 } from '../scheduler.js';
-import { DEFAULT_BACKOFF_BASE_MS, DEFAULT_RETENTION_MS, assertKind, resolveConcurrency, resolveEnqueue, resolveRepeat } from '../scheduler-rules.js';
+import {
+  DEFAULT_BACKOFF_BASE_MS,
+  DEFAULT_RETENTION_MS,
+  assertKind,
+  nextCronTime,
+  resolveConcurrency,
+  resolveEnqueue,
+  resolveRepeat,
+} from '../scheduler-rules.js';
 import { throttleErrors, writeErrorToStderr, type BackgroundErrorHandler } from '../error-reports.js';
 import { bullPrefix, encodeJobId, type Envelope } from './bullmq-naming.js';
 import { routeBullMqWarnings } from './console-warnings.js';
@@ -155,6 +163,7 @@ export class BullMqScheduler implements Scheduler {
       const worker = new Worker(kind, run, {
         connection: this.workerConnection(),
         prefix: this.prefixOf(kind),
+        settings: { repeatStrategy: cronRepeatStrategy },
         concurrency,
         lockDuration: this.opts.lockDurationMs ?? 30_000,
         stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
@@ -222,13 +231,21 @@ export class BullMqScheduler implements Scheduler {
     if (this.producerClosed) throw new Error('scheduler is closed');
     let queue = this.queues.get(kind);
     if (!queue) {
-      queue = new Queue(kind, { connection: this.producer, prefix: this.prefixOf(kind) });
+      queue = new Queue(kind, { connection: this.producer, prefix: this.prefixOf(kind), settings: { repeatStrategy: cronRepeatStrategy } });
       queue.on('error', this.onError);
       this.queues.set(kind, queue);
     }
     return queue;
   }
 }
+
+/**
+ * Cron schedules' next times as the memory backend and the recurring service compute them
+ * (nextCronTime), not with BullMQ's own copy of cron-parser: another version of it disagreed on
+ * days whose DST change starts at midnight (a run skipped on Redis only), and it throws where
+ * nextCronTime searches on (a worker that could not start).
+ */
+const cronRepeatStrategy: RepeatStrategy = (millis, opts) => nextCronTime({ cron: opts.pattern ?? '', timezone: opts.tz ?? 'UTC' }, millis);
 
 function toJob(kind: string, job: BullJob): Job {
   const envelope = job.data as Envelope;
