@@ -97,6 +97,9 @@ describe('Redis outage and recovery (real processes)', () => {
     expect(refused.body).toMatchObject({ code: 'STATE_UNAVAILABLE', retry_after: 2 });
     expect(sink.received).toHaveLength(2);
     expect((await get('/ready')).status).toBe(503);
+    // What an alert can read while no request arrives (readiness keeps them away).
+    const up = async () => /^sluice_state_backend_up (\d)$/m.exec(await (await fetch(`${proc.url}/metrics`)).text())?.[1];
+    expect(await up()).toBe('0');
     // A read that needs Redis: the same 503, not a 500.
     const read = await get(`/v1/audit?tenant=${sampleAction().tenant}`);
     expect(read).toMatchObject({ status: 503, body: { code: 'STATE_UNAVAILABLE' } });
@@ -128,6 +131,7 @@ describe('Redis outage and recovery (real processes)', () => {
       ),
     ).toEqual(declared);
     expect((await get('/ready')).status).toBe(200);
+    expect(await up()).toBe('1');
 
     // Shutting down after the outage is as quick as before it.
     await expectQuickCleanExit(proc);

@@ -145,6 +145,11 @@ export const METRICS = {
     help: 'Requests (operation=request) and jobs (operation=job) that failed because the state backend was away, stalled, full or refusing writes',
     labelNames: ['operation'],
   },
+  stateBackendUp: {
+    type: 'gauge',
+    name: 'sluice_state_backend_up',
+    help: 'Whether the state backend answered a PING at the last scrape (1) or not within 0.9 s (0): set even while no request arrives',
+  },
   auditIngestBacklog: {
     type: 'gauge',
     name: 'sluice_audit_ingest_backlog',
