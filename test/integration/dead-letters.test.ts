@@ -26,6 +26,19 @@ describe.each(BACKENDS)('dead-letter queue (%s)', (backend) => {
     await sink.close();
   });
 
+  it('an entry stored by an earlier release, for an action id this one refuses (a bidirectional control), still lists and retries', async () => {
+    sink.status = 503;
+    // The gateway itself, past the HTTP door: what a release that took such ids stored.
+    const id = 'dl-2\u202ez';
+    expect(await gw.runtime.gateway.dispatch({ ...sampleAction({ tenant: 't-older', provider: 'hook' }), id })).toMatchObject({ outcome: 'failed' });
+    const [entry] = await entries('?tenant=t-older');
+    expect(entry).toMatchObject({ action_id: id, action: { id } });
+    sink.status = 200;
+    const retried = await postJson(url(`/v1/dlq/${entry?.id as string}/retry`), undefined);
+    expect(retried).toMatchObject({ status: 200, body: { outcome: { outcome: 'executed' }, removed: true } });
+    expect(await entries('?tenant=t-older')).toEqual([]);
+  });
+
   it('queues an action whose retryable failure outlived every retry, not one that failed for good', async () => {
     sink.status = 503;
     const failed = await dispatch('t-queue');

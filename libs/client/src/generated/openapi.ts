@@ -10780,16 +10780,11 @@ export interface operations {
                             action_id: string;
                             /** @description the action as dispatched; what an approval executes */
                             action: {
-                                /** @description action id; a UUID is generated when absent */
-                                id?: string & (unknown & unknown);
-                                /** @description logical namespace */
-                                namespace: string & (unknown & unknown);
-                                /** @description tenant identifier; dotted names form a hierarchy */
-                                tenant: string & (unknown & unknown);
-                                /** @description target provider name */
-                                provider: string & (unknown & unknown);
-                                /** @description action discriminator */
-                                action_type: string & (unknown & unknown);
+                                id?: string;
+                                namespace: string;
+                                tenant: string;
+                                provider: string;
+                                action_type: string;
                                 /** @description arbitrary JSON object */
                                 payload: {
                                     [key: string]: unknown;
@@ -11165,16 +11160,11 @@ export interface operations {
                         action_id: string;
                         /** @description the action as dispatched; what an approval executes */
                         action: {
-                            /** @description action id; a UUID is generated when absent */
-                            id?: string & (unknown & unknown);
-                            /** @description logical namespace */
-                            namespace: string & (unknown & unknown);
-                            /** @description tenant identifier; dotted names form a hierarchy */
-                            tenant: string & (unknown & unknown);
-                            /** @description target provider name */
-                            provider: string & (unknown & unknown);
-                            /** @description action discriminator */
-                            action_type: string & (unknown & unknown);
+                            id?: string;
+                            namespace: string;
+                            tenant: string;
+                            provider: string;
+                            action_type: string;
                             /** @description arbitrary JSON object */
                             payload: {
                                 [key: string]: unknown;
@@ -19734,16 +19724,11 @@ export interface operations {
                             action_id: string;
                             /** @description the action as dispatched, what a retry sends again */
                             action: {
-                                /** @description action id; a UUID is generated when absent */
-                                id?: string & (unknown & unknown);
-                                /** @description logical namespace */
-                                namespace: string & (unknown & unknown);
-                                /** @description tenant identifier; dotted names form a hierarchy */
-                                tenant: string & (unknown & unknown);
-                                /** @description target provider name */
-                                provider: string & (unknown & unknown);
-                                /** @description action discriminator */
-                                action_type: string & (unknown & unknown);
+                                id?: string;
+                                namespace: string;
+                                tenant: string;
+                                provider: string;
+                                action_type: string;
                                 /** @description arbitrary JSON object */
                                 payload: {
                                     [key: string]: unknown;
@@ -20085,16 +20070,11 @@ export interface operations {
                         action_id: string;
                         /** @description the action as dispatched, what a retry sends again */
                         action: {
-                            /** @description action id; a UUID is generated when absent */
-                            id?: string & (unknown & unknown);
-                            /** @description logical namespace */
-                            namespace: string & (unknown & unknown);
-                            /** @description tenant identifier; dotted names form a hierarchy */
-                            tenant: string & (unknown & unknown);
-                            /** @description target provider name */
-                            provider: string & (unknown & unknown);
-                            /** @description action discriminator */
-                            action_type: string & (unknown & unknown);
+                            id?: string;
+                            namespace: string;
+                            tenant: string;
+                            provider: string;
+                            action_type: string;
                             /** @description arbitrary JSON object */
                             payload: {
                                 [key: string]: unknown;
@@ -20748,16 +20728,11 @@ export interface operations {
                             action_id: string;
                             /** @description the action as dispatched, what a retry sends again */
                             action: {
-                                /** @description action id; a UUID is generated when absent */
-                                id?: string & (unknown & unknown);
-                                /** @description logical namespace */
-                                namespace: string & (unknown & unknown);
-                                /** @description tenant identifier; dotted names form a hierarchy */
-                                tenant: string & (unknown & unknown);
-                                /** @description target provider name */
-                                provider: string & (unknown & unknown);
-                                /** @description action discriminator */
-                                action_type: string & (unknown & unknown);
+                                id?: string;
+                                namespace: string;
+                                tenant: string;
+                                provider: string;
+                                action_type: string;
                                 /** @description arbitrary JSON object */
                                 payload: {
                                     [key: string]: unknown;

@@ -44,6 +44,22 @@ export const ActionInput = z
 
 export type ActionInput = z.infer<typeof ActionInput>;
 
+/** A name as an earlier release checked it (before C1 and bidirectional controls, `.` and `..` were refused). */
+const StoredName = z.string().min(1).max(256);
+
+/**
+ * An action as stored in an approval or a dead letter, read back: its names are taken as the
+ * release that stored them checked them. A later release refusing more must still read, decide,
+ * retry and expire what an earlier one (or one still running beside it) stored, not lose it.
+ */
+export const StoredActionInput = ActionInput.extend({
+  id: StoredName.optional(),
+  namespace: StoredName,
+  tenant: StoredName,
+  provider: StoredName,
+  action_type: StoredName,
+});
+
 /** An action as the pipeline sees it: id and created_at always present, metadata always an object. */
 export interface Action extends Omit<ActionInput, 'id' | 'created_at' | 'metadata'> {
   id: string;

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { pageQuery } from './paging.js';
 import { boundedName } from './names.js';
-import { ActionInput } from './action.js';
+import { StoredActionInput } from './action.js';
 import { DispatchOutcome } from './outcome.js';
 
 export const ApprovalStatus = z.enum(['pending', 'approved', 'rejected', 'expired']);
@@ -13,7 +13,7 @@ export const Approval = z.object({
   namespace: z.string(),
   tenant: z.string(),
   action_id: z.string().describe('the waiting action; its audit records (request, execution) share this id'),
-  action: ActionInput.describe('the action as dispatched; what an approval executes'),
+  action: StoredActionInput.describe('the action as dispatched; what an approval executes'),
   rule: z.string().describe('the rule that required approval'),
   message: z.string().nullable(),
   status: ApprovalStatus,

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ActionInput } from './action.js';
+import { StoredActionInput } from './action.js';
 import { DispatchOutcome, FailureInfo } from './outcome.js';
 
 /** An action whose provider kept failing with a retryable error until the executor's retries ran out. */
@@ -10,7 +10,7 @@ export const DeadLetter = z.object({
   provider: z.string().describe('the provider that failed (the reroute target when a rule rerouted it)'),
   action_type: z.string(),
   action_id: z.string().describe('the failed dispatch; its audit record has this id'),
-  action: ActionInput.describe('the action as dispatched, what a retry sends again'),
+  action: StoredActionInput.describe('the action as dispatched, what a retry sends again'),
   error: FailureInfo.describe('the last failure'),
   attempts: z.number().int().describe('provider attempts so far, retries of this entry included'),
   retries: z.number().int().describe('times this entry was retried from the queue'),
