@@ -93,6 +93,7 @@ describe('Redis outage and recovery (real processes)', () => {
     // While Redis is away: 503 with Retry-After, and nothing reaches the provider.
     const refused = await post('/v1/dispatch', sampleAction({ provider: 'hook', payload: { n: 'refused' } }));
     expect(refused.status).toBe(503);
+    for (let i = 0; i < 20; i++) expect((await post('/v1/dispatch', sampleAction({ provider: 'hook' }))).status).toBe(503);
     expect(refused.headers.get('retry-after')).toBe('2');
     expect(refused.body).toMatchObject({ code: 'STATE_UNAVAILABLE', retry_after: 2 });
     expect(sink.received).toHaveLength(2);
@@ -146,6 +147,10 @@ describe('Redis outage and recovery (real processes)', () => {
     });
     expect(notJson).toEqual([]);
     expect(proc.output.some((line) => line.includes('schedules declared again'))).toBe(true);
+    // 21 refusals, one reason: logged once (an outage under load would otherwise write a line per request).
+    const refusals = proc.output.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['msg'] === 'request refused');
+    expect(refusals.length).toBeGreaterThan(0);
+    expect(new Set(refusals.map((line) => line['reason'])).size).toBe(refusals.length);
   });
 });
 

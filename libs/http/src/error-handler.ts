@@ -1,5 +1,6 @@
 import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
+import { logThrottle } from '@sluice/telemetry';
 import { SluiceError, errors, isBackendConnectionError, isUnmigratedDatabaseError, type ErrorDetail } from '@sluice/core';
 import type { ConnectionError, FastifyError, FastifyInstance, FastifyReply, FastifyRequest, FastifyServerOptions } from 'fastify';
 import { formatMessage } from './format-messages.js';
@@ -118,14 +119,29 @@ function errorHeaders(reply: FastifyReply, e: SluiceError): void {
   if (e.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer realm="sluice"');
 }
 
+/** A refused request's reason is logged once per window per app: an outage refuses every request alike. */
+const REFUSED_LOG_WINDOW_MS = 30_000;
+const refusedLogThrottles = new WeakMap<ErrorHandlingOptions, (reason: string) => number | null>();
+
+function refusedLogThrottle(opts: ErrorHandlingOptions): (reason: string) => number | null {
+  let throttle = refusedLogThrottles.get(opts);
+  if (throttle === undefined) {
+    throttle = logThrottle(REFUSED_LOG_WINDOW_MS, Date.now);
+    refusedLogThrottles.set(opts, throttle);
+  }
+  return throttle;
+}
+
 /** Logs a refused or failed request and answers it with the error body. */
 function answerError(err: unknown, request: FastifyRequest, reply: FastifyReply, opts: ErrorHandlingOptions = {}, send = sendError): FastifyReply {
   let e = toSluiceError(err, request);
   if (e.code === 'PAYLOAD_TOO_LARGE' && opts.maxBodyBytes !== undefined) e = errors.payloadTooLarge(opts.maxBodyBytes);
-  // An outage answers every request 503: one warn line each, without a stack trace.
+  // An outage answers every request 503: one warn line per reason per 30 s, without a stack trace.
   if (e.code === 'STATE_UNAVAILABLE') {
     opts.onStateUnavailable?.();
-    request.log.warn({ code: e.code, reason: err instanceof Error ? err.message : String(err) }, 'request refused');
+    const reason = err instanceof Error ? err.message : String(err);
+    const suppressed = refusedLogThrottle(opts)(reason);
+    if (suppressed !== null) request.log.warn({ code: e.code, reason, suppressed }, 'request refused');
   } else if (e.statusCode >= 500) request.log.error({ err }, 'request failed');
   else request.log.info({ code: e.code, reason: e.message }, 'request rejected');
   return send(reply, e);
