@@ -147,6 +147,11 @@ describe('Redis outage and recovery (real processes)', () => {
     });
     expect(notJson).toEqual([]);
     expect(proc.output.some((line) => line.includes('schedules declared again'))).toBe(true);
+    // The loss and the return, each said once.
+    const said = (msg: string) => proc.output.filter((line) => (JSON.parse(line) as Record<string, unknown>)['msg'] === msg);
+    expect(said('state backend unreachable')).toHaveLength(1);
+    expect(said('state backend reachable again')).toHaveLength(1);
+    expect(JSON.parse(said('state backend reachable again')[0] ?? '{}')).toMatchObject({ level: 30, down_ms: expect.any(Number) });
     // 21 refusals, one reason: logged once (an outage under load would otherwise write a line per request).
     const refusals = proc.output.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => line['msg'] === 'request refused');
     expect(refusals.length).toBeGreaterThan(0);

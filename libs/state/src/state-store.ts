@@ -282,5 +282,7 @@ export interface StateStore {
   available(): boolean;
   /** Calls `listener` each time the connection comes back after a loss (not on the first connect); returns the unsubscribe. */
   onReconnected(listener: () => void): () => void;
+  /** Calls `listener` once each time a connection that was up is lost, with the last connection error if any; returns the unsubscribe. */
+  onConnectionLost(listener: (cause: unknown) => void): () => void;
   close(): Promise<void>;
 }

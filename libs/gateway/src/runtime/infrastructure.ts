@@ -1,5 +1,6 @@
 import { providerSecretsDecrypted } from './provider-secrets.js';
 import { providerSlots } from './provider-slots.js';
+import { logStateConnection } from './state-connection-log.js';
 import { AUDIT_STATE_KINDS } from '@sluice/audit';
 import { configureEvaluationLimits } from '@sluice/rules';
 import type { Clock } from '@sluice/core';
@@ -73,7 +74,14 @@ export async function createInfrastructure(
     },
     allowEviction: config.state.allow_eviction,
   });
-  closers.unshift({ name: 'state', close: () => state.close() });
+  const unwatch = logStateConnection(state, logger);
+  closers.unshift({
+    name: 'state',
+    close: () => {
+      unwatch();
+      return state.close();
+    },
+  });
   const bytesByKind = state.storedBytesByKind?.bind(state);
   if (bytesByKind) metrics.trackMemoryStore(bytesByKind);
   try {

@@ -442,6 +442,10 @@ export class MemoryStateStore implements StateStore {
     return () => {};
   }
 
+  onConnectionLost(): () => void {
+    return () => {};
+  }
+
   async ping(): Promise<boolean> {
     try {
       this.ks.now();

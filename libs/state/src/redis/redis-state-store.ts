@@ -312,6 +312,25 @@ export class RedisStateStore implements StateStore {
     };
   }
 
+  onConnectionLost(listener: (cause: unknown) => void): () => void {
+    let up = this.client.status === 'ready';
+    const onReady = () => {
+      up = true;
+    };
+    // 'close' comes again at every failed reconnect: only the first after 'ready' is a loss.
+    const onClose = () => {
+      if (!up) return;
+      up = false;
+      listener(this.lastError);
+    };
+    this.client.on('ready', onReady);
+    this.client.on('close', onClose);
+    return () => {
+      this.client.off('ready', onReady);
+      this.client.off('close', onClose);
+    };
+  }
+
   async close(): Promise<void> {
     await this.pubsub.close();
     if (this.durable !== this.client) await closeClient(this.durable);
