@@ -161,6 +161,10 @@ describe.each(BACKENDS)('silences over HTTP (%s)', (backend) => {
     expect(refused.status).toBe(400);
     expect((await get(`/v1/silences/${id}`)).body).toMatchObject({ matchers: [{ name: 'env', op: 'equal', value: 'prod' }], comment: 'longer window' });
     expect((await requestJson('PUT', url(`/v1/silences/${id}`), { ends_at: iso(T0 - 1) })).status).toBe(400);
+    // An end already past, though after the start, would backdate the silence: ending it now is an expire.
+    const backdated = await requestJson('PUT', url(`/v1/silences/${id}`), { ends_at: iso(clock.now() - 1) });
+    expect(backdated).toMatchObject({ status: 400, body: { error: 'ends_at must be in the future; to end a silence now, expire it' } });
+    expect((await get(`/v1/silences/${id}`)).body).toMatchObject({ ends_at: ends, active: true });
   });
 
   it('extends from the current ends_at, not from now; a lapsed silence is not re-armed (409)', async () => {

@@ -180,6 +180,8 @@ export class SilenceService {
     return this.change(id, (s, now) => {
       if (patch.ends_at !== undefined && windowOf(s).endsMs <= now)
         throw errors.conflict(`silence ${id} has expired and its ends_at cannot change; create a new silence`);
+      // A past end would backdate the silence's history (and its retention): ending it now is an expire.
+      if (patch.ends_at !== undefined && Date.parse(patch.ends_at) <= now) throw errors.badRequest('ends_at must be in the future; to end a silence now, expire it');
       if (patch.ends_at !== undefined && Date.parse(patch.ends_at) <= Date.parse(s.starts_at)) throw errors.badRequest('ends_at must be after starts_at');
       if (patch.ends_at !== undefined) checkReach('ends_at', Date.parse(s.starts_at), Date.parse(patch.ends_at), now);
       return {
