@@ -56,7 +56,12 @@ export interface CircuitBreakersDeps {
   onState(provider: string, value: number): void;
   /** Told when a call's result could not be counted (logged). */
   onRecordFailed?(provider: string, err: unknown): void;
+  /** Told when this process's write opened a closed breaker (or tripped one) or closed one, and why: logged, the one trace a trip or a close leaves. */
+  onTransition?(provider: string, to: 'open' | 'closed', cause: BreakerCause): void;
 }
+
+/** What moved a breaker: its failures, its probe's result, or an admin's trip or reset. */
+export type BreakerCause = 'failures' | 'probe' | 'trip' | 'reset';
 
 /**
  * The providers' circuit breakers, kept in the state store so every replica sees one state: a
@@ -96,13 +101,14 @@ export class CircuitBreakers {
     if (!breaker) return true;
     const { provider, epoch } = admitted;
     try {
-      if (admitted.probe) await this.change(provider, (s) => afterProbe(s, breaker.policy, result, this.deps.clock.now()));
+      if (admitted.probe) await this.change(provider, (s) => afterProbe(s, breaker.policy, result, this.deps.clock.now()), 'probe');
       else if (result === 'failure') {
         const { count } = await this.deps.state.incrementWindow(failuresKey(provider, epoch), { windowMs: FAILURE_COUNT_MS });
-        if (count >= breaker.policy.failureThreshold) await this.change(provider, (s) => afterFailures(s, breaker.policy, epoch, count, this.deps.clock.now()));
+        if (count >= breaker.policy.failureThreshold)
+          await this.change(provider, (s) => afterFailures(s, breaker.policy, epoch, count, this.deps.clock.now()), 'failures');
       } else if (result === 'success') {
         const { count } = await this.deps.state.readWindow(failuresKey(provider, epoch));
-        if (count > 0) await this.change(provider, (s) => afterSuccess(s, epoch));
+        if (count > 0) await this.change(provider, (s) => afterSuccess(s, epoch), 'failures');
       }
       return true;
     } catch (err) {
@@ -121,12 +127,12 @@ export class CircuitBreakers {
   async trip(provider: string): Promise<BreakerView & { message: string }> {
     this.known(provider);
     const now = this.deps.clock.now();
-    return { ...this.view(provider, await this.change(provider, (s) => opened(s, now))), message: 'circuit breaker tripped' };
+    return { ...this.view(provider, await this.change(provider, (s) => opened(s, now), 'trip')), message: 'circuit breaker tripped' };
   }
 
   async reset(provider: string): Promise<BreakerView & { message: string }> {
     this.known(provider);
-    return { ...this.view(provider, await this.change(provider, closedAfter)), message: 'circuit breaker reset' };
+    return { ...this.view(provider, await this.change(provider, closedAfter, 'reset')), message: 'circuit breaker reset' };
   }
 
   private known(provider: string): void {
@@ -153,7 +159,7 @@ export class CircuitBreakers {
   }
 
   /** Applies `next` by compare-and-swap (null from it: no write); returns the state it left. */
-  private async change(provider: string, next: (s: BreakerState) => BreakerState | null): Promise<BreakerState> {
+  private async change(provider: string, next: (s: BreakerState) => BreakerState | null, cause: BreakerCause): Promise<BreakerState> {
     const key = keyOf(provider);
     for (let round = 0; round < CAS_ROUNDS; round++) {
       const current = await this.deps.state.getVersioned(key);
@@ -162,6 +168,10 @@ export class CircuitBreakers {
       if (changed === null) return state;
       if ((await this.deps.state.compareAndSwap(key, current?.version ?? 0, JSON.stringify(changed))).ok) {
         this.deps.onState(provider, GAUGE_VALUE[this.reported(provider, changed)]);
+        // Opened from closed (a failed probe re-opening it would say so every recovery timeout), or closed.
+        const opened = changed.state === 'open' && (state.state === 'closed' || cause === 'trip');
+        if (opened) this.deps.onTransition?.(provider, 'open', cause);
+        else if (changed.state === 'closed' && state.state !== 'closed') this.deps.onTransition?.(provider, 'closed', cause);
         return changed;
       }
     }

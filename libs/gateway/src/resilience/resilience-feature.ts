@@ -24,6 +24,8 @@ export function resilienceFeature(ctx: FeatureContext): ResilienceFeature {
         breakers: breakerTable(ctx.config),
         onState: (provider, value) => ctx.metrics.circuitBreakerState.set({ provider }, value),
         onRecordFailed: (provider, err) => ctx.logger.warn({ provider, err }, 'circuit breaker: a call result was not counted'),
+        onTransition: (provider, to, cause) =>
+          to === 'open' ? ctx.logger.warn({ provider, cause }, 'circuit breaker opened') : ctx.logger.info({ provider, cause }, 'circuit breaker closed'),
       })
     : null;
   // Another replica may have opened or closed a breaker since this one last called its provider.
