@@ -33,11 +33,11 @@ const EDIT_ATTEMPTS = 32;
  */
 function checkReach(field: 'ends_at' | 'minutes', startsMs: number, endsMs: number, nowMs: number): void {
   if (endsMs - Math.max(startsMs, nowMs) <= MAX_SILENCE_SECONDS * 1000) return;
-  const what = field === 'ends_at' ? 'must be' : 'would put ends_at';
+  const what = field === 'ends_at' ? 'must be at most' : 'would put ends_at more than';
   throw errors.validation([
     {
       path: field,
-      message: `${what} at most ${MAX_SILENCE_SECONDS} seconds (${spanOf(MAX_SILENCE_SECONDS)}) after starts_at, or after now for a silence that has started`,
+      message: `${what} ${MAX_SILENCE_SECONDS} seconds (${spanOf(MAX_SILENCE_SECONDS)}) after starts_at, or after now for a silence that has started`,
     },
   ]);
 }
@@ -181,7 +181,8 @@ export class SilenceService {
       if (patch.ends_at !== undefined && windowOf(s).endsMs <= now)
         throw errors.conflict(`silence ${id} has expired and its ends_at cannot change; create a new silence`);
       // A past end would backdate the silence's history (and its retention): ending it now is an expire.
-      if (patch.ends_at !== undefined && Date.parse(patch.ends_at) <= now) throw errors.badRequest('ends_at must be in the future; to end a silence now, expire it');
+      if (patch.ends_at !== undefined && Date.parse(patch.ends_at) <= now)
+        throw errors.badRequest('ends_at must be in the future; to end a silence now, expire it');
       if (patch.ends_at !== undefined && Date.parse(patch.ends_at) <= Date.parse(s.starts_at)) throw errors.badRequest('ends_at must be after starts_at');
       if (patch.ends_at !== undefined) checkReach('ends_at', Date.parse(s.starts_at), Date.parse(patch.ends_at), now);
       return {
