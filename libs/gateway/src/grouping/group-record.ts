@@ -22,6 +22,11 @@ export interface GroupRecord {
   events: GroupedEvent[];
   /** Characters of the events' JSON (MAX_GROUP_EVENT_CHARS caps it); absent in records written before it was kept. */
   event_chars?: number;
+  /**
+   * The action id of the last event `event_chars` counts: a release that does not keep the count
+   * (a rolling upgrade) appends without it, and a last event that differs says to measure again.
+   */
+  event_chars_through?: string;
   state: GroupState;
   notify_at: number;
   last_notified_at: number | null;

@@ -105,6 +105,16 @@ describe('group state table', () => {
     expect(plan.next.event_chars).toBe(plan.next.events.reduce((n, e) => n + JSON.stringify(e).length, 0));
   });
 
+  it('a record an earlier release appended to (its count left behind) is measured again on its next append', () => {
+    const big = (id: string): GroupedEvent => ({ ...event(id), payload: { blob: 'x'.repeat(MAX_GROUP_EVENT_CHARS / 3) } });
+    const g = planAppend(absent, big('b1'), origin(), 'g1', T0).next;
+    // What an earlier release writes: the events grow, event_chars (and the rest) copied as they were.
+    const older = { ...g, events: [...g.events, big('b2'), big('b3')] };
+    const plan = planAppend(live(older), big('b4'), origin(), 'unused', T0);
+    expect(plan.next.events.map((e) => e.action_id)).toEqual(['b3', 'b4']);
+    expect(plan.next.event_chars).toBe(plan.next.events.reduce((n, e) => n + JSON.stringify(e).length, 0));
+  });
+
   it('pending + flush due (ephemeral) → notified snapshot, then deleted (no next flush)', () => {
     const g = pending({}, 2);
     const plan = planFlush(live(g), { group_id: 'g1', cycle: 1 }, T0 + 30 * S);

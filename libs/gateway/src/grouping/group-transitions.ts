@@ -71,6 +71,7 @@ export function planAppend(current: Decoded, event: GroupedEvent, origin: GroupO
       labels: origin.labels,
       events: [event],
       event_chars: sizeOf(event),
+      event_chars_through: event.action_id,
       state: 'pending',
       notify_at: atCapacity ? now : now + seconds(settings.group_wait_seconds),
       last_notified_at: null,
@@ -89,8 +90,9 @@ export function planAppend(current: Decoded, event: GroupedEvent, origin: GroupO
   const max = g.settings.max_group_size;
   const all = [...g.events, event];
   let dropped = Math.max(0, all.length - max);
-  // Records from before event_chars are measured once.
-  let chars = (g.event_chars ?? g.events.reduce((n, e) => n + sizeOf(e), 0)) + sizeOf(event);
+  // Records from before event_chars, or appended to by a release that does not keep it, are measured again.
+  const counted = g.event_chars !== undefined && g.event_chars_through === g.events.at(-1)?.action_id;
+  let chars = (counted ? (g.event_chars as number) : g.events.reduce((n, e) => n + sizeOf(e), 0)) + sizeOf(event);
   for (let i = 0; i < dropped; i++) chars -= sizeOf(all[i] as GroupedEvent);
   for (; chars > MAX_GROUP_EVENT_CHARS && dropped < all.length - 1; dropped++) chars -= sizeOf(all[dropped] as GroupedEvent);
   const newEvents = g.new_events + 1;
@@ -105,6 +107,7 @@ export function planAppend(current: Decoded, event: GroupedEvent, origin: GroupO
     ...g,
     events: all.slice(dropped),
     event_chars: chars,
+    event_chars_through: event.action_id,
     state: 'pending',
     notify_at: notifyAt,
     updated_at: now,
