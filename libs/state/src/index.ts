@@ -1,6 +1,6 @@
 export * from './state-store.js';
 export * from './scheduler.js';
-export { nextCronTime } from './scheduler-rules.js';
+export { latestCronTimeAtOrBefore, nextCronTime } from './scheduler-rules.js';
 export * from './keys.js';
 export * from './spread-scopes.js';
 export * from './log-ids.js';

@@ -58,8 +58,8 @@ function parseNext(rule: { cron: string; timezone: string }, after: number): num
     .getTime();
 }
 
-/** The latest occurrence at or before `at`, or null where cron-parser cannot tell. */
-function latestAtOrBefore(rule: { cron: string; timezone: string }, at: number): number | null {
+/** The latest cron occurrence at or before `at` (epoch ms), or null where there is none or cron-parser cannot tell. */
+export function latestCronTimeAtOrBefore(rule: { cron: string; timezone: string }, at: number): number | null {
   try {
     return CronExpressionParser.parse(rule.cron, { tz: rule.timezone, currentDate: new Date(at + 1) })
       .prev()
@@ -85,9 +85,9 @@ export function nextCronTime(rule: { cron: string; timezone: string }, after: nu
     return parseNext(rule, after);
   } catch (err) {
     for (let step = 3_600_000; step <= FALLBACK_SEARCH_MS; step *= 2) {
-      let found = latestAtOrBefore(rule, after + step);
+      let found = latestCronTimeAtOrBefore(rule, after + step);
       if (found === null || found <= after) continue;
-      for (let earlier = latestAtOrBefore(rule, found - 1); earlier !== null && earlier > after; earlier = latestAtOrBefore(rule, found - 1)) {
+      for (let earlier = latestCronTimeAtOrBefore(rule, found - 1); earlier !== null && earlier > after; earlier = latestCronTimeAtOrBefore(rule, found - 1)) {
         found = earlier;
       }
       return found;

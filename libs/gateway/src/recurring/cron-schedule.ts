@@ -1,5 +1,5 @@
 import { cronFieldProblem, errors, isTimeZone } from '@sluice/core';
-import { nextCronTime } from '@sluice/state';
+import { latestCronTimeAtOrBefore, nextCronTime } from '@sluice/state';
 import { CronExpressionParser } from 'cron-parser';
 
 /**
@@ -65,11 +65,5 @@ export function nextAfter(schedule: CronSchedule, afterMs: number): number {
 
 /** The last occurrence at or before `atMs`; null when there is none. */
 export function latestAtOrBefore(schedule: CronSchedule, atMs: number): number | null {
-  try {
-    return CronExpressionParser.parse(schedule.expr, { tz: schedule.timezone, currentDate: new Date(atMs + 1) })
-      .prev()
-      .getTime();
-  } catch {
-    return null;
-  }
+  return latestCronTimeAtOrBefore({ cron: schedule.expr, timezone: schedule.timezone }, atMs);
 }
