@@ -30,10 +30,10 @@ export function groupSummaryKey(scope: GroupScope, groupKey: string): StateKey {
   return { kind: GROUP_SUMMARY_KIND, namespace: scope.namespace, tenant: scope.tenant, id: groupKey };
 }
 
-/** The notification a claimed flush owes (written by the claim, marked sent by the delivery). */
 /** The key kind of flush outboxes: the memory backend lets their writes into its drain reserve. */
 export const GROUP_OUTBOX_KIND = 'group-outbox';
 
+/** The notification a claimed flush owes (written by the claim, marked sent by the delivery). */
 export function outboxKey(scope: GroupScope, flushId: string): StateKey {
   return { kind: GROUP_OUTBOX_KIND, namespace: scope.namespace, tenant: scope.tenant, id: flushId };
 }
