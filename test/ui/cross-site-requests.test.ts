@@ -93,6 +93,8 @@ describe('what the API tells browsers', () => {
     // A proxy's `Host $host` drops the port the page was loaded from; a proxy may also forward the name.
     expect((await trip({ origin: 'http://127.0.0.1:9999' })).status).toBe(200);
     expect((await trip({ origin: 'https://sluice.example.test', 'x-forwarded-host': 'sluice.example.test' })).status).toBe(200);
+    // Where the browser says the request is same-origin, that decides: a proxy rewriting Host (the UI's dev server) must not break the UI.
+    expect((await trip({ origin: 'http://localhost:5173', 'sec-fetch-site': 'same-origin' })).status).toBe(200);
   });
 
   it('API answers are not cached or sniffed; Swagger UI cannot be framed', async () => {

@@ -9,14 +9,16 @@ const SAFE = new Set(['GET', 'HEAD', 'OPTIONS']);
 const FOREIGN = new Set(['cross-site', 'same-site']);
 
 /**
- * Why a write from a browser page must be refused, or undefined. Browsers send Sec-Fetch-Site only
- * to https and loopback addresses; to a gateway reached over plain http by another name (a LAN
- * address, an ingress) they send only Origin, so a page whose Origin names another host is refused
- * too. Host names are compared without ports: a proxy's `Host $host` drops the port the browser saw.
+ * Why a write from a browser page must be refused, or undefined. Where the browser says which
+ * site a request comes from (Sec-Fetch-Site), that decides. It says so only to https and loopback
+ * addresses: to a gateway reached over plain http by another name (a LAN address, an ingress) it
+ * sends only Origin, so there a page whose Origin names another host is refused. Host names are
+ * compared without ports (a proxy's `Host $host` drops the port the browser saw), and a proxy that
+ * rewrites Host must say the original in X-Forwarded-Host.
  */
 function foreignWrite(headers: FastifyRequest['headers']): string | undefined {
   const site = headers['sec-fetch-site'];
-  if (typeof site === 'string' && FOREIGN.has(site)) return `Sec-Fetch-Site: ${site}`;
+  if (typeof site === 'string') return FOREIGN.has(site) ? `Sec-Fetch-Site: ${site}` : undefined;
   const origin = headers.origin;
   if (origin === undefined) return undefined;
   const from = hostnameOf(origin);
