@@ -272,6 +272,14 @@ describe.each(BACKENDS)('Alertmanager compatibility over HTTP (%s)', (backend) =
     expect((await postJson(url('/api/v2/alerts'), [{ labels: { ...labels, extra: '' } }])).status).toBe(200);
     const event = await get(`/v1/events/${alertFingerprint(labels)}?namespace=monitoring&tenant=eu-6`);
     expect(event).toMatchObject({ status: 200, body: { state: 'firing' } });
+    // A route matching env "" takes an alert without env, or with it empty, not one with a value.
+    const before = (await auditOf('monitoring', 'ops')).length;
+    expect(
+      (await postJson(url('/api/v2/alerts'), [{ labels: { alertname: 'NoEnv', team: 'ops' } }, { labels: { alertname: 'EmptyEnv', team: 'ops', env: '' } }]))
+        .status,
+    ).toBe(200);
+    expect(await auditOf('monitoring', 'ops')).toHaveLength(before + 2);
+    expect((await postJson(url('/api/v2/alerts'), [{ labels: { alertname: 'Prod', team: 'ops', env: 'prod' } }])).status).toBe(400);
     const backwards = await postJson(url('/api/v2/alerts'), [
       { labels: { alertname: 'Backwards', team: 'db', cluster: 'eu-7' }, startsAt: '2026-01-01T09:00:00Z', endsAt: '2026-01-01T08:00:00Z' },
     ]);

@@ -93,14 +93,16 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     expect((await requestJson('GET', `${gw.url}/v1/audit/${pending.action_id}`)).body).toMatchObject({ outcome: 'executed' });
   });
 
-  it('an approval stored by an earlier release, for an action id this one refuses (`..`), still lists, reads and executes once approved', async () => {
+  it('an approval stored by an earlier release, for an action id and a tenant this one refuses, still lists, reads and executes once approved', async () => {
     // The gateway itself, past the HTTP door: what a release that took such ids stored.
-    const held = await gw.runtime.gateway.dispatch({ ...sampleAction({ tenant: 'older', action_type: 'wire', provider: 'hook' }), id: '..' });
+    const tenant = 'old\u202eer';
+    const held = await gw.runtime.gateway.dispatch({ ...sampleAction({ tenant, action_type: 'wire', provider: 'hook' }), id: '..' });
     expect(held).toMatchObject({ outcome: 'pending_approval' });
     const { approval_id: id, approve_url } = held as unknown as { approval_id: string; approve_url: string };
-    const listed = (await requestJson('GET', `${gw.url}/v1/approvals?tenant=older`)).body as { approvals: Body[] };
+    const listed = (await requestJson('GET', `${gw.url}/v1/approvals?tenant=${encodeURIComponent(tenant)}`)).body as { approvals: Body[] };
     expect(listed.approvals.map((a) => a.id)).toEqual([id]);
-    expect(await requestJson('GET', `${gw.url}/v1/approvals/payments/older/${id}`)).toMatchObject({ status: 200, body: { action: { id: '..' } } });
+    const read = await requestJson('GET', `${gw.url}/v1/approvals/payments/${encodeURIComponent(tenant)}/${id}`);
+    expect(read).toMatchObject({ status: 200, body: { tenant, action: { id: '..' } } });
     expect(await postJson(local(approve_url), undefined)).toMatchObject({ status: 200, body: { status: 'approved', outcome: { outcome: 'executed' } } });
     expect(executedIds().filter((executed) => executed === '..')).toHaveLength(1);
   });

@@ -21,6 +21,8 @@ export const ALERTMANAGER_CONFIG = {
   routes: [
     { match: { team: 'db' }, namespace: 'monitoring', tenant: { label: 'cluster', default: 'main' }, provider: 'email' },
     { match: { severity: 'page' }, namespace: 'monitoring', tenant: 'main', provider: 'email', action_type: 'page' },
+    // An empty value: the label absent (or empty), as an Alertmanager route matcher reads it.
+    { match: { team: 'ops', env: '' }, namespace: 'monitoring', tenant: 'ops', provider: 'email', action_type: 'ops' },
   ],
   silences: { namespace: 'monitoring', tenant: 'main' },
 };

@@ -1,6 +1,5 @@
 import { z } from 'zod';
 import { pageQuery } from './paging.js';
-import { boundedName } from './names.js';
 import { StoredActionInput } from './action.js';
 import { DispatchOutcome } from './outcome.js';
 
@@ -40,7 +39,8 @@ export type ApprovalListQuery = z.infer<typeof ApprovalListQuery>;
 
 export const ApprovalList = z.object({ approvals: z.array(Approval), count: z.number().int().describe('approvals matching the filters, before limit/offset') });
 
-export const ApprovalParams = z.object({ namespace: boundedName(), tenant: boundedName(), id: z.string().min(1).max(256) });
+// Lookup keys, not new names: an approval an earlier release stored under names this one refuses is still found.
+export const ApprovalParams = z.object({ namespace: z.string().min(1).max(256), tenant: z.string().min(1).max(256), id: z.string().min(1).max(256) });
 export type ApprovalParams = z.infer<typeof ApprovalParams>;
 
 /** The signed link's query: what the approve and reject URLs carry. */

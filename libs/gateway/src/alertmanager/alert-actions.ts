@@ -27,7 +27,8 @@ export function actionsOfAlerts(alerts: readonly IncomingAlert[], routes: readon
 function actionOfAlert(sent: IncomingAlert, i: number, routes: readonly AlertRoute[], nowMs: number): MappedAlert {
   // Alertmanager drops empty-valued labels first: they are absent, and the fingerprint is over the rest.
   const alert = { ...sent, labels: Object.fromEntries(Object.entries(sent.labels).filter(([, value]) => value !== '')) };
-  const route = routes.find((r) => Object.entries(r.match).every(([name, value]) => alert.labels[name] === value));
+  // An empty value matches an absent label (the alert's empty-valued labels are absent by now).
+  const route = routes.find((r) => Object.entries(r.match).every(([name, value]) => (alert.labels[name] ?? '') === value));
   if (route === undefined) return { problems: [{ path: `${i}.labels`, message: `no alertmanager route takes this alert (${describe(alert.labels)})` }] };
   const startsAt = instant(alert.startsAt);
   const endsAt = instant(alert.endsAt);
