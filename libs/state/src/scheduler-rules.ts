@@ -69,16 +69,16 @@ export function latestCronTimeAtOrBefore(rule: { cron: string; timezone: string 
   }
 }
 
-/** How far past `after` the fallback search looks, at most. */
-const FALLBACK_SEARCH_MS = 4 * 24 * 60 * 60 * 1000;
+/** How far past `after` the fallback search looks, at most: any cron expression that can fire does within 28 years. */
+const FALLBACK_SEARCH_MS = 30 * 366 * 24 * 60 * 60 * 1000;
 
 /**
  * The first cron occurrence strictly after `after` (epoch ms). cron-parser's forward search gives
  * up ("loop limit exceeded", after about a second) on some searches that cross a 30-minute DST
  * change (Australia/Lord_Howe: `0 2 * * *` from the day before its fall-back), where the
  * occurrence exists and its backward search finds it: then the latest occurrence before a later
- * point (an hour on, doubling) is walked back to the first one after `after`. A bad expression
- * still throws.
+ * point (an hour on, doubling: a weekly or monthly schedule's next run may be weeks away) is
+ * walked back to the first one after `after`. An expression that never fires still throws.
  */
 export function nextCronTime(rule: { cron: string; timezone: string }, after: number): number {
   try {

@@ -61,6 +61,9 @@ describe('BullMqScheduler specifics', () => {
     const rule = { cron: '0 2 * * *', timezone: 'Australia/Lord_Howe' };
     expect(new Date(nextCronTime(rule, Date.parse('2027-04-02T15:00:00Z'))).toISOString()).toBe('2027-04-03T15:30:00.000Z');
     expect(new Date(nextCronTime(rule, Date.parse('2027-04-03T15:30:00Z'))).toISOString()).toBe('2027-04-04T15:30:00.000Z');
+    // Weekly and monthly: the next run is days past the stretch the forward search cannot cross.
+    expect(new Date(nextCronTime({ ...rule, cron: '0 2 * * 0' }, Date.parse('2026-03-29T15:00:00Z'))).toISOString()).toBe('2026-04-04T15:30:00.000Z');
+    expect(new Date(nextCronTime({ ...rule, cron: '0 2 5 * *' }, Date.parse('2026-03-05T15:00:00Z'))).toISOString()).toBe('2026-04-04T15:30:00.000Z');
     expect(() => nextCronTime({ cron: '0 2 31 2 *', timezone: 'UTC' }, Date.now())).toThrow();
   });
 

@@ -81,9 +81,12 @@ export class RedisStateStore implements StateStore {
     this.pingTimeoutMs = opts.pingTimeoutMs ?? 1000;
     this.client = createClient(opts);
     this.sharded = isCluster(this.client);
-    // Keep the latest error for diagnostics; a listener also stops ioredis printing each retry.
+    // Keep the latest error of this outage for diagnostics; a listener also stops ioredis printing each retry.
     this.client.on('error', (err: unknown) => {
       this.lastError = err;
+    });
+    this.client.on('ready', () => {
+      this.lastError = undefined;
     });
     registerScripts(this.client);
     coalesceCommands(this.client);
