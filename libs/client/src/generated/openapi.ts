@@ -11137,8 +11137,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                namespace: string & (unknown & unknown);
-                tenant: string & (unknown & unknown);
+                namespace: string;
+                tenant: string;
                 id: string;
             };
             cookie?: never;
@@ -11543,8 +11543,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                namespace: string & (unknown & unknown);
-                tenant: string & (unknown & unknown);
+                namespace: string;
+                tenant: string;
                 id: string;
             };
             cookie?: never;
@@ -11889,8 +11889,8 @@ export interface operations {
             };
             header?: never;
             path: {
-                namespace: string & (unknown & unknown);
-                tenant: string & (unknown & unknown);
+                namespace: string;
+                tenant: string;
                 id: string;
             };
             cookie?: never;
@@ -12228,8 +12228,8 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                namespace: string & (unknown & unknown);
-                tenant: string & (unknown & unknown);
+                namespace: string;
+                tenant: string;
                 id: string;
             };
             cookie?: never;
