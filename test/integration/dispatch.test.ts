@@ -5,23 +5,24 @@ import { ALL_BACKENDS, postJson, sampleAction, startGateway, type RunningGateway
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** A webhook target that records every body and answers with the status and JSON text queued for it (default 200, `{"ok":…}`). */
+/** A webhook target that records every body and answers with the status queued for it (default 200) and the JSON text `answer` gives (default `{"ok":…}`). */
 async function startSink() {
   const received: Record<string, unknown>[] = [];
   const statuses: number[] = [];
-  const replies: string[] = [];
+  const sink = { answer: undefined as ((action: Record<string, unknown>) => string | undefined) | undefined };
   const server: Server = createServer((req: IncomingMessage, res) => {
     let data = '';
     req.on('data', (c: Buffer) => (data += c.toString()));
     req.on('end', () => {
-      received.push(JSON.parse(data) as Record<string, unknown>);
+      const action = JSON.parse(data) as Record<string, unknown>;
+      received.push(action);
       const status = statuses.shift() ?? 200;
-      res.writeHead(status, { 'content-type': 'application/json', 'x-sink': 'yes' }).end(replies.shift() ?? JSON.stringify({ ok: status < 300 }));
+      res.writeHead(status, { 'content-type': 'application/json', 'x-sink': 'yes' }).end(sink.answer?.(action) ?? JSON.stringify({ ok: status < 300 }));
     });
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   const port = (server.address() as AddressInfo).port;
-  return { url: `http://127.0.0.1:${port}/hook`, received, statuses, replies, close: () => new Promise((r) => server.close(r)) };
+  return Object.assign(sink, { url: `http://127.0.0.1:${port}/hook`, received, statuses, close: () => new Promise((r) => server.close(r)) });
 }
 
 describe.each(ALL_BACKENDS)('dispatch over HTTP (%s backend)', (backend) => {
@@ -110,7 +111,8 @@ describe.each(ALL_BACKENDS)('dispatch over HTTP (%s backend)', (backend) => {
 
     it('hands on a JSON answer nested deeper than server.max_json_depth as its text: the call succeeded, and serialising the value would overflow the stack', async () => {
       const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-      sink.replies.push(deep, '[[1]]', deep);
+      // By action id: a batch's items may reach the target in any order.
+      sink.answer = (action) => (action['id'] === 'wh-shallow' ? '[[1]]' : String(action['id']).startsWith('wh-deep') ? deep : undefined);
       const res = await postJson(`${gw.url}/v1/dispatch`, sampleAction({ provider: 'hook', id: 'wh-deep' }));
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({ outcome: 'executed', response: { status: 'success' } });
@@ -122,6 +124,7 @@ describe.each(ALL_BACKENDS)('dispatch over HTTP (%s backend)', (backend) => {
       expect(batch.body).toMatchObject({
         results: [{ outcome: { action_id: 'wh-shallow', response: { body: [[1]] } } }, { outcome: { action_id: 'wh-deep-2', response: { body: deep } } }],
       });
+      sink.answer = undefined;
     });
 
     it('retries a 5xx and reports failed (HTTP 200) after the last attempt', async () => {

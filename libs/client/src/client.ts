@@ -57,6 +57,25 @@ export interface SluiceClient {
  * A typed client of a Sluice gateway. The types come from the gateway's OpenAPI document
  * (src/generated/openapi.ts, checked against the live document by a test), so they cannot drift.
  */
+/**
+ * Rejects with the signal's reason once it aborts, whatever the request does. The fetch gets the
+ * signal too (to close its socket), but follows it through weak references: a timeout signal
+ * nothing else held could be collected before it fired, leaving the call to hang. This listener
+ * holds it.
+ */
+function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (signal === undefined) return work;
+  if (signal.aborted) {
+    work.catch(() => {}); // it fails the same way: its rejection is this one
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
 export function createSluiceClient(opts: SluiceClientOptions): SluiceClient {
   const base = opts.fetch ?? ((request: Request) => fetch(request));
   const send = retryingFetch(base, { retries: opts.retries ?? 3, maxDelayMs: opts.maxRetryDelayMs ?? 30_000 });
@@ -67,15 +86,21 @@ export function createSluiceClient(opts: SluiceClientOptions): SluiceClient {
   return {
     api,
     dispatch(action, { dryRun = false, signal } = {}) {
-      return dataOf(api.POST('/v1/dispatch', { body: withId(action), params: { query: { dry_run: dryRun } }, ...(signal ? { signal } : {}) }));
+      return abortable(
+        dataOf(api.POST('/v1/dispatch', { body: withId(action), params: { query: { dry_run: dryRun } }, ...(signal ? { signal } : {}) })),
+        signal,
+      );
     },
     dispatchBatch(actions, { dryRun = false, signal } = {}) {
-      return dataOf(
-        api.POST('/v1/dispatch/batch', {
-          body: { actions: actions.map(withId) },
-          params: { query: { dry_run: dryRun } },
-          ...(signal ? { signal } : {}),
-        }),
+      return abortable(
+        dataOf(
+          api.POST('/v1/dispatch/batch', {
+            body: { actions: actions.map(withId) },
+            params: { query: { dry_run: dryRun } },
+            ...(signal ? { signal } : {}),
+          }),
+        ),
+        signal,
       );
     },
     async *stream(filters = {}, { signal, onOpen } = {}) {
