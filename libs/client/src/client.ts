@@ -54,10 +54,6 @@ export interface SluiceClient {
 }
 
 /**
- * A typed client of a Sluice gateway. The types come from the gateway's OpenAPI document
- * (src/generated/openapi.ts, checked against the live document by a test), so they cannot drift.
- */
-/**
  * Rejects with the signal's reason once it aborts, whatever the request does. The fetch gets the
  * signal too (to close its socket), but follows it through weak references: a timeout signal
  * nothing else held could be collected before it fired, leaving the call to hang. This listener
@@ -76,6 +72,10 @@ function abortable<T>(work: Promise<T>, signal: AbortSignal | undefined): Promis
   });
 }
 
+/**
+ * A typed client of a Sluice gateway. The types come from the gateway's OpenAPI document
+ * (src/generated/openapi.ts, checked against the live document by a test), so they cannot drift.
+ */
 export function createSluiceClient(opts: SluiceClientOptions): SluiceClient {
   const base = opts.fetch ?? ((request: Request) => fetch(request));
   const send = retryingFetch(base, { retries: opts.retries ?? 3, maxDelayMs: opts.maxRetryDelayMs ?? 30_000 });
