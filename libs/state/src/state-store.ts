@@ -273,8 +273,8 @@ export interface StateStore {
   publish(channel: string, message: string): Promise<void>;
   subscribe(channel: string, handler: (message: string) => void): Promise<Unsubscribe>;
 
-  /** True when the backend answers (readiness). */
-  ping(): Promise<boolean>;
+  /** True when the backend answers (readiness), within `timeoutMs` when given (else the store's own deadline). */
+  ping(timeoutMs?: number): Promise<boolean>;
   /**
    * False while the connection to the backend is known to be down: a dispatch refuses to start
    * (503) rather than execute an action it could not record. No round trip; true in memory.

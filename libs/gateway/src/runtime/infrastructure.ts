@@ -7,7 +7,7 @@ import type { Clock } from '@sluice/core';
 import type { SluiceConfig } from '@sluice/config';
 import { Executor, createProviders } from '@sluice/providers';
 import { configSecret } from '@sluice/auth';
-import { createScheduler, createStateStore, type RedisTarget, type StateStore } from '@sluice/state';
+import { createScheduler, createStateStore, type RedisTarget } from '@sluice/state';
 import type { Logger, Metrics, Tracer } from '@sluice/telemetry';
 import { traceCarryingScheduler } from './trace-carrying-scheduler.js';
 import { InternalEventBus } from '../events/internal-events.js';
@@ -17,19 +17,6 @@ import type { FeatureContext } from '../feature.js';
 
 /** How long a scrape's PING may take before the backend counts as down (inside the scrape's own 1 s). */
 const STATE_PING_WAIT_MS = 900;
-
-/** Whether the state backend answers PING within `ms` (its own deadline is longer than a scrape's). */
-async function pingsWithin(state: StateStore, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([state.ping().catch(() => false), late]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** A part to close on shutdown, named for the log when closing it fails. */
 export interface Closer {
@@ -100,7 +87,7 @@ export async function createInfrastructure(
     // Queue depths, for scaling workers: only a process that consumes reports any.
     metrics.trackQueues(() => scheduler.jobCounts());
     // Read at each scrape, not from requests: a replica /ready took out of its Service gets none.
-    metrics.refreshOnScrape(async () => metrics.stateBackendUp.set((await pingsWithin(state, STATE_PING_WAIT_MS)) ? 1 : 0));
+    metrics.refreshOnScrape(async () => metrics.stateBackendUp.set((await state.ping(STATE_PING_WAIT_MS)) ? 1 : 0));
     const log = logger.child({ component: 'provider' });
     const providers = createProviders(providerSecretsDecrypted(config.providers), {
       log: (level, obj, msg) => log[level](obj, msg),

@@ -289,8 +289,8 @@ export class RedisStateStore implements StateStore {
     return this.pubsub.subscribe(channel, handler);
   }
 
-  ping(): Promise<boolean> {
-    return pingWithin(this.client, this.pingTimeoutMs);
+  ping(timeoutMs = this.pingTimeoutMs): Promise<boolean> {
+    return pingWithin(this.client, timeoutMs);
   }
 
   available(): boolean {
