@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ChainRun,
   errors,
@@ -36,6 +37,13 @@ import { ChainJobs, isChainJobData, type ChainJobData } from './chain-jobs.js';
 const CHAIN_RUN_KIND = 'chain-run';
 /** Compare-and-swap rounds on one run before a job gives up (and is retried by the scheduler). */
 const CAS_ROUNDS = 8;
+/**
+ * Tries at recording the result of a step whose provider was called, before the job fails: a
+ * retried job would call the provider again, so a short blip of the state backend is waited out
+ * here (waits of 0.25, 0.5, 1 and 2 s; real time, as a backend comes back in real time).
+ */
+const RECORD_TRIES = 5;
+const RECORD_FIRST_WAIT_MS = 250;
 
 /** Runs a step's action through the execute stage, its audit record carrying the chain id. */
 export type StepExecutor = (action: Action, chainId: string) => Promise<DispatchOutcome>;
@@ -325,8 +333,22 @@ export class ChainRuns {
     const outcome = await execute(action, run.id);
     const result = stepResult(outcome);
     if (outcome.outcome === 'failed' && this.policyOf(run, index) === 'dlq') await this.deadLetter(action, outcome.error);
-    await this.finishStep(claimed, index, result);
+    await this.recordCalledStep(claimed, index, result);
     return 'done';
+  }
+
+  /** finishStep for a step whose provider was called, tried again here on an error rather than by a job retry that would call it again. */
+  private async recordCalledStep(from: StoredRecord<ChainRun>, index: number, result: StepResult): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.finishStep(from, index, result);
+        return;
+      } catch (err) {
+        if (attempt >= RECORD_TRIES) throw err;
+        this.log.warn({ chain: from.record.id, step: index, attempt, err }, 'recording a called step failed; trying again');
+        await sleep(RECORD_FIRST_WAIT_MS * 2 ** (attempt - 1));
+      }
+    }
   }
 
   /** Creates the child run (id derived from the step, so a retried job finds it), then points the step at it. */
