@@ -424,6 +424,17 @@ describe.each(BACKENDS)('message bus under grants (%s)', (backend) => {
     expect((await postJson(`${gw.url}/v1/bus/publish`, { topic: 'orders.acme.guarded', payload: {} }, as('acme-publisher'))).status).toBe(201);
   });
 
+  it('answers 404 for a subscription whose topic the caller may not subscribe to, as for one that does not exist', async () => {
+    expect((await postJson(`${gw.url}/v1/bus/topics`, { namespace: 'orders', tenant: 'acme', name: 'watched' }, keyHeader('acme-op'))).status).toBe(201);
+    const sub = (await postJson(`${gw.url}/v1/bus/subscriptions`, { topic: 'orders.acme.watched' }, keyHeader('acme-op'))).body as { id: string };
+    expect((await requestJson('GET', `${gw.url}/v1/bus/subscriptions/${sub.id}`, undefined, keyHeader('acme-op'))).status).toBe(200);
+    // The publisher's grant covers acme but not subscribing: a 403 would tell the id exists.
+    for (const path of [sub.id, `${sub.id}/lag`, 'no-such-subscription']) {
+      const res = await requestJson('GET', `${gw.url}/v1/bus/subscriptions/${path}`, undefined, keyHeader('acme-publisher'));
+      expect(res).toMatchObject({ status: 404, body: { code: 'NOT_FOUND' } });
+    }
+  });
+
   it('takes no message on HEAD: receiving has no HEAD twin', async () => {
     const sub = (await postJson(`${gw.url}/v1/bus/subscriptions`, { topic: 'orders.globex.payroll' }, keyHeader('root'))).body as { id: string };
     expect((await postJson(`${gw.url}/v1/bus/publish`, { topic: 'orders.globex.payroll', payload: { n: 1 } }, keyHeader('root'))).status).toBe(201);

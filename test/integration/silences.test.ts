@@ -72,7 +72,11 @@ describe.each(BACKENDS)('silences over HTTP (%s)', (backend) => {
       (await postJson(url('/v1/dispatch'), sampleAction({ namespace: 'cover', tenant, metadata: { labels: { env: 'prod' } } }))).body as Body;
     expect(await inCover('acme')).toMatchObject({ outcome: 'suppressed' });
     expect(await inCover('acme.eu')).toMatchObject({ outcome: 'suppressed' });
-    expect(await inCover('acme.eu.west')).toMatchObject({ outcome: 'suppressed' });
+    const child = await inCover('acme.eu.west');
+    expect(child).toMatchObject({ outcome: 'suppressed' });
+    // The child's record names the parent's silence but not its comment: the child's keys cannot read that silence.
+    const childRecord = (await get(`/v1/audit/${child.action_id as string}`)).body as { outcome_details: Record<string, unknown> };
+    expect(childRecord.outcome_details).toEqual({ rule: null, silence_id: expect.any(String) });
     expect(await inCover('acme-eu')).toMatchObject({ outcome: 'executed' });
     expect(await inCover('acmeeu')).toMatchObject({ outcome: 'executed' });
     expect((await silence('big.child', { namespace: 'cover' })).status).toBe(201);

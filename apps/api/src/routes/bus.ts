@@ -27,7 +27,7 @@ import {
   ErrorBody,
   errors,
 } from '@sluice/core';
-import { assertCallerCovers, assertCallerCoversScope, tenantFilterFor, visibleTo, assertVisibleOrNotFound } from '@sluice/auth';
+import { assertCallerCovers, assertCallerCoversScope, assertCoversOrNotFound, tenantFilterFor, visibleTo } from '@sluice/auth';
 import { topicScope, type BusService } from '@sluice/gateway';
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
@@ -270,11 +270,11 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
   // connection closed) instead of holding the shutdown that long.
   const closing = new AbortController();
   app.addHook('preClose', async () => closing.abort());
-  /** The subscription, 403 unless the caller's grants cover subscribing to its topic. */
+  /** The subscription, 404 unless the caller's grants cover subscribing to its topic (a 403 would say the id exists), as every lookup by id. */
   const subscriptionFor = async (request: { params: { id: string } } & Parameters<typeof callerOf>[0]) => {
     const s = await bus.subscriptions.get(request.params.id);
-    assertVisibleOrNotFound(callerOf(request), s, () => errors.notFound('bus subscription', s.id));
-    assertBusGrant(request, s, 'subscribe');
+    const tuple = { namespace: s.namespace, tenant: s.tenant, provider: 'bus', action_type: 'subscribe' satisfies BusAction };
+    assertCoversOrNotFound(callerOf(request), tuple, () => errors.notFound('bus subscription', s.id));
     return s;
   };
 

@@ -21,7 +21,12 @@ export type BulkReplayQuery = z.infer<typeof BulkReplayQuery>;
 export const BulkReplayResult = z.object({
   replayed: z.number().int(),
   failed: z.number().int(),
-  skipped: z.number().int().describe('records outside the caller\u2019s grants or stored without their payload (not listed in results)'),
+  skipped: z
+    .number()
+    .int()
+    .describe(
+      'matching records stored without their payload (not listed in results); records outside the caller\u2019s grants are not matched, so not counted',
+    ),
   results: z.array(ReplayResult),
 });
 

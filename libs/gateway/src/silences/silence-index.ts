@@ -6,6 +6,8 @@ import { windowOf } from './silence-record.js';
 /** One silence ready for dispatch: its window in epoch ms and its compiled matchers. */
 export interface CompiledSilence {
   id: string;
+  /** Its own tenant: the action's, or a parent of it. */
+  tenant: string;
   comment: string;
   startsMs: number;
   endsMs: number;
@@ -37,6 +39,7 @@ export class SilenceIndex {
       const tenants = getOrAdd(this.byScope, silence.namespace, () => new Map<string, CompiledSilence[]>());
       getOrAdd(tenants, silence.tenant, (): CompiledSilence[] => []).push({
         id: silence.id,
+        tenant: silence.tenant,
         comment: silence.comment,
         ...windowOf(silence),
         test: compiled.test,

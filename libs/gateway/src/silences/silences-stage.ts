@@ -21,7 +21,8 @@ export function silencesStage(silences: Pick<SilenceService, 'current'>, clock: 
         ctx.mutedBy = { silence_id: silence.id };
         return undefined;
       }
-      ctx.auditDetails = { ...ctx.auditDetails, silence_comment: silence.comment };
+      // A parent tenant's silence mutes its children, whose keys cannot read it: its comment stays out of their records.
+      if (silence.tenant === tenant) ctx.auditDetails = { ...ctx.auditDetails, silence_comment: silence.comment };
       return { outcome: 'suppressed', action_id: id, rule: null, silence_id: silence.id };
     },
   };
