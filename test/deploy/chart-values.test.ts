@@ -233,6 +233,19 @@ describe('other supported shapes render valid manifests', () => {
       wait_replicas: 0,
     });
     expect(loadRenderedConfig(sentinel.docs).config.state.password_env).toBeUndefined();
+    // Sentinels that require the data nodes' password too.
+    const guarded = template(
+      'state.backend=redis',
+      'externalRedis.topology=sentinel',
+      'externalRedis.nodes={s-0:26379}',
+      'externalRedis.existingSecret=redis-pw',
+      'externalRedis.sentinelAuth=true',
+    );
+    expect(guarded.stderr).toBe('');
+    expect(loadRenderedConfig(guarded.docs).config.state).toMatchObject({ password_env: 'REDIS_PASSWORD', sentinel_password_env: 'REDIS_PASSWORD' });
+    expect(
+      template('state.backend=redis', 'externalRedis.topology=sentinel', 'externalRedis.nodes={s-0:26379}', 'externalRedis.sentinelAuth=true').stderr,
+    ).toContain('externalRedis.sentinelAuth needs');
 
     expect(template('state.backend=redis', 'externalRedis.topology=cluster').stderr).toContain('externalRedis.topology=cluster needs externalRedis.nodes');
     expect(template('state.backend=redis', 'externalRedis.topology=sentinel', 'redis.enabled=true').stderr).toContain('the bundled Redis');

@@ -14,6 +14,8 @@ export interface RunningRedisSentinel {
   name: string;
   /** The data nodes' password. */
   password: string;
+  /** The Sentinels' own password, when started with `sentinelAuth`. */
+  sentinelPassword: string | undefined;
   /** The two data nodes: the first primary, then its replica. */
   servers: RunningRedis[];
   /** The port of the primary the Sentinels name now. */
@@ -24,11 +26,12 @@ export interface RunningRedisSentinel {
 /**
  * A replicated Redis watched by Sentinels, on free ports: one primary, one replica and three
  * Sentinels (quorum 2) that declare the primary down after 1 s. The data nodes require a
- * password, as production ones do.
+ * password, as production ones do; with `sentinelAuth` the Sentinels require one of their own.
  */
-export async function startRedisSentinel(): Promise<RunningRedisSentinel> {
+export async function startRedisSentinel(opts: { sentinelAuth?: boolean } = {}): Promise<RunningRedisSentinel> {
   const name = 'sluice-test';
   const password = 'sentinel-test-pw';
+  const sentinelPassword = opts.sentinelAuth ? 'sentinels-own-pw' : undefined;
   const auth = ['--requirepass', password, '--masterauth', password];
   const primary = await startRedisServer({ args: auth });
   const replica = await startRedisServer({ args: [...auth, '--replicaof', '127.0.0.1', String(primary.port)] });
@@ -37,9 +40,9 @@ export async function startRedisSentinel(): Promise<RunningRedisSentinel> {
     await Promise.all([...sentinels, primary, replica].map((s) => s.stop()));
   };
   try {
-    for (let i = 0; i < 3; i++) sentinels.push(await startSentinel(name, primary.port, password));
+    for (let i = 0; i < 3; i++) sentinels.push(await startSentinel(name, primary.port, password, sentinelPassword));
     const nodes = sentinels.map((s) => `127.0.0.1:${s.port}`);
-    const primaryPort = () => askPrimary(sentinels[0]?.port ?? 0, name);
+    const primaryPort = () => askPrimary(sentinels[0]?.port ?? 0, name, sentinelPassword);
     // Ready when the replica is in sync and every Sentinel knows the others (a failover needs a quorum).
     await poll(
       'the replica to sync and the Sentinels to meet',
@@ -49,20 +52,21 @@ export async function startRedisSentinel(): Promise<RunningRedisSentinel> {
           name,
           replica.port,
           password,
+          sentinelPassword,
         ),
       {
         timeoutMs: 20_000,
         intervalMs: 100,
       },
     );
-    return { sentinels: nodes, name, password, servers: [primary, replica], primaryPort, stop };
+    return { sentinels: nodes, name, password, sentinelPassword, servers: [primary, replica], primaryPort, stop };
   } catch (err) {
     await stop();
     throw err;
   }
 }
 
-async function startSentinel(name: string, primaryPort: number, password: string): Promise<{ port: number; stop(): Promise<void> }> {
+async function startSentinel(name: string, primaryPort: number, password: string, ownPassword?: string): Promise<{ port: number; stop(): Promise<void> }> {
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'sluice-sentinel-'));
   const file = join(dir, 'sentinel.conf');
@@ -78,6 +82,8 @@ async function startSentinel(name: string, primaryPort: number, password: string
       `sentinel down-after-milliseconds ${name} 1000`,
       `sentinel failover-timeout ${name} 5000`,
       `sentinel parallel-syncs ${name} 1`,
+      // Clients and the other Sentinels must present it.
+      ...(ownPassword === undefined ? [] : [`requirepass ${ownPassword}`, `sentinel sentinel-pass ${ownPassword}`]),
       '',
     ].join('\n'),
   );
@@ -89,17 +95,17 @@ async function startSentinel(name: string, primaryPort: number, password: string
   };
 }
 
-async function ready(sentinelPorts: readonly number[], name: string, replicaPort: number, password: string): Promise<boolean> {
+async function ready(sentinelPorts: readonly number[], name: string, replicaPort: number, password: string, sentinelPassword?: string): Promise<boolean> {
   const replication = await withNode(replicaPort, (n) => n.info('replication'), password).catch(() => '');
   if (!replication.includes('master_link_status:up')) return false;
   for (const port of sentinelPorts) {
-    const known = await withNode(port, (n) => n.call('SENTINEL', 'SENTINELS', name) as Promise<unknown[]>).catch(() => []);
+    const known = await withNode(port, (n) => n.call('SENTINEL', 'SENTINELS', name) as Promise<unknown[]>, sentinelPassword).catch(() => []);
     if (known.length < sentinelPorts.length - 1) return false;
   }
   return true;
 }
 
-async function askPrimary(sentinelPort: number, name: string): Promise<number> {
-  const [, port] = (await withNode(sentinelPort, (n) => n.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name))) as [string, string];
+async function askPrimary(sentinelPort: number, name: string, sentinelPassword?: string): Promise<number> {
+  const [, port] = (await withNode(sentinelPort, (n) => n.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', name), sentinelPassword)) as [string, string];
   return Number(port);
 }

@@ -143,6 +143,9 @@ redis-password
 {{- end -}}
 {{- if and (ne $r.topology "single") (include "sluice.redisPasswordSecret" .) -}}
 {{- $_ := set $state "password_env" "REDIS_PASSWORD" -}}
+{{- if and (eq $r.topology "sentinel") $r.sentinelAuth -}}
+{{- $_ := set $state "sentinel_password_env" "REDIS_PASSWORD" -}}
+{{- end -}}
 {{- end -}}
 {{- if $r.waitReplicas -}}
 {{- $_ := set $state "wait_replicas" (int $r.waitReplicas) -}}

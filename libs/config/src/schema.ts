@@ -65,6 +65,10 @@ const StateConfig = z
     password: z.string().min(1).optional(),
     /** Or the name of an env variable holding it. */
     password_env: z.string().min(1).optional(),
+    /** The Sentinels' own password, when they require one (plain or `ENC[...]`). */
+    sentinel_password: z.string().min(1).optional(),
+    /** Or the name of an env variable holding it. */
+    sentinel_password_env: z.string().min(1).optional(),
     /**
      * Writes that must survive a failover (dedup keys, approvals, quotas, throttles, chain and
      * record updates) are answered once this many replicas have them (Redis WAIT); 0 = do not wait.
@@ -96,6 +100,10 @@ const StateConfig = z
   })
   .refine((s) => s.cluster === undefined || s.sentinels === undefined, { message: 'state.cluster and state.sentinels exclude each other', path: ['cluster'] })
   .refine((s) => s.password === undefined || s.password_env === undefined, { message: 'set password or password_env, not both', path: ['password'] })
+  .refine((s) => s.sentinel_password === undefined || s.sentinel_password_env === undefined, {
+    message: 'set sentinel_password or sentinel_password_env, not both',
+    path: ['sentinel_password'],
+  })
   .prefault({});
 
 const ProviderConfig = z.strictObject({

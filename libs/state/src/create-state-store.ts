@@ -47,9 +47,9 @@ export async function createStateStore(opts: CreateStateStoreOptions): Promise<S
 
 /** Only the target's own fields (a single primary, a Cluster or Sentinels, and the command timeout), for passing on; throws naming `user` when there is none. */
 export function redisTarget(opts: RedisTarget, user: string): RedisTarget {
-  const { url, clusterNodes, sentinels, sentinelName, password, commandTimeoutMs } = opts;
+  const { url, clusterNodes, sentinels, sentinelName, password, sentinelPassword, commandTimeoutMs } = opts;
   if (clusterNodes !== undefined) return { clusterNodes, password, commandTimeoutMs };
-  if (sentinels !== undefined) return { sentinels, sentinelName, password, commandTimeoutMs };
+  if (sentinels !== undefined) return { sentinels, sentinelName, password, sentinelPassword, commandTimeoutMs };
   if (!url) throw new Error(`${user} needs a Redis URL, cluster nodes or sentinels`);
   return { url, password, commandTimeoutMs };
 }

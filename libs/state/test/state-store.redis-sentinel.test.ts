@@ -97,3 +97,23 @@ describe('RedisStateStore through Sentinels', () => {
     }
   });
 });
+
+describe('RedisStateStore through Sentinels that require a password', () => {
+  it('presents state.sentinel_password to the Sentinels, and fails naming them (not the password) without it', async () => {
+    const guarded = await startRedisSentinel({ sentinelAuth: true });
+    try {
+      const target = { sentinels: guarded.sentinels, sentinelName: guarded.name, password: guarded.password, prefix: uniquePrefix(), connectTimeoutMs: 1000 };
+      const store = await RedisStateStore.connect({ ...target, sentinelPassword: guarded.sentinelPassword });
+      try {
+        expect(await store.setIfAbsent({ kind: 'sentinel', namespace: 'n', tenant: 't', id: 'guarded' }, 'v')).toBe(true);
+      } finally {
+        await store.close();
+      }
+      const refused = createStateStore({ backend: 'redis', ...target });
+      await expect(refused).rejects.toThrow(/cannot connect to the Redis primary/);
+      await expect(refused).rejects.not.toThrow(/sentinel-test-pw|sentinels-own-pw/);
+    } finally {
+      await guarded.stop();
+    }
+  }, 60_000);
+});

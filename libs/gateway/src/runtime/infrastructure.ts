@@ -149,6 +149,9 @@ function redisTargetOf(state: SluiceConfig['state'], env: NodeJS.ProcessEnv = pr
   const password = configSecret(state.password, state.password_env, 'state.password_env', env);
   const commandTimeoutMs = state.command_timeout_ms;
   if (state.cluster !== undefined) return { clusterNodes: state.cluster.nodes, password, commandTimeoutMs };
-  if (state.sentinels !== undefined) return { sentinels: state.sentinels, sentinelName: state.name, password, commandTimeoutMs };
+  if (state.sentinels !== undefined) {
+    const sentinelPassword = configSecret(state.sentinel_password, state.sentinel_password_env, 'state.sentinel_password_env', env);
+    return { sentinels: state.sentinels, sentinelName: state.name, password, sentinelPassword, commandTimeoutMs };
+  }
   return { url: state.url, commandTimeoutMs };
 }

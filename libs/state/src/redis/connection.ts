@@ -16,6 +16,8 @@ export interface RedisTarget {
   sentinelName?: string | undefined;
   /** Password of the data nodes, for Cluster and Sentinel (a URL carries its own). */
   password?: string | undefined;
+  /** Redis Sentinel: the Sentinels' own password, when they require one. */
+  sentinelPassword?: string | undefined;
   /**
    * How long a command may wait for its answer before it is rejected (default 5000): a Redis
    * that hangs with its connection open (a stalled failover, a partition without a reset) fails
@@ -84,7 +86,11 @@ export function createClient(
       enableOfflineQueue: true,
       sentinels: opts.sentinels.map(hostPort),
       name: opts.sentinelName ?? 'mymaster',
-      // After a failover the old primary answers READONLY as a replica: reconnect through the Sentinels.
+      ...(opts.sentinelPassword !== undefined && { sentinelPassword: opts.sentinelPassword }),
+      // A switchover leaves the old primary up, taking writes, until the Sentinels demote it
+      // (seconds later) and it resyncs, dropping them: follow their +switch-master at once.
+      failoverDetector: true,
+      // Once demoted the old primary answers READONLY as a replica: reconnect through the Sentinels.
       reconnectOnError: isReadOnlyError,
     });
     if (extra.maxRetriesPerRequest === undefined) failFastWhileDown(client);
