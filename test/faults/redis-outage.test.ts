@@ -150,6 +150,8 @@ describe('Redis outage and recovery (real processes)', () => {
     // The loss and the return, each said once.
     const said = (msg: string) => proc.output.filter((line) => (JSON.parse(line) as Record<string, unknown>)['msg'] === msg);
     expect(said('state backend unreachable')).toHaveLength(1);
+    // Where it was connected: which Redis (behind Sentinels, which primary) went away.
+    expect(JSON.parse(said('state backend unreachable')[0] ?? '{}')).toMatchObject({ level: 40, address: expect.stringMatching(/^[\d.:a-f]+:\d+$/) });
     expect(said('state backend reachable again')).toHaveLength(1);
     expect(JSON.parse(said('state backend reachable again')[0] ?? '{}')).toMatchObject({ level: 30, down_ms: expect.any(Number) });
     // 21 refusals, one reason: logged once (an outage under load would otherwise write a line per request).

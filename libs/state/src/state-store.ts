@@ -282,7 +282,11 @@ export interface StateStore {
   available(): boolean;
   /** Calls `listener` each time the connection comes back after a loss (not on the first connect); returns the unsubscribe. */
   onReconnected(listener: () => void): () => void;
-  /** Calls `listener` once each time a connection that was up is lost, with the last connection error if any; returns the unsubscribe. */
-  onConnectionLost(listener: (cause: unknown) => void): () => void;
+  /**
+   * Calls `listener` once each time a connection that was up is lost, with the last connection
+   * error if any and the address it was connected to (`host:port`; for a Cluster, none: its nodes
+   * come and go one by one); returns the unsubscribe.
+   */
+  onConnectionLost(listener: (cause: unknown, address: string | undefined) => void): () => void;
   close(): Promise<void>;
 }

@@ -1,4 +1,4 @@
-import { isoString } from '@sluice/core';
+import { isBackendConnectionError, isoString } from '@sluice/core';
 import { trace } from '@opentelemetry/api';
 import { pino, type Logger, type LoggerOptions } from 'pino';
 import { processStdout } from './turn-buffered-destination.js';
@@ -46,10 +46,13 @@ function isoTime(): string {
  * pino's error serializer, less a Redis command's arguments: ioredis puts the failed command on
  * its errors (`command.args`), and a refused audit write's arguments are the whole record, payload
  * included — a line of up to a megabyte, at the moment (an OOM, a failover) lines matter most.
+ * The state backend being away is not a bug: its errors go without a stack, which says nothing
+ * then but where each background task noticed it (a dozen traces per process per outage).
  */
 function serializeError(err: Error): Record<string, unknown> {
   const out = pino.stdSerializers.err(err) as Record<string, unknown>;
   dropCommandArgs(out, 0);
+  if (isBackendConnectionError(err)) delete out.stack;
   return out;
 }
 

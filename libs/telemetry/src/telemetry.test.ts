@@ -112,6 +112,17 @@ describe('logged errors', () => {
     expect(JSON.stringify(line).length).toBeLessThan(5_000);
   });
 
+  it('leave out the stack of the state backend being away (not a bug), and keep it for anything else', () => {
+    const { destination, lines } = capturedLogLines();
+    const logger = createLogger({ level: 'info', role: 'test', destination });
+    logger.warn({ err: new Error("Stream isn't writeable and enableOfflineQueue options is false") }, 'poll failed');
+    logger.warn({ err: Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }) }, 'poll failed');
+    logger.warn({ err: new TypeError('x is not a function') }, 'poll failed');
+    const errs = lines.map((l) => (l as { err: Record<string, unknown> }).err);
+    expect(errs.map((e) => e.stack === undefined)).toEqual([true, true, false]);
+    expect(errs[1]).toMatchObject({ message: 'connect ECONNREFUSED 127.0.0.1:6379', code: 'ECONNREFUSED' });
+  });
+
   it("drop the arguments of the errors an error carries too (AggregateError, a transaction's previousErrors)", () => {
     const { destination, lines } = capturedLogLines();
     const logger = createLogger({ level: 'info', role: 'test', destination });

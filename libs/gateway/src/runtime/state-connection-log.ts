@@ -10,9 +10,9 @@ import type { Logger } from '@sluice/telemetry';
 export function logStateConnection(state: StateStore, logger: Logger, now: () => number = Date.now): () => void {
   const log = logger.child({ component: 'state' });
   let lostAt: number | null = null;
-  const offLost = state.onConnectionLost((cause) => {
+  const offLost = state.onConnectionLost((cause, address) => {
     lostAt = now();
-    log.warn({ reason: cause instanceof Error ? cause.message : 'connection closed' }, 'state backend unreachable');
+    log.warn({ reason: cause instanceof Error ? cause.message : 'connection closed', ...(address !== undefined && { address }) }, 'state backend unreachable');
   });
   const offBack = state.onReconnected(() => {
     log.info({ down_ms: lostAt === null ? null : now() - lostAt }, 'state backend reachable again');

@@ -315,16 +315,19 @@ export class RedisStateStore implements StateStore {
     };
   }
 
-  onConnectionLost(listener: (cause: unknown) => void): () => void {
+  onConnectionLost(listener: (cause: unknown, address: string | undefined) => void): () => void {
     let up = this.client.status === 'ready';
+    // Where it was connected (the Sentinels' primary of the moment, or the URL's host), read while up.
+    let address = up ? connectedAddress(this.client) : undefined;
     const onReady = () => {
       up = true;
+      address = connectedAddress(this.client);
     };
     // 'close' comes again at every failed reconnect: only the first after 'ready' is a loss.
     const onClose = () => {
       if (!up) return;
       up = false;
-      listener(this.lastError);
+      listener(this.lastError, address);
     };
     this.client.on('ready', onReady);
     this.client.on('close', onClose);
@@ -360,4 +363,11 @@ export class RedisStateStore implements StateStore {
   private k(key: StateKey): string {
     return renderKey(this.prefix, key);
   }
+}
+
+/** `host:port` of a single connection's peer (none for a Cluster, or before connecting). */
+function connectedAddress(client: RedisClient): string | undefined {
+  if (isCluster(client)) return undefined;
+  const stream = client.stream as { remoteAddress?: string; remotePort?: number } | undefined;
+  return stream?.remoteAddress === undefined ? undefined : `${stream.remoteAddress}:${stream.remotePort ?? ''}`;
 }
