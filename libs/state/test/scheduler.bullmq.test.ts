@@ -94,6 +94,47 @@ describe('BullMqScheduler specifics', () => {
     }
   });
 
+  it('replaces a worker that takes no job while its queue has work (one left stuck by a Cluster failover)', async () => {
+    const prefix = uniquePrefix();
+    const reports: string[] = [];
+    const s = new BullMqScheduler({ url: testRedisUrl(), prefix, watchdogIdleMs: 600, onError: (err) => reports.push(err.message) });
+    const ran: string[] = [];
+    s.consume('group-flush', async (job) => {
+      ran.push(job.id);
+    });
+    try {
+      await s.start();
+      await s.enqueue('group-flush', { id: 'j:before' });
+      await vi.waitFor(() => expect(ran).toEqual(['j:before']), { timeout: 5000 });
+      // A worker that stopped fetching, as BullMQ's did when its blocking read sat on a dead node's connection.
+      const internals = s as unknown as { workers: Map<string, { worker: { pause(doNotWaitActive?: boolean): Promise<void> } }> };
+      await internals.workers.get('group-flush')?.worker.pause(true);
+      await s.enqueue('group-flush', { id: 'j:due-now' });
+      await s.enqueue('group-flush', { id: 'j:delayed', delayMs: 200 });
+      await vi.waitFor(() => expect(ran.sort()).toEqual(['j:before', 'j:delayed', 'j:due-now']), { timeout: 10_000, interval: 100 });
+      expect(reports.filter((m) => m.includes('group-flush worker took no job'))).toHaveLength(1);
+    } finally {
+      await s.close();
+      await deleteKeys(admin, `${bullPrefix(prefix)}:*`);
+    }
+  });
+
+  it('leaves an idle worker alone when its queue has nothing due', async () => {
+    const prefix = uniquePrefix();
+    const reports: string[] = [];
+    const s = new BullMqScheduler({ url: testRedisUrl(), prefix, watchdogIdleMs: 300, onError: (err) => reports.push(err.message) });
+    s.consume('group-flush', async () => {});
+    try {
+      await s.start();
+      await s.enqueue('group-flush', { id: 'j:later', delayMs: 60_000 });
+      await new Promise((r) => setTimeout(r, 1500));
+      expect(reports).toEqual([]);
+    } finally {
+      await s.close();
+      await deleteKeys(admin, `${bullPrefix(prefix)}:*`);
+    }
+  });
+
   it('a handler still running when close() begins may enqueue its next job (a chain step its successor)', async () => {
     const prefix = uniquePrefix();
     const s = new BullMqScheduler({ url: testRedisUrl(), prefix });

@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job as BullJob, type RepeatStrategy } from 'bullmq';
-import type { ConnectionOptions } from 'bullmq';
 import { closeClient, createClient, type RedisClient, type RedisTarget } from '../redis/connection.js';
 import {
   WORKER_DEATHS_TOLERATED,
@@ -24,6 +23,7 @@ import {
 import { throttleErrors, writeErrorToStderr, type BackgroundErrorHandler } from '../error-reports.js';
 import { bullPrefix, encodeJobId, type Envelope } from './bullmq-naming.js';
 import { routeBullMqWarnings } from './console-warnings.js';
+import { hasOverdueWork, idleLongEnough, type WorkerProgress } from './worker-watchdog.js';
 
 export interface BullMqSchedulerOptions extends RedisTarget {
   /** The deployment's key prefix; BullMQ keys live under `{<prefix>}:bull` (see bullPrefix for Redis Cluster). */
@@ -41,9 +41,33 @@ export interface BullMqSchedulerOptions extends RedisTarget {
    * identical messages are passed on at most once per 30 s. Default: a line on stderr.
    */
   onError?: BackgroundErrorHandler;
+  /**
+   * How long a worker may take no job, with none running, before the queue is asked whether work
+   * waits for it; if so the worker is replaced (default 30 s). See watchWorkers.
+   */
+  watchdogIdleMs?: number;
+}
+
+/** How a queue's jobs are run: the same for a worker and the one that replaces it. */
+interface Consumption {
+  kind: string;
+  concurrency: number;
+  run: (job: BullJob) => Promise<unknown>;
+  markFinished: (job: BullJob | undefined) => void;
+  progress: WorkerProgress;
+}
+
+/** One queue's worker, and the Cluster or Sentinel client it alone uses (closed with it). */
+interface ConsumerWorker {
+  worker: Worker;
+  client: RedisClient | undefined;
+  consumption: Consumption;
 }
 
 const PENDING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-children']);
+const DEFAULT_WATCHDOG_IDLE_MS = 30_000;
+/** How long a replaced worker's close is waited for before its client is dropped anyway. */
+const RETIRE_WAIT_MS = 5000;
 
 /**
  * Scheduler for Redis mode on BullMQ: one queue per job kind (queue name = kind). Producers
@@ -53,11 +77,10 @@ const PENDING_STATES = new Set(['waiting', 'delayed', 'prioritized', 'waiting-ch
 export class BullMqScheduler implements Scheduler {
   readonly backend = 'bullmq' as const;
   private readonly producer: RedisClient;
-  /** Redis Cluster: the workers' own clients, which BullMQ shares and so does not close. */
-  private readonly workerClients: RedisClient[] = [];
   private readonly queues = new Map<string, Queue>();
   private readonly consumers = new Map<string, { handler: JobHandler; concurrency: number }>();
-  private readonly workers: Worker[] = [];
+  private readonly workers = new Map<string, ConsumerWorker>();
+  private watchdog: NodeJS.Timeout | undefined;
   /** Handlers running now: close() waits for them itself (see shutdown). */
   private readonly running = new Set<Promise<unknown>>();
   private readonly retentionSec: number;
@@ -146,37 +169,81 @@ export class BullMqScheduler implements Scheduler {
     if (this.started) return;
     this.started = true;
     for (const [kind, { handler, concurrency }] of this.consumers) {
+      const progress: WorkerProgress = { lastTakenAt: Date.now(), active: 0 };
       // Tracked until BullMQ has recorded the job finished (its `completed`/`failed` event), not
       // just until the handler settles: close() must not cut that write off (the job would run again).
       const finished = new Map<string, () => void>();
       const run = (job: BullJob) => {
+        progress.lastTakenAt = Date.now();
+        progress.active += 1;
         const recorded = new Promise<void>((resolve) => finished.set(job.id ?? '', resolve));
         const done = handler(toJob(kind, job));
         const tracked = done.then(settleWithin(recorded), settleWithin(recorded));
         this.running.add(tracked);
         void tracked.finally(() => {
+          progress.active -= 1;
           this.running.delete(tracked);
           finished.delete(job.id ?? '');
         });
         return done;
       };
-      const worker = new Worker(kind, run, {
-        connection: this.workerConnection(),
-        prefix: this.prefixOf(kind),
-        settings: { repeatStrategy: cronRepeatStrategy },
-        concurrency,
-        lockDuration: this.opts.lockDurationMs ?? 30_000,
-        stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
-        // A job whose worker died is run again this many times before BullMQ fails it; deploys kill workers.
-        maxStalledCount: WORKER_DEATHS_TOLERATED,
-      });
-      worker.on('error', this.onError);
       const markFinished = (job: BullJob | undefined) => finished.get(job?.id ?? '')?.();
-      worker.on('completed', markFinished);
-      worker.on('failed', markFinished);
-      this.workers.push(worker);
+      this.workers.set(kind, this.newWorker({ kind, concurrency, run, markFinished, progress }));
     }
-    await Promise.all(this.workers.map((w) => w.waitUntilReady()));
+    await Promise.all([...this.workers.values()].map((w) => w.worker.waitUntilReady()));
+    const idleMs = this.opts.watchdogIdleMs ?? DEFAULT_WATCHDOG_IDLE_MS;
+    let watching = false;
+    this.watchdog = setInterval(
+      () => {
+        if (watching) return; // a look that outlasts the interval (Redis slow) is not doubled
+        watching = true;
+        void this.watchWorkers(idleMs).finally(() => {
+          watching = false;
+        });
+      },
+      Math.max(100, idleMs / 3),
+    );
+    this.watchdog.unref();
+  }
+
+  private newWorker(consumption: Consumption): ConsumerWorker {
+    const { kind, concurrency, run, markFinished } = consumption;
+    const client = this.workerClient();
+    const worker = new Worker(kind, run, {
+      connection: client ?? { url: this.opts.url, maxRetriesPerRequest: null },
+      prefix: this.prefixOf(kind),
+      settings: { repeatStrategy: cronRepeatStrategy },
+      concurrency,
+      lockDuration: this.opts.lockDurationMs ?? 30_000,
+      stalledInterval: this.opts.stalledIntervalMs ?? 30_000,
+      // A job whose worker died is run again this many times before BullMQ fails it; deploys kill workers.
+      maxStalledCount: WORKER_DEATHS_TOLERATED,
+    });
+    worker.on('error', this.onError);
+    worker.on('completed', markFinished);
+    worker.on('failed', markFinished);
+    return { worker, client, consumption };
+  }
+
+  /**
+   * Replaces a worker that takes no job while its queue has work for it. On a Redis Cluster a
+   * worker could stop fetching after a primary died (its blocking read left on the dead node's
+   * connection) and run nothing more until the process restarted, while /ready said all was well.
+   * Only a worker with nothing running is replaced: closing it loses no handler's result.
+   */
+  private async watchWorkers(idleMs: number): Promise<void> {
+    if (this.closing) return;
+    for (const [kind, current] of this.workers) {
+      const { progress } = current.consumption;
+      const now = Date.now();
+      if (!idleLongEnough(progress, now, idleMs)) continue;
+      const stuck = await hasOverdueWork(this.queue(kind), now).catch(() => false); // Redis away: nothing to tell
+      if (!stuck || this.closing || this.workers.get(kind) !== current || !idleLongEnough(progress, Date.now(), idleMs)) continue;
+      this.onError(new Error(`the ${kind} worker took no job for ${Math.round((now - progress.lastTakenAt) / 1000)} s while its queue had work; replaced it`));
+      progress.lastTakenAt = Date.now();
+      this.workers.set(kind, this.newWorker(current.consumption));
+      void this.retire(current);
+    }
   }
 
   close(): Promise<void> {
@@ -191,25 +258,34 @@ export class BullMqScheduler implements Scheduler {
    * nothing left to wait for by then.
    */
   private async shutdown(): Promise<void> {
-    await Promise.all(this.workers.map((w) => w.pause(true)));
+    clearInterval(this.watchdog);
+    const workers = [...this.workers.values()];
+    await Promise.all(workers.map((w) => w.worker.pause(true)));
     await Promise.allSettled([...this.running]);
     this.producerClosed = true;
-    await Promise.all(this.workers.map((w) => w.close(true)));
+    await Promise.all(workers.map((w) => w.worker.close(true)));
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     // closeClient drops a client that never connected (status 'wait') and quits a ready one.
-    for (const client of [this.producer, ...this.workerClients]) await closeClient(client);
+    for (const client of [this.producer, ...workers.map((w) => w.client)]) if (client) await closeClient(client);
+  }
+
+  /** A replaced worker: closed without waiting for it (a stuck one may never answer), its own client dropped. */
+  private async retire(old: ConsumerWorker): Promise<void> {
+    const closed = old.worker.close(true).catch(this.onError);
+    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, RETIRE_WAIT_MS).unref())]);
+    old.client?.disconnect();
   }
 
   /**
    * Workers own their connections (BullMQ adds a blocking one), which must retry forever. A
    * Cluster or a Sentinel set is handed over as a client built like every other one (BullMQ
-   * takes a Cluster only that way, and then leaves closing it to us).
+   * takes a Cluster only that way, and then leaves closing it to us); undefined: a URL's
+   * connection options, which BullMQ opens and closes itself.
    */
-  private workerConnection(): ConnectionOptions {
-    if (this.opts.clusterNodes === undefined && this.opts.sentinels === undefined) return { url: this.opts.url, maxRetriesPerRequest: null };
+  private workerClient(): RedisClient | undefined {
+    if (this.opts.clusterNodes === undefined && this.opts.sentinels === undefined) return undefined;
     const client = createClient(this.opts, { lazyConnect: true, maxRetriesPerRequest: null });
     client.on('error', this.onError);
-    this.workerClients.push(client);
     return client;
   }
 
