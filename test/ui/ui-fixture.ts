@@ -13,6 +13,7 @@ rules:
   - { name: wires-need-approval, priority: 1, condition: { field: action.action_type, eq: wire }, action: { type: require_approval, message: check the amount, ttl_seconds: 3600 } }
   - { name: no-spam, priority: 5, condition: { field: action.action_type, eq: spam }, action: { type: suppress } }
   - { name: start-onboarding, priority: 6, condition: { field: action.action_type, eq: onboard }, action: { type: chain, chain_name: onboarding } }
+  - { name: digest, priority: 7, condition: { field: action.action_type, eq: digest }, action: { type: group, group_by: [payload.cluster], group_wait_seconds: 3600 } }
 `;
 const ONBOARDING = {
   name: 'onboarding',
@@ -27,7 +28,10 @@ export const PHONE = { width: 390, height: 844 };
 type Body = Record<string, unknown>;
 
 export interface UiFixture {
-  /** The gateway (auth on: keys `admin` and `viewer`, user `oncall` (operator) with password `correct horse battery`). */
+  /**
+   * The gateway (auth on: keys `admin` and `viewer`, `scoped` (an operator granted tenant acme in
+   * namespace payments only), user `oncall` (operator) with password `correct horse battery`).
+   */
   readonly gw: RunningGateway;
   /** The `sink` provider's endpoint. */
   readonly sink: HttpSink;
@@ -39,8 +43,8 @@ export interface UiFixture {
   dispatch(overrides: Body, headers?: Record<string, string>): Promise<Body>;
   /** Waits until the chain run has completed. */
   chainCompleted(chainId: string): Promise<void>;
-  /** A fresh browser context (its own session storage) at the sign-in page. */
-  openUi(viewport?: { width: number; height: number }): Promise<{ context: BrowserContext; page: Page }>;
+  /** A fresh browser context (its own session storage) at the sign-in page; `zone` sets its time zone and locale. */
+  openUi(viewport?: { width: number; height: number }, zone?: { timezoneId: string; locale: string }): Promise<{ context: BrowserContext; page: Page }>;
   signInWithKey(page: Page, key: string): Promise<void>;
   /** Follows the navigation link of a view and waits for its heading. */
   go(page: Page, view: string): Promise<void>;
@@ -48,8 +52,9 @@ export interface UiFixture {
 }
 
 /**
- * A gateway with authentication on, a webhook sink, rules for approvals, suppression and a chain,
- * breakers on and a quota, plus a headless Chromium: started before the suite's tests, stopped after.
+ * A gateway with authentication on, a webhook sink, rules for approvals, suppression, a chain and
+ * a group (`digest`, by payload.cluster), breakers on and a quota, plus a headless Chromium:
+ * started before the suite's tests, stopped after.
  */
 export function uiFixture(backend: Backend): UiFixture {
   let gw: RunningGateway | undefined;
@@ -69,6 +74,7 @@ export function uiFixture(backend: Backend): UiFixture {
       keys: [
         { name: 'admin', role: 'admin', grants: [WILDCARD_GRANT] },
         { name: 'viewer', role: 'viewer', grants: [WILDCARD_GRANT] },
+        { name: 'scoped', role: 'operator', grants: [{ tenants: ['acme'], namespaces: ['payments'], actions: ['*'] }] },
       ],
       users: [{ name: 'oncall', role: 'operator', grants: [WILDCARD_GRANT], password: 'correct horse battery' }],
     });
@@ -112,8 +118,8 @@ export function uiFixture(backend: Backend): UiFixture {
         return run.body?.['status'] === 'completed';
       });
     },
-    async openUi(viewport = DESKTOP) {
-      const context = await started(browser, 'browser').newContext({ viewport });
+    async openUi(viewport = DESKTOP, zone?) {
+      const context = await started(browser, 'browser').newContext({ viewport, ...zone });
       // Well inside the test's own timeout, so a missing element fails with Playwright's message.
       context.setDefaultTimeout(8000);
       const page = await context.newPage();

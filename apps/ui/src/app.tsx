@@ -1,7 +1,7 @@
 import type { FunctionComponent } from 'preact';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ErrorNote } from './components/notices.js';
-import { messageOf } from './components/use-load.js';
+import { messageOf, UNREACHABLE } from './components/use-load.js';
 import { forgetCredential, type Session, resumeSession, signOut } from './session.js';
 import { AnalyticsView } from './views/analytics.js';
 import { ApprovalsView } from './views/approvals.js';
@@ -57,6 +57,8 @@ export function App() {
   const [session, setSession] = useState<Session | null | undefined>(undefined);
   const [resumeError, setResumeError] = useState<string | null>(null);
   const path = useHashPath();
+  // Following the current view's link again shows it afresh (read again, as on a first visit): the hash does not change, so nothing else would.
+  const [visit, setVisit] = useState(0);
   // A 401 on any call (a JWT expired or revoked, a key removed): back to the sign-in page.
   const unauthorized = useCallback(() => {
     forgetCredential();
@@ -64,7 +66,8 @@ export function App() {
   }, []);
   useEffect(() => {
     resumeSession(unauthorized).then(setSession, (err: unknown) => {
-      setResumeError(`The gateway could not be reached: ${messageOf(err)}`);
+      const message = messageOf(err);
+      setResumeError(message === UNREACHABLE ? message : `The gateway could not be reached: ${message}`);
       setSession(null);
     });
   }, [unauthorized]);
@@ -107,7 +110,11 @@ export function App() {
           <ul>
             {VIEWS.map((v) => (
               <li key={v.path}>
-                <a href={`#/${v.path}`} aria-current={v.path === current.path ? 'page' : undefined}>
+                <a
+                  href={`#/${v.path}`}
+                  aria-current={v.path === current.path ? 'page' : undefined}
+                  onClick={() => v.path === current.path && setVisit((n) => n + 1)}
+                >
                   {v.title}
                 </a>
               </li>
@@ -124,7 +131,7 @@ export function App() {
         )}
       </header>
       <main id="main" class="container-fluid" tabIndex={-1}>
-        <View key={current.path} session={session} />
+        <View key={`${current.path}#${visit}`} session={session} />
       </main>
     </>
   );

@@ -9,6 +9,20 @@ export interface Session {
   identity: Identity;
   /** Permission names of the caller's role (the API enforces them; the UI hides what they don't allow). */
   can(permission: string): boolean;
+  /**
+   * Whether one grant spans every tenant and namespace (`*` in both), and with `provider` every
+   * action type of that provider too: what the API wants, beside the permission, for gateway-wide
+   * changes (rule switches, breakers). A tenant-scoped operator would only get 403s.
+   */
+  coversEveryTenant(of?: { provider: string }): boolean;
+}
+
+type Grant = Identity['grants'][number];
+
+function spansEveryTenant(grant: Grant, provider: string | undefined): boolean {
+  const all = (list: string[]) => list.includes('*');
+  if (!all(grant.tenants) || !all(grant.namespaces)) return false;
+  return provider === undefined || (all(grant.actions) && (all(grant.providers) || grant.providers.includes(provider)));
 }
 
 // Kept for the tab only: closing it signs out, and nothing lands in persistent storage.
@@ -30,7 +44,12 @@ async function open(credential: string | undefined, onUnauthorized?: OnUnauthori
   const client = clientFor(credential, onUnauthorized);
   const identity = await dataOf(client.api.GET('/v1/auth/me'));
   const permissions = new Set(identity.permissions);
-  return { client, identity, can: (p) => permissions.has(p) };
+  return {
+    client,
+    identity,
+    can: (p) => permissions.has(p),
+    coversEveryTenant: (of) => identity.grants.some((g) => spansEveryTenant(g, of?.provider)),
+  };
 }
 
 /** An API key (or a JWT) as the credential; it is checked at once. */

@@ -5,21 +5,32 @@ export interface Column<T> {
   cell: (row: T) => ComponentChildren;
 }
 
-/** A captioned table; on a phone each row becomes a card of label: value lines (styles.css). */
+/**
+ * A captioned table; on a phone each row becomes a card of label: value lines (styles.css). With
+ * no rows it says `empty` only when the list was read: not while it loads, nor when reading it
+ * failed (the view's alert says why; "nothing waits" beside it would be false).
+ */
 export function DataTable<T>({
   caption,
   columns,
   rows,
   rowKey,
   empty,
+  state,
 }: {
   caption: string;
   columns: Column<T>[];
   rows: readonly T[];
   rowKey: (row: T) => string;
   empty: string;
+  /** The load behind `rows` (useLoad's answer). */
+  state: { loading: boolean; error: string | null };
 }) {
-  if (rows.length === 0) return <p class="empty">{empty}</p>;
+  if (rows.length === 0) {
+    if (state.error) return null;
+    if (state.loading) return <p aria-busy="true">Loading…</p>;
+    return <p class="empty">{empty}</p>;
+  }
   return (
     <div class="table-scroll">
       <table class="striped">

@@ -7,7 +7,15 @@ export interface Loaded<T> {
   reload: () => void;
 }
 
+/** What the page says when a call got no answer at all (the gateway down, the network away). */
+export const UNREACHABLE = 'Gateway unreachable: the request got no answer (the gateway is down or the network is away).';
+
+/**
+ * An error's text for the page. fetch rejects with a bare TypeError when no answer came
+ * ("Failed to fetch" in Chromium, "NetworkError…" in Firefox, "Load failed" in Safari).
+ */
 export function messageOf(err: unknown): string {
+  if (err instanceof TypeError && /failed to fetch|networkerror|load failed/i.test(err.message)) return UNREACHABLE;
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -39,33 +47,49 @@ export function useLoad<T>(load: () => Promise<T>, deps: readonly unknown[]): Lo
 
 export interface Action {
   busy: boolean;
+  /** The key of the act running (for aria-busy on the control that started it), null when none runs. */
+  running: string | null;
   error: string | null;
   /** What the last action that worked did, for the view's status region ("Approved wire …"). */
   done: string | null;
   /**
-   * Runs `act` unless one is running (buttons stay focusable; a second press is ignored); `done`
-   * is announced when it works, a fixed text or one made from what `act` answered.
+   * Runs `act`; `done` is announced when it works, a fixed text or one made from what `act`
+   * answered. One runs at a time: the view disables its controls while `busy` (controlFor), so a
+   * second press cannot happen; a call made anyway (the same tick) is refused with an error shown.
    */
-  run: <T>(act: () => Promise<T>, done?: string | ((result: T) => string)) => Promise<boolean>;
+  run: <T>(act: () => Promise<T>, done?: string | ((result: T) => string), key?: string) => Promise<boolean>;
+  /** Forgets the last error and done text (the input they were about has changed). */
+  clear: () => void;
 }
 
+const IDLE = { busy: false, running: null, error: null, done: null };
+
 export function useAction(): Action {
-  const [state, setState] = useState<{ busy: boolean; error: string | null; done: string | null }>({ busy: false, error: null, done: null });
+  const [state, setState] = useState<{ busy: boolean; running: string | null; error: string | null; done: string | null }>(IDLE);
   const busy = useRef(false);
-  const run = useCallback(async <T>(act: () => Promise<T>, done?: string | ((result: T) => string)) => {
-    if (busy.current) return false;
+  const run = useCallback(async <T>(act: () => Promise<T>, done?: string | ((result: T) => string), key?: string) => {
+    if (busy.current) {
+      setState((s) => ({ ...s, error: 'Another change is still running: try again when it ends.' }));
+      return false;
+    }
     busy.current = true;
-    setState({ busy: true, error: null, done: null });
+    setState({ busy: true, running: key ?? null, error: null, done: null });
     try {
       const result = await act();
-      setState({ busy: false, error: null, done: (typeof done === 'function' ? done(result) : done) ?? null });
+      setState({ ...IDLE, done: (typeof done === 'function' ? done(result) : done) ?? null });
       return true;
     } catch (err) {
-      setState({ busy: false, error: messageOf(err), done: null });
+      setState({ ...IDLE, error: messageOf(err) });
       return false;
     } finally {
       busy.current = false;
     }
   }, []);
-  return { ...state, run };
+  const clear = useCallback(() => setState((s) => (s.error === null && s.done === null ? s : { ...s, error: null, done: null })), []);
+  return { ...state, run, clear };
+}
+
+/** A control of an action: disabled while any act of it runs, aria-busy on the one whose act it is. */
+export function controlFor(action: Pick<Action, 'busy' | 'running'>, key: string): { disabled: boolean; 'aria-busy': boolean } {
+  return { disabled: action.busy, 'aria-busy': action.running === key };
 }

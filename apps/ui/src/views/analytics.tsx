@@ -4,6 +4,7 @@ import { useMemo, useState } from 'preact/hooks';
 import { ChartCanvas } from '../components/chart.js';
 import { FilterForm, rfc3339, type FilterValues } from '../components/filter-form.js';
 import { ErrorNote } from '../components/notices.js';
+import { RefreshButton } from '../components/refresh-button.js';
 import { useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
@@ -16,11 +17,14 @@ const PALETTE = ['#1e88e5', '#e53935', '#fdd835', '#43a047', '#8e24aa', '#fb8c00
 
 /**
  * A bucket's label. Days, weeks and months are UTC buckets (a day starts at 00:00 UTC): shown in
- * UTC, or west of Greenwich each would carry the day before. Hours are shown in local time.
+ * UTC, or west of Greenwich each would carry the day before. Hours are shown in local time, with
+ * their minutes: in a zone half an hour off UTC (India, Newfoundland) an hour starts at :30.
  */
 function label(timestamp: string, interval: Interval): string {
   const at = new Date(timestamp);
-  return interval === 'hourly' ? at.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit' }) : at.toLocaleDateString([], { timeZone: 'UTC' });
+  return interval === 'hourly'
+    ? at.toLocaleString([], { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' })
+    : at.toLocaleDateString([], { timeZone: 'UTC' });
 }
 
 /** Volume by outcome over time (stacked bars), latency percentiles (lines), the top action types. */
@@ -55,12 +59,15 @@ export function AnalyticsView({ session }: { session: Session }) {
         ]}
         onApply={setFilters}
       />
+      <div class="toolbar">
+        <RefreshButton load={data} />
+      </div>
       <ErrorNote error={data.error} />
       {charts && (
         <div class="grid-charts">
           <figure>
             <figcaption>Volume by outcome ({charts.total} actions)</figcaption>
-            <ChartCanvas config={charts.volume} label={`Volume by outcome per ${interval} bucket, ${charts.total} actions in all`} />
+            <ChartCanvas config={charts.volume} label={`Volume by outcome per ${interval} bucket, ${charts.total} actions in all${charts.span}`} />
           </figure>
           <figure>
             <figcaption>Latency percentiles (ms)</figcaption>
@@ -109,5 +116,9 @@ function chartsOf(data: { volume: Analytics; latency: Analytics; top: Analytics 
     options: { indexAxis: 'y', plugins: { legend: { display: false } } },
   };
   const topText = entries.map((e) => `${e.label} ${e.count}`).join(', ') || 'none';
-  return { volume, latency, top, total: data.volume.total_count ?? 0, topText };
+  // The buckets' range, so a screen reader hears which hours or days the bars are.
+  const first = times[0];
+  const last = times[times.length - 1];
+  const span = first && last ? `, from ${label(first, interval)} to ${label(last, interval)}` : '';
+  return { volume, latency, top, total: data.volume.total_count ?? 0, topText, span };
 }

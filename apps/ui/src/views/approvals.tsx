@@ -1,7 +1,8 @@
 import { dataOf } from '@sluice/client';
 import { DataTable } from '../components/data-table.js';
 import { ActionNotes, ErrorNote, PageNote, Time } from '../components/notices.js';
-import { useAction, useLoad } from '../components/use-load.js';
+import { RefreshButton } from '../components/refresh-button.js';
+import { controlFor, useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
 /** Pending approvals; admins and operators approve or reject them (a viewer sees the list only). */
@@ -26,15 +27,14 @@ export function ApprovalsView({ session }: { session: Session }) {
         }
       },
       (outcome) => (verb === 'approve' ? `Approved ${ref.id}: ${outcome ?? 'no outcome'}` : `Rejected ${ref.id}`),
+      `${verb} ${ref.id}`,
     );
   const mayDecide = session.can('dispatch');
   return (
     <section aria-labelledby="approvals-title">
       <h2 id="approvals-title">Approvals</h2>
       <div class="toolbar">
-        <button type="button" class="secondary" onClick={pending.reload}>
-          Refresh
-        </button>
+        <RefreshButton load={pending} />
       </div>
       <ErrorNote error={pending.error} />
       <ActionNotes action={decision} />
@@ -44,6 +44,7 @@ export function ApprovalsView({ session }: { session: Session }) {
         rows={pending.data?.approvals ?? []}
         rowKey={(a) => `${a.namespace}/${a.tenant}/${a.id}`}
         empty="Nothing waits for approval."
+        state={pending}
         columns={[
           { label: 'Requested', cell: (a) => <Time at={a.created_at} /> },
           { label: 'Expires', cell: (a) => <Time at={a.expires_at} /> },
@@ -70,10 +71,21 @@ export function ApprovalsView({ session }: { session: Session }) {
             cell: (a) =>
               mayDecide ? (
                 <div class="row-actions">
-                  <button type="button" onClick={() => decide(a, 'approve')} aria-label={`Approve ${a.action.action_type} ${a.id}`}>
+                  <button
+                    type="button"
+                    {...controlFor(decision, `approve ${a.id}`)}
+                    onClick={() => decide(a, 'approve')}
+                    aria-label={`Approve ${a.action.action_type} ${a.id}`}
+                  >
                     Approve
                   </button>
-                  <button type="button" class="secondary" onClick={() => decide(a, 'reject')} aria-label={`Reject ${a.action.action_type} ${a.id}`}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    {...controlFor(decision, `reject ${a.id}`)}
+                    onClick={() => decide(a, 'reject')}
+                    aria-label={`Reject ${a.action.action_type} ${a.id}`}
+                  >
                     Reject
                   </button>
                 </div>

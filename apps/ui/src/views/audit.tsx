@@ -3,7 +3,8 @@ import { useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table.js';
 import { FilterForm, rfc3339, type FilterValues } from '../components/filter-form.js';
 import { ActionNotes, ErrorNote, JsonBlock, Time } from '../components/notices.js';
-import { useAction, useLoad } from '../components/use-load.js';
+import { RefreshButton } from '../components/refresh-button.js';
+import { controlFor, useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 import { AUDIT_OUTCOMES } from '../vocabulary.js';
 
@@ -61,6 +62,7 @@ export function AuditView({ session }: { session: Session }) {
         rows={page.data?.records ?? []}
         rowKey={(r) => r.id}
         empty="No records match."
+        state={page}
         columns={[
           { label: 'Dispatched', cell: (r) => <Time at={r.dispatched_at} /> },
           { label: 'Tenant', cell: (r) => r.tenant },
@@ -91,6 +93,7 @@ export function AuditView({ session }: { session: Session }) {
         >
           Older
         </button>
+        <RefreshButton load={page} />
       </nav>
       {selected && <RecordDetail key={selected.id} session={session} record={selected} onClose={() => setSelected(null)} />}
     </section>
@@ -103,16 +106,22 @@ function RecordDetail({ session, record, onClose }: { session: Session; record: 
   const action = useAction();
   const chained = record.sequence_number !== null;
   const verify = () =>
-    action.run(async () =>
-      setVerified(await dataOf(session.client.api.POST('/v1/audit/verify', { body: { namespace: record.namespace, tenant: record.tenant } }))),
+    action.run(
+      async () => setVerified(await dataOf(session.client.api.POST('/v1/audit/verify', { body: { namespace: record.namespace, tenant: record.tenant } }))),
+      undefined,
+      'verify',
     );
   const replay = () =>
-    action.run(async () => {
-      const result = await dataOf(session.client.api.POST('/v1/audit/{action_id}/replay', { params: { path: { action_id: record.action_id } } }));
-      setReplayed(
-        result.success ? `replayed as ${result.new_action_id}: ${result.outcome ?? 'no outcome'}` : `replay failed: ${result.error ?? 'unknown error'}`,
-      );
-    });
+    action.run(
+      async () => {
+        const result = await dataOf(session.client.api.POST('/v1/audit/{action_id}/replay', { params: { path: { action_id: record.action_id } } }));
+        setReplayed(
+          result.success ? `replayed as ${result.new_action_id}: ${result.outcome ?? 'no outcome'}` : `replay failed: ${result.error ?? 'unknown error'}`,
+        );
+      },
+      undefined,
+      'replay',
+    );
   return (
     <article aria-labelledby="record-title">
       <header class="toolbar">
@@ -137,12 +146,12 @@ function RecordDetail({ session, record, onClose }: { session: Session; record: 
       </dl>
       <div class="toolbar">
         {chained && (
-          <button type="button" class="secondary" onClick={verify}>
+          <button type="button" class="secondary" {...controlFor(action, 'verify')} onClick={verify}>
             Verify chain
           </button>
         )}
         {session.can('dispatch') && (
-          <button type="button" onClick={replay}>
+          <button type="button" {...controlFor(action, 'replay')} onClick={replay}>
             Replay
           </button>
         )}

@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table.js';
 import { FilterForm, type FilterValues } from '../components/filter-form.js';
 import { ErrorNote, Time } from '../components/notices.js';
+import { RefreshButton } from '../components/refresh-button.js';
 import { useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
@@ -29,6 +30,9 @@ export function EventsView({ session }: { session: Session }) {
         onApply={setScope}
         submitLabel="Show"
       />
+      <div class="toolbar">
+        <RefreshButton load={events} />
+      </div>
       <ErrorNote error={events.error} />
       {events.data === null ? (
         <p class="muted">Events are listed per namespace and tenant: name both.</p>
@@ -38,6 +42,7 @@ export function EventsView({ session }: { session: Session }) {
           rows={events.data?.events ?? []}
           rowKey={(e) => e.fingerprint}
           empty="No tracked events."
+          state={events}
           columns={[
             { label: 'Fingerprint', cell: (e) => <code>{e.fingerprint}</code> },
             { label: 'State machine', cell: (e) => e.state_machine },

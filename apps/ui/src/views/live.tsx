@@ -121,6 +121,7 @@ export function LiveView({ session }: { session: Session }) {
         rows={events}
         rowKey={(e) => e.id ?? String(e.data['timestamp'])}
         empty="Waiting for events…"
+        state={{ loading: false, error }}
         columns={[
           { label: 'Time', cell: (e) => <Time at={e.data['timestamp'] as string} /> },
           { label: 'Event', cell: (e) => e.type },
@@ -128,9 +129,15 @@ export function LiveView({ session }: { session: Session }) {
           { label: 'Tenant', cell: (e) => String(e.data['tenant'] ?? '') },
           { label: 'Action type', cell: (e) => String(e.data['action_type'] ?? '') },
           { label: 'Outcome', cell: (e) => outcomeName(e.data['outcome']) ?? '' },
-          { label: 'Action id', cell: (e) => <code>{String(e.data['action_id'] ?? e.data['approval_id'] ?? e.data['chain_id'] ?? '')}</code> },
+          { label: 'Id', cell: (e) => <code>{eventSubject(e)}</code> },
         ]}
       />
     </section>
   );
+}
+
+/** What an event is about: the action, approval or chain; a flushed group's key; a timed-out event's fingerprint. */
+function eventSubject(e: StreamEvent): string {
+  const d = e.data;
+  return String(d['action_id'] ?? d['approval_id'] ?? d['chain_id'] ?? d['group_key'] ?? d['group_id'] ?? d['fingerprint'] ?? '');
 }

@@ -1,7 +1,8 @@
 import { dataOf } from '@sluice/client';
 import { DataTable } from '../components/data-table.js';
 import { ActionNotes, ErrorNote } from '../components/notices.js';
-import { useAction, useLoad } from '../components/use-load.js';
+import { RefreshButton } from '../components/refresh-button.js';
+import { controlFor, useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
 /** `success_rate` is a percent already (0–100), as the spec has it. */
@@ -10,6 +11,8 @@ const percent = (rate: number) => `${rate.toFixed(1)}%`;
 /** Provider health and circuit breakers; admins and operators trip and reset them. */
 export function ProvidersView({ session }: { session: Session }) {
   const manage = session.can('circuit_breaker_manage');
+  // A breaker is gateway-wide: the API also wants a grant over every tenant, namespace and action type of the provider.
+  const mayFlip = (provider: string) => manage && session.coversEveryTenant({ provider });
   const health = useLoad(() => dataOf(session.client.api.GET('/v1/providers/health')), [session]);
   // The breaker list is for admins and operators only (403 to a viewer): ask only when the role may.
   const breakers = useLoad(async () => (manage ? dataOf(session.client.api.GET('/admin/circuit-breakers')).catch(() => null) : null), [session, manage]);
@@ -23,11 +26,23 @@ export function ProvidersView({ session }: { session: Session }) {
         breakers.reload();
       },
       `${op === 'trip' ? 'Tripped' : 'Reset'} the breaker of ${provider}`,
+      `${op} ${provider}`,
     );
   const hasBreaker = new Set(breakers.data?.circuit_breakers.map((b) => b.provider) ?? []);
   return (
     <section aria-labelledby="providers-title">
       <h2 id="providers-title">Providers</h2>
+      <div class="toolbar">
+        <RefreshButton
+          load={{
+            loading: health.loading || breakers.loading,
+            reload: () => {
+              health.reload();
+              breakers.reload();
+            },
+          }}
+        />
+      </div>
       <ErrorNote error={health.error} />
       <ActionNotes action={change} />
       <DataTable
@@ -35,6 +50,7 @@ export function ProvidersView({ session }: { session: Session }) {
         rows={health.data?.providers ?? []}
         rowKey={(p) => p.provider}
         empty="No providers are configured."
+        state={health}
         columns={[
           { label: 'Provider', cell: (p) => <code>{p.provider}</code> },
           { label: 'Healthy', cell: (p) => (p.healthy ? 'yes' : <strong class="bad">no</strong>) },
@@ -45,13 +61,25 @@ export function ProvidersView({ session }: { session: Session }) {
           {
             label: 'Breaker control',
             cell: (p) =>
-              manage &&
+              mayFlip(p.provider) &&
               hasBreaker.has(p.provider) && (
                 <div class="row-actions">
-                  <button type="button" class="secondary" onClick={() => flip(p.provider, 'trip')} aria-label={`Trip breaker of ${p.provider}`}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    {...controlFor(change, `trip ${p.provider}`)}
+                    onClick={() => flip(p.provider, 'trip')}
+                    aria-label={`Trip breaker of ${p.provider}`}
+                  >
                     Trip
                   </button>
-                  <button type="button" class="secondary" onClick={() => flip(p.provider, 'reset')} aria-label={`Reset breaker of ${p.provider}`}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    {...controlFor(change, `reset ${p.provider}`)}
+                    onClick={() => flip(p.provider, 'reset')}
+                    aria-label={`Reset breaker of ${p.provider}`}
+                  >
                     Reset
                   </button>
                 </div>

@@ -1,5 +1,6 @@
 import { dataOf } from '@sluice/client';
 import { ErrorNote, Time } from '../components/notices.js';
+import { RefreshButton } from '../components/refresh-button.js';
 import { useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
@@ -14,6 +15,9 @@ export function QuotasView({ session }: { session: Session }) {
   return (
     <section aria-labelledby="quotas-title">
       <h2 id="quotas-title">Quotas</h2>
+      <div class="toolbar">
+        <RefreshButton load={quotas} />
+      </div>
       <ErrorNote error={quotas.error} />
       {quotas.data?.length === 0 && <p class="empty">No quota policies.</p>}
       <ul class="quota-list">

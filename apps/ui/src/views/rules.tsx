@@ -2,7 +2,8 @@ import { dataOf, type paths } from '@sluice/client';
 import { useEffect, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table.js';
 import { ActionNotes, ErrorNote, JsonBlock } from '../components/notices.js';
-import { useAction, useLoad } from '../components/use-load.js';
+import { RefreshButton } from '../components/refresh-button.js';
+import { controlFor, useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 
 type Evaluation = paths['/v1/rules/evaluate']['post']['responses'][200]['content']['application/json'];
@@ -11,7 +12,8 @@ type Evaluation = paths['/v1/rules/evaluate']['post']['responses'][200]['content
 export function RulesView({ session }: { session: Session }) {
   const rules = useLoad(() => dataOf(session.client.api.GET('/v1/rules')), [session]);
   const toggle = useAction();
-  const manage = session.can('rules_manage');
+  // A rule applies to every tenant: the API also wants a grant with `*` tenants and namespaces.
+  const manage = session.can('rules_manage') && session.coversEveryTenant();
   // A switch shows what was asked at once (a controlled input would otherwise snap back until the list reloads).
   const [wanted, setWanted] = useState<Record<string, boolean>>({});
   useEffect(() => setWanted({}), [rules.data]);
@@ -26,11 +28,15 @@ export function RulesView({ session }: { session: Session }) {
         }
       },
       `Rule ${name} ${enabled ? 'enabled' : 'disabled'}`,
+      name,
     );
   };
   return (
     <section aria-labelledby="rules-title">
       <h2 id="rules-title">Rules</h2>
+      <div class="toolbar">
+        <RefreshButton load={rules} />
+      </div>
       <ErrorNote error={rules.error} />
       <ActionNotes action={toggle} />
       <DataTable
@@ -38,6 +44,7 @@ export function RulesView({ session }: { session: Session }) {
         rows={rules.data?.rules ?? []}
         rowKey={(r) => r.name}
         empty="No rules are loaded."
+        state={rules}
         columns={[
           { label: 'Priority', cell: (r) => r.priority },
           { label: 'Name', cell: (r) => <code>{r.name}</code> },
@@ -53,7 +60,8 @@ export function RulesView({ session }: { session: Session }) {
                 aria-checked={wanted[r.name] ?? r.enabled}
                 aria-label={`Rule ${r.name} enabled`}
                 checked={wanted[r.name] ?? r.enabled}
-                disabled={!manage}
+                {...controlFor(toggle, r.name)}
+                disabled={!manage || toggle.busy}
                 onChange={(e) => setEnabled(r.name, e.currentTarget.checked)}
               />
             ),
@@ -78,18 +86,24 @@ function Playground({ session }: { session: Session }) {
     </label>
   );
   const evaluate = () =>
-    action.run(async () => {
-      const body = {
-        namespace: input.namespace,
-        tenant: input.tenant,
-        provider: input.provider,
-        action_type: input.action_type,
-        payload: JSON.parse(input.payload) as Record<string, unknown>,
-        metadata: JSON.parse(input.metadata) as Record<string, string>,
-        evaluate_all: true,
-      };
-      setResult(await dataOf(session.client.api.POST('/v1/rules/evaluate', { body })));
-    });
+    action.run(
+      async () => {
+        // A new question: the last answer must not stand under this one's error.
+        setResult(null);
+        const body = {
+          namespace: input.namespace,
+          tenant: input.tenant,
+          provider: input.provider,
+          action_type: input.action_type,
+          payload: JSON.parse(input.payload) as Record<string, unknown>,
+          metadata: JSON.parse(input.metadata) as Record<string, string>,
+          evaluate_all: true,
+        };
+        setResult(await dataOf(session.client.api.POST('/v1/rules/evaluate', { body })));
+      },
+      undefined,
+      'evaluate',
+    );
   return (
     <article aria-labelledby="playground-title">
       <h3 id="playground-title">Playground</h3>
@@ -114,7 +128,9 @@ function Playground({ session }: { session: Session }) {
           Metadata (JSON)
           <textarea name="metadata" rows={2} value={input.metadata} onInput={(e) => setInput({ ...input, metadata: e.currentTarget.value })} />
         </label>
-        <button type="submit">Evaluate</button>
+        <button type="submit" {...controlFor(action, 'evaluate')}>
+          Evaluate
+        </button>
       </form>
       <ErrorNote error={action.error} />
       {result && (
@@ -129,6 +145,7 @@ function Playground({ session }: { session: Session }) {
             rows={result.trace}
             rowKey={(t) => t.rule_name}
             empty="No rule was evaluated."
+            state={{ loading: false, error: null }}
             columns={[
               { label: 'Rule', cell: (t) => <code>{t.rule_name}</code> },
               { label: 'Condition', cell: (t) => <code>{t.condition_display}</code> },

@@ -1,46 +1,62 @@
 import { dataOf } from '@sluice/client';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import { DataTable } from '../components/data-table.js';
 import { ActionNotes, ErrorNote, PageNote, Time } from '../components/notices.js';
-import { useAction, useLoad } from '../components/use-load.js';
+import { RefreshButton } from '../components/refresh-button.js';
+import { controlFor, useAction, useLoad } from '../components/use-load.js';
 import type { Session } from '../session.js';
 import { type Matcher, silenceMatcher } from '../silence-preview.js';
 
 const OPS = ['equal', 'not_equal', 'regex', 'not_regex'] as const;
 const PREVIEW_RECORDS = 200;
 
-/** Active silences (expire, extend) and the form that creates one, previewed against recent actions. */
+/** Silences in force or yet to start (expire, extend) and the form that creates one, previewed against recent actions. */
 export function SilencesView({ session }: { session: Session }) {
   const silences = useLoad(() => dataOf(session.client.api.GET('/v1/silences', { params: { query: { limit: 1000 } } })), [session]);
   const change = useAction();
   const manage = session.can('silences_manage');
   const expire = (id: string) =>
-    change.run(async () => {
-      await dataOf(session.client.api.POST('/v1/silences/{id}/expire', { params: { path: { id } } }));
-      silences.reload();
-    }, `Expired silence ${id}`);
+    change.run(
+      async () => {
+        await dataOf(session.client.api.POST('/v1/silences/{id}/expire', { params: { path: { id } } }));
+        silences.reload();
+      },
+      `Expired silence ${id}`,
+      `expire ${id}`,
+    );
   const extend = (id: string) =>
-    change.run(async () => {
-      await dataOf(session.client.api.POST('/v1/silences/{id}/extend', { params: { path: { id } }, body: { minutes: 60 } }));
-      silences.reload();
-    }, `Extended silence ${id} by an hour`);
+    change.run(
+      async () => {
+        await dataOf(session.client.api.POST('/v1/silences/{id}/extend', { params: { path: { id } }, body: { minutes: 60 } }));
+        silences.reload();
+      },
+      `Extended silence ${id} by an hour`,
+      `extend ${id}`,
+    );
   return (
     <section aria-labelledby="silences-title">
       <h2 id="silences-title">Silences</h2>
       {manage && <SilenceForm session={session} onCreated={silences.reload} />}
+      <div class="toolbar">
+        <RefreshButton load={silences} />
+      </div>
       <ErrorNote error={silences.error} />
       <ActionNotes action={change} />
       <PageNote shown={silences.data?.silences.length} count={silences.data?.count} />
       <DataTable
-        caption="Active silences"
+        caption="Silences active or pending (not started yet)"
         rows={silences.data?.silences ?? []}
         rowKey={(s) => s.id}
-        empty="No active silence."
+        empty="No active or pending silence."
+        state={silences}
         columns={[
           { label: 'Tenant', cell: (s) => s.tenant },
           { label: 'Namespace', cell: (s) => s.namespace },
           { label: 'Matchers', cell: (s) => <code>{s.matchers.map((m) => `${m.name}${opSymbol(m.op)}${JSON.stringify(m.value)}`).join(', ')}</code> },
           { label: 'Comment', cell: (s) => s.comment },
+          // The list holds silences that have not started (starts_at ahead): they mute nothing yet.
+          { label: 'Status', cell: (s) => (s.active ? 'active' : <strong>pending</strong>) },
+          { label: 'Starts', cell: (s) => <Time at={s.starts_at} /> },
           { label: 'Ends', cell: (s) => <Time at={s.ends_at} /> },
           { label: 'By', cell: (s) => s.created_by },
           {
@@ -48,10 +64,22 @@ export function SilencesView({ session }: { session: Session }) {
             cell: (s) =>
               manage && (
                 <div class="row-actions">
-                  <button type="button" class="secondary" onClick={() => extend(s.id)} aria-label={`Extend silence ${s.id} by one hour`}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    {...controlFor(change, `extend ${s.id}`)}
+                    onClick={() => extend(s.id)}
+                    aria-label={`Extend silence ${s.id} by one hour`}
+                  >
                     +1 h
                   </button>
-                  <button type="button" class="secondary" onClick={() => expire(s.id)} aria-label={`Expire silence ${s.id}`}>
+                  <button
+                    type="button"
+                    class="secondary"
+                    {...controlFor(change, `expire ${s.id}`)}
+                    onClick={() => expire(s.id)}
+                    aria-label={`Expire silence ${s.id}`}
+                  >
                     Expire
                   </button>
                 </div>
@@ -72,32 +100,44 @@ function SilenceForm({ session, onCreated }: { session: Session; onCreated: () =
   const [matchers, setMatchers] = useState<Matcher[]>([{ name: '', op: 'equal', value: '' }]);
   const [preview, setPreview] = useState<{ matched: number; scanned: number; sample: string[] } | null>(null);
   const action = useAction();
+  // A server's refusal was about the input as it was: any change makes it stale.
+  const { clear } = action;
+  useEffect(clear, [scope, matchers, clear]);
   const setMatcher = (i: number, m: Partial<Matcher>) => setMatchers((list) => list.map((x, j) => (j === i ? { ...x, ...m } : x)));
   const runPreview = () =>
-    action.run(async () => {
-      const matches = await silenceMatcher(matchers);
-      const page = await dataOf(
-        session.client.api.GET('/v1/audit', { params: { query: { namespace: scope.namespace, tenant: scope.tenant, limit: PREVIEW_RECORDS } } }),
-      );
-      const hits = page.records.filter(matches);
-      setPreview({ matched: hits.length, scanned: page.records.length, sample: hits.slice(0, 5).map((r) => `${r.action_type} (${r.action_id})`) });
-    });
+    action.run(
+      async () => {
+        setPreview(null);
+        const matches = await silenceMatcher(matchers);
+        const page = await dataOf(
+          session.client.api.GET('/v1/audit', { params: { query: { namespace: scope.namespace, tenant: scope.tenant, limit: PREVIEW_RECORDS } } }),
+        );
+        const hits = page.records.filter(matches);
+        setPreview({ matched: hits.length, scanned: page.records.length, sample: hits.slice(0, 5).map((r) => `${r.action_type} (${r.action_id})`) });
+      },
+      undefined,
+      'preview',
+    );
   const create = () =>
-    action.run(async () => {
-      await dataOf(
-        session.client.api.POST('/v1/silences', {
-          body: {
-            namespace: scope.namespace,
-            tenant: scope.tenant,
-            comment: scope.comment,
-            matchers,
-            duration_seconds: Math.round(Number(scope.hours) * 3600),
-          },
-        }),
-      );
-      setPreview(null);
-      onCreated();
-    }, 'Silence created');
+    action.run(
+      async () => {
+        await dataOf(
+          session.client.api.POST('/v1/silences', {
+            body: {
+              namespace: scope.namespace,
+              tenant: scope.tenant,
+              comment: scope.comment,
+              matchers,
+              duration_seconds: Math.round(Number(scope.hours) * 3600),
+            },
+          }),
+        );
+        setPreview(null);
+        onCreated();
+      },
+      'Silence created',
+      'create',
+    );
   const text = (name: 'namespace' | 'tenant' | 'comment' | 'hours', label: string, number?: { min: string; step: string }) => (
     <label>
       {label}
@@ -152,10 +192,18 @@ function SilenceForm({ session, onCreated }: { session: Session; onCreated: () =
           <button type="button" class="secondary" onClick={() => setMatchers([...matchers, { name: '', op: 'equal', value: '' }])}>
             Add matcher
           </button>
-          <button type="button" class="secondary" disabled={!scope.namespace || !scope.tenant} onClick={runPreview}>
+          <button
+            type="button"
+            class="secondary"
+            disabled={!scope.namespace || !scope.tenant || action.busy}
+            aria-busy={action.running === 'preview'}
+            onClick={runPreview}
+          >
             Preview
           </button>
-          <button type="submit">Create silence</button>
+          <button type="submit" {...controlFor(action, 'create')}>
+            Create silence
+          </button>
         </div>
         {preview && (
           <p role="status" data-testid="silence-preview">
