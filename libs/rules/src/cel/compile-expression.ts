@@ -43,15 +43,15 @@ export function compileExpression(expression: string, action: RuleAction | null,
     return null;
   }
   if (type === 'bool' && !action) {
-    issues.add(path, 'the expression yields a bool, so the rule needs an action (used when it is true)');
+    issues.add(path, 'yields a bool, so the rule needs an action (used when it is true)');
     return null;
   }
   if (type === 'dyn' && !action && calls.verdicts.length === 0) {
-    issues.add(path, 'the expression can only yield a bool (it calls neither allow() nor suppress()), so the rule needs an action');
+    issues.add(path, 'can only yield a bool (it calls neither allow() nor suppress()), so the rule needs an action');
     return null;
   }
   if (type !== VERDICT_TYPE && type !== 'bool' && type !== 'dyn') {
-    issues.add(path, `the expression yields ${type}; expected a bool or allow()/suppress()`);
+    issues.add(path, `yields ${type}; expected a bool or allow()/suppress()`);
     return null;
   }
   const labels = [...calls.verdicts, ...(action ? [action.type] : [])];

@@ -77,9 +77,13 @@ describe('compileRuleDefinition: rule fields', () => {
     const paths = issuesOf({ name: '', priority: 1.5, enabled: 'yes', description: 5, metadata: { n: 1 }, mute_time_intervals: 'x', condition, action }).map(
       (i) => i.path,
     );
-    expect(paths).toEqual(['name', 'priority', 'description', 'enabled', 'metadata.n', 'mute_time_intervals']);
+    expect([...new Set(paths)]).toEqual(['name', 'priority', 'description', 'enabled', 'metadata.n', 'mute_time_intervals']);
     expect(issuesOf({ name: 'r', priority: 2 ** 31, condition, action })[0]?.path).toBe('priority');
-    expect(issuesOf({ name: 'bad\nname', condition, action })[0]).toEqual({ path: 'name', message: 'must not contain control characters' });
+    const controls = 'must not contain control characters, bidirectional controls or lone surrogates';
+    expect(issuesOf({ name: 'bad\nname', condition, action })[0]).toEqual({ path: 'name', message: controls });
+    // Names every other resource refuses: a rule is managed at /v1/rules/{name}, which no browser reaches for `..`.
+    expect(issuesOf({ name: 'a\u202eb', condition, action })[0]).toEqual({ path: 'name', message: controls });
+    for (const name of ['.', '..']) expect(issuesOf({ name, condition, action })[0]).toEqual({ path: 'name', message: 'must not be . or ..' });
   });
 
   it('refuses a definition that is not a mapping', () => {

@@ -1,14 +1,12 @@
+import { boundedName } from '@sluice/core';
 import { z } from 'zod';
 
 const I32_MIN = -2147483648;
 const I32_MAX = 2147483647;
 
-// Control characters would make names unprintable in logs and URLs.
-const RuleName = z
-  .string()
-  .min(1)
-  .max(256)
-  .regex(/^[^\p{Cc}]*$/u, 'must not contain control characters');
+// The rule every name takes: a rule is managed at /v1/rules/{name}, so `..` or a bidirectional
+// control would make one no browser can reach or no log shows as it is.
+const RuleName = boundedName(256);
 
 const IntervalNames = z.array(z.string().min(1).max(256));
 
