@@ -187,6 +187,12 @@ describe.each(BACKENDS)('Alertmanager compatibility over HTTP (%s)', (backend) =
     const missing = await get('/api/v2/silence/0190c4f2-0000-7000-8000-000000000000');
     expect(missing.status).toBe(404);
     expect(typeof missing.body).toBe('string');
+    // Refused by the router, before any route: a string all the same.
+    for (const path of ['/api/v2/silence/a%ZZ', `/api/v2/silence/${'a'.repeat(1100)}`]) {
+      const refused = await get(path);
+      expect(refused.status, path).toBe(400);
+      expect(typeof refused.body, path).toBe('string');
+    }
     const noComment = await postJson(url('/api/v2/silences'), {
       matchers: [{ name: 'a', value: 'b', isRegex: false }],
       startsAt: new Date(now).toISOString(),

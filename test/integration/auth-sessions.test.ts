@@ -45,6 +45,13 @@ describe.each(BACKENDS)('credentials on requests (%s backend)', (backend) => {
       expect((await fetch(`${gw.url}${path}`)).status, path).toBe(200);
     }
     expect((await login('alice', 'wrong')).status).toBe(401);
+    // A browser's cross-site login is refused by the guard, a documented 403 (it was a 500 under the response check).
+    const crossSite = await fetch(`${gw.url}/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'sec-fetch-site': 'cross-site' },
+      body: JSON.stringify({ username: 'alice', password: 'wrong' }),
+    });
+    expect(crossSite.status).toBe(403);
   });
 
   it('documents the credentials in the OpenAPI document', async () => {

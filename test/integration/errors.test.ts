@@ -106,12 +106,29 @@ describe('error responses', () => {
   it('400 for a misspelt filter on a read, instead of the unfiltered list', async () => {
     const res = await requestJson('GET', `${gw.url}/v1/audit?tenat=acme`);
     expect(res).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED', details: [{ path: 'querystring.tenat' }] } });
+    // Reads that take no parameter at all refuse one too: a limit or a scope would be ignored.
+    for (const path of ['/v1/rules?limit=1', '/v1/dlq/stats?tenant=t', '/v1/auth/me?x=1', '/v1/compliance/status?x=1']) {
+      expect((await requestJson('GET', `${gw.url}${path}`)).body, path).toMatchObject({ code: 'VALIDATION_FAILED' });
+    }
+    // Probes filter nothing: what a checker appends is no reason to read as down.
+    for (const path of ['/health?_=1', '/ready?_=1', '/metrics?_=1']) expect((await fetch(`${gw.url}${path}`)).status, path).toBe(200);
+  });
+
+  it('400 for a literal null body, which is not an absent one', async () => {
+    for (const path of ['/v1/dlq/drain', '/v1/dispatch']) {
+      const res = await fetch(`${gw.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'null' });
+      expect(res.status, path).toBe(400);
+      expect(await res.json()).toMatchObject({ code: 'VALIDATION_FAILED', details: [{ path: 'body', message: 'must not be null' }] });
+    }
   });
 
   it('415 for a wrong content type', async () => {
     const res = await fetch(`${gw.url}/v1/dispatch`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: 'hi' });
     expect(res.status).toBe(415);
     expect(await res.json()).toMatchObject({ code: 'UNSUPPORTED_MEDIA_TYPE' });
+    // On a DELETE too, a documented answer (the response check turned it into a 500).
+    const deleted = await fetch(`${gw.url}/v1/quotas/nope`, { method: 'DELETE', headers: { 'content-type': 'text/plain' }, body: 'hi' });
+    expect(deleted.status).toBe(415);
   });
 
   it('413 for a body over server.max_body_bytes', async () => {

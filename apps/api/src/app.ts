@@ -90,9 +90,10 @@ export async function buildApiApp(deps: ApiDeps): Promise<FastifyInstance> {
   installErrorHandling(app, errorHandling);
   installRequestLog(app, metrics);
   installAccessControl(app, { authenticator: auth?.authenticator ?? null, rateLimiter });
+  // Before the error responses: the query schema it gives a read that names none documents its 400.
+  installStrictInputs(app);
   installErrorResponses(app);
   installOperationIds(app);
-  installStrictInputs(app);
   // While draining, close each connection after its response: otherwise a client's idle
   // keep-alive socket would hold the shutdown open until its keep-alive timeout.
   app.addHook('onSend', (_request, reply, payload, done) => {

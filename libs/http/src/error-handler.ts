@@ -188,7 +188,8 @@ function clientErrorHandler(err: ConnectionError, socket: Socket): void {
  */
 export const edgeErrorOptions = {
   frameworkErrors: (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
-    answerError(err, request, reply);
+    // The router runs before any scope's error handler: Alertmanager's paths get their string errors here.
+    answerError(err, request, reply, {}, request.url.startsWith(ALERTMANAGER_API) ? sendErrorString : undefined);
   },
   clientErrorHandler,
 } satisfies Pick<FastifyServerOptions, 'frameworkErrors' | 'clientErrorHandler'>;
@@ -203,6 +204,8 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorHandlingOp
   app.setErrorHandler((err, request, reply) => answerError(err, request, reply, opts));
   app.setNotFoundHandler((request, reply) => sendError(reply, errors.routeNotFound(request.method, request.url.split('?')[0] ?? '')));
 }
+
+const ALERTMANAGER_API = '/api/v2/';
 
 /** In a plugin scope of Alertmanager-compatible routes: the same handling, errors answered as Alertmanager does (a JSON string). */
 export function installAlertmanagerErrorHandling(scope: FastifyInstance, opts: ErrorHandlingOptions): void {

@@ -18,6 +18,9 @@ const Counters = z.object({
 const Health = z.object({ status: z.literal('ok'), metrics: Counters });
 
 /** Liveness, readiness and metrics; shared by the API and the worker's own small server. */
+/** Prometheus's text exposition format (version 0.0.4). */
+const PROMETHEUS_TEXT = { type: 'string', description: 'text/plain; version=0.0.4' } as const;
+
 export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Metrics; readiness: Readiness }): Promise<void> {
   const { metrics, readiness } = opts;
   const tags = ['operations'];
@@ -51,7 +54,16 @@ export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Me
 
   app.get(
     '/metrics',
-    { config: { access: 'public' }, schema: { tags, summary: 'Prometheus text; the JSON counters with Accept: application/json' } },
+    {
+      config: { access: 'public' },
+      schema: {
+        tags,
+        summary: 'Prometheus text; the JSON counters with Accept: application/json',
+        response: {
+          200: { description: 'the metrics', content: { 'text/plain': { schema: PROMETHEUS_TEXT }, 'application/json': { schema: { type: 'object' } } } },
+        },
+      },
+    },
     async (request, reply) => {
       const accept = request.headers.accept ?? '';
       if (accept.includes('application/json')) return metrics.snapshot();
@@ -59,7 +71,10 @@ export async function operationsRoutes(app: FastifyInstance, opts: { metrics: Me
     },
   );
 
-  app.get('/metrics/prometheus', { config: { access: 'public' }, schema: { tags, summary: 'Prometheus text exposition' } }, async (_request, reply) =>
-    reply.type(metrics.contentType).send(await metrics.prometheusText()),
+  const prometheusOnly = { 200: { description: 'the metrics', content: { 'text/plain': { schema: PROMETHEUS_TEXT } } } };
+  app.get(
+    '/metrics/prometheus',
+    { config: { access: 'public' }, schema: { tags, summary: 'Prometheus text exposition', response: prometheusOnly } },
+    async (_request, reply) => reply.type(metrics.contentType).send(await metrics.prometheusText()),
   );
 }

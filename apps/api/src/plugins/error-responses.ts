@@ -22,6 +22,16 @@ const parameterErrors = (described: Described) => ({
   400: described('VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them)'),
 });
 
+/** What a public write can answer before its route runs: the browser guard refuses cross-site writes. */
+const publicWriteErrors = (described: Described) => ({
+  403: described('FORBIDDEN: a browser sent it from another site (Sec-Fetch-Site, or Origin, not this origin)'),
+});
+
+/** What a request without a body schema can answer when it carries a body that is not JSON. */
+const bodylessErrors = (described: Described) => ({
+  415: described('UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8)'),
+});
+
 /** What any request with a body can answer before its route runs. */
 const bodyErrors = (described: Described) => ({
   400: described('INVALID_JSON, VALIDATION_FAILED, BAD_REQUEST: the body or parameters are refused (details name the paths)'),
@@ -48,9 +58,12 @@ export function installErrorResponses(app: FastifyInstance): void {
     if (route.schema === undefined || response === undefined) return;
     const methods = [route.method].flat();
     const described = errorShape(response);
+    const publicRoute = route.config?.access === 'public';
+    const writes = methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH' || m === 'DELETE');
     const added = {
-      ...(route.config?.access === 'public' ? {} : protectedErrors(described)),
+      ...(publicRoute ? (writes ? publicWriteErrors(described) : {}) : protectedErrors(described)),
       ...(route.schema.params !== undefined || route.schema.querystring !== undefined ? parameterErrors(described) : {}),
+      ...(methods.includes('DELETE') ? bodylessErrors(described) : {}),
       ...(methods.some((m) => m === 'POST' || m === 'PUT' || m === 'PATCH') ? bodyErrors(described) : {}),
     };
     route.schema = { ...route.schema, response: { ...added, ...response } };

@@ -34,21 +34,24 @@ function closed(schema: unknown): unknown {
 
 /** Alertmanager's API, for Prometheus and amtool: its reads take what their clients send, as Alertmanager does. */
 const FOREIGN_API = '/api/v2/';
+/** Probes and scrapes: they filter nothing, and a checker's cache-busting `?_=…` must not read as down. */
+const OPS_READS = new Set(['/health', '/ready', '/metrics', '/metrics/prometheus']);
 
 /**
  * Input in the wrong place or misspelt is refused, not ignored: a bulk replay whose filters came
  * in a body replayed the newest records of every tenant, a drain whose filters came in the query
  * string drained the whole queue, `?dryRun=true` executed the action, and `?tenat=acme` listed
  * every tenant's records. Every route refuses query parameters its schema does not name (400
- * VALIDATION_FAILED; a write that names no query string takes none), and a write that names no
+ * VALIDATION_FAILED; a route that names no query string takes none), and a write that names no
  * body refuses a body other than `{}`. Registered before the routes.
  */
 export function installStrictInputs(app: FastifyInstance): void {
   app.addHook('onRoute', (route) => {
     if (route.schema === undefined || route.schema.hide === true) return;
     if (![route.method].flat().some((m) => WRITES.has(m))) {
-      if (route.schema.querystring !== undefined && !route.url.startsWith(FOREIGN_API))
-        route.schema = { ...route.schema, querystring: closed(route.schema.querystring) };
+      // A read that names no query string takes none: `GET /v1/rules?limit=1` answered every rule, `/v1/dlq/stats?tenant=x` every tenant's.
+      if (!route.url.startsWith(FOREIGN_API) && !OPS_READS.has(route.url))
+        route.schema = { ...route.schema, querystring: route.schema.querystring === undefined ? NO_QUERY : closed(route.schema.querystring) };
       return;
     }
     route.schema = { ...route.schema, querystring: route.schema.querystring === undefined ? NO_QUERY : closed(route.schema.querystring) };

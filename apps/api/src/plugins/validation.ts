@@ -118,6 +118,8 @@ export function installValidation(app: FastifyInstance): void {
       return;
     }
     parseJson(request, text, (err, parsed) => {
+      // A literal `null` is a body, not its absence: taken for `{}`, it passed where nothing may (a PUT bumped updated_at).
+      if (err === null && parsed === null) return done(errors.validation([{ path: 'body', message: 'must not be null' }]), undefined);
       if (err === null) return done(null, parsed);
       done(forbiddenKeyError(text) ?? err, undefined);
     });

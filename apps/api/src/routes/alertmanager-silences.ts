@@ -66,7 +66,12 @@ export async function alertmanagerSilencesRoutes(app: FastifyInstance, opts: Ale
       '/api/v2/status',
       {
         config: read,
-        schema: { tags, summary: 'Alertmanager status (what amtool reads): no cluster, Sluice’s version', response: { 200: responseSchema(AmStatus) } },
+        schema: {
+          tags,
+          summary: 'Alertmanager status (what amtool reads): no cluster, Sluice’s version',
+          // Its errors (authentication) are strings too, as on every route of this API.
+          response: { 200: responseSchema(AmStatus), 401: amError, 403: amError },
+        },
       },
       async () => ({
         cluster: { name: 'sluice', status: 'disabled' as const, peers: [] },

@@ -443,7 +443,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replay the records matching the filters (query parameters); out-of-scope ones are skipped */
+        /** Replay the records matching the filters (query parameters); out-of-scope ones are skipped (not matched) */
         post: operations["replayAuditRecords"];
         delete?: never;
         options?: never;
@@ -1678,12 +1678,15 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description the metrics */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/plain": string;
+                    "application/json": Record<string, never>;
+                };
             };
         };
     };
@@ -1696,12 +1699,14 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description Default Response */
+            /** @description the metrics */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
-                content?: never;
+                content: {
+                    "text/plain": string;
+                };
             };
         };
     };
@@ -1759,6 +1764,28 @@ export interface operations {
             };
             /** @description Default Response */
             401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description FORBIDDEN: a browser sent it from another site (Sec-Fetch-Site, or Origin, not this origin) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2144,6 +2171,28 @@ export interface operations {
                         permissions: string[];
                         /** @description JWT callers: when the token expires (RFC 3339) */
                         token_expires_at?: string;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
@@ -3702,48 +3751,22 @@ export interface operations {
                     };
                 };
             };
-            /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
+            /** @description Default Response */
             401: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        /**
-                         * @description stable; clients branch on it (docs/errors.md)
-                         * @enum {string}
-                         */
-                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
-                        details?: {
-                            path: string;
-                            message: string;
-                        }[];
-                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                        retry_after?: number;
-                    };
+                    "application/json": string;
                 };
             };
-            /** @description FORBIDDEN: the caller's role or grants do not allow it */
+            /** @description Default Response */
             403: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        /**
-                         * @description stable; clients branch on it (docs/errors.md)
-                         * @enum {string}
-                         */
-                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
-                        details?: {
-                            path: string;
-                            message: string;
-                        }[];
-                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                        retry_after?: number;
-                    };
+                    "application/json": string;
                 };
             };
             /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
@@ -3752,20 +3775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        /**
-                         * @description stable; clients branch on it (docs/errors.md)
-                         * @enum {string}
-                         */
-                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
-                        details?: {
-                            path: string;
-                            message: string;
-                        }[];
-                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                        retry_after?: number;
-                    };
+                    "application/json": string;
                 };
             };
             /** @description STATE_UNAVAILABLE: the state backend is away or full (nothing was done); retry_after and Retry-After */
@@ -3774,20 +3784,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        error: string;
-                        /**
-                         * @description stable; clients branch on it (docs/errors.md)
-                         * @enum {string}
-                         */
-                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
-                        details?: {
-                            path: string;
-                            message: string;
-                        }[];
-                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                        retry_after?: number;
-                    };
+                    "application/json": string;
                 };
             };
         };
@@ -4159,6 +4156,15 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5159,6 +5165,28 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6346,6 +6374,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
             429: {
                 headers: {
@@ -7349,7 +7399,7 @@ export interface operations {
                     "application/json": {
                         replayed: number;
                         failed: number;
-                        /** @description records outside the caller’s grants or stored without their payload (not listed in results) */
+                        /** @description matching records stored without their payload (not listed in results); records outside the caller’s grants are not matched, so not counted */
                         skipped: number;
                         results: {
                             original_action_id: string;
@@ -7583,6 +7633,28 @@ export interface operations {
                         sync_audit_writes: boolean;
                         immutable_audit: boolean;
                         hash_chain: boolean;
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
@@ -8963,6 +9035,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
             429: {
                 headers: {
@@ -10075,6 +10169,28 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -11765,6 +11881,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description FORBIDDEN: a browser sent it from another site (Sec-Fetch-Site, or Origin, not this origin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description Default Response */
             404: {
                 headers: {
@@ -12091,6 +12229,28 @@ export interface operations {
             };
             /** @description Default Response */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description FORBIDDEN: a browser sent it from another site (Sec-Fetch-Site, or Origin, not this origin) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -13525,6 +13685,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -14480,6 +14662,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
             429: {
                 headers: {
@@ -14978,6 +15182,28 @@ export interface operations {
                             file: string;
                             message: string;
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
@@ -16048,6 +16274,28 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -17769,6 +18017,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
             429: {
                 headers: {
@@ -17841,6 +18111,28 @@ export interface operations {
                             /** @description the rule action type */
                             action: string;
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
@@ -18705,6 +18997,28 @@ export interface operations {
             };
             /** @description Default Response */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -19951,6 +20265,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -21018,6 +21354,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description UNAUTHORIZED: authentication is on and the request carries no valid credential */
             401: {
                 headers: {
@@ -21623,6 +21981,28 @@ export interface operations {
                             p95_latency_ms: number;
                             p99_latency_ms: number;
                         }[];
+                    };
+                };
+            };
+            /** @description VALIDATION_FAILED, BAD_REQUEST: the path or query parameters are refused (details name them) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
                     };
                 };
             };
@@ -22709,6 +23089,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
             429: {
                 headers: {
@@ -23248,6 +23650,28 @@ export interface operations {
                     };
                 };
             };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
             /** @description RATE_LIMITED: rate_limit is on and the caller (or a dispatched tenant) is over its window; retry_after and Retry-After say when */
             429: {
                 headers: {
@@ -23615,6 +24039,28 @@ export interface operations {
             };
             /** @description Default Response */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description UNSUPPORTED_MEDIA_TYPE: a body that is not application/json (UTF-8) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
