@@ -206,6 +206,15 @@ describe.each(BACKENDS)('bus subscriptions (%s)', (backend) => {
     expect((await receive(await subscribe('earliest'), 'c1', '&max=100')).map((m) => (m.payload as Body).n)).toEqual([0, 1, 2, 3]);
   });
 
+  it('refuses a message id whose parts do not fit in 64 bits (400 on both backends, as Redis would refuse it)', async () => {
+    const sub = await subscribe();
+    const ack = (ids: string[]) => postJson(`${gw.url}/v1/bus/subscriptions/${sub}/ack`, { message_ids: ids });
+    for (const id of ['18446744073709551616-0', '1-18446744073709551616', '99999999999999999999-0', '123456789012345678901-0']) {
+      expect(await ack([id]), id).toMatchObject({ status: 400, body: { code: 'VALIDATION_FAILED' } });
+    }
+    expect(await ack(['18446744073709551615-18446744073709551615', '0-0'])).toMatchObject({ status: 200, body: { acked: 0 } });
+  });
+
   it('redelivers what a consumer left unacknowledged to another after the visibility timeout, then dead-letters it after max_deliveries', async () => {
     const sub = await subscribe();
     await publish({ n: 'lost' });

@@ -372,7 +372,11 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
         response: { 200: responseSchema(BusAcked), 400: error, 403: error, 404: error, ...off },
       },
     },
-    async (request) => ({ acked: await bus.subscriptions.ack(await subscriptionFor(request), request.body.message_ids) }),
+    async (request) => {
+      // Parsed again: the JSON Schema checks the ids' shape, not that each part fits in 64 bits.
+      const { message_ids } = parseRequest(BusAckInput, request.body);
+      return { acked: await bus.subscriptions.ack(await subscriptionFor(request), message_ids) };
+    },
   );
 
   app.get<SubscriptionRoute>(

@@ -132,11 +132,17 @@ const BusMessage = z.object({
 
 export const BusMessages = z.object({ messages: z.array(BusMessage) });
 
+/** Largest part of a Redis Stream id: each of `<ms>-<seq>` is an unsigned 64-bit integer. */
+const UINT64_MAX = 18_446_744_073_709_551_615n;
+
+/** A message id `<ms>-<seq>`, each part at most 2^64 - 1: Redis refuses a larger one outright (a 500 otherwise). */
+const MessageId = z
+  .string()
+  .regex(/^\d{1,20}-\d{1,20}$/, 'a message id')
+  .refine((id) => id.split('-').every((part) => /^\d{1,20}$/.test(part) && BigInt(part) <= UINT64_MAX), 'a message id: each part at most 18446744073709551615');
+
 export const BusAckInput = z.strictObject({
-  message_ids: z
-    .array(z.string().regex(/^\d+-\d+$/, 'a message id'))
-    .min(1)
-    .max(1000),
+  message_ids: z.array(MessageId).min(1).max(1000),
 });
 export type BusAckInput = z.infer<typeof BusAckInput>;
 
