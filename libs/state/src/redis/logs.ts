@@ -1,6 +1,8 @@
 import type { RedisClient } from './connection.js';
 import type { LogDelivery, LogEntry } from '../state-store.js';
 import { logMaxLen } from '../store-args.js';
+import { logGroupLagScript } from './lua/index.js';
+import { numbers, runScript } from './scripts.js';
 
 /* Logs on Redis Streams: one field, `m`, holds the message. */
 
@@ -63,14 +65,10 @@ export async function groupAck(client: RedisClient, key: string, group: string, 
   return ids.length === 0 ? 0 : client.xack(key, group, ...ids);
 }
 
+/** Entries counted from either end of a stream, at most, to tell a group's undelivered messages. */
+const LAG_COUNT_MAX = 1000;
+
 export async function groupLag(client: RedisClient, key: string, group: string): Promise<{ pending: number; undelivered: number }> {
-  const groups = (await client.xinfo('GROUPS', key)) as (string | number | null)[][];
-  const info = groups.map((g) => Object.fromEntries(Array.from({ length: g.length / 2 }, (_, i) => [g[2 * i], g[2 * i + 1]])));
-  const mine = info.find((g) => g['name'] === group);
-  if (!mine) throw new Error(`NOGROUP no consumer group ${group}`);
-  const pending = Number(mine['pending'] ?? 0);
-  if (typeof mine['lag'] === 'number') return { pending, undelivered: mine['lag'] };
-  // Redis cannot always tell the lag (after deletions): count what follows the last delivered id.
-  const after = await client.xrange(key, `(${String(mine['last-delivered-id'])}`, '+');
-  return { pending, undelivered: after.length };
+  const [pending = 0, undelivered = 0] = numbers(await runScript(client, logGroupLagScript, { keys: [key], args: [group, LAG_COUNT_MAX] }), 2, 'logGroupLag');
+  return { pending, undelivered };
 }

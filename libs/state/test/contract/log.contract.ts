@@ -85,5 +85,37 @@ export function logContract(ctx: ContractContext): void {
       expect(await ctx.store.logGroupAck(log, 'g', [delivered?.id as string])).toBe(1);
       expect(await ctx.store.logGroupLag(log, 'g')).toEqual({ pending: 0, undelivered: 0 });
     });
+
+    it('lag counts as undelivered only what the log still holds after the group, however far behind', async () => {
+      const log = key('log', 'lag-trimmed');
+      await ctx.store.logGroupCreate(log, 'g', 'end');
+      for (let i = 0; i < 5; i++) await ctx.store.logAppend(log, `m${i}`, 10);
+      await ctx.store.logGroupAck(
+        log,
+        'g',
+        (await ctx.store.logGroupRead(log, 'g', 'c', 10)).map((d) => d.id),
+      );
+      for (let i = 0; i < 300; i++) await ctx.store.logAppend(log, `n${i}`, 10);
+      const held = await ctx.store.logLength(log);
+      expect(await ctx.store.logGroupLag(log, 'g')).toEqual({ pending: 0, undelivered: held });
+      await ctx.store.logGroupAck(
+        log,
+        'g',
+        (await ctx.store.logGroupRead(log, 'g', 'c', 1000)).map((d) => d.id),
+      );
+      await ctx.store.logAppend(log, 'last', 10);
+      expect(await ctx.store.logGroupLag(log, 'g')).toEqual({ pending: 0, undelivered: 1 });
+
+      // A long log, the group in its middle: counted exactly.
+      const long = key('log', 'lag-long');
+      await ctx.store.logGroupCreate(long, 'g', 'end');
+      for (let i = 0; i < 3000; i++) await ctx.store.logAppend(long, `m${i}`, 10_000);
+      await ctx.store.logGroupRead(long, 'g', 'c', 500);
+      expect(await ctx.store.logGroupLag(long, 'g')).toEqual({ pending: 500, undelivered: 2500 });
+      await ctx.store.logGroupRead(long, 'g', 'c', 1000);
+      expect(await ctx.store.logGroupLag(long, 'g')).toEqual({ pending: 1500, undelivered: 1500 });
+      await ctx.store.logGroupRead(long, 'g', 'c', 1000);
+      expect(await ctx.store.logGroupLag(long, 'g')).toEqual({ pending: 2500, undelivered: 500 });
+    });
   });
 }

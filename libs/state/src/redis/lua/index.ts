@@ -9,6 +9,7 @@ import { indexRemoveIfScript } from './index-remove-if-1.js';
 import { logAckStageScript } from './log-ack-stage-1.js';
 import { logAckWithScript } from './log-ack-with-1.js';
 import { logGroupForgetIdleScript } from './log-group-forget-idle-1.js';
+import { logGroupLagScript } from './log-group-lag-1.js';
 import { logGroupRemoveConsumerScript } from './log-group-remove-consumer-1.js';
 import type { LuaScript } from './lua-script.js';
 import { readWindowScript } from './read-window-1.js';
@@ -26,6 +27,7 @@ export {
   logAckStageScript,
   logAckWithScript,
   logGroupForgetIdleScript,
+  logGroupLagScript,
   logGroupRemoveConsumerScript,
   readWindowScript,
 };
@@ -44,5 +46,6 @@ export const LUA_SCRIPTS: readonly LuaScript[] = [
   applyWritesOnceScript,
   logGroupRemoveConsumerScript,
   logGroupForgetIdleScript,
+  logGroupLagScript,
   deleteIfValueScript,
 ];
