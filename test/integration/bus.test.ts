@@ -230,6 +230,40 @@ describe.each(BACKENDS)('bus subscriptions (%s)', (backend) => {
     expect(await lag(sub)).toMatchObject({ lag: 0 });
   });
 
+  it('hands a poll that did not ack in time its own messages again (deliveries counts it)', async () => {
+    const sub = await subscribe();
+    await publish({ n: 'slow' });
+    const [taken] = await receive(sub, 'slow');
+    await new Promise((r) => setTimeout(r, 1100));
+    expect(await receive(sub, 'slow')).toEqual([expect.objectContaining({ message_id: taken?.message_id, deliveries: 2 })]);
+  });
+
+  it('never sends an open stream its own messages again, nor dead-letters them while it is open; once it closes they go on', async () => {
+    const sub = await subscribe();
+    const stream = await openStream(`${gw.url}/v1/bus/subscriptions/${sub}/messages?consumer=streamer`);
+    try {
+      for (let n = 0; n < 12; n++) await publish({ n });
+      await stream.next((f) => (f.data['payload'] as Body | undefined)?.n === 11);
+      // Past max_deliveries (2) visibility timeouts (1 s), unacknowledged.
+      await new Promise((r) => setTimeout(r, 3300));
+      const sent = stream.frames.filter((f) => f.event === 'message');
+      expect(sent.map((f) => (f.data['payload'] as Body).n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+      expect(sent.every((f) => f.data['deliveries'] === 1)).toBe(true);
+      expect((await api('GET', `/v1/bus/subscriptions/${sub}/dead-letters`)).body).toEqual({ messages: [] });
+      expect(await lag(sub)).toMatchObject({ pending: 12, undelivered: 0 });
+      // Acknowledged from the stream's frames, as a client does.
+      const acked = await postJson(`${gw.url}/v1/bus/subscriptions/${sub}/ack`, { message_ids: sent.slice(0, 10).map((f) => f.id) });
+      expect(acked.body).toEqual({ acked: 10 });
+    } finally {
+      stream.close();
+    }
+    // Gone, the stream's unacknowledged messages go to the next consumer after the visibility timeout.
+    expect((await receive(sub, 'after', '&max=10')).map((m) => [(m.payload as Body).n, m.deliveries])).toEqual([
+      [10, 2],
+      [11, 2],
+    ]);
+  });
+
   it('long-polls until a message arrives, and streams messages as server-sent events', async () => {
     const sub = await subscribe();
     const polled = receive(sub, 'waiter', '&wait_seconds=5');

@@ -232,10 +232,11 @@ export interface StateStore {
   logGroupRead(log: StateKey, group: string, consumer: string, count: number): Promise<LogDelivery[]>;
   /**
    * Up to `count` pending messages idle at least `minIdleMs`, handed to `consumer` (each delivery
-   * count grows by one). On a Redis Cluster it first finishes acknowledgements staged that long
-   * ago by a consumer that died before applying them (see logGroupAckWith).
+   * count grows by one): its own too, unless `othersOnly` (those of other consumers only). On a
+   * Redis Cluster it first finishes acknowledgements staged that long ago by a consumer that died
+   * before applying them (see logGroupAckWith).
    */
-  logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]>;
+  logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number, opts?: { othersOnly?: boolean }): Promise<LogDelivery[]>;
   /** Acknowledges pending messages; returns how many were pending. */
   logGroupAck(log: StateKey, group: string, ids: readonly string[]): Promise<number>;
   /**

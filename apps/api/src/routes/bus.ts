@@ -322,7 +322,8 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
         summary: 'Receive messages (long poll, or server-sent events with Accept: text/event-stream)',
         description:
           'Messages wait for POST …/ack; one not acked within bus.visibility_timeout_seconds goes to the next consumer that asks, and after bus.max_deliveries deliveries to the dead-letter stream. ' +
-          'As SSE: `event: message`, `id:` the message id, `data:` the message; delivered as they arrive until the client disconnects.',
+          'As SSE: `event: message`, `id:` the message id, `data:` the message; delivered as they arrive until the client disconnects. ' +
+          'A stream is a consumer of its own: what it was sent is not sent on it again, nor dead-lettered by it, while it is open.',
         params: subscriptionParams,
         querystring: requestSchema(BusReceiveQuery),
         response: { 200: responseSchema(BusMessages), 400: error, 403: error, 404: error, ...off },
@@ -334,13 +335,15 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
       if (!request.headers.accept?.includes('text/event-stream'))
         return { messages: await bus.subscriptions.receive(s, consumer, max, wait_seconds * 1000, closing.signal) };
       const res = streams.start(reply);
+      // Its own consumer: what this stream was sent is not sent on it again, nor dead-lettered by it, while it is open.
+      const reader = bus.subscriptions.openStream(s, consumer);
       let open = true;
       res.on('close', () => {
         open = false;
       });
       while (open && !closing.signal.aborted) {
         try {
-          const messages = await bus.subscriptions.receive(s, consumer, max, STREAM_WAIT_MS, closing.signal);
+          const messages = await reader.receive(max, STREAM_WAIT_MS, closing.signal);
           if (!open) break; // received after the client left: they stay pending and are redelivered
           let room = messages.length === 0 ? res.write(': ping\n\n') : true;
           for (const m of messages) room = res.write(`event: message\nid: ${m.message_id}\ndata: ${JSON.stringify(m)}\n\n`);
@@ -357,6 +360,7 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
           break;
         }
       }
+      await reader.close().catch(() => {}); // the group may be gone with its topic; idle consumers are forgotten anyway
     },
   );
 

@@ -1507,7 +1507,7 @@ export interface paths {
         };
         /**
          * Receive messages (long poll, or server-sent events with Accept: text/event-stream)
-         * @description Messages wait for POST …/ack; one not acked within bus.visibility_timeout_seconds goes to the next consumer that asks, and after bus.max_deliveries deliveries to the dead-letter stream. As SSE: `event: message`, `id:` the message id, `data:` the message; delivered as they arrive until the client disconnects.
+         * @description Messages wait for POST …/ack; one not acked within bus.visibility_timeout_seconds goes to the next consumer that asks, and after bus.max_deliveries deliveries to the dead-letter stream. As SSE: `event: message`, `id:` the message id, `data:` the message; delivered as they arrive until the client disconnects. A stream is a consumer of its own: what it was sent is not sent on it again, nor dead-lettered by it, while it is open.
          */
         get: operations["receiveBusMessages"];
         put?: never;

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BusSubscription, errors, isoString, newId, type BusSubscriptionInput, type BusTopic, type Clock } from '@sluice/core';
 import { RecordRepository, type LogDelivery, type StateKey, type StateStore } from '@sluice/state';
@@ -26,6 +27,20 @@ export interface BusMessage {
   payload: unknown;
   published_at: string;
   deliveries: number;
+}
+
+/** Receives for one open stream (see BusSubscriptions.openStream); close it when the stream ends. */
+export interface BusStreamReader {
+  receive(max: number, waitMs: number, stop?: AbortSignal): Promise<BusMessage[]>;
+  close(): Promise<void>;
+}
+
+interface ReceiveOptions {
+  max: number;
+  waitMs: number;
+  stop: AbortSignal | undefined;
+  /** Reclaim only what other consumers left (a stream's own messages are still in flight). */
+  othersOnly: boolean;
 }
 
 export interface SubscriptionsDeps {
@@ -92,16 +107,36 @@ export class BusSubscriptions {
   }
 
   /**
-   * Up to `max` messages for `consumer`: ones left by others past the visibility timeout first,
-   * then new ones; waits up to `waitMs` for one, or until `stop` (the server closing) aborts.
+   * Up to `max` messages for `consumer`: ones left unacknowledged past the visibility timeout
+   * first (by any consumer, this one too: a poll that did not ack in time gets them again), then
+   * new ones; waits up to `waitMs` for one, or until `stop` (the server closing) aborts.
    */
-  async receive(s: BusSubscription, consumer: string, max: number, waitMs: number, stop?: AbortSignal): Promise<BusMessage[]> {
+  receive(s: BusSubscription, consumer: string, max: number, waitMs: number, stop?: AbortSignal): Promise<BusMessage[]> {
+    return this.receiveAs(s, consumer, { max, waitMs, stop, othersOnly: false });
+  }
+
+  /**
+   * A reader for one open stream: a consumer of its own (`<consumer>~<random>`), that reclaims
+   * only what other consumers left. What the stream was sent waits for its ack while it is open:
+   * never sent on it again, never dead-lettered by it; another consumer may take it after the
+   * visibility timeout, as from any slow consumer, and so may a later stream of the same client.
+   */
+  openStream(s: BusSubscription, consumer: string): BusStreamReader {
+    const own = `${consumer}~${randomBytes(6).toString('hex')}`;
+    return {
+      receive: (max, waitMs, stop) => this.receiveAs(s, own, { max, waitMs, stop, othersOnly: true }),
+      // It goes now unless it still holds messages; those keep it until claimed, then it is forgotten as idle.
+      close: () => this.deps.state.logGroupRemoveConsumer(logOf(s), s.id, own).then(() => undefined),
+    };
+  }
+
+  private async receiveAs(s: BusSubscription, consumer: string, opts: ReceiveOptions): Promise<BusMessage[]> {
     this.forgetIdleConsumers(s);
-    const until = Date.now() + waitMs;
+    const until = Date.now() + opts.waitMs;
     for (;;) {
-      const messages = await this.receiveOnce(s, consumer, max);
-      if (messages.length > 0 || Date.now() >= until || stop?.aborted) return messages;
-      await sleep(Math.min(POLL_MS, Math.max(0, until - Date.now())), undefined, { signal: stop }).catch(() => undefined);
+      const messages = await groupOf(s, () => this.receiveFromGroup(s, consumer, opts.max, opts.othersOnly));
+      if (messages.length > 0 || Date.now() >= until || opts.stop?.aborted) return messages;
+      await sleep(Math.min(POLL_MS, Math.max(0, until - Date.now())), undefined, { signal: opts.stop }).catch(() => undefined);
     }
   }
 
@@ -128,13 +163,9 @@ export class BusSubscriptions {
     void this.deps.state.logGroupForgetIdle(logOf(s), s.id, idleMs).catch(() => {}); // the next one tries again
   }
 
-  private receiveOnce(s: BusSubscription, consumer: string, max: number): Promise<BusMessage[]> {
-    return groupOf(s, () => this.receiveFromGroup(s, consumer, max));
-  }
-
-  private async receiveFromGroup(s: BusSubscription, consumer: string, max: number): Promise<BusMessage[]> {
+  private async receiveFromGroup(s: BusSubscription, consumer: string, max: number, othersOnly: boolean): Promise<BusMessage[]> {
     const log = logOf(s);
-    const reclaimed = await this.deps.state.logGroupClaim(log, s.id, consumer, this.deps.visibilityTimeoutMs, max);
+    const reclaimed = await this.deps.state.logGroupClaim(log, s.id, consumer, this.deps.visibilityTimeoutMs, max, { othersOnly });
     const live: LogDelivery[] = [];
     for (const d of reclaimed) {
       if (d.deliveries <= this.deps.maxDeliveries) live.push(d);

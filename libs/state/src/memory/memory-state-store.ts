@@ -350,13 +350,20 @@ export class MemoryStateStore implements StateStore {
     return fresh.map((e) => ({ ...e, deliveries: 1 }));
   }
 
-  async logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]> {
+  async logGroupClaim(
+    log: StateKey,
+    group: string,
+    consumer: string,
+    minIdleMs: number,
+    count: number,
+    opts?: { othersOnly?: boolean },
+  ): Promise<LogDelivery[]> {
     const { entry, g } = this.group(log, group);
     const now = this.ks.now();
     const claimed: LogDelivery[] = [];
     for (const [id, p] of [...g.pending].sort(([a], [b]) => compareLogIds(a, b))) {
       if (claimed.length >= count) break;
-      if (now - p.deliveredAt < minIdleMs) continue;
+      if (now - p.deliveredAt < minIdleMs || (opts?.othersOnly === true && p.consumer === consumer)) continue;
       const found = entry.entries.find((e) => e.id === id);
       if (!found) {
         g.pending.delete(id); // trimmed away while pending, as XAUTOCLAIM drops it

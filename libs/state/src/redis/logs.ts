@@ -61,6 +61,39 @@ export async function groupClaim(client: RedisClient, key: string, group: string
   return deliveries(claimed, (id) => counts.get(id) ?? 1);
 }
 
+/** Pending entries XPENDING lists per call, and calls at most, while looking past the asker's own. */
+const PENDING_PAGE = 100;
+const PENDING_PAGES_MAX = 10;
+
+type PendingRow = [id: string, consumer: string, idleMs: number, deliveries: number];
+
+/**
+ * XAUTOCLAIM without the asker's own pending messages: XPENDING lists the idle ones with their
+ * owners, XCLAIM takes the others'. XCLAIM checks the idle time again, so of consumers racing for
+ * a message one gets it; and, like XAUTOCLAIM, it drops from the group an entry trimmed away.
+ */
+export async function groupClaimFromOthers(
+  client: RedisClient,
+  key: string,
+  group: string,
+  consumer: string,
+  minIdleMs: number,
+  count: number,
+): Promise<LogDelivery[]> {
+  const counts = new Map<string, number>();
+  let start = '-';
+  for (let page = 0; page < PENDING_PAGES_MAX && counts.size < count; page++) {
+    const rows = (await client.xpending(key, group, 'IDLE', minIdleMs, start, '+', PENDING_PAGE)) as PendingRow[];
+    for (const [id, owner, , delivered] of rows) if (owner !== consumer && counts.size < count) counts.set(id, delivered + 1);
+    const last = rows.at(-1);
+    if (rows.length < PENDING_PAGE || last === undefined) break;
+    start = `(${last[0]}`;
+  }
+  if (counts.size === 0) return [];
+  const claimed = (await client.call('XCLAIM', key, group, consumer, minIdleMs, ...counts.keys())) as RawEntry[];
+  return deliveries(claimed, (id) => counts.get(id) ?? 1);
+}
+
 export async function groupAck(client: RedisClient, key: string, group: string, ids: readonly string[]): Promise<number> {
   return ids.length === 0 ? 0 : client.xack(key, group, ...ids);
 }

@@ -243,9 +243,17 @@ export class RedisStateStore implements StateStore {
     return logs.groupRead(this.client, this.k(log), group, consumer, count);
   }
 
-  async logGroupClaim(log: StateKey, group: string, consumer: string, minIdleMs: number, count: number): Promise<LogDelivery[]> {
+  async logGroupClaim(
+    log: StateKey,
+    group: string,
+    consumer: string,
+    minIdleMs: number,
+    count: number,
+    opts?: { othersOnly?: boolean },
+  ): Promise<LogDelivery[]> {
     // Redis Cluster: a consumer that died mid-acknowledgement left a staged batch; finish it first.
     await finishStagedBatches(this.client, this.k(log), minIdleMs, this.marker);
+    if (opts?.othersOnly === true) return logs.groupClaimFromOthers(this.client, this.k(log), group, consumer, minIdleMs, count);
     return logs.groupClaim(this.client, this.k(log), group, consumer, minIdleMs, count);
   }
 

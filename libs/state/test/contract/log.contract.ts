@@ -86,6 +86,21 @@ export function logContract(ctx: ContractContext): void {
       expect(await ctx.store.logGroupLag(log, 'g')).toEqual({ pending: 0, undelivered: 0 });
     });
 
+    it('claims only other consumers’ messages when asked (othersOnly): a reader is not handed back what it holds', async () => {
+      const log = key('log', 'claim-others');
+      await ctx.store.logGroupCreate(log, 'g', 'end');
+      await ctx.store.logAppend(log, 'mine', 100);
+      const [mine] = await ctx.store.logGroupRead(log, 'g', 'a', 1);
+      await ctx.h.advance(ctx.unit + ctx.tol + 50);
+      expect(await ctx.store.logGroupClaim(log, 'g', 'a', ctx.unit, 10, { othersOnly: true })).toEqual([]);
+      expect(await ctx.store.logGroupClaim(log, 'g', 'b', ctx.unit, 10, { othersOnly: true })).toEqual([{ id: mine?.id, message: 'mine', deliveries: 2 }]);
+      // Now b's: a may take it back once it is idle again, b may not.
+      await ctx.h.advance(ctx.unit + ctx.tol + 50);
+      expect(await ctx.store.logGroupClaim(log, 'g', 'b', ctx.unit, 10, { othersOnly: true })).toEqual([]);
+      expect(await ctx.store.logGroupClaim(log, 'g', 'a', ctx.unit, 10, { othersOnly: true })).toEqual([{ id: mine?.id, message: 'mine', deliveries: 3 }]);
+      expect(await ctx.store.logGroupLag(log, 'g')).toEqual({ pending: 1, undelivered: 0 });
+    });
+
     it('lag counts as undelivered only what the log still holds after the group, however far behind', async () => {
       const log = key('log', 'lag-trimmed');
       await ctx.store.logGroupCreate(log, 'g', 'end');
