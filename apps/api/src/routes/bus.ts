@@ -396,8 +396,8 @@ export async function busRoutes(app: FastifyInstance, opts: { bus: BusService | 
     },
     async (request) => {
       const s = await subscriptionFor(request);
-      const { pending, undelivered } = await bus.subscriptions.lag(s);
-      return { subscription: s.id, topic: s.topic, pending, undelivered, lag: pending + undelivered };
+      const { pending, undelivered, held } = await bus.subscriptions.lag(s);
+      return { subscription: s.id, topic: s.topic, pending, undelivered, lag: pending + undelivered, held };
     },
   );
 

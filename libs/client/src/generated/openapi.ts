@@ -25194,6 +25194,8 @@ export interface operations {
                         undelivered: number;
                         /** @description pending + undelivered: every message not acknowledged */
                         lag: number;
+                        /** @description messages the topic holds now (about bus.max_len at most): when undelivered equals it, the topic was trimmed up to the subscription, and what it had not read before them is gone */
+                        held: number;
                     };
                 };
             };

@@ -154,6 +154,12 @@ export const BusLag = z.object({
   pending: z.number().int().describe('delivered, not acknowledged'),
   undelivered: z.number().int().describe('published, not yet handed to a consumer'),
   lag: z.number().int().describe('pending + undelivered: every message not acknowledged'),
+  held: z
+    .number()
+    .int()
+    .describe(
+      'messages the topic holds now (about bus.max_len at most): when undelivered equals it, the topic was trimmed up to the subscription, and what it had not read before them is gone',
+    ),
 });
 
 export const BusDeadLetters = z.object({

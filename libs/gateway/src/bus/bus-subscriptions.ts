@@ -144,8 +144,10 @@ export class BusSubscriptions {
     return groupOf(s, () => this.deps.state.logGroupAck(logOf(s), s.id, ids));
   }
 
-  async lag(s: BusSubscription): Promise<{ pending: number; undelivered: number }> {
-    return groupOf(s, () => this.deps.state.logGroupLag(logOf(s), s.id));
+  /** The group's counts, and how many messages the topic holds now: undelivered equal to it means the topic was trimmed up to the subscription. */
+  async lag(s: BusSubscription): Promise<{ pending: number; undelivered: number; held: number }> {
+    const counts = await groupOf(s, () => this.deps.state.logGroupLag(logOf(s), s.id));
+    return { ...counts, held: await this.deps.state.logLength(logOf(s)) };
   }
 
   async deadLetters(s: BusSubscription, limit: number): Promise<(BusMessage & { dead_lettered_at: string })[]> {
