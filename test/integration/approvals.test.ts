@@ -143,6 +143,9 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
       variant('expires_at', String(expires + 1)),
       variant('kid', 'old'),
       variant('kid', 'nope'),
+      // The same signature and expiry written differently: still a changed link.
+      variant('sig', sig.toUpperCase()),
+      variant('expires_at', `0${expires}`),
     ]) {
       expect(await postJson(tampered, undefined)).toMatchObject({ status: 404, body: { error: 'approval not found or expired' } });
     }
@@ -156,6 +159,17 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     url.searchParams.set('sig', signWith(OLD_KEY.secret, 'payments', 'acme', pending.approval_id, expires));
     url.searchParams.set('kid', 'old');
     expect((await postJson(url.toString(), undefined)).body).toMatchObject({ status: 'approved' });
+  });
+
+  it('records the key that matched for a link without a kid', async () => {
+    const pending = await request();
+    const url = new URL(local(pending.reject_url));
+    const expires = Number(url.searchParams.get('expires_at'));
+    url.searchParams.set('sig', signWith(OLD_KEY.secret, 'payments', 'acme', pending.approval_id, expires));
+    url.searchParams.delete('kid');
+    expect((await postJson(url.toString(), undefined)).body).toMatchObject({ status: 'rejected' });
+    expect((await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${pending.approval_id}`)).body).toMatchObject({ decided_by: 'link:old' });
+    expect((await requestJson('GET', `${gw.url}/v1/audit/${pending.action_id}`)).body).toMatchObject({ outcome: 'suppressed', caller_id: 'link:old' });
   });
 
   it('settles approve and reject sent together: one decision, at most one execution', async () => {

@@ -10944,7 +10944,7 @@ export interface operations {
                             created_at: string;
                             expires_at: string;
                             decided_at: string | null;
-                            /** @description who decided: the signed link (`link:<kid>`) */
+                            /** @description who decided: a signed link (`link:<kid>`, the key that verified it) or a signed-in caller (`caller:<id>`) */
                             decided_by: string | null;
                             notification_sent: boolean;
                             /** @description what executing it gave, once approved */
@@ -11324,7 +11324,7 @@ export interface operations {
                         created_at: string;
                         expires_at: string;
                         decided_at: string | null;
-                        /** @description who decided: the signed link (`link:<kid>`) */
+                        /** @description who decided: a signed link (`link:<kid>`, the key that verified it) or a signed-in caller (`caller:<id>`) */
                         decided_by: string | null;
                         notification_sent: boolean;
                         /** @description what executing it gave, once approved */

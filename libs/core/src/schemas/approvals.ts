@@ -19,7 +19,7 @@ export const Approval = z.object({
   created_at: z.string(),
   expires_at: z.string(),
   decided_at: z.string().nullable(),
-  decided_by: z.string().nullable().describe('who decided: the signed link (`link:<kid>`)'),
+  decided_by: z.string().nullable().describe('who decided: a signed link (`link:<kid>`, the key that verified it) or a signed-in caller (`caller:<id>`)'),
   notification_sent: z.boolean(),
   outcome: DispatchOutcome.nullable().describe('what executing it gave, once approved'),
   trace: z

@@ -188,11 +188,14 @@ export class ApprovalService {
    */
   async decide(ref: ApprovalParams, link: ApprovalLinkQuery, verb: ApprovalVerb, execute: ApprovedExecutor): Promise<ApprovalResult> {
     const expiresAtSec = Number(link.expires_at);
-    const signedOk = this.deps.signer.verify({ ...ref, expiresAtSec }, link.sig, link.kid);
-    if (!signedOk || this.deps.clock.now() > expiresAtSec * 1000) throw errors.notFoundMessage(LINK_REFUSED);
+    // Only the form links are issued in: `0` + expires_at would be another link with the same signature.
+    if (String(expiresAtSec) !== link.expires_at) throw errors.notFoundMessage(LINK_REFUSED);
+    const kid = this.deps.signer.verify({ ...ref, expiresAtSec }, link.sig, link.kid);
+    if (kid === null || this.deps.clock.now() > expiresAtSec * 1000) throw errors.notFoundMessage(LINK_REFUSED);
     const found = await this.records.get(ref);
     if (!found || found.record.status === 'expired') throw errors.notFoundMessage(LINK_REFUSED);
-    return this.settle(found, verb, `link:${link.kid ?? 'any'}`, execute);
+    // The key that matched, also for a link without a kid: which key's holder decided.
+    return this.settle(found, verb, `link:${kid}`, execute);
   }
 
   /**

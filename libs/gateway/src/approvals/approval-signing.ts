@@ -21,6 +21,9 @@ function signingInput(a: SignedApproval): string {
   return `${field(a.namespace)}\n${field(a.tenant)}\n${field(a.id)}\n${a.expiresAtSec}`;
 }
 
+/** A signature as links carry it: HMAC-SHA256 in lowercase hex. */
+const ISSUED_SIG = /^[0-9a-f]{64}$/;
+
 function hmacHex(key: SigningKey, a: SignedApproval): string {
   return createHmac('sha256', key.secret).update(signingInput(a)).digest('hex');
 }
@@ -40,12 +43,16 @@ export class ApprovalSigner {
     return { sig: hmacHex(key, a), kid: key.id };
   }
 
-  /** With a kid, only that key is tried (an unknown kid fails); without, every key. Constant-time comparison. */
-  verify(a: SignedApproval, sig: string, kid: string | undefined): boolean {
+  /**
+   * The id of the key that made `sig`, or null. With a kid, only that key is tried (an unknown kid
+   * fails); without, every key. Only the form links are issued in (lowercase hex) is accepted, so
+   * a link changed in any way fails. Constant-time comparison.
+   */
+  verify(a: SignedApproval, sig: string, kid: string | undefined): string | null {
+    if (!ISSUED_SIG.test(sig)) return null;
     const given = Buffer.from(sig, 'hex');
-    if (given.length !== 32 || given.toString('hex') !== sig.toLowerCase()) return false;
     const candidates = kid === undefined ? this.keys : this.keys.filter((k) => k.id === kid);
-    return candidates.some((key) => timingSafeEqual(Buffer.from(hmacHex(key, a), 'hex'), given));
+    return candidates.find((key) => timingSafeEqual(Buffer.from(hmacHex(key, a), 'hex'), given))?.id ?? null;
   }
 }
 
