@@ -23,6 +23,8 @@ describe.each(BACKENDS)('approval decisions by an authenticated caller (%s)', (b
     (await postJson(`${gw.url}/v1/dispatch`, sampleAction({ tenant, provider, action_type: 'wire' }), admin)).body as Pending;
   const decide = (p: Pending, decision: unknown, headers = admin, tenant = 'acme') =>
     postJson(`${gw.url}/v1/approvals/payments/${tenant}/${p.approval_id}/decision`, { decision }, headers);
+  /** The latest audit record of the held action: the decision's. */
+  const trailOf = async (p: Pending) => (await requestJson('GET', `${gw.url}/v1/audit/${p.action_id}`, undefined, admin)).body;
   const executed = (p: Pending) => sink.received.filter((c) => c.id === p.action_id).length;
 
   beforeAll(async () => {
@@ -94,6 +96,7 @@ describe.each(BACKENDS)('approval decisions by an authenticated caller (%s)', (b
     expect(executed(pending)).toBe(1);
     const record = await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${pending.approval_id}`, undefined, admin);
     expect(record.body).toMatchObject({ status: 'approved', decided_by: 'caller:hook-operator' });
+    expect(await trailOf(pending)).toMatchObject({ outcome: 'executed', caller_id: 'caller:hook-operator', auth_method: 'api_key' });
     const again = await decide(pending, 'reject');
     expect(again.status).toBe(410);
     expect(executed(pending)).toBe(1);
@@ -104,6 +107,8 @@ describe.each(BACKENDS)('approval decisions by an authenticated caller (%s)', (b
     const res = await decide(pending, 'reject');
     expect(res.body).toMatchObject({ status: 'rejected', outcome: null });
     expect(executed(pending)).toBe(0);
+    // Recorded as the caller signed in (an API key here), as an approval's execution is: not as a link.
+    expect(await trailOf(pending)).toMatchObject({ outcome: 'suppressed', caller_id: 'caller:admin', auth_method: 'api_key' });
   });
 
   it('refuses a viewer (403) or an operator whose grant misses the tenant (403); to one missing the provider the approval is unknown (404, as GET answers); nothing changes', async () => {

@@ -78,9 +78,7 @@ export async function approvalsRoutes(app: FastifyInstance, opts: { approvals: A
         },
       },
       async (request) =>
-        approvals.decide(request.params, request.query, verb, (action, decidedBy) =>
-          gateway.dispatch(action, { stagesFrom: 'execute', caller: { id: decidedBy, method: 'approval_link' } }),
-        ),
+        approvals.decide(request.params, request.query, verb, (action, decider) => gateway.dispatch(action, { stagesFrom: 'execute', caller: decider })),
     );
   }
 
@@ -104,11 +102,11 @@ export async function approvalsRoutes(app: FastifyInstance, opts: { approvals: A
       return approvals.decideAsCaller(
         request.params,
         request.body.decision,
-        caller.id,
+        caller,
         // Not covered reads as unknown, as GET answers: a 403 would say the approval exists and what it holds.
         (approval) =>
           assertCoversOrNotFound(caller, approval.action, () => errors.notFound('approval', `${approval.namespace}/${approval.tenant}/${approval.id}`)),
-        (action, decidedBy) => gateway.dispatch(action, { stagesFrom: 'execute', caller: { id: decidedBy, method: caller.method } }),
+        (action, decider) => gateway.dispatch(action, { stagesFrom: 'execute', caller: decider }),
       );
     },
   );

@@ -50,7 +50,15 @@ export interface ApprovalResult {
   outcome: DispatchOutcome | null;
 }
 
-export type ApprovedExecutor = (action: ActionInput, decidedBy: string) => Promise<DispatchOutcome>;
+/** Who decided, as the approval's `decided_by` and its audit records' caller name them. */
+export interface ApprovalDecider {
+  /** `link:<kid>` or `caller:<id>`. */
+  id: string;
+  /** How the decider authenticated: `approval_link`, or the caller's own method. */
+  method: string;
+}
+
+export type ApprovedExecutor = (action: ActionInput, decider: ApprovalDecider) => Promise<DispatchOutcome>;
 
 export interface ApprovalServiceDeps {
   state: StateStore;
@@ -62,7 +70,7 @@ export interface ApprovalServiceDeps {
   externalUrl: string;
   notify: Notifier;
   /** Writes the audit record of a rejection (absent while audit is off); an approval's is its execution's. */
-  auditRejection?: (approval: Approval, decidedBy: string, atMs: number) => Promise<void>;
+  auditRejection?: (approval: Approval, decider: ApprovalDecider, atMs: number) => Promise<void>;
   /** With tracing on: an approved action's execution is a span linked to the dispatch that asked. */
   tracer?: Tracer | undefined;
 }
@@ -195,7 +203,7 @@ export class ApprovalService {
     const found = await this.records.get(ref);
     if (!found || found.record.status === 'expired') throw errors.notFoundMessage(LINK_REFUSED);
     // The key that matched, also for a link without a kid: which key's holder decided.
-    return this.settle(found, verb, `link:${kid}`, execute);
+    return this.settle(found, verb, { id: `link:${kid}`, method: 'approval_link' }, execute);
   }
 
   /**
@@ -206,7 +214,7 @@ export class ApprovalService {
   async decideAsCaller(
     ref: ApprovalParams,
     verb: ApprovalVerb,
-    callerId: string,
+    caller: { id: string; method: string },
     mayDecide: (approval: Approval) => void,
     execute: ApprovedExecutor,
   ): Promise<ApprovalResult> {
@@ -215,28 +223,22 @@ export class ApprovalService {
       throw errors.notFound('approval', `${ref.namespace}/${ref.tenant}/${ref.id}`);
     }
     mayDecide(found.record);
-    return this.settle(found, verb, `caller:${callerId}`, execute);
+    return this.settle(found, verb, { id: `caller:${caller.id}`, method: caller.method }, execute);
   }
 
   /** Approving executes the stored action after the decision is recorded, so two concurrent decisions execute it at most once. */
-  private async settle(found: StoredRecord<Approval>, verb: ApprovalVerb, decidedBy: string, execute: ApprovedExecutor): Promise<ApprovalResult> {
+  private async settle(found: StoredRecord<Approval>, verb: ApprovalVerb, decider: ApprovalDecider, execute: ApprovedExecutor): Promise<ApprovalResult> {
     const ref = { namespace: found.record.namespace, tenant: found.record.tenant, id: found.record.id };
     const status: ApprovalStatus = verb === 'approve' ? 'approved' : 'rejected';
-    const claimed = await this.claim(found, status, decidedBy);
+    const claimed = await this.claim(found, status, decider.id);
     if (status === 'rejected') {
-      await this.deps.auditRejection?.(claimed.record, decidedBy, this.deps.clock.now());
+      await this.deps.auditRejection?.(claimed.record, decider, this.deps.clock.now());
       return { id: ref.id, status, outcome: null };
     }
-    const outcome = await withTraceCarrier(
-      this.deps.tracer ?? null,
-      'approval execute',
-      claimed.record.trace,
-      () => execute(claimed.record.action, decidedBy),
-      {
-        link: 'active-trace',
-        attributes: { 'sluice.approval_id': ref.id },
-      },
-    );
+    const outcome = await withTraceCarrier(this.deps.tracer ?? null, 'approval execute', claimed.record.trace, () => execute(claimed.record.action, decider), {
+      link: 'active-trace',
+      attributes: { 'sluice.approval_id': ref.id },
+    });
     // The action ran: its caller gets the outcome even if the approval record cannot take it now
     // (a 503 would invite a retry, which the claim above already turns into a 410).
     // Only the outcome is written, read again on a conflict: the notification flag may be set meanwhile.

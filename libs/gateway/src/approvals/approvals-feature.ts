@@ -3,7 +3,7 @@ import type { RuleAction } from '@sluice/rules';
 import type { AuditRecorder } from '../audit/audit-recorder.js';
 import type { Feature, FeatureContext } from '../feature.js';
 import type { RuleActionHandler } from '../rule-actions/rule-action-handler.js';
-import { APPROVAL_EXPIRE_KIND, APPROVAL_FORGET_KIND, ApprovalService, type Notifier } from './approval-service.js';
+import { APPROVAL_EXPIRE_KIND, APPROVAL_FORGET_KIND, ApprovalService, type ApprovalDecider, type Notifier } from './approval-service.js';
 import { ApprovalSigner, loadSigningKeys } from './approval-signing.js';
 
 export interface ApprovalsFeature extends Feature {
@@ -23,14 +23,14 @@ export async function approvalsFeature(ctx: FeatureContext, audit: AuditRecorder
   };
   // A rejected action was suppressed by its approval rule: recorded under its action id, beside the request's record.
   const auditRejection = audit
-    ? async (approval: Approval, decidedBy: string, atMs: number) => {
+    ? async (approval: Approval, decider: ApprovalDecider, atMs: number) => {
         await audit.record({
           action: { ...approval.action, id: approval.action_id, created_at: approval.created_at, metadata: approval.action.metadata ?? {} },
           outcome: { outcome: 'suppressed', action_id: approval.action_id, rule: approval.rule, reason: 'approval rejected' },
           verdict: 'require_approval',
           matchedRule: approval.rule,
           details: { approval_id: approval.id, decision: 'rejected' },
-          caller: { id: decidedBy, method: 'approval_link' },
+          caller: decider,
           dispatchedAtMs: atMs,
           completedAtMs: atMs,
         });
