@@ -3,6 +3,7 @@ import { ManualClock } from '@sluice/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSink, type HttpSink } from '../support/http-sink.js';
 import { poll } from '../support/poll.js';
+import { openStream, type SseFrame, type SseStream } from '../support/sse-client.js';
 import { rulesDir } from '../support/rules-dir.js';
 import { ALL_BACKENDS, postJson, requestJson, sampleAction, startGateway, type RunningGateway } from '../support/start-gateway.js';
 
@@ -35,6 +36,8 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     return res.body as Body & { approval_id: string; approve_url: string; reject_url: string; action_id: string };
   };
   const executedIds = () => sink.received.map((c) => c.id);
+  let stream: SseStream;
+  const resolvedOf = (approvalId: string) => (f: SseFrame) => f.event === 'approval_resolved' && f.data['approval_id'] === approvalId;
 
   beforeAll(async () => {
     sink = await startSink();
@@ -43,8 +46,10 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
       rules: { directory: rulesDir({ 'approvals.yaml': RULES }) },
       server: { external_url: EXTERNAL, approval_keys: [NEW_KEY, OLD_KEY] },
     });
+    stream = await openStream(`${gw.url}/v1/stream?event_type=approval_resolved`);
   });
   afterAll(async () => {
+    stream.close();
     await gw.close();
     await sink.close();
   });
@@ -91,6 +96,7 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     expect((await postJson(local(pending.reject_url), undefined)).status).toBe(410);
     expect(executedIds().filter((id) => id === pending.action_id)).toHaveLength(1);
     expect((await requestJson('GET', `${gw.url}/v1/audit/${pending.action_id}`)).body).toMatchObject({ outcome: 'executed' });
+    expect((await stream.next(resolvedOf(pending.approval_id))).data).toMatchObject({ action_id: pending.action_id, decision: 'approved' });
   });
 
   it('an approval stored by an earlier release, for an action id and a tenant this one refuses, still lists, reads and executes once approved', async () => {
@@ -112,6 +118,12 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     expect((await postJson(local(pending.reject_url), undefined)).body).toEqual({ id: pending.approval_id, status: 'rejected', outcome: null });
     expect((await postJson(local(pending.approve_url), undefined)).status).toBe(410);
     expect(executedIds()).not.toContain(pending.action_id);
+    expect((await stream.next(resolvedOf(pending.approval_id))).data).toMatchObject({
+      action_id: pending.action_id,
+      decision: 'rejected',
+      namespace: 'payments',
+      tenant: 'acme',
+    });
     // The request and the decision are both in the audit trail under the action's id; the latest is the decision.
     expect((await requestJson('GET', `${gw.url}/v1/audit/${pending.action_id}`)).body).toMatchObject({
       outcome: 'suppressed',
@@ -188,6 +200,14 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     await poll('the approval to expire', status, (s) => s === 'expired', { timeoutMs: 8000, intervalMs: 100 });
     expect((await postJson(local(pending.approve_url), undefined)).status).toBe(404);
     expect(executedIds()).not.toContain(pending.action_id);
+    // The expiry job reports it: on the stream, and in the trail (by the gateway, at expires_at).
+    expect((await stream.next(resolvedOf(pending.approval_id), 8000)).data).toMatchObject({ decision: 'expired' });
+    const expiry = async () => (await requestJson('GET', `${gw.url}/v1/audit/${pending.action_id}`)).body;
+    const record = await poll('the expiry audit record', expiry, (r) => r?.outcome === 'suppressed', { timeoutMs: 5000, intervalMs: 100 });
+    expect(record).toMatchObject({
+      caller_id: 'internal',
+      outcome_details: { reason: 'approval expired', approval_id: pending.approval_id, decision: 'expired' },
+    });
     // Its deletion is now due in 7 days: a delayed job of its own (run on the gateway clock below).
     const forgetting = async () =>
       (await (await fetch(`${gw.url}/metrics`)).text()).match(/^sluice_queue_jobs\{queue="approval-forget",state="delayed"\} (\d+)$/m)?.[1];

@@ -20,9 +20,14 @@ export const OUTCOMES = [
 export const AUDIT_OUTCOMES = [...OUTCOMES, 'unknown'] as const;
 
 /** The stream's event types. */
-export const EVENT_TYPES = ['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required'] as const satisfies readonly NonNullable<
-  StreamQuery['event_type']
->[];
+export const EVENT_TYPES = [
+  'action_dispatched',
+  'group_flushed',
+  'timeout',
+  'chain_advanced',
+  'approval_required',
+  'approval_resolved',
+] as const satisfies readonly NonNullable<StreamQuery['event_type']>[];
 
 /** `{"Executed": {...}}` (the stream's externally tagged outcome) as `executed`. */
 export function outcomeName(tagged: unknown): string | undefined {

@@ -22103,7 +22103,7 @@ export interface operations {
                 action_type?: string;
                 /** @description dispatch events with this outcome only (other event types are dropped) */
                 outcome?: "executed" | "suppressed" | "failed" | "throttled" | "rerouted" | "deduplicated" | "grouped" | "state_changed" | "pending_approval" | "chain_started";
-                event_type?: "action_dispatched" | "group_flushed" | "timeout" | "chain_advanced" | "approval_required";
+                event_type?: "action_dispatched" | "group_flushed" | "timeout" | "chain_advanced" | "approval_required" | "approval_resolved";
             };
             header?: never;
             path?: never;

@@ -8,6 +8,6 @@ export const StreamQuery = z.object({
     .enum(['executed', 'suppressed', 'failed', 'throttled', 'rerouted', 'deduplicated', 'grouped', 'state_changed', 'pending_approval', 'chain_started'])
     .optional()
     .describe('dispatch events with this outcome only (other event types are dropped)'),
-  event_type: z.enum(['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required']).optional(),
+  event_type: z.enum(['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required', 'approval_resolved']).optional(),
 });
 export type StreamQuery = z.infer<typeof StreamQuery>;

@@ -69,8 +69,11 @@ export interface ApprovalServiceDeps {
   signer: ApprovalSigner;
   externalUrl: string;
   notify: Notifier;
-  /** Writes the audit record of a rejection (absent while audit is off); an approval's is its execution's. */
-  auditRejection?: (approval: Approval, decider: ApprovalDecider, atMs: number) => Promise<void>;
+  /**
+   * Writes the audit record of a rejection, or of an expiry (no decider: the gateway's), absent
+   * while audit is off; an approval's is its execution's.
+   */
+  auditUnexecuted?: (approval: Approval, decider: ApprovalDecider | undefined, atMs: number) => Promise<void>;
   /** With tracing on: an approved action's execution is a span linked to the dispatch that asked. */
   tracer?: Tracer | undefined;
 }
@@ -231,8 +234,9 @@ export class ApprovalService {
     const ref = { namespace: found.record.namespace, tenant: found.record.tenant, id: found.record.id };
     const status: ApprovalStatus = verb === 'approve' ? 'approved' : 'rejected';
     const claimed = await this.claim(found, status, decider.id);
+    this.emitResolved(claimed.record);
     if (status === 'rejected') {
-      await this.deps.auditRejection?.(claimed.record, decider, this.deps.clock.now());
+      await this.deps.auditUnexecuted?.(claimed.record, decider, this.deps.clock.now());
       return { id: ref.id, status, outcome: null };
     }
     const outcome = await withTraceCarrier(this.deps.tracer ?? null, 'approval execute', claimed.record.trace, () => execute(claimed.record.action, decider), {
@@ -259,13 +263,37 @@ export class ApprovalService {
    */
   async expire(data: unknown): Promise<void> {
     if (!isExpireJobData(data)) throw new Error('approval expiry job has malformed data');
-    const updated = await this.records.update(data, (a) => (a.status === 'pending' ? expiredAt(a) : a));
+    let expiredNow = false;
+    const updated = await this.records.update(data, (a) => {
+      // Read again on every compare-and-swap round: a decision may have won meanwhile.
+      expiredNow = a.status === 'pending';
+      return expiredNow ? expiredAt(a) : a;
+    });
     if (!updated) return;
     const ref: ExpireJobData = { namespace: data.namespace, tenant: data.tenant, id: data.id };
     await this.deps.scheduler.enqueue(APPROVAL_FORGET_KIND, {
       id: `approval-forget:${ref.namespace}:${ref.tenant}:${ref.id}`,
       data: ref,
       delayMs: Math.max(0, Date.parse(updated.record.expires_at) + APPROVAL_KEPT_MS - this.deps.clock.now()),
+    });
+    // Only the run that expired it reports it, after the deletion is armed: the trail would
+    // otherwise end at pending_approval for good. A retry would find it expired and report nothing,
+    // so a failed write (sync_audit_writes; else the recorder spools it) is logged, not retried.
+    if (!expiredNow) return;
+    this.emitResolved(updated.record);
+    await this.deps.auditUnexecuted?.(updated.record, undefined, Date.parse(updated.record.expires_at)).catch((err: unknown) => {
+      this.log.error({ approval: ref.id, err }, 'approval expired but its audit record could not be written');
+    });
+  }
+
+  /** `approval_resolved` on the stream: approved, rejected or expired. */
+  private emitResolved(a: Approval): void {
+    this.deps.events.emit({
+      type: 'approval_resolved',
+      namespace: a.namespace,
+      tenant: a.tenant,
+      at: a.decided_at ?? isoString(this.deps.clock.now()),
+      data: { approval_id: a.id, action_id: a.action_id, decision: a.status },
     });
   }
 

@@ -21,15 +21,16 @@ export async function approvalsFeature(ctx: FeatureContext, audit: AuditRecorder
     if (!provider) throw new Error(`notify_provider ${name} is not configured`);
     return (await executor.execute(provider, action)).ok;
   };
-  // A rejected action was suppressed by its approval rule: recorded under its action id, beside the request's record.
-  const auditRejection = audit
-    ? async (approval: Approval, decider: ApprovalDecider, atMs: number) => {
+  // A rejected or expired action was suppressed by its approval rule: recorded under its action id, beside the request's record.
+  const auditUnexecuted = audit
+    ? async (approval: Approval, decider: ApprovalDecider | undefined, atMs: number) => {
+        const reason = approval.status === 'expired' ? 'approval expired' : 'approval rejected';
         await audit.record({
           action: { ...approval.action, id: approval.action_id, created_at: approval.created_at, metadata: approval.action.metadata ?? {} },
-          outcome: { outcome: 'suppressed', action_id: approval.action_id, rule: approval.rule, reason: 'approval rejected' },
+          outcome: { outcome: 'suppressed', action_id: approval.action_id, rule: approval.rule, reason },
           verdict: 'require_approval',
           matchedRule: approval.rule,
-          details: { approval_id: approval.id, decision: 'rejected' },
+          details: { approval_id: approval.id, decision: approval.status },
           caller: decider,
           dispatchedAtMs: atMs,
           completedAtMs: atMs,
@@ -45,7 +46,7 @@ export async function approvalsFeature(ctx: FeatureContext, audit: AuditRecorder
     signer,
     externalUrl: ctx.config.server.external_url,
     notify,
-    ...(auditRejection ? { auditRejection } : {}),
+    ...(auditUnexecuted ? { auditUnexecuted } : {}),
     tracer: ctx.tracer,
   });
   const requireApproval: RuleActionHandler = (dispatch, { rule, action }) => {

@@ -2,8 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { DispatchOutcome } from '@sluice/core';
 import type { InternalEvent } from '../events/internal-events.js';
 
-/** The event types the stream carries (the spec's); other internal events stay inside. */
-const STREAM_EVENT_TYPES = ['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required'] as const;
+/** The event types the stream carries (the spec's, and the reference's approval_resolved); other internal events stay inside. */
+const STREAM_EVENT_TYPES = ['action_dispatched', 'group_flushed', 'timeout', 'chain_advanced', 'approval_required', 'approval_resolved'] as const;
 type StreamEventType = (typeof STREAM_EVENT_TYPES)[number];
 
 /** One stream event, redacted: what is published between replicas and written to clients. */
