@@ -173,6 +173,15 @@ describe.each(ALL_BACKENDS)('approvals (%s)', (backend) => {
     expect((await postJson(url.toString(), undefined)).body).toMatchObject({ status: 'approved' });
   });
 
+  it('is a link to POST from outside a browser: a GET (a browser opening it) is 404, a cross-site browser POST 403', async () => {
+    const pending = await request();
+    expect((await requestJson('GET', local(pending.approve_url))).status).toBe(404);
+    expect((await postJson(local(pending.approve_url), undefined, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await postJson(local(pending.reject_url), undefined, { origin: 'https://mail.example' })).status).toBe(403);
+    expect((await requestJson('GET', `${gw.url}/v1/approvals/payments/acme/${pending.approval_id}`)).body).toMatchObject({ status: 'pending' });
+    expect((await postJson(local(pending.approve_url), undefined, { 'sec-fetch-site': 'same-origin' })).status).toBe(200);
+  });
+
   it('records the key that matched for a link without a kid', async () => {
     const pending = await request();
     const url = new URL(local(pending.reject_url));

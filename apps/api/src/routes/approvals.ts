@@ -61,7 +61,7 @@ export async function approvalsRoutes(app: FastifyInstance, opts: { approvals: A
     },
   );
 
-  // The signed link is the credential: these two are public, as an emailed link must work without a login.
+  // The signed link is the credential: these two are public (no login), posted by a program or a page's server (docs/approvals.md).
   for (const verb of ['approve', 'reject'] as const) {
     app.post<DecisionRoute>(
       `/v1/approvals/:namespace/:tenant/:id/${verb}`,
@@ -71,10 +71,10 @@ export async function approvalsRoutes(app: FastifyInstance, opts: { approvals: A
           tags,
           summary: verb === 'approve' ? 'Approve: execute the waiting action (once)' : 'Reject: the waiting action is not executed',
           description:
-            'Authorized by the HMAC signature in the link (sig, expires_at, kid). A bad, tampered or expired link is 404; an approval already decided is 410.',
+            'Authorized by the HMAC signature in the link (sig, expires_at, kid). A bad, tampered or expired link is 404; an approval already decided is 410. Posted from a browser page of another site it is 403 (the browser guard): post it from a server or a script.',
           params,
           querystring: linkQuery,
-          response: { 200: responseSchema(ApprovalDecision), 400: error, 404: error, 410: error },
+          response: { 200: responseSchema(ApprovalDecision), 400: error, 403: error, 404: error, 410: error },
         },
       },
       async (request) =>

@@ -705,7 +705,7 @@ export interface paths {
         put?: never;
         /**
          * Approve: execute the waiting action (once)
-         * @description Authorized by the HMAC signature in the link (sig, expires_at, kid). A bad, tampered or expired link is 404; an approval already decided is 410.
+         * @description Authorized by the HMAC signature in the link (sig, expires_at, kid). A bad, tampered or expired link is 404; an approval already decided is 410. Posted from a browser page of another site it is 403 (the browser guard): post it from a server or a script.
          */
         post: operations["approveByLink"];
         delete?: never;
@@ -725,7 +725,7 @@ export interface paths {
         put?: never;
         /**
          * Reject: the waiting action is not executed
-         * @description Authorized by the HMAC signature in the link (sig, expires_at, kid). A bad, tampered or expired link is 404; an approval already decided is 410.
+         * @description Authorized by the HMAC signature in the link (sig, expires_at, kid). A bad, tampered or expired link is 404; an approval already decided is 410. Posted from a browser page of another site it is 403 (the browser guard): post it from a server or a script.
          */
         post: operations["rejectByLink"];
         delete?: never;
@@ -11904,6 +11904,28 @@ export interface operations {
                 };
             };
             /** @description Default Response */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -12250,6 +12272,28 @@ export interface operations {
                 };
             };
             /** @description FORBIDDEN: a browser sent it from another site (Sec-Fetch-Site, or Origin, not this origin) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        error: string;
+                        /**
+                         * @description stable; clients branch on it (docs/errors.md)
+                         * @enum {string}
+                         */
+                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
+                        details?: {
+                            path: string;
+                            message: string;
+                        }[];
+                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
+                        retry_after?: number;
+                    };
+                };
+            };
+            /** @description Default Response */
             403: {
                 headers: {
                     [name: string]: unknown;
