@@ -11881,28 +11881,6 @@ export interface operations {
                     };
                 };
             };
-            /** @description FORBIDDEN: a browser sent it from another site (Sec-Fetch-Site, or Origin, not this origin) */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        /**
-                         * @description stable; clients branch on it (docs/errors.md)
-                         * @enum {string}
-                         */
-                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
-                        details?: {
-                            path: string;
-                            message: string;
-                        }[];
-                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                        retry_after?: number;
-                    };
-                };
-            };
             /** @description Default Response */
             403: {
                 headers: {
@@ -12251,28 +12229,6 @@ export interface operations {
             };
             /** @description Default Response */
             400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        error: string;
-                        /**
-                         * @description stable; clients branch on it (docs/errors.md)
-                         * @enum {string}
-                         */
-                        code: "BAD_REQUEST" | "INVALID_JSON" | "VALIDATION_FAILED" | "PAYLOAD_TOO_LARGE" | "UNSUPPORTED_MEDIA_TYPE" | "REQUEST_TIMEOUT" | "HEADERS_TOO_LARGE" | "UNAUTHORIZED" | "FORBIDDEN" | "NOT_FOUND" | "CONFLICT" | "GONE" | "UNPROCESSABLE" | "RATE_LIMITED" | "NOT_READY" | "FEATURE_DISABLED" | "STATE_UNAVAILABLE" | "INTERNAL";
-                        details?: {
-                            path: string;
-                            message: string;
-                        }[];
-                        /** @description RATE_LIMITED and STATE_UNAVAILABLE: seconds to wait, as the Retry-After header */
-                        retry_after?: number;
-                    };
-                };
-            };
-            /** @description FORBIDDEN: a browser sent it from another site (Sec-Fetch-Site, or Origin, not this origin) */
-            403: {
                 headers: {
                     [name: string]: unknown;
                 };
