@@ -44,9 +44,10 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ file: tempFile('state:\n  cluster: { nodes: [redis://a:1] }\n'), env: {} })).toThrow(/state\.cluster\.nodes\.0.*host:port/);
     expect(() => loadConfig({ file: tempFile('state:\n  cluster: { nodes: [] }\n'), env: {} })).toThrow(/state\.cluster\.nodes/);
     expect(() => loadConfig({ file: tempFile('state:\n  password: x\n  password_env: Y\n'), env: {} })).toThrow(/state\.password.*not both/);
-    expect(() => loadConfig({ file: tempFile('state:\n  sentinel_password: x\n  sentinel_password_env: Y\n'), env: {} })).toThrow(
+    expect(() => loadConfig({ file: tempFile('state:\n  sentinels: [s:1]\n  sentinel_password: x\n  sentinel_password_env: Y\n'), env: {} })).toThrow(
       /state\.sentinel_password.*not both/,
     );
+    expect(() => loadConfig({ file: tempFile('state:\n  sentinel_password: x\n'), env: {} })).toThrow(/state\.sentinel_password.*sentinels only/);
   });
 
   it('refuses a state.url that is not a redis:// URL with a host, without repeating it (it may hold a password)', () => {

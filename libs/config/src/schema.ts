@@ -104,6 +104,10 @@ const StateConfig = z
     message: 'set sentinel_password or sentinel_password_env, not both',
     path: ['sentinel_password'],
   })
+  .refine((s) => s.sentinels !== undefined || (s.sentinel_password === undefined && s.sentinel_password_env === undefined), {
+    message: 'is for state.sentinels only',
+    path: ['sentinel_password'],
+  })
   .prefault({});
 
 const ProviderConfig = z.strictObject({

@@ -205,7 +205,8 @@ export function installErrorHandling(app: FastifyInstance, opts: ErrorHandlingOp
   app.setNotFoundHandler((request, reply) => sendError(reply, errors.routeNotFound(request.method, request.url.split('?')[0] ?? '')));
 }
 
-const ALERTMANAGER_API = '/api/v2/';
+/** Where Alertmanager's API lives: its errors are bare JSON strings, its reads take what its clients send. */
+export const ALERTMANAGER_API = '/api/v2/';
 
 /** In a plugin scope of Alertmanager-compatible routes: the same handling, errors answered as Alertmanager does (a JSON string). */
 export function installAlertmanagerErrorHandling(scope: FastifyInstance, opts: ErrorHandlingOptions): void {

@@ -2,7 +2,9 @@ import { Redis } from 'ioredis';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { freePort } from '../../../test/support/free-port.js';
 import { testRedisUrl, uniquePrefix } from '../../../test/support/redis-url.js';
+import { Queue } from 'bullmq';
 import { BullMqScheduler } from '../src/bullmq/bullmq-scheduler.js';
+import { hasOverdueWork } from '../src/bullmq/worker-watchdog.js';
 import { bullPrefix } from '../src/bullmq/bullmq-naming.js';
 import { nextCronTime } from '../src/scheduler-rules.js';
 import { CONTRACT_BACKOFF_MS, schedulerContract } from './contract/scheduler.contract.js';
@@ -115,6 +117,25 @@ describe('BullMqScheduler specifics', () => {
       expect(reports.filter((m) => m.includes('group-flush worker took no job'))).toHaveLength(1);
     } finally {
       await s.close();
+      await deleteKeys(admin, `${bullPrefix(prefix)}:*`);
+    }
+  });
+
+  it('tells overdue work by the delayed set (a retried job is due at its backoff, not at creation plus delay)', async () => {
+    const prefix = uniquePrefix();
+    const queue = new Queue('group-flush', { connection: admin.duplicate(), prefix: bullPrefix(prefix) });
+    try {
+      const added = await queue.add('group-flush', {}, { jobId: 'j%3Aa', delay: 60_000 });
+      const now = Date.now();
+      expect(await hasOverdueWork(queue, now)).toBe(false);
+      expect(await hasOverdueWork(queue, now + 60_000 + 6000)).toBe(true);
+      // Moved (as a retry's backoff moves it) an hour on: not overdue when its first due time has passed.
+      await added.changeDelay(3_600_000);
+      expect(await hasOverdueWork(queue, now + 60_000 + 6000)).toBe(false);
+      await queue.add('group-flush', {}, { jobId: 'j%3Ab' });
+      expect(await hasOverdueWork(queue, now)).toBe(true); // a waiting job
+    } finally {
+      await queue.close();
       await deleteKeys(admin, `${bullPrefix(prefix)}:*`);
     }
   });

@@ -46,8 +46,9 @@ function isoTime(): string {
  * pino's error serializer, less a Redis command's arguments: ioredis puts the failed command on
  * its errors (`command.args`), and a refused audit write's arguments are the whole record, payload
  * included — a line of up to a megabyte, at the moment (an OOM, a failover) lines matter most.
- * The state backend being away is not a bug: its errors go without a stack, which says nothing
- * then but where each background task noticed it (a dozen traces per process per outage).
+ * A backend or peer being unreachable (Redis away or full, a refused or timed-out socket) is not a
+ * bug: such errors go without a stack, which says nothing then but where each task noticed it (a
+ * dozen traces per process per Redis outage).
  */
 function serializeError(err: Error): Record<string, unknown> {
   const out = pino.stdSerializers.err(err) as Record<string, unknown>;

@@ -1,4 +1,5 @@
 import { errors } from '@sluice/core';
+import { ALERTMANAGER_API } from '@sluice/http';
 import type { FastifyInstance, FastifyRequest, preValidationHookHandler } from 'fastify';
 
 const WRITES = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -32,8 +33,6 @@ function closed(schema: unknown): unknown {
   return { ...schema, additionalProperties: false };
 }
 
-/** Alertmanager's API, for Prometheus and amtool: its reads take what their clients send, as Alertmanager does. */
-const FOREIGN_API = '/api/v2/';
 /** Probes and scrapes: they filter nothing, and a checker's cache-busting `?_=…` must not read as down. */
 const OPS_READS = new Set(['/health', '/ready', '/metrics', '/metrics/prometheus']);
 
@@ -50,7 +49,7 @@ export function installStrictInputs(app: FastifyInstance): void {
     if (route.schema === undefined || route.schema.hide === true) return;
     if (![route.method].flat().some((m) => WRITES.has(m))) {
       // A read that names no query string takes none: `GET /v1/rules?limit=1` answered every rule, `/v1/dlq/stats?tenant=x` every tenant's.
-      if (!route.url.startsWith(FOREIGN_API) && !OPS_READS.has(route.url))
+      if (!route.url.startsWith(ALERTMANAGER_API) && !OPS_READS.has(route.url))
         route.schema = { ...route.schema, querystring: route.schema.querystring === undefined ? NO_QUERY : closed(route.schema.querystring) };
       return;
     }

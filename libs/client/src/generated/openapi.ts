@@ -25194,7 +25194,7 @@ export interface operations {
                         undelivered: number;
                         /** @description pending + undelivered: every message not acknowledged */
                         lag: number;
-                        /** @description messages the topic holds now (about bus.max_len at most): when undelivered equals it, the topic was trimmed up to the subscription, and what it had not read before them is gone */
+                        /** @description messages the topic holds now (about bus.max_len at most): when undelivered equals it for a subscription that has read something, the topic was trimmed up to its position, and what it had not read before them may be gone */
                         held: number;
                     };
                 };

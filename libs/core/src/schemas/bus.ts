@@ -158,7 +158,7 @@ export const BusLag = z.object({
     .number()
     .int()
     .describe(
-      'messages the topic holds now (about bus.max_len at most): when undelivered equals it, the topic was trimmed up to the subscription, and what it had not read before them is gone',
+      'messages the topic holds now (about bus.max_len at most): when undelivered equals it for a subscription that has read something, the topic was trimmed up to its position, and what it had not read before them may be gone',
     ),
 });
 

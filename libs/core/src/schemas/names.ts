@@ -15,7 +15,8 @@ export const UNPRINTABLE = '\\u0000-\\u001f\\u007f-\\u009f\\u061c\\u200e\\u200f\
  * UTF-8 for a Redis key it becomes U+FFFD, so two different names would share one key. With the
  * `u` flag a paired surrogate is one code point and matches; Ajv compiles the pattern with `u` too.
  */
-const PRINTABLE = new RegExp(`^[^${UNPRINTABLE}\\ud800-\\udfff]+$`, 'u');
+// `*`: an empty name is min(1)'s to refuse, with its own message, not this one's.
+const PRINTABLE = new RegExp(`^[^${UNPRINTABLE}\\ud800-\\udfff]*$`, 'u');
 
 /** `.` and `..` are path segments to a browser or a URL library: an id of either cannot be put in a path. */
 const NOT_DOT_SEGMENT = /^(?!\.\.?$)/;

@@ -271,18 +271,19 @@ export class ApprovalService {
     });
     if (!updated) return;
     const ref: ExpireJobData = { namespace: data.namespace, tenant: data.tenant, id: data.id };
+    // Only the run that expired it reports it, before anything else can fail (arming the deletion
+    // below: its retry would find the approval expired and report nothing). A failed audit write
+    // (sync_audit_writes; else the recorder spools it) is logged, not retried.
+    if (expiredNow) {
+      this.emitResolved(updated.record);
+      await this.deps.auditUnexecuted?.(updated.record, undefined, Date.parse(updated.record.expires_at)).catch((err: unknown) => {
+        this.log.error({ approval: ref.id, err }, 'approval expired but its audit record could not be written');
+      });
+    }
     await this.deps.scheduler.enqueue(APPROVAL_FORGET_KIND, {
       id: `approval-forget:${ref.namespace}:${ref.tenant}:${ref.id}`,
       data: ref,
       delayMs: Math.max(0, Date.parse(updated.record.expires_at) + APPROVAL_KEPT_MS - this.deps.clock.now()),
-    });
-    // Only the run that expired it reports it, after the deletion is armed: the trail would
-    // otherwise end at pending_approval for good. A retry would find it expired and report nothing,
-    // so a failed write (sync_audit_writes; else the recorder spools it) is logged, not retried.
-    if (!expiredNow) return;
-    this.emitResolved(updated.record);
-    await this.deps.auditUnexecuted?.(updated.record, undefined, Date.parse(updated.record.expires_at)).catch((err: unknown) => {
-      this.log.error({ approval: ref.id, err }, 'approval expired but its audit record could not be written');
     });
   }
 

@@ -332,15 +332,20 @@ export class ChainRuns {
     if (!claimed) return 'retry';
     const outcome = await execute(action, run.id);
     const result = stepResult(outcome);
-    if (outcome.outcome === 'failed' && this.policyOf(run, index) === 'dlq') await this.deadLetter(action, outcome.error);
-    await this.recordCalledStep(claimed, index, result);
+    const deadLetter = outcome.outcome === 'failed' && this.policyOf(run, index) === 'dlq' ? outcome.error : null;
+    await this.recordCalledStep(claimed, index, result, deadLetter === null ? undefined : () => this.deadLetter(action, deadLetter));
     return 'done';
   }
 
-  /** finishStep for a step whose provider was called, tried again here on an error rather than by a job retry that would call it again. */
-  private async recordCalledStep(from: StoredRecord<ChainRun>, index: number, result: StepResult): Promise<void> {
+  /**
+   * Queues the step's dead letter (if it has one; its id is the action's, so queuing it again adds
+   * nothing) and finishStep, for a step whose provider was called: tried again here on an error
+   * rather than by a job retry, which would call the provider again.
+   */
+  private async recordCalledStep(from: StoredRecord<ChainRun>, index: number, result: StepResult, deadLetter?: () => Promise<void>): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
+        await deadLetter?.();
         await this.finishStep(from, index, result);
         return;
       } catch (err) {

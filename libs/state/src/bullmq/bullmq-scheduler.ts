@@ -80,6 +80,8 @@ export class BullMqScheduler implements Scheduler {
   private readonly queues = new Map<string, Queue>();
   private readonly consumers = new Map<string, { handler: JobHandler; concurrency: number }>();
   private readonly workers = new Map<string, ConsumerWorker>();
+  /** Workers replaced by the watchdog whose close has not finished: shutdown closes them too. */
+  private readonly retiring = new Set<Promise<void>>();
   private watchdog: NodeJS.Timeout | undefined;
   /** Handlers running now: close() waits for them itself (see shutdown). */
   private readonly running = new Set<Promise<unknown>>();
@@ -242,7 +244,9 @@ export class BullMqScheduler implements Scheduler {
       this.onError(new Error(`the ${kind} worker took no job for ${Math.round((now - progress.lastTakenAt) / 1000)} s while its queue had work; replaced it`));
       progress.lastTakenAt = Date.now();
       this.workers.set(kind, this.newWorker(current.consumption));
-      void this.retire(current);
+      const retired = this.retire(current);
+      this.retiring.add(retired);
+      void retired.finally(() => this.retiring.delete(retired));
     }
   }
 
@@ -264,15 +268,27 @@ export class BullMqScheduler implements Scheduler {
     await Promise.allSettled([...this.running]);
     this.producerClosed = true;
     await Promise.all(workers.map((w) => w.worker.close(true)));
+    await Promise.allSettled([...this.retiring]);
     await Promise.all([...this.queues.values()].map((q) => q.close()));
     // closeClient drops a client that never connected (status 'wait') and quits a ready one.
     for (const client of [this.producer, ...workers.map((w) => w.client)]) if (client) await closeClient(client);
   }
 
-  /** A replaced worker: closed without waiting for it (a stuck one may never answer), its own client dropped. */
+  /**
+   * A replaced worker: closed, and if that does not finish within RETIRE_WAIT_MS (a stuck one may
+   * never answer), its connections dropped — BullMQ's own and its blocking duplicate — and the
+   * client we gave it.
+   */
   private async retire(old: ConsumerWorker): Promise<void> {
-    const closed = old.worker.close(true).catch(this.onError);
-    await Promise.race([closed, new Promise((resolve) => setTimeout(resolve, RETIRE_WAIT_MS).unref())]);
+    const closed = old.worker.close(true).then(
+      () => true,
+      (err: unknown) => {
+        this.onError(err);
+        return false;
+      },
+    );
+    const inTime = await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => resolve(false), RETIRE_WAIT_MS).unref())]);
+    if (!inTime) await old.worker.disconnect().catch(this.onError);
     old.client?.disconnect();
   }
 

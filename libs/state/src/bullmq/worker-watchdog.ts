@@ -14,13 +14,13 @@ const OVERDUE_MS = 5000;
 /**
  * Whether a queue has work a worker should have taken by now: a waiting job, or a delayed one
  * past its time by more than OVERDUE_MS (BullMQ's workers promote delayed jobs themselves, so a
- * worker that stopped fetching leaves them delayed for ever).
+ * worker that stopped fetching leaves them delayed for ever). The due time is the delayed set's
+ * own (a retried job's is its backoff from the failure, not its creation time plus its delay).
  */
 export async function hasOverdueWork(queue: Queue, now: number): Promise<boolean> {
   const counts = await queue.getJobCounts('waiting', 'prioritized');
   if ((counts.waiting ?? 0) + (counts.prioritized ?? 0) > 0) return true;
-  const [oldest] = await queue.getDelayed(0, 0);
-  return oldest !== undefined && oldest.timestamp + oldest.delay < now - OVERDUE_MS;
+  return (await queue.getDelayedCount(now - OVERDUE_MS)) > 0;
 }
 
 /**

@@ -98,8 +98,11 @@ export async function groupAck(client: RedisClient, key: string, group: string, 
   return ids.length === 0 ? 0 : client.xack(key, group, ...ids);
 }
 
-/** Entries counted from either end of a stream, at most, to tell a group's undelivered messages. */
-const LAG_COUNT_MAX = 1000;
+/**
+ * Entries counted from either end of a stream, at most, to tell a group's undelivered messages:
+ * the walk holds them (bodies included) in the script, which blocks Redis while it runs.
+ */
+const LAG_COUNT_MAX = 100;
 
 export async function groupLag(client: RedisClient, key: string, group: string): Promise<{ pending: number; undelivered: number }> {
   const [pending = 0, undelivered = 0] = numbers(await runScript(client, logGroupLagScript, { keys: [key], args: [group, LAG_COUNT_MAX] }), 2, 'logGroupLag');
