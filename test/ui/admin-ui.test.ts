@@ -60,14 +60,15 @@ describe.each(BACKENDS)('admin UI in Chromium (%s)', (backend) => {
     await context.close();
   });
 
-  it('shows a dispatch in Live within a second, and the pause holds new events until resume', async () => {
+  it('shows a dispatch in Live within two seconds, and the pause holds new events until resume', async () => {
     const { context, page } = await ui.openUi();
     await ui.signInWithKey(page, rawKey('admin'));
     await page.locator('[data-connection="live"]').waitFor();
     const started = Date.now();
     const sent = await ui.dispatch({ action_type: 'live-check' });
-    await page.getByRole('cell', { name: String(sent['action_id']) }).waitFor({ timeout: 1000 });
-    expect(Date.now() - started).toBeLessThan(1000);
+    // Well under a second on a quiet machine; two is the bound with the rest of the suite running beside it (2 cores).
+    await page.getByRole('cell', { name: String(sent['action_id']) }).waitFor({ timeout: 2000 });
+    expect(Date.now() - started).toBeLessThan(2000);
     await page.getByRole('button', { name: 'Pause' }).click();
     const held = await ui.dispatch({ action_type: 'while-paused' });
     await page.getByRole('button', { name: 'Resume (1 new)' }).waitFor();

@@ -1,4 +1,4 @@
-import { dataOf } from '@sluice/client';
+import { SluiceApiError, dataOf } from '@sluice/client';
 import { DataTable } from '../components/data-table.js';
 import { ActionNotes, ErrorNote } from '../components/notices.js';
 import { RefreshButton } from '../components/refresh-button.js';
@@ -8,6 +8,12 @@ import type { Session } from '../session.js';
 /** `success_rate` is a percent already (0–100), as the spec has it. */
 const percent = (rate: number) => `${rate.toFixed(1)}%`;
 
+/** The breaker list of a gateway whose breakers are off (404): none. */
+function breakersOff(err: unknown): null {
+  if (err instanceof SluiceApiError && err.status === 404) return null;
+  throw err;
+}
+
 /** Provider health and circuit breakers; admins and operators trip and reset them. */
 export function ProvidersView({ session }: { session: Session }) {
   const manage = session.can('circuit_breaker_manage');
@@ -15,7 +21,8 @@ export function ProvidersView({ session }: { session: Session }) {
   const mayFlip = (provider: string) => manage && session.coversEveryTenant({ provider });
   const health = useLoad(() => dataOf(session.client.api.GET('/v1/providers/health')), [session]);
   // The breaker list is for admins and operators only (403 to a viewer): ask only when the role may.
-  const breakers = useLoad(async () => (manage ? dataOf(session.client.api.GET('/admin/circuit-breakers')).catch(() => null) : null), [session, manage]);
+  // Breakers off (404): no buttons. Any other failure is said, not taken for "no breakers".
+  const breakers = useLoad(async () => (manage ? dataOf(session.client.api.GET('/admin/circuit-breakers')).catch(breakersOff) : null), [session, manage]);
   const change = useAction();
   const flip = (provider: string, op: 'trip' | 'reset') =>
     change.run(
@@ -44,6 +51,7 @@ export function ProvidersView({ session }: { session: Session }) {
         />
       </div>
       <ErrorNote error={health.error} />
+      <ErrorNote error={breakers.error} />
       <ActionNotes action={change} />
       <DataTable
         caption="Provider health"
