@@ -8,6 +8,12 @@ import type { Session } from '../session.js';
 /** `success_rate` is a percent already (0–100), as the spec has it. */
 const percent = (rate: number) => `${rate.toFixed(1)}%`;
 
+/** The breaker buttons: operation and title. */
+const BREAKER_OPS = [
+  ['trip', 'Trip'],
+  ['reset', 'Reset'],
+] as const;
+
 /** The breaker list of a gateway whose breakers are off (404): none. */
 function breakersOff(err: unknown): null {
   if (err instanceof SluiceApiError && err.status === 404) return null;
@@ -72,24 +78,18 @@ export function ProvidersView({ session }: { session: Session }) {
               mayFlip(p.provider) &&
               hasBreaker.has(p.provider) && (
                 <div class="row-actions">
-                  <button
-                    type="button"
-                    class="secondary"
-                    {...controlFor(change, `trip ${p.provider}`)}
-                    onClick={() => flip(p.provider, 'trip')}
-                    aria-label={`Trip breaker of ${p.provider}`}
-                  >
-                    Trip
-                  </button>
-                  <button
-                    type="button"
-                    class="secondary"
-                    {...controlFor(change, `reset ${p.provider}`)}
-                    onClick={() => flip(p.provider, 'reset')}
-                    aria-label={`Reset breaker of ${p.provider}`}
-                  >
-                    Reset
-                  </button>
+                  {BREAKER_OPS.map(([op, title]) => (
+                    <button
+                      key={op}
+                      type="button"
+                      class="secondary"
+                      {...controlFor(change, `${op} ${p.provider}`)}
+                      onClick={() => flip(p.provider, op)}
+                      aria-label={`${title} breaker of ${p.provider}`}
+                    >
+                      {title}
+                    </button>
+                  ))}
                 </div>
               ),
           },
