@@ -54,18 +54,27 @@ export function outageAfter(answers: readonly Answer[], from: number): number {
   return longest;
 }
 
-/** Charges each acknowledged one's dedup key again; returns the outcomes that were not `deduplicated` (a lost key). */
+/**
+ * Charges each acknowledged one's dedup key again; returns what came back where it was not
+ * `deduplicated` (a lost key, or an error answer: its status and body, to tell the two apart).
+ */
 export async function notDeduplicatedAgain(cluster: Cluster, acknowledged: readonly Answer[]): Promise<string[]> {
   const again = await Promise.all(
-    acknowledged.map(async (a) => ((await (await charge(cluster, `${a.id}-again`, a.tenant, a.id)).json()) as { outcome: string }).outcome),
+    acknowledged.map(async (a) => {
+      const res = await charge(cluster, `${a.id}-again`, a.tenant, a.id);
+      const body = (await res.json()) as { outcome?: string };
+      return body.outcome === 'deduplicated' ? undefined : `${a.id}: ${res.status} ${JSON.stringify(body)}`;
+    }),
   );
-  return again.filter((o) => o !== 'deduplicated');
+  return again.filter((o) => o !== undefined);
 }
 
 /** A tenant's count in the load's quota (`CHARGE_QUOTA`). */
 export async function quotaUsed(cluster: Cluster, tenant: string): Promise<number> {
   const res = await fetch(`${cluster.nextApi().url}/v1/quotas/${CHARGE_QUOTA.id}/usage?namespace=payments&tenant=${tenant}`);
-  return ((await res.json()) as { used: number }).used;
+  const body = (await res.json()) as { used?: number };
+  if (body.used === undefined) throw new Error(`usage of ${tenant}: ${res.status} ${JSON.stringify(body)}`);
+  return body.used;
 }
 
 /** A per-tenant quota no charge load reaches: its window counters count every charge admitted. */

@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { poll } from '../../../test/support/poll.js';
 import { startRedisSentinel, type RunningRedisSentinel } from '../../../test/support/redis-sentinel.js';
 import { uniquePrefix } from '../../../test/support/redis-url.js';
+import type { Redis } from 'ioredis';
 import { createStateStore } from '../src/create-state-store.js';
+import { closeClient, createClient, waitUntilReady } from '../src/redis/connection.js';
 import { RedisStateStore, type RedisStateStoreOptions } from '../src/redis/redis-state-store.js';
 import type { StateKey } from '../src/state-store.js';
 import { stateStoreContract } from './contract/state-store.contract.js';
@@ -65,6 +67,35 @@ describe('RedisStateStore through Sentinels', () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+
+  /*
+   * ioredis's failover detector answers a +switch-master by dropping the connection attempt under
+   * way; caught while the Sentinels are asked for the primary (a client reconnecting after its
+   * primary died), the attempt fails and ioredis ended the client for good: every command
+   * "Connection is closed.", one replica in five of a failover test. Here the detector's call is
+   * made at that moment, on a client and on a duplicate (the pub/sub and BullMQ connections).
+   */
+  it('connects again when a failover notice aborts a reconnect under way', async () => {
+    const target = { sentinels: set.sentinels, sentinelName: set.name, password: set.password };
+    const client = createClient(target) as Redis;
+    const duplicate = client.duplicate();
+    try {
+      for (const c of [client, duplicate]) {
+        c.on('error', () => {});
+        await waitUntilReady(c, target, 5000);
+        const connector = (c as unknown as { connector: { disconnect(): void } }).connector;
+        c.once('connecting', () => connector.disconnect());
+        const ended = new Promise((resolve) => c.once('end', resolve));
+        c.disconnect(true);
+        await ended;
+        await poll('the client to connect again', () => c.status === 'ready', { timeoutMs: 5000, intervalMs: 20 });
+        expect(await c.ping()).toBe('PONG');
+      }
+    } finally {
+      await closeClient(duplicate);
+      await closeClient(client);
     }
   });
 

@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 /**
  * Where Redis is: exactly one of a single primary's URL, the seed nodes of a Redis Cluster, or
@@ -94,13 +94,47 @@ export function createClient(
       reconnectOnError: isReadOnlyError,
     });
     if (extra.maxRetriesPerRequest === undefined) failFastWhileDown(client);
-    return client;
+    return reconnectAfterAbortedConnect(client);
   }
   if (opts.url === undefined) throw new Error('a Redis connection needs a url, cluster nodes or sentinels');
   // A managed Redis fails over by moving its address to the new primary: the old one, demoted,
   // answers READONLY on the connection still open to it, so reconnect (and resolve the name again).
   const client = new Redis(opts.url, { ...common, lazyConnect, enableOfflineQueue: true, reconnectOnError: isReadOnlyError });
   if (extra.maxRetriesPerRequest === undefined) failFastWhileDown(client);
+  return client;
+}
+
+/** How long after an aborted connection attempt the next one starts. */
+const ABORTED_CONNECT_RETRY_MS = 100;
+
+/**
+ * ioredis's failover detector answers a +switch-master by dropping the connection attempt under
+ * way. One caught while the Sentinels are asked for the primary (a client reconnecting after its
+ * primary died) fails, and ioredis then ends the client for good: status 'end', every command
+ * "Connection is closed.", until a restart (one replica in five of our failover test). An attempt
+ * that ends that way, closed by nobody, starts again; so do those of its duplicates (the pub/sub
+ * subscriber, BullMQ's blocking connections).
+ */
+function reconnectAfterAbortedConnect(client: Redis): Redis {
+  let connecting = false;
+  client.on('connecting', () => {
+    connecting = true;
+  });
+  for (const settled of ['connect', 'close', 'reconnecting']) {
+    client.on(settled, () => {
+      connecting = false;
+    });
+  }
+  const closedByOwner = () => (client as unknown as { manuallyClosing: boolean }).manuallyClosing;
+  client.on('end', () => {
+    if (!connecting || closedByOwner()) return;
+    connecting = false;
+    setTimeout(() => {
+      if (client.status === 'end' && !closedByOwner()) client.connect().catch(() => {});
+    }, ABORTED_CONNECT_RETRY_MS).unref();
+  });
+  const duplicate = client.duplicate.bind(client);
+  client.duplicate = ((override?: Partial<RedisOptions>) => reconnectAfterAbortedConnect(duplicate(override))) as Redis['duplicate'];
   return client;
 }
 
@@ -212,7 +246,11 @@ const QUIT_WITHIN_MS = 1000;
 
 /** QUIT when connected (lets pending replies arrive), then or otherwise drop the socket. */
 export async function closeClient(client: RedisClient): Promise<void> {
-  if (client.status === 'end') return;
+  if (client.status === 'end') {
+    // Marks it closed by us: a connection attempt that ended it is not started again.
+    client.disconnect();
+    return;
+  }
   if (client.status === 'ready') {
     const quit = client.quit().then(
       () => true,
