@@ -16,8 +16,8 @@ type Connection = 'connecting' | 'live' | 'closed';
 
 /**
  * The SSE stream, newest first. Pausing freezes the list (events keep arriving and are shown on
- * resume). A stream that ends or fails is opened again after a few seconds; what happened meanwhile
- * is in the audit trail (the stream has no replay).
+ * resume). A stream that ends or fails is opened again after a few seconds, keeping the list and
+ * the held events; what happened meanwhile is in the audit trail (the stream has no replay).
  */
 export function LiveView({ session }: { session: Session }) {
   const [filters, setFilters] = useState<FilterValues>({});
@@ -30,6 +30,8 @@ export function LiveView({ session }: { session: Session }) {
   const [attempt, setAttempt] = useState(0);
   const pausedRef = useRef(paused);
   pausedRef.current = paused;
+  /** The filters the lists were filled under: a reconnect keeps them, new filters start them afresh. */
+  const listedFilters = useRef(filters);
 
   useEffect(() => {
     const abort = new AbortController();
@@ -37,10 +39,14 @@ export function LiveView({ session }: { session: Session }) {
     const reconnectLater = () => {
       retry = setTimeout(() => setAttempt((n) => n + 1), RECONNECT_MS);
     };
-    // The lists belong to the filters of this connection: cleared here, so no event of the old stream lands in them.
-    setEvents([]);
-    setHeld([]);
-    setLagged(0);
+    // The lists belong to their filters: cleared when they change, so no event of the old stream
+    // lands in them. A reconnect (a replica restarting) keeps them, held events included.
+    if (listedFilters.current !== filters) {
+      listedFilters.current = filters;
+      setEvents([]);
+      setHeld([]);
+      setLagged(0);
+    }
     setConnection('connecting');
     (async () => {
       const opened = () => {
