@@ -57,10 +57,10 @@ interface Consumption {
   progress: WorkerProgress;
 }
 
-/** One queue's worker, and the Cluster or Sentinel client it alone uses (closed with it). */
+/** One queue's worker, and the client it alone uses (closed with it). */
 interface ConsumerWorker {
   worker: Worker;
-  client: RedisClient | undefined;
+  client: RedisClient;
   consumption: Consumption;
 }
 
@@ -212,7 +212,7 @@ export class BullMqScheduler implements Scheduler {
     const { kind, concurrency, run, markFinished } = consumption;
     const client = this.workerClient();
     const worker = new Worker(kind, run, {
-      connection: client ?? { url: this.opts.url, maxRetriesPerRequest: null },
+      connection: client,
       prefix: this.prefixOf(kind),
       settings: { repeatStrategy: cronRepeatStrategy },
       concurrency,
@@ -270,8 +270,9 @@ export class BullMqScheduler implements Scheduler {
     await Promise.all(workers.map((w) => w.worker.close(true)));
     await Promise.allSettled([...this.retiring]);
     await Promise.all([...this.queues.values()].map((q) => q.close()));
-    // closeClient drops a client that never connected (status 'wait') and quits a ready one.
-    for (const client of [this.producer, ...workers.map((w) => w.client)]) if (client) await closeClient(client);
+    // closeClient drops a client that never connected (status 'wait') and quits a ready one, all
+    // at once: with Redis stalled each QUIT waits its second out, one per queue.
+    await Promise.all([this.producer, ...workers.map((w) => w.client)].map(closeClient));
   }
 
   /**
@@ -289,17 +290,17 @@ export class BullMqScheduler implements Scheduler {
     );
     const inTime = await Promise.race([closed, new Promise<false>((resolve) => setTimeout(() => resolve(false), RETIRE_WAIT_MS).unref())]);
     if (!inTime) await old.worker.disconnect().catch(this.onError);
-    old.client?.disconnect();
+    old.client.disconnect();
   }
 
   /**
-   * Workers own their connections (BullMQ adds a blocking one), which must retry forever. A
-   * Cluster or a Sentinel set is handed over as a client built like every other one (BullMQ
-   * takes a Cluster only that way, and then leaves closing it to us); undefined: a URL's
-   * connection options, which BullMQ opens and closes itself.
+   * Workers own their connections (BullMQ adds a blocking one), which must retry forever. Each is
+   * handed over as a client built like every other one, so it follows a failover as they do: a
+   * URL's reconnects on READONLY (a managed Redis that moved its address to the new primary left
+   * a worker's connections on the demoted one, fetching no job until the watchdog replaced it),
+   * a Sentinel set's follows +switch-master. BullMQ then leaves closing it to us.
    */
-  private workerClient(): RedisClient | undefined {
-    if (this.opts.clusterNodes === undefined && this.opts.sentinels === undefined) return undefined;
+  private workerClient(): RedisClient {
     const client = createClient(this.opts, { lazyConnect: true, maxRetriesPerRequest: null });
     client.on('error', this.onError);
     return client;

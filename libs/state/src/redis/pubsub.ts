@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import { closeClient, isCluster, type RedisClient } from './connection.js';
 import { channelName } from '../keys.js';
 import type { Unsubscribe } from '../state-store.js';
@@ -30,6 +31,23 @@ export class RedisPubSub {
     // would hear each other's channels — the live stream's events among them.
     const db = isCluster(client) ? 0 : (client.options.db ?? 0);
     this.prefix = db === 0 ? keyPrefix : `${keyPrefix}:db${db}`;
+    if (!isCluster(client)) this.followReconnects(client);
+  }
+
+  /**
+   * A subscriber only reads, so it never meets the READONLY that moves the main client off a
+   * primary demoted by a managed failover (its address moved to the new one): it stayed on the
+   * old node, hearing only what that node still replicated, and nothing once it was cut off. Each
+   * time the main client connects again, a connected subscriber does too (and subscribes again),
+   * to wherever the address leads now. Messages published meanwhile are missed, as in any reconnect.
+   */
+  private followReconnects(client: Redis): void {
+    let connections = client.status === 'ready' ? 1 : 0;
+    client.on('ready', () => {
+      connections += 1;
+      const sub = this.subscriber;
+      if (connections > 1 && sub !== null && sub.status === 'ready') sub.disconnect(true);
+    });
   }
 
   async publish(channel: string, message: string): Promise<void> {
