@@ -2,11 +2,14 @@ import type { AuditStore } from '@sluice/audit';
 import { SluiceError, isoString } from '@sluice/core';
 import type { ActionIntent } from './action-intents.js';
 import type { AuditConfig } from '@sluice/config';
-import type { Logger } from '@sluice/telemetry';
+import { logThrottle, type Logger } from '@sluice/telemetry';
 import { buildAuditRecord, type RecordInput } from './audit-record.js';
 import { AuditSpool } from './audit-spool.js';
 import type { ComplianceStatus } from './compliance.js';
 import { redactPayload } from './redact.js';
+
+/** One failure line per window: during an outage every dispatch in flight failed its write, a line each. */
+const FAILURE_LOG_WINDOW_MS = 30_000;
 
 const UNKNOWN_REASON = 'the process calling the provider stopped before the outcome was recorded: the action may or may not have executed';
 
@@ -17,6 +20,8 @@ export interface AuditRecorderDeps {
   /** Record lifetime in ms for a namespace and tenant (retention policy or gateway default); null = never expires. */
   ttlFor(namespace: string, tenant: string): number | null;
   logger: Logger;
+  /** Milliseconds now, for the failure line's window. */
+  now(): number;
   onWriteFailed(): void;
   /** Records kept in the process while the backend is away, and how often they are retried. */
   spool: { maxRecords: number; retryMs: number; onDropped(): void; onSizeChanged(size: number): void };
@@ -46,8 +51,10 @@ export type AuditEntry = Omit<RecordInput, 'ttlMs' | 'storedPayload'> & {
  */
 export class AuditRecorder {
   private readonly spool: AuditSpool<SpooledRecord>;
+  private readonly failureLine: (key: string) => number | null;
 
   constructor(private readonly deps: AuditRecorderDeps) {
+    this.failureLine = logThrottle(FAILURE_LOG_WINDOW_MS, deps.now);
     this.spool = new AuditSpool<SpooledRecord>({
       maxEntries: deps.spool.maxRecords,
       retryMs: deps.spool.retryMs,
@@ -121,10 +128,13 @@ export class AuditRecorder {
       if (compliance.sync_audit_writes) throw new SluiceError('INTERNAL', 'the action ran but its audit record could not be written', { cause: err });
       this.spool.add({ draft, ttlMs, intent: entry.intent });
       this.deps.spool.onSizeChanged(this.spool.size);
-      this.deps.logger.error(
-        { err, action_id: action.id, namespace: action.namespace, tenant: action.tenant, spooled: this.spool.size },
-        'audit write failed; record spooled',
-      );
+      const suppressed = this.failureLine('write');
+      if (suppressed !== null) {
+        this.deps.logger.error(
+          { err, action_id: action.id, namespace: action.namespace, tenant: action.tenant, spooled: this.spool.size, suppressed },
+          'audit write failed; record spooled',
+        );
+      }
       return 'deferred';
     }
   }

@@ -117,6 +117,7 @@ export async function createAudit(config: SluiceConfig, deps: AuditDeps): Promis
     compliance,
     ttlFor: (namespace, tenant) => effectiveAuditTtlMs(deps.retention.forScope(namespace, tenant), config.audit.ttl_seconds, compliance.immutable_audit),
     logger: log,
+    now: () => deps.clock.now(),
     onWriteFailed: () => deps.metrics.auditWriteFailures.inc(),
     spool: {
       maxRecords: config.audit.spool_max_records,

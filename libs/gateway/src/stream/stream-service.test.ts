@@ -2,6 +2,7 @@ import { ManualClock } from '@sluice/core';
 import { MemoryStateStore, type StateStore } from '@sluice/state';
 import { createLogger } from '@sluice/telemetry';
 import { afterEach, describe, expect, it } from 'vitest';
+import { capturedLogLines } from '../../../../test/support/log-lines.js';
 import { InternalEventBus } from '../events/internal-events.js';
 import { StreamService } from './stream-service.js';
 
@@ -55,5 +56,45 @@ describe('StreamService in cluster scope', () => {
     await clock.advanceAsync(1000);
     expect(counts).toBe(3);
     answer!();
+  });
+
+  it('logs events it cannot publish (Redis away) once per 30 s, not once per event', async () => {
+    const clock = new ManualClock();
+    const store = new MemoryStateStore({ clock });
+    let refusing = false;
+    const away = new Proxy(store, {
+      get(target, prop) {
+        if (prop === 'publish')
+          return (...args: Parameters<StateStore['publish']>) => (refusing ? Promise.reject(new Error('connect ECONNREFUSED')) : target.publish(...args));
+        const value: unknown = Reflect.get(target, prop);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+    const { destination, lines } = capturedLogLines();
+    const bus = new InternalEventBus();
+    const service = new StreamService({
+      state: away,
+      clock,
+      logger: createLogger({ level: 'info', role: 'test', destination }),
+      bus,
+      scope: 'cluster',
+      maxConnectionsPerBucket: 10,
+      maxQueued: 10,
+      keepAliveMs: 15_000,
+      leaseTtlMs: 30_000,
+      checkIntervalMs: 1000,
+      onConnections: () => {},
+    });
+    closers.push(() => service.close());
+    await service.start();
+    await service.subscribe({ write: () => true, onDrain: () => {} }, {}, () => true);
+    refusing = true;
+    const event = { type: 'approval_required', namespace: 'ns', tenant: 't', at: '2026-01-01T00:00:00.000Z', data: {} } as const;
+    for (let i = 0; i < 20; i++) bus.emit(event);
+    await clock.advanceAsync(30_000);
+    bus.emit(event);
+    await clock.advanceAsync(0);
+    const failures = lines.filter((l) => l['msg'] === 'stream event not published');
+    expect(failures.map((l) => l['suppressed'])).toEqual([0, 19]);
   });
 });

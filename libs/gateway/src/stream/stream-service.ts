@@ -142,8 +142,14 @@ export class StreamService {
       this.deliver(streamed);
       return;
     }
-    this.deps.state.publish(EVENTS_CHANNEL, JSON.stringify(streamed)).catch((err: unknown) => this.log.warn({ err }, 'stream event not published'));
+    this.deps.state.publish(EVENTS_CHANNEL, JSON.stringify(streamed)).catch((err: unknown) => {
+      const suppressed = this.publishFailedLine('publish');
+      if (suppressed !== null) this.log.warn({ err, suppressed }, 'stream event not published');
+    });
   }
+
+  /** While Redis is away every event's publish fails: one line per 30 s, not one per event. */
+  private readonly publishFailedLine = logThrottle(30_000, () => this.deps.clock.now());
 
   private deliver(event: StreamEvent): void {
     for (const sub of this.subscribers) sub.offer(event);
