@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
 import { writeConfigFile } from '../support/config-file.js';
 import { freePort } from '../support/free-port.js';
@@ -223,6 +224,53 @@ describe('a FLUSHALL under a running worker (real processes)', () => {
       await expectQuickCleanExit(proc);
     } finally {
       admin.disconnect();
+      proc.kill('SIGKILL');
+      await redis.stop();
+    }
+  });
+
+  it("puts back a schedule's next run that BullMQ dropped, with the declared-marker still there", async () => {
+    const redis = await startRedisServer();
+    const port = await freePort();
+    const config = writeConfigFile(
+      [
+        'state:',
+        '  backend: redis',
+        `  url: "${redis.url}"`,
+        'background:',
+        '  schedule_check_interval_seconds: 1',
+        'server:',
+        '  drain_delay_seconds: 0',
+      ].join('\n'),
+    );
+    const proc = await spawnSluice(['serve', '--config', config, '--port', String(port), '--host', '127.0.0.1'], { port });
+    // The group sweep's queue, as the worker names it: its next run waits in the delayed set.
+    const sweeps = new Queue('group-sweep', { connection: { url: redis.url }, prefix: '{sluice}:bull' });
+    try {
+      const [next] = await poll(
+        'the group sweep to be scheduled',
+        () => sweeps.getDelayed(),
+        (jobs) => jobs.length === 1,
+      );
+      // What BullMQ's worker does on an error other than a lost connection: the run goes, the
+      // schedule stays (BullMQ's API refuses to remove a scheduled run, so by hand).
+      const admin = new Redis(redis.url);
+      await admin
+        .multi()
+        .zrem('{sluice}:bull:group-sweep:delayed', String(next?.id))
+        .del(`{sluice}:bull:group-sweep:${String(next?.id)}`)
+        .exec();
+      admin.disconnect();
+      expect(await sweeps.getDelayed()).toEqual([]);
+      const back = await poll(
+        'the next run to be put back',
+        () => sweeps.getDelayed(),
+        (jobs) => jobs.length === 1,
+        { timeoutMs: 10_000 },
+      );
+      expect(back[0]?.repeatJobKey).toBe(next?.repeatJobKey);
+    } finally {
+      await sweeps.close();
       proc.kill('SIGKILL');
       await redis.stop();
     }

@@ -61,11 +61,24 @@ export interface Feature {
   /**
    * Run at every schedule check (background.schedule_check_interval_seconds) by processes that
    * consume jobs: re-declares what a process that died between a write and its schedule left
-   * undeclared. Returns how many it repaired.
+   * undeclared, or a schedule whose next run BullMQ dropped. Returns how many it knows it repaired.
    */
   repairSchedules?(): Promise<number>;
   /** Started by every process that consumes jobs: long-running loops of its own (the audit indexer), stopped by close(). */
   startBackground?(): void;
   /** Stops what it runs (syncs, timers); the builder closes features in reverse order. */
   close?(): Promise<void>;
+}
+
+/**
+ * A fixed schedule's declaration, run again at every schedule check: upserting an unchanged
+ * schedule adds no run, but puts back its next one where BullMQ dropped it (its worker does on an
+ * error other than a lost connection, "the next repeatable job will not be scheduled"), which
+ * nothing else would: the declared-marker is still there. Cannot tell whether it repaired.
+ */
+export function redeclared(declare: () => Promise<unknown>): () => Promise<number> {
+  return async () => {
+    await declare();
+    return 0;
+  };
 }

@@ -1,5 +1,5 @@
 import { longestProviderCallSeconds, type SluiceConfig } from '@sluice/config';
-import type { Feature, FeatureContext } from '../feature.js';
+import { type Feature, type FeatureContext, redeclared } from '../feature.js';
 import type { RetentionRepository } from '../retention/retention-repository.js';
 import { ActionIntents } from './action-intents.js';
 import type { AuditRecorder } from './audit-recorder.js';
@@ -52,6 +52,8 @@ export async function auditFeature(ctx: FeatureContext, retention: RetentionRepo
     await migratePostgresTrail(postgres, ctx.clock.now());
   };
   if (ctx.state.backend === 'memory') return { name: 'audit', parts, intents: null, close, declareSchedules: migrateTrail };
+  const declareIntentSweep = () =>
+    ctx.scheduler.repeat(INTENT_SWEEP_KIND, { id: INTENT_SWEEP_SCHEDULE_ID, everyMs: ctx.config.background.intent_sweep_interval_seconds * 1000 });
   const intents = new ActionIntents({
     state: ctx.state,
     clock: ctx.clock,
@@ -82,7 +84,8 @@ export async function auditFeature(ctx: FeatureContext, retention: RetentionRepo
     startBackground: () => store.startIndexer(),
     declareSchedules: async () => {
       await migrateTrail();
-      await ctx.scheduler.repeat(INTENT_SWEEP_KIND, { id: INTENT_SWEEP_SCHEDULE_ID, everyMs: ctx.config.background.intent_sweep_interval_seconds * 1000 });
+      await declareIntentSweep();
     },
+    repairSchedules: redeclared(declareIntentSweep),
   };
 }

@@ -1,5 +1,5 @@
 import type { Provider } from '@sluice/providers';
-import type { Feature, FeatureContext } from '../feature.js';
+import { type Feature, type FeatureContext, redeclared } from '../feature.js';
 import { GROUP_FLUSH_KIND, GROUP_SWEEP_KIND } from './group-keys.js';
 import { groupRuleAction } from './group-rule-action.js';
 import { GROUP_SWEEP_GRACE_MS, scheduleGroupSweep } from './group-schedule.js';
@@ -36,5 +36,6 @@ export function groupingFeature(ctx: FeatureContext): GroupingFeature {
     },
     // The backstop for flushes whose enqueue died with a process (one schedule id, one worker per sweep).
     declareSchedules: () => scheduleGroupSweep(scheduler),
+    repairSchedules: redeclared(() => scheduleGroupSweep(scheduler)),
   };
 }

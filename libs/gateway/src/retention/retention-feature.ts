@@ -1,5 +1,5 @@
 import type { AuditExpiry, RetentionSource } from './retention-source.js';
-import type { Feature, FeatureContext } from '../feature.js';
+import { type Feature, type FeatureContext, redeclared } from '../feature.js';
 import { RetentionReaper } from './retention-reaper.js';
 import { RetentionRepository } from './retention-repository.js';
 import { RETENTION_REAP_KIND, scheduleRetentionReaper } from './retention-schedule.js';
@@ -44,5 +44,6 @@ export function retentionReaperFeature(ctx: FeatureContext, inputs: ReaperInputs
     reaper,
     jobs: { [RETENTION_REAP_KIND]: { concurrency: 1, handler: async () => void (await reaper.runCycle()) } },
     declareSchedules: () => scheduleRetentionReaper(ctx.scheduler, ctx.config.background),
+    repairSchedules: redeclared(() => scheduleRetentionReaper(ctx.scheduler, ctx.config.background)),
   };
 }

@@ -1,4 +1,4 @@
-import type { Feature, FeatureContext } from '../feature.js';
+import { type Feature, type FeatureContext, redeclared } from '../feature.js';
 import { SilenceService } from './silence-service.js';
 import { silencesStage } from './silences-stage.js';
 
@@ -21,6 +21,7 @@ export async function silencesFeature(ctx: FeatureContext): Promise<SilencesFeat
   const service = new SilenceService({ state, clock, logger, syncIntervalMs: config.sync_interval_seconds * 1000 });
   await service.start();
   const log = logger.child({ component: 'silences' });
+  const declareReap = () => scheduler.repeat(SILENCE_REAP_KIND, { id: SILENCE_REAP_SCHEDULE_ID, everyMs: config.reap_interval_seconds * 1000 });
   return {
     name: 'silences',
     service,
@@ -34,7 +35,8 @@ export async function silencesFeature(ctx: FeatureContext): Promise<SilencesFeat
         },
       },
     },
-    declareSchedules: () => scheduler.repeat(SILENCE_REAP_KIND, { id: SILENCE_REAP_SCHEDULE_ID, everyMs: config.reap_interval_seconds * 1000 }),
+    declareSchedules: declareReap,
+    repairSchedules: redeclared(declareReap),
     close: () => service.close(),
   };
 }
