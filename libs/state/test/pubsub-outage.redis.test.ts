@@ -15,14 +15,15 @@ describe('pub/sub through an outage', () => {
     const store = await RedisStateStore.connect({ url: redis.url, prefix: uniquePrefix() });
     try {
       await redis.stop();
-      // Past the grace after which the main client stops queueing commands.
-      await poll('the main client to fail fast', () =>
-        store.get({ kind: 'k', namespace: 'n', tenant: 't', id: 'x' }).then(
+      // Past the grace after which the main client stops queueing commands: a read fails at once.
+      await poll('the main client to fail fast', async () => {
+        const started = Date.now();
+        const failed = await store.get({ kind: 'k', namespace: 'n', tenant: 't', id: 'x' }).then(
           () => false,
           () => true,
-        ),
-      );
-      await new Promise((r) => setTimeout(r, 700));
+        );
+        return failed && Date.now() - started < 100;
+      });
       const heard: string[] = [];
       const subscribed = store.subscribe('events', (m) => heard.push(m));
       redis = await startRedisServer({ port: redis.port });
