@@ -125,7 +125,8 @@ function reconnectAfterAbortedConnect(client: Redis): Redis {
       connecting = false;
     });
   }
-  const closedByOwner = () => (client as unknown as { manuallyClosing: boolean }).manuallyClosing;
+  // Ours through closeClient; BullMQ's (a duplicate's) through disconnect(), which sets the flag.
+  const closedByOwner = () => closing.has(client) || (client as unknown as { manuallyClosing: boolean }).manuallyClosing;
   client.on('end', () => {
     if (!connecting || closedByOwner()) return;
     connecting = false;
@@ -241,16 +242,17 @@ export async function pingWithin(client: RedisClient, timeoutMs: number): Promis
   }
 }
 
+/** The clients closeClient was asked to close. */
+const closing = new WeakSet<RedisClient>();
+
 /** How long QUIT may take before the socket is dropped: a Redis that stalls would hold it a command timeout. */
 const QUIT_WITHIN_MS = 1000;
 
 /** QUIT when connected (lets pending replies arrive), then or otherwise drop the socket. */
 export async function closeClient(client: RedisClient): Promise<void> {
-  if (client.status === 'end') {
-    // Marks it closed by us: a connection attempt that ended it is not started again.
-    client.disconnect();
-    return;
-  }
+  // An attempt that ended the client is not started again (reconnectAfterAbortedConnect).
+  closing.add(client);
+  if (client.status === 'end') return;
   if (client.status === 'ready') {
     const quit = client.quit().then(
       () => true,

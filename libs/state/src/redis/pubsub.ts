@@ -103,9 +103,12 @@ export class RedisPubSub {
   private connection(): RedisClient {
     let sub = this.subscriber;
     if (sub === null) {
-      // The offline queue on whatever the main client's is now (turned off while Redis is away):
-      // a first subscribe made then waits for the connection instead of failing at once.
-      sub = isCluster(this.client) ? this.client.duplicate(undefined, { shardedSubscribers: true }) : this.client.duplicate({ enableOfflineQueue: true });
+      // The offline queue on whatever the main client's is now (turned off while Redis is away),
+      // and kept through reconnects: a first subscribe made then waits for the connection, up to
+      // the command timeout, instead of failing at once.
+      sub = isCluster(this.client)
+        ? this.client.duplicate(undefined, { shardedSubscribers: true })
+        : this.client.duplicate({ enableOfflineQueue: true, maxRetriesPerRequest: null });
       // Errors surface through the main client and ping(); an 'error' listener stops ioredis logging them.
       sub.on('error', () => {});
       sub.on(this.sharded ? 'smessage' : 'message', (channel: string, message: string) => this.deliver(channel, message));
