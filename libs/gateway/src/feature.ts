@@ -74,11 +74,13 @@ export interface Feature {
  * A fixed schedule's declaration, run again at every schedule check: upserting an unchanged
  * schedule adds no run, but puts back its next one where BullMQ dropped it (its worker does on an
  * error other than a lost connection, "the next repeatable job will not be scheduled"), which
- * nothing else would: the declared-marker is still there. Cannot tell whether it repaired.
+ * nothing else would: the declared-marker is still there (a pending run is re-added in place,
+ * costing a few writes). `onlyIfUnchanged`: a schedule declared with other timings (another
+ * version of a rolling deploy) is left as it is. Cannot tell whether it repaired.
  */
-export function redeclared(declare: () => Promise<unknown>): () => Promise<number> {
+export function redeclared(declare: (onlyIfUnchanged: true) => Promise<unknown>): () => Promise<number> {
   return async () => {
-    await declare();
+    await declare(true);
     return 0;
   };
 }

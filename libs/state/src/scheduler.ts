@@ -57,6 +57,12 @@ export interface RepeatOptions {
   timezone?: string;
   /** Trace context handed to every occurrence (Job.trace): the trace that declared the schedule. */
   trace?: Record<string, string> | undefined;
+  /**
+   * Leave alone a stored schedule of this id with other timings (a schedule check putting back a
+   * dropped run): re-timing runs it at once, and during a rolling deploy that changes an interval
+   * the old and the new workers would take turns doing so at every check.
+   */
+  onlyIfUnchanged?: boolean;
 }
 
 export interface ConsumeOptions {

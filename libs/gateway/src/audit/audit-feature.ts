@@ -52,8 +52,12 @@ export async function auditFeature(ctx: FeatureContext, retention: RetentionRepo
     await migratePostgresTrail(postgres, ctx.clock.now());
   };
   if (ctx.state.backend === 'memory') return { name: 'audit', parts, intents: null, close, declareSchedules: migrateTrail };
-  const declareIntentSweep = () =>
-    ctx.scheduler.repeat(INTENT_SWEEP_KIND, { id: INTENT_SWEEP_SCHEDULE_ID, everyMs: ctx.config.background.intent_sweep_interval_seconds * 1000 });
+  const declareIntentSweep = (onlyIfUnchanged = false) =>
+    ctx.scheduler.repeat(INTENT_SWEEP_KIND, {
+      id: INTENT_SWEEP_SCHEDULE_ID,
+      everyMs: ctx.config.background.intent_sweep_interval_seconds * 1000,
+      onlyIfUnchanged,
+    });
   const intents = new ActionIntents({
     state: ctx.state,
     clock: ctx.clock,

@@ -36,6 +36,6 @@ export function groupingFeature(ctx: FeatureContext): GroupingFeature {
     },
     // The backstop for flushes whose enqueue died with a process (one schedule id, one worker per sweep).
     declareSchedules: () => scheduleGroupSweep(scheduler),
-    repairSchedules: redeclared(() => scheduleGroupSweep(scheduler)),
+    repairSchedules: redeclared((onlyIfUnchanged) => scheduleGroupSweep(scheduler, onlyIfUnchanged)),
   };
 }

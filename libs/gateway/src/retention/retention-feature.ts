@@ -44,6 +44,6 @@ export function retentionReaperFeature(ctx: FeatureContext, inputs: ReaperInputs
     reaper,
     jobs: { [RETENTION_REAP_KIND]: { concurrency: 1, handler: async () => void (await reaper.runCycle()) } },
     declareSchedules: () => scheduleRetentionReaper(ctx.scheduler, ctx.config.background),
-    repairSchedules: redeclared(() => scheduleRetentionReaper(ctx.scheduler, ctx.config.background)),
+    repairSchedules: redeclared((onlyIfUnchanged) => scheduleRetentionReaper(ctx.scheduler, ctx.config.background, onlyIfUnchanged)),
   };
 }

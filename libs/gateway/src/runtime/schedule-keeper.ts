@@ -11,7 +11,7 @@ interface ScheduleKeeperDeps {
   logger: Logger;
   /** Every feature's declarations; idempotent. */
   declare: () => Promise<void>;
-  /** Every feature's repairs of single schedules a dead process left undeclared; idempotent. */
+  /** Every feature's repairs: single schedules a dead process left undeclared, fixed ones' dropped runs; idempotent. */
   repair: () => Promise<void>;
   checkIntervalMs: number;
 }

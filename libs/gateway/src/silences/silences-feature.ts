@@ -21,7 +21,8 @@ export async function silencesFeature(ctx: FeatureContext): Promise<SilencesFeat
   const service = new SilenceService({ state, clock, logger, syncIntervalMs: config.sync_interval_seconds * 1000 });
   await service.start();
   const log = logger.child({ component: 'silences' });
-  const declareReap = () => scheduler.repeat(SILENCE_REAP_KIND, { id: SILENCE_REAP_SCHEDULE_ID, everyMs: config.reap_interval_seconds * 1000 });
+  const declareReap = (onlyIfUnchanged = false) =>
+    scheduler.repeat(SILENCE_REAP_KIND, { id: SILENCE_REAP_SCHEDULE_ID, everyMs: config.reap_interval_seconds * 1000, onlyIfUnchanged });
   return {
     name: 'silences',
     service,
@@ -35,7 +36,7 @@ export async function silencesFeature(ctx: FeatureContext): Promise<SilencesFeat
         },
       },
     },
-    declareSchedules: declareReap,
+    declareSchedules: () => declareReap(),
     repairSchedules: redeclared(declareReap),
     close: () => service.close(),
   };

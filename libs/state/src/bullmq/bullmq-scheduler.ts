@@ -19,6 +19,7 @@ import {
   resolveConcurrency,
   resolveEnqueue,
   resolveRepeat,
+  type RepeatRule,
 } from '../scheduler-rules.js';
 import { throttleErrors, writeErrorToStderr, type BackgroundErrorHandler } from '../error-reports.js';
 import { bullPrefix, encodeJobId, type Envelope } from './bullmq-naming.js';
@@ -128,8 +129,10 @@ export class BullMqScheduler implements Scheduler {
 
   async repeat(kind: string, opts: RepeatOptions): Promise<void> {
     const rule = resolveRepeat(kind, opts);
+    const stored = await this.queue(kind).getJobScheduler(encodeJobId(opts.id));
+    if (opts.onlyIfUnchanged && stored && !sameTiming(stored, rule)) return;
     // Re-declared without a trace (every worker at start-up): keep the one it was declared with.
-    const trace = opts.trace ?? (await this.storedTrace(kind, opts.id));
+    const trace = opts.trace ?? (stored?.template?.data as Envelope | undefined)?.trace;
     const envelope: Envelope = { id: opts.id, data: opts.data, ...(trace ? { trace } : {}) };
     // Upserting an unchanged schedule (every replica on boot) adds no extra run. Occurrence ids are
     // unique per slot, so there is nothing to dedupe: keeping finished ones would only grow Redis
@@ -139,11 +142,6 @@ export class BullMqScheduler implements Scheduler {
       data: envelope,
       opts: { removeOnComplete: true, removeOnFail: true },
     });
-  }
-
-  private async storedTrace(kind: string, id: string): Promise<Record<string, string> | undefined> {
-    const scheduler = await this.queue(kind).getJobScheduler(encodeJobId(id));
-    return (scheduler?.template?.data as Envelope | undefined)?.trace;
   }
 
   async cancel(kind: string, id: string): Promise<boolean> {
@@ -365,4 +363,9 @@ function settleWithin(recorded: Promise<void>): () => Promise<void> {
         resolve();
       });
     });
+}
+
+/** Whether a stored BullMQ schedule runs on `rule`'s timings. */
+function sameTiming(stored: { every?: number | null; pattern?: string | null; tz?: string | null }, rule: RepeatRule): boolean {
+  return 'everyMs' in rule ? stored.every === rule.everyMs : stored.pattern === rule.cron && (stored.tz ?? 'UTC') === rule.timezone;
 }

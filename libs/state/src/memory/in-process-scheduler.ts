@@ -103,6 +103,7 @@ export class InProcessScheduler implements Scheduler {
     this.assertOpen();
     const rule = resolveRepeat(kind, opts);
     const current = this.schedules.get(`${kind}:${opts.id}`);
+    if (opts.onlyIfUnchanged && current && JSON.stringify(current.rule) !== JSON.stringify(rule)) return;
     // Every replica re-declares its schedules on boot; like BullMQ, an unchanged one keeps its timing.
     if (current && JSON.stringify([current.rule, current.data]) === JSON.stringify([rule, opts.data])) return;
     this.removeSchedule(kind, opts.id);

@@ -280,6 +280,25 @@ export function schedulerContract(name: string, make: () => Promise<SchedulerFix
       if (clock()) expect(real(runs).map((r) => r.at - t0)).toEqual([0, 1000]);
     });
 
+    it('leaves a schedule stored with other timings as it is when asked to change only an unchanged one (a rolling deploy)', async () => {
+      const s = await open();
+      const runs = recorder(s, 'fixed');
+      await s.start();
+      const t0 = now();
+      await s.repeat('fixed', { id: 'sweep', everyMs: 1000 });
+      await elapse(0);
+      await ran(runs, 1);
+      // Another version's schedule check: re-timing to 200 ms would run it at once and every 200 ms.
+      await s.repeat('fixed', { id: 'sweep', everyMs: 200, onlyIfUnchanged: true });
+      await quiet(s, 'fixed', runs, 600);
+      expect(real(runs).filter((r) => r.at < t0 + 1000 - slack())).toHaveLength(1);
+      // Its own timings, or none stored: declared as usual.
+      await s.repeat('fixed', { id: 'sweep', everyMs: 1000, onlyIfUnchanged: true });
+      await s.repeat('fixed', { id: 'other', everyMs: 1000, onlyIfUnchanged: true });
+      await elapse(0);
+      await poll('the new schedule to run', () => real(runs).some((r) => r.job.id === 'other'));
+    });
+
     it("hands jobs the trace context they were enqueued or scheduled with, and keeps a schedule's when it is re-declared without one", async () => {
       const s = await open();
       const once = recorder(s, 'traced-once');
