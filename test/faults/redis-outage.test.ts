@@ -206,8 +206,10 @@ describe('a FLUSHALL under a running worker (real processes)', () => {
         () => scheduleKeys(redis.url),
         (keys) => keys.length > 0,
       );
+      // Not checked empty here: a check that read the marker just before the flush puts the
+      // fixed schedules back at once (it re-declares them every time); the warn line below is
+      // what says the flush was seen.
       await admin.flushall();
-      expect(await scheduleKeys(redis.url)).toEqual([]);
       expect(
         await poll(
           'the schedules to be declared again',
