@@ -183,22 +183,21 @@ describe('shutting down while Redis is away (real processes)', () => {
   });
 });
 
-describe('a FLUSHALL under a running worker (real processes)', () => {
+/** Its own Redis and a `sluice serve` (API and worker) whose schedule check runs every second. */
+async function serveCheckingEverySecond(): Promise<{ redis: RunningRedis; proc: SluiceProcess }> {
+  const redis = await startRedisServer();
+  const port = await freePort();
+  const config = writeConfigFile(
+    ['state:', '  backend: redis', `  url: "${redis.url}"`, 'background:', '  schedule_check_interval_seconds: 1', 'server:', '  drain_delay_seconds: 0'].join(
+      '\n',
+    ),
+  );
+  return { redis, proc: await spawnSluice(['serve', '--config', config, '--port', String(port), '--host', '127.0.0.1'], { port }) };
+}
+
+describe('schedules lost under a running worker (real processes)', () => {
   it('declares the schedules again at the next check, with no reconnect to tell it', async () => {
-    const redis = await startRedisServer();
-    const port = await freePort();
-    const config = writeConfigFile(
-      [
-        'state:',
-        '  backend: redis',
-        `  url: "${redis.url}"`,
-        'background:',
-        '  schedule_check_interval_seconds: 1',
-        'server:',
-        '  drain_delay_seconds: 0',
-      ].join('\n'),
-    );
-    const proc = await spawnSluice(['serve', '--config', config, '--port', String(port), '--host', '127.0.0.1'], { port });
+    const { redis, proc } = await serveCheckingEverySecond();
     const admin = new Redis(redis.url);
     try {
       const declared = await poll(
@@ -232,20 +231,7 @@ describe('a FLUSHALL under a running worker (real processes)', () => {
   });
 
   it("puts back a schedule's next run that BullMQ dropped, with the declared-marker still there", async () => {
-    const redis = await startRedisServer();
-    const port = await freePort();
-    const config = writeConfigFile(
-      [
-        'state:',
-        '  backend: redis',
-        `  url: "${redis.url}"`,
-        'background:',
-        '  schedule_check_interval_seconds: 1',
-        'server:',
-        '  drain_delay_seconds: 0',
-      ].join('\n'),
-    );
-    const proc = await spawnSluice(['serve', '--config', config, '--port', String(port), '--host', '127.0.0.1'], { port });
+    const { redis, proc } = await serveCheckingEverySecond();
     // The group sweep's queue, as the worker names it: its next run waits in the delayed set.
     const sweeps = new Queue('group-sweep', { connection: { url: redis.url }, prefix: '{sluice}:bull' });
     try {

@@ -1,12 +1,28 @@
 import { ManualClock } from '@sluice/core';
 import { MemoryStateStore, type StateStore } from '@sluice/state';
-import { createLogger } from '@sluice/telemetry';
+import { createLogger, type Logger } from '@sluice/telemetry';
 import { afterEach, describe, expect, it } from 'vitest';
 import { capturedLogLines } from '../../../../test/support/log-lines.js';
 import { InternalEventBus } from '../events/internal-events.js';
 import { StreamService } from './stream-service.js';
 
 const logger = createLogger({ level: 'silent', role: 'test' });
+
+/** A cluster-scope service on `state`, with a check every second. */
+function clusterService(deps: { state: StateStore; clock: ManualClock; logger?: Logger; bus?: InternalEventBus }): StreamService {
+  return new StreamService({
+    logger,
+    bus: new InternalEventBus(),
+    ...deps,
+    scope: 'cluster',
+    maxConnectionsPerBucket: 10,
+    maxQueued: 10,
+    keepAliveMs: 15_000,
+    leaseTtlMs: 30_000,
+    checkIntervalMs: 1000,
+    onConnections: () => {},
+  });
+}
 
 describe('StreamService in cluster scope', () => {
   const closers: Array<() => Promise<void>> = [];
@@ -32,19 +48,7 @@ describe('StreamService in cluster scope', () => {
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
-    const service = new StreamService({
-      state: slow,
-      clock,
-      logger,
-      bus: new InternalEventBus(),
-      scope: 'cluster',
-      maxConnectionsPerBucket: 10,
-      maxQueued: 10,
-      keepAliveMs: 15_000,
-      leaseTtlMs: 30_000,
-      checkIntervalMs: 1000,
-      onConnections: () => {},
-    });
+    const service = clusterService({ state: slow, clock });
     closers.push(() => service.close());
     await service.start();
     expect(counts).toBe(1);
@@ -72,19 +76,7 @@ describe('StreamService in cluster scope', () => {
     });
     const { destination, lines } = capturedLogLines();
     const bus = new InternalEventBus();
-    const service = new StreamService({
-      state: away,
-      clock,
-      logger: createLogger({ level: 'info', role: 'test', destination }),
-      bus,
-      scope: 'cluster',
-      maxConnectionsPerBucket: 10,
-      maxQueued: 10,
-      keepAliveMs: 15_000,
-      leaseTtlMs: 30_000,
-      checkIntervalMs: 1000,
-      onConnections: () => {},
-    });
+    const service = clusterService({ state: away, clock, logger: createLogger({ level: 'info', role: 'test', destination }), bus });
     closers.push(() => service.close());
     await service.start();
     await service.subscribe({ write: () => true, onDrain: () => {} }, {}, () => true);
